@@ -1,0 +1,184 @@
+"""Django settings, all read from the environment (healthchecks style).
+
+Secrets come only from the environment. Defaults are safe for a laptop: DEBUG off unless
+asked for, hosts limited to loopback. With DATABASE_URL / REDIS_URL unset, the launcher
+(`agentops.launcher`) starts embedded PostgreSQL and Redis and exports their URLs before
+Django is imported; importing settings without them falls back to the machine's local
+services on 127.0.0.1.
+"""
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, *, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """Turn postgresql://user:pass@host:port/name?host=/socket/dir into a DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}")
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    host = unquote(parts.hostname or "") or query.pop("host", "")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "postgres",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(parts.port or ""),
+        "CONN_MAX_AGE": int(os.environ.get("DB_CONN_MAX_AGE", "0")),
+        "OPTIONS": query,
+        "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or None},
+    }
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+DEBUG = env_bool("DEBUG", default=False)
+if not SECRET_KEY:
+    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", default=False):
+        raise RuntimeError("SECRET_KEY must be set in production")
+    # A development key, never used when SECRET_KEY is set; `check --deploy` flags it.
+    SECRET_KEY = "django-insecure-agentops-development-only"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "diagnosis",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "agentops.urls"
+ASGI_APPLICATION = "agentops.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/agentops")
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "capacity": 1000,
+            "expiry": 30,
+            # Wake-ups are hints; a catch-up read covers any that are dropped.
+            "group_expiry": 86400,
+        },
+    }
+}
+
+# Celery: ids only, JSON only, at-least-once delivery (acks_late + reject on worker loss).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Durable runner (diagnosis.runner): a lease is renewed every LEASE_SECONDS / 3.
+DIAGNOSIS_LEASE_SECONDS = int(os.environ.get("DIAGNOSIS_LEASE_SECONDS", "30"))
+DIAGNOSIS_MAX_ATTEMPTS = int(os.environ.get("DIAGNOSIS_MAX_ATTEMPTS", "3"))
+DIAGNOSIS_DEADLINE_SECONDS = int(os.environ.get("DIAGNOSIS_DEADLINE_SECONDS", "900"))
+DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30"))
+DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5"))
+# The broker must not redeliver an unacknowledged task while its lease can still be alive.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4)}
+CELERY_BEAT_SCHEDULE = {
+    "diagnosis-reaper": {
+        "task": "diagnosis.tasks.diagnosis_reap",
+        "schedule": DIAGNOSIS_REAPER_INTERVAL_SECONDS,
+    },
+}
+
+# SSE (diagnosis.streaming)
+SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
+SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "var" / "staticfiles"))
+
+# Production hardening: on unless DEBUG; `manage.py check --deploy` passes with a real SECRET_KEY.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", default=False) else None
+X_FRAME_OPTIONS = "DENY"
+
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django": {"level": LOG_LEVEL, "propagate": True}},
+}

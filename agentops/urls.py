@@ -1,0 +1,8 @@
+"""URL routing: admin, the JSON API and the pages."""
+
+from django.contrib import admin
+from django.urls import path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+]
