@@ -22,14 +22,20 @@ def env_bool(name: str, *, default: bool) -> bool:
 
 
 def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+    return [
+        item.strip()
+        for item in os.environ.get(name, default).split(",")
+        if item.strip()
+    ]
 
 
 def database_from_url(url: str) -> dict[str, object]:
     """Turn postgresql://user:pass@host:port/name?host=/socket/dir into a DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
-        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}")
+        raise ValueError(
+            f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}"
+        )
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     host = unquote(parts.hostname or "") or query.pop("host", "")
     return {
@@ -54,7 +60,9 @@ if not SECRET_KEY:
     SECRET_KEY = "django-insecure-agentops-development-only"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
+CSRF_TRUSTED_ORIGINS = env_list(
+    "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
+)
 
 INSTALLED_APPS = [
     "daphne",
@@ -99,7 +107,9 @@ TEMPLATES = [
     },
 ]
 
-DATABASE_URL = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/agentops")
+DATABASE_URL = os.environ.get(
+    "DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/agentops"
+)
 DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -133,10 +143,16 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 DIAGNOSIS_LEASE_SECONDS = int(os.environ.get("DIAGNOSIS_LEASE_SECONDS", "30"))
 DIAGNOSIS_MAX_ATTEMPTS = int(os.environ.get("DIAGNOSIS_MAX_ATTEMPTS", "3"))
 DIAGNOSIS_DEADLINE_SECONDS = int(os.environ.get("DIAGNOSIS_DEADLINE_SECONDS", "900"))
-DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30"))
-DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5"))
+DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
+    os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30")
+)
+DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
+    os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5")
+)
 # The broker must not redeliver an unacknowledged task while its lease can still be alive.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4)
+}
 CELERY_BEAT_SCHEDULE = {
     "diagnosis-reaper": {
         "task": "diagnosis.tasks.diagnosis_reap",
@@ -170,14 +186,20 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", default=False) else None
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https")
+    if env_bool("BEHIND_TLS_PROXY", default=False)
+    else None
+)
 X_FRAME_OPTIONS = "DENY"
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django": {"level": LOG_LEVEL, "propagate": True}},

@@ -1,0 +1,39 @@
+"""Event kinds persisted in TaskEvent (DESIGN §5), and the stream-only control kinds."""
+
+from django.db import models
+
+
+class EventKind(models.TextChoices):
+    TASK_CREATED = "task_created"
+    TASK_STARTED = "task_started"
+    AGENT_STARTED = "agent_started"
+    TOOL_STARTED = "tool_started"
+    TOOL_PROGRESS = "tool_progress"
+    TOOL_COMPLETED = "tool_completed"
+    TOOL_FAILED = "tool_failed"
+    APPROVAL_REQUESTED = "approval_requested"
+    APPROVAL_DECIDED = "approval_decided"
+    AGENT_COMPLETED = "agent_completed"
+    TASK_CANCELLING = "task_cancelling"
+    TASK_CANCELLED = "task_cancelled"
+    TASK_REQUEUED = "task_requeued"
+    TASK_COMPLETED = "task_completed"
+    TASK_FAILED = "task_failed"
+    TASK_TIMED_OUT = "task_timed_out"
+
+
+# Events that end a task: the SSE stream closes after sending one.
+TERMINAL_EVENTS: frozenset[str] = frozenset(
+    {
+        EventKind.TASK_COMPLETED,
+        EventKind.TASK_FAILED,
+        EventKind.TASK_CANCELLED,
+        EventKind.TASK_TIMED_OUT,
+    }
+)
+# Kept when old progress is compacted (retention).
+MILESTONE_EVENTS: frozenset[str] = frozenset(EventKind) - {EventKind.TOOL_PROGRESS}
+
+# Never stored; sent on the stream only.
+RESYNC_REQUIRED = "resync_required"
+SERVER_DRAINING = "server_draining"

@@ -1,0 +1,49 @@
+"""Typed errors of the diagnosis domain.
+
+DiagnosisError
+├── InvalidTransition     the state table does not allow the move
+├── StaleTransition       the row moved on since it was read (lost compare-and-swap)
+├── TaskFinished          the task is already in a terminal state
+├── ActiveTaskExists      the incident already has a task that is not finished
+└── ValidationFailed      bad input; `.fields` maps each field to its reason
+"""
+
+
+class DiagnosisError(Exception):
+    """Base of every error the diagnosis services raise on purpose."""
+
+
+class InvalidTransition(DiagnosisError):
+    def __init__(self, src: str, dst: str) -> None:
+        super().__init__(f"illegal transition {src} → {dst}")
+        self.src, self.dst = src, dst
+
+
+class StaleTransition(DiagnosisError):
+    def __init__(
+        self, task_id: object, expected_state: str, expected_version: int
+    ) -> None:
+        super().__init__(
+            f"task {task_id} is no longer {expected_state} at version {expected_version}"
+        )
+        self.task_id = task_id
+        self.expected_state = expected_state
+        self.expected_version = expected_version
+
+
+class TaskFinished(DiagnosisError):
+    def __init__(self, task_id: object, state: str) -> None:
+        super().__init__(f"task {task_id} already finished: {state}")
+        self.task_id, self.state = task_id, state
+
+
+class ActiveTaskExists(DiagnosisError):
+    def __init__(self, incident_id: object, task_id: object) -> None:
+        super().__init__(f"incident {incident_id} already has an active task {task_id}")
+        self.incident_id, self.task_id = incident_id, task_id
+
+
+class ValidationFailed(DiagnosisError):
+    def __init__(self, fields: dict[str, str], message: str = "invalid input") -> None:
+        super().__init__(message)
+        self.fields = fields

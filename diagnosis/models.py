@@ -1,0 +1,316 @@
+"""Tables of the diagnosis app (DESIGN §3): tenancy, incidents, tasks, their events and traces."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from diagnosis.events import EventKind
+from diagnosis.states import ACTIVE, TaskState
+
+
+class Tenant(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Role(models.TextChoices):
+    VIEWER = "viewer"
+    RESPONDER = "responder"
+    APPROVER = "approver"
+    ADMIN = "admin"
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.RESPONDER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "tenant"], name="membership_user_tenant_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.tenant} ({self.role})"
+
+
+class ApiToken(models.Model):
+    """A bearer token. Only the SHA-256 of the secret is stored; the secret is shown once."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, related_name="tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=12)
+    # Lookup by hash on every API request.
+    token_hash = models.CharField(max_length=64, unique=True)
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.membership})"
+
+
+class Severity(models.TextChoices):
+    SEV1 = "sev1"
+    SEV2 = "sev2"
+    SEV3 = "sev3"
+    SEV4 = "sev4"
+
+
+class Incident(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="incidents"
+    )
+    title = models.CharField(max_length=200)
+    service = models.CharField(max_length=100)
+    severity = models.CharField(
+        max_length=8, choices=Severity.choices, default=Severity.SEV3
+    )
+    symptoms = models.TextField(blank=True, max_length=4000)
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_end = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            # incident_list: a tenant's incidents, newest first, keyset-paginated.
+            models.Index(
+                fields=["tenant", "-created_at", "-id"], name="incident_tenant_recent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class DiagnosisTask(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    incident = models.ForeignKey(
+        Incident, on_delete=models.CASCADE, related_name="tasks"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="tasks")
+    state = models.CharField(
+        max_length=20, choices=TaskState.choices, default=TaskState.QUEUED
+    )
+    # Bumped by every transition; the compare-and-swap checks it with the state.
+    version = models.PositiveIntegerField(default=0)
+    # The plan the runner executes (diagnosis.plans registry) and its arguments.
+    plan = models.CharField(max_length=64, default="default")
+    plan_args = models.JSONField(default=dict, blank=True)
+    # Index of the next step to run; a re-queued task resumes here.
+    checkpoint = models.PositiveIntegerField(default=0)
+    attempt = models.PositiveIntegerField(default=0)
+    max_attempts = models.PositiveIntegerField(default=3)
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    last_seq = models.PositiveBigIntegerField(default=0)
+    error_layer = models.CharField(max_length=32, blank=True)
+    error_code = models.CharField(max_length=64, blank=True)
+    error_message = models.TextField(blank=True)
+    report = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # At most one unfinished task per incident.
+            models.UniqueConstraint(
+                fields=["incident"],
+                condition=Q(state__in=[s.value for s in ACTIVE]),
+                name="task_one_active_per_incident",
+            ),
+        ]
+        indexes = [
+            # Reaper: leased tasks whose lease expired.
+            models.Index(fields=["state", "lease_expires_at"], name="task_state_lease"),
+            # Reaper: queued tasks nobody picked up.
+            models.Index(fields=["state", "updated_at"], name="task_state_updated"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.state})"
+
+
+class TaskEvent(models.Model):
+    """One step of a task. Append-only; seq is per task, gap-free, and is the SSE id."""
+
+    task = models.ForeignKey(
+        DiagnosisTask, on_delete=models.CASCADE, related_name="events"
+    )
+    seq = models.PositiveBigIntegerField()
+    type = models.CharField(max_length=32, choices=EventKind.choices)
+    occurred_at = models.DateTimeField()
+    data = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            # Also the index of the replay query: events of a task after a seq, in order.
+            models.UniqueConstraint(
+                fields=["task", "seq"], name="event_task_seq_unique"
+            ),
+        ]
+        ordering = ["task", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}#{self.seq} {self.type}"
+
+
+class SpanState(models.TextChoices):
+    STARTED = "started"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    WAITING_APPROVAL = "waiting_approval"
+    DENIED = "denied"
+
+
+class ToolCallSpan(models.Model):
+    """One MCP tool call, with what is needed to review it later (DESIGN §3)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(
+        DiagnosisTask, on_delete=models.CASCADE, related_name="spans"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    trace_id = models.CharField(max_length=32)
+    span_id = models.CharField(max_length=16)
+    parent_span_id = models.CharField(max_length=16, blank=True)
+    agent = models.CharField(max_length=64)
+    server_name = models.CharField(max_length=100)
+    transport = models.CharField(max_length=16)
+    protocol_version = models.CharField(max_length=16, blank=True)
+    tool_name = models.CharField(max_length=200)
+    tool_schema_hash = models.CharField(max_length=64, blank=True)
+    request_id = models.CharField(max_length=64, blank=True)
+    idempotency_key = models.CharField(max_length=200, blank=True)
+    arguments_redacted = models.JSONField(default=dict)
+    arguments_hash = models.CharField(max_length=64, blank=True)
+    principal = models.CharField(max_length=200, blank=True)
+    granted_scopes = models.JSONField(default=list)
+    approval = models.ForeignKey(
+        "Approval", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    state = models.CharField(
+        max_length=20, choices=SpanState.choices, default=SpanState.STARTED
+    )
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField(null=True, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    retry_count = models.PositiveIntegerField(default=0)
+    error_layer = models.CharField(max_length=32, blank=True)
+    error_code = models.CharField(max_length=64, blank=True)
+    error_message = models.TextField(blank=True)
+    result_hash = models.CharField(max_length=64, blank=True)
+    result_size = models.PositiveIntegerField(null=True, blank=True)
+    result_preview = models.TextField(blank=True)
+    result_uri = models.CharField(max_length=500, blank=True)
+    side_effect_id = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [
+            # The trace view: a task's spans in start order.
+            models.Index(fields=["task", "started_at"], name="span_task_started"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.server_name}.{self.tool_name} ({self.state})"
+
+
+class ApprovalStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+
+
+class Approval(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    task = models.ForeignKey(
+        DiagnosisTask, on_delete=models.CASCADE, related_name="approvals"
+    )
+    span = models.ForeignKey(
+        ToolCallSpan, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.JSONField(default=dict)
+    status = models.CharField(
+        max_length=16, choices=ApprovalStatus.choices, default=ApprovalStatus.PENDING
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"approval {self.id} ({self.status})"
+
+
+class IdempotencyStatus(models.TextChoices):
+    PROCESSING = "processing"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class IdempotencyRecord(models.Model):
+    """The saved answer to a POST sent with an Idempotency-Key, per caller scope."""
+
+    scope = models.CharField(max_length=200)
+    key = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64)
+    status = models.CharField(
+        max_length=16,
+        choices=IdempotencyStatus.choices,
+        default=IdempotencyStatus.PROCESSING,
+    )
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope", "key"], name="idempotency_scope_key_unique"
+            )
+        ]
+        indexes = [
+            # Purge of expired records.
+            models.Index(fields=["expires_at"], name="idempotency_expires"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key} ({self.status})"

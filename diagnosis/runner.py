@@ -1,0 +1,169 @@
+"""The durable runner: executes one diagnosis task's plan under a lease.
+
+1. Claim: a queued task moves to running with (owner, expiry) by compare-and-swap; a task
+   that is not queued is someone else's and the call returns.
+2. A heartbeat thread renews the lease every lease/3 seconds; a failed renewal means the
+   lease is lost (the reaper re-queued the task), and the runner stops without a final state.
+3. Between steps: a cancel request ends the task `cancelled`; a passed deadline `timed_out`.
+   After each step the checkpoint is saved, so a re-queued task resumes where it was.
+4. The end is exactly one terminal state; the state table has no move out of one.
+"""
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from diagnosis import services
+from diagnosis.exceptions import StaleTransition
+from diagnosis.models import DiagnosisTask
+from diagnosis.plans import UnknownPlan, build_plan
+from diagnosis.states import TaskState
+
+logger = logging.getLogger(__name__)
+
+
+def worker_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class _Context:
+    task_id: str
+    plan_args: Mapping[str, Any]
+    owner: str
+    lease_lost: threading.Event = field(default_factory=threading.Event)
+    report: dict[str, Any] | None = None
+
+    def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None:
+        services.diagnosis_event_append(task_id=self.task_id, kind=kind, data=data)
+
+    def should_stop(self) -> bool:
+        if self.lease_lost.is_set():
+            return True
+        row = (
+            DiagnosisTask.objects.filter(pk=self.task_id)
+            .values("state", "cancel_requested_at", "deadline_at")
+            .first()
+        )
+        if (
+            row is None
+            or row["state"] != TaskState.RUNNING
+            or row["cancel_requested_at"] is not None
+        ):
+            return True
+        return row["deadline_at"] is not None and timezone.now() >= row["deadline_at"]
+
+    def set_report(self, report: Mapping[str, Any]) -> None:
+        self.report = dict(report)
+
+
+class _Heartbeat(threading.Thread):
+    def __init__(self, context: _Context, interval: float) -> None:
+        super().__init__(name=f"lease-{context.task_id}", daemon=True)
+        self.context, self.interval = context, interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(self.interval):
+                if not services.diagnosis_lease_renew(
+                    task_id=self.context.task_id, owner=self.context.owner
+                ):
+                    self.context.lease_lost.set()
+                    return
+        finally:
+            close_old_connections()
+
+
+def run_task(task_id: str, *, owner: str | None = None) -> str | None:
+    """Run the task's plan to a terminal state; return that state, or None if not ours to run."""
+    owner = owner or worker_identity()
+    task = services.diagnosis_claim(task_id=task_id, owner=owner)
+    if task is None:
+        return None
+    context = _Context(task_id=str(task.id), plan_args=task.plan_args, owner=owner)
+    heartbeat = _Heartbeat(
+        context, interval=max(settings.DIAGNOSIS_LEASE_SECONDS / 3, 0.1)
+    )
+    heartbeat.start()
+    try:
+        return _run_steps(task, context)
+    finally:
+        heartbeat.stopped.set()
+        heartbeat.join()
+
+
+def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
+    """Move to a terminal state; a task that moved to cancelling meanwhile ends cancelled."""
+    task = DiagnosisTask.objects.get(pk=task_id)
+    for _ in range(3):
+        target = TaskState.CANCELLED if task.state == TaskState.CANCELLING else to
+        try:
+            return services.diagnosis_transition(
+                task=task, to=target, fields=fields if target == to else None
+            ).state
+        except StaleTransition:
+            task.refresh_from_db()
+    logger.warning("task %s kept moving; leaving it to the reaper", task_id)
+    return None
+
+
+def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
+    try:
+        steps = build_plan(task.plan, task.plan_args)
+    except UnknownPlan:
+        return _finish(
+            context.task_id,
+            TaskState.FAILED,
+            error_layer="engine",
+            error_code="unknown_plan",
+            error_message=f"no plan named {task.plan!r}",
+        )
+    for index in range(task.checkpoint, len(steps)):
+        current = DiagnosisTask.objects.get(pk=context.task_id)
+        if context.lease_lost.is_set() or current.lease_owner != context.owner:
+            return None
+        if (
+            current.cancel_requested_at is not None
+            or current.state == TaskState.CANCELLING
+        ):
+            return _finish(context.task_id, TaskState.CANCELLED)
+        if current.deadline_at is not None and timezone.now() >= current.deadline_at:
+            return _finish(
+                context.task_id,
+                TaskState.TIMED_OUT,
+                error_layer="deadline",
+                error_code="deadline_exceeded",
+                error_message="the task's deadline passed",
+            )
+        try:
+            steps[index].run(context)
+        except Exception as exc:
+            logger.exception(
+                "step %s of task %s failed", steps[index].name, context.task_id
+            )
+            return _finish(
+                context.task_id,
+                TaskState.FAILED,
+                error_layer="engine",
+                error_code=type(exc).__name__,
+                error_message=str(exc)[:2000],
+            )
+        if context.lease_lost.is_set():
+            return None
+        services.diagnosis_checkpoint(
+            task_id=context.task_id, owner=context.owner, checkpoint=index + 1
+        )
+    current = DiagnosisTask.objects.get(pk=context.task_id)
+    if current.cancel_requested_at is not None or current.state == TaskState.CANCELLING:
+        return _finish(context.task_id, TaskState.CANCELLED)
+    return _finish(context.task_id, TaskState.SUCCEEDED, report=context.report or {})

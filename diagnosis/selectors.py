@@ -1,0 +1,62 @@
+"""Reads of the diagnosis domain, always scoped to a tenant."""
+
+import uuid
+from typing import Any
+
+from django.db.models import QuerySet
+
+from diagnosis.models import DiagnosisTask, Incident, TaskEvent, Tenant, ToolCallSpan
+
+
+def _uuid_or_none(value: Any) -> uuid.UUID | None:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def incident_get(*, tenant: Tenant, incident_id: Any) -> Incident | None:
+    """The tenant's incident, or None (another tenant's id is not found)."""
+    pk = _uuid_or_none(incident_id)
+    return None if pk is None else Incident.objects.filter(tenant=tenant, pk=pk).first()
+
+
+def incident_list(*, tenant: Tenant) -> QuerySet[Incident]:
+    return Incident.objects.filter(tenant=tenant).order_by("-created_at", "-id")
+
+
+def task_get(*, tenant: Tenant, task_id: Any) -> DiagnosisTask | None:
+    """The tenant's task, or None (another tenant's id is not found)."""
+    pk = _uuid_or_none(task_id)
+    return (
+        None
+        if pk is None
+        else DiagnosisTask.objects.filter(tenant=tenant, pk=pk)
+        .select_related("incident")
+        .first()
+    )
+
+
+def incident_tasks(*, incident: Incident) -> QuerySet[DiagnosisTask]:
+    return incident.tasks.order_by("-created_at")
+
+
+def incident_active_task(*, incident: Incident) -> DiagnosisTask | None:
+    from diagnosis.states import ACTIVE
+
+    return incident.tasks.filter(state__in=ACTIVE).first()
+
+
+def diagnosis_events_after(
+    *, task_id: Any, after_seq: int, limit: int = 1000
+) -> list[TaskEvent]:
+    """Events of the task with seq > after_seq, in seq order (the replay query)."""
+    return list(
+        TaskEvent.objects.filter(task_id=task_id, seq__gt=after_seq).order_by("seq")[
+            :limit
+        ]
+    )
+
+
+def task_spans(*, task: DiagnosisTask) -> QuerySet[ToolCallSpan]:
+    return task.spans.order_by("started_at")

@@ -1,0 +1,331 @@
+"""Writes of the diagnosis domain. The only code that changes a task's state or appends events.
+
+Every state change goes through `diagnosis_transition`, every event through
+`diagnosis_event_append`; both run inside one short transaction and publish their wake-up
+after commit.
+"""
+
+import logging
+import uuid
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from diagnosis.events import EventKind
+from diagnosis.exceptions import ActiveTaskExists, StaleTransition, TaskFinished
+from diagnosis.models import DiagnosisTask, Incident, TaskEvent, Tenant
+from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
+from diagnosis.wakeups import publish_wakeup
+
+logger = logging.getLogger(__name__)
+
+# The event each move appends when the caller names none.
+TRANSITION_EVENTS: dict[TaskState, EventKind] = {
+    TaskState.RUNNING: EventKind.TASK_STARTED,
+    TaskState.QUEUED: EventKind.TASK_REQUEUED,
+    TaskState.WAITING_APPROVAL: EventKind.APPROVAL_REQUESTED,
+    TaskState.CANCELLING: EventKind.TASK_CANCELLING,
+    TaskState.CANCELLED: EventKind.TASK_CANCELLED,
+    TaskState.SUCCEEDED: EventKind.TASK_COMPLETED,
+    TaskState.FAILED: EventKind.TASK_FAILED,
+    TaskState.TIMED_OUT: EventKind.TASK_TIMED_OUT,
+}
+
+
+def diagnosis_event_append(
+    *, task_id: uuid.UUID | str, kind: str, data: Mapping[str, Any] | None = None
+) -> TaskEvent:
+    """Append one event to a task: lock the task row, take seq = last_seq + 1, insert, bump last_seq.
+
+    Runs in the caller's transaction when there is one. After commit, a wake-up is sent on the
+    task's channel-layer group; a failed wake-up is logged, never fatal.
+    """
+    with transaction.atomic():
+        task = (
+            DiagnosisTask.objects.select_for_update()
+            .only("id", "incident_id", "last_seq")
+            .get(pk=task_id)
+        )
+        seq = task.last_seq + 1
+        now = timezone.now()
+        payload = {
+            "task_id": str(task.id),
+            "incident_id": str(task.incident_id),
+            **(data or {}),
+        }
+        event = TaskEvent.objects.create(
+            task_id=task.id, seq=seq, type=kind, occurred_at=now, data=payload
+        )
+        DiagnosisTask.objects.filter(pk=task.id).update(last_seq=seq)
+        transaction.on_commit(lambda: publish_wakeup(task.id, seq))
+    return event
+
+
+def diagnosis_transition(
+    *,
+    task: DiagnosisTask,
+    to: TaskState,
+    kind: str | None = None,
+    data: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
+) -> DiagnosisTask:
+    """Move a task to `to` and append the event that reports it, in one transaction.
+
+    The move is a compare-and-swap on (state, version) as read into `task`; `fields` are
+    written in the same UPDATE. The passed instance is refreshed on success.
+
+    Raises:
+        InvalidTransition: the state table does not allow task.state → to.
+        StaleTransition: the row changed since `task` was read; nothing was written.
+    """
+    check_transition(task.state, to)
+    now = timezone.now()
+    values: dict[str, Any] = {
+        "state": to,
+        "version": F("version") + 1,
+        "updated_at": now,
+        **(fields or {}),
+    }
+    if TaskState(to) in (ACTIVE - LEASED):
+        values.setdefault("lease_owner", "")
+        values.setdefault("lease_expires_at", None)
+    if is_terminal(to):
+        values.setdefault("finished_at", now)
+        values.setdefault("lease_owner", "")
+        values.setdefault("lease_expires_at", None)
+    with transaction.atomic():
+        changed = DiagnosisTask.objects.filter(
+            pk=task.pk, state=task.state, version=task.version
+        ).update(**values)
+        if changed != 1:
+            raise StaleTransition(task.pk, task.state, task.version)
+        event_data = {"from": task.state, "to": str(to), **(data or {})}
+        diagnosis_event_append(
+            task_id=task.pk,
+            kind=kind or TRANSITION_EVENTS[TaskState(to)],
+            data=event_data,
+        )
+    task.refresh_from_db()
+    return task
+
+
+def _enqueue_on_commit(task_id: uuid.UUID) -> None:
+    """Ask Celery to run the task once the queued row is committed (the row is the outbox)."""
+
+    def send() -> None:
+        from diagnosis.tasks import diagnosis_run as diagnosis_run_task
+
+        try:
+            diagnosis_run_task.delay(str(task_id))
+        except Exception:
+            # The reaper re-dispatches queued tasks nobody picked up; nothing is lost.
+            logger.warning(
+                "enqueue of task %s failed; the reaper will retry",
+                task_id,
+                exc_info=True,
+            )
+
+    transaction.on_commit(send)
+
+
+def incident_create(
+    *,
+    tenant: Tenant,
+    user: Any,
+    title: str,
+    service: str,
+    severity: str,
+    symptoms: str = "",
+    window_start: datetime | None = None,
+    window_end: datetime | None = None,
+    plan: str = "default",
+    plan_args: Mapping[str, Any] | None = None,
+) -> tuple[Incident, DiagnosisTask]:
+    """Create an incident and start its first diagnosis, in one transaction."""
+    with transaction.atomic():
+        incident = Incident.objects.create(
+            tenant=tenant,
+            title=title,
+            service=service,
+            severity=severity,
+            symptoms=symptoms,
+            window_start=window_start,
+            window_end=window_end,
+            created_by=user if getattr(user, "pk", None) else None,
+        )
+        task = diagnosis_start(
+            incident=incident, user=user, plan=plan, plan_args=plan_args
+        )
+    return incident, task
+
+
+def diagnosis_start(
+    *,
+    incident: Incident,
+    user: Any = None,
+    plan: str = "default",
+    plan_args: Mapping[str, Any] | None = None,
+) -> DiagnosisTask:
+    """Queue a new diagnosis of the incident and enqueue it after commit.
+
+    Raises:
+        ActiveTaskExists: the incident already has an unfinished task.
+    """
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            task = DiagnosisTask.objects.create(
+                incident=incident,
+                tenant_id=incident.tenant_id,
+                state=TaskState.QUEUED,
+                plan=plan,
+                plan_args=dict(plan_args or {}),
+                max_attempts=settings.DIAGNOSIS_MAX_ATTEMPTS,
+                deadline_at=now
+                + timedelta(seconds=settings.DIAGNOSIS_DEADLINE_SECONDS),
+                created_by=user if getattr(user, "pk", None) else None,
+            )
+            diagnosis_event_append(
+                task_id=task.id, kind=EventKind.TASK_CREATED, data={"plan": plan}
+            )
+    except IntegrityError as exc:
+        active = incident.tasks.filter(state__in=ACTIVE).first()
+        if active is None:
+            raise
+        raise ActiveTaskExists(incident.id, active.id) from exc
+    _enqueue_on_commit(task.id)
+    task.refresh_from_db()
+    return task
+
+
+def diagnosis_cancel(*, task: DiagnosisTask) -> DiagnosisTask:
+    """Cancel a task: a queued one ends at once, a running one moves to cancelling.
+
+    Asking again while cancelling changes nothing. Retries once if the task moved meanwhile.
+
+    Raises:
+        TaskFinished: the task is already in a terminal state.
+    """
+    for _ in range(3):
+        task.refresh_from_db()
+        state = TaskState(task.state)
+        if state in (ACTIVE - LEASED):
+            move_to = TaskState.CANCELLED
+        elif state == TaskState.CANCELLING:
+            return task
+        elif state in LEASED:
+            move_to = TaskState.CANCELLING
+        else:
+            raise TaskFinished(task.id, task.state)
+        try:
+            return diagnosis_transition(
+                task=task, to=move_to, fields={"cancel_requested_at": timezone.now()}
+            )
+        except StaleTransition:
+            continue
+    raise StaleTransition(task.id, task.state, task.version)
+
+
+# --- leases: the durable runner (diagnosis.runner) and the reaper --------------------------
+
+
+def diagnosis_claim(*, task_id: uuid.UUID | str, owner: str) -> DiagnosisTask | None:
+    """Take the lease of a queued task and move it to running; None if it is not queued."""
+    task = DiagnosisTask.objects.filter(pk=task_id).first()
+    if task is None or task.state != TaskState.QUEUED:
+        return None
+    now = timezone.now()
+    lease = timedelta(seconds=settings.DIAGNOSIS_LEASE_SECONDS)
+    try:
+        return diagnosis_transition(
+            task=task,
+            to=TaskState.RUNNING,
+            data={"attempt": task.attempt + 1, "worker": owner},
+            fields={
+                "lease_owner": owner,
+                "lease_expires_at": now + lease,
+                "attempt": F("attempt") + 1,
+                "started_at": task.started_at or now,
+            },
+        )
+    except StaleTransition:
+        return None
+
+
+def diagnosis_lease_renew(*, task_id: uuid.UUID | str, owner: str) -> bool:
+    """Extend the lease if `owner` still holds it; False means the lease was lost."""
+    expires = timezone.now() + timedelta(seconds=settings.DIAGNOSIS_LEASE_SECONDS)
+    renewed = DiagnosisTask.objects.filter(
+        pk=task_id, lease_owner=owner, state__in=LEASED
+    ).update(lease_expires_at=expires)
+    return renewed == 1
+
+
+def diagnosis_checkpoint(
+    *, task_id: uuid.UUID | str, owner: str, checkpoint: int
+) -> bool:
+    """Record that steps before `checkpoint` are done, if `owner` still holds the lease."""
+    saved = DiagnosisTask.objects.filter(
+        pk=task_id, lease_owner=owner, state__in=LEASED
+    ).update(checkpoint=checkpoint)
+    return saved == 1
+
+
+def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
+    """Recover tasks whose worker vanished, and re-dispatch queued tasks nobody picked up.
+
+    1. A leased task whose lease expired: cancelling → cancelled; else re-queued while
+       attempt < max_attempts, otherwise failed (error layer "worker").
+    2. A queued task untouched for DIAGNOSIS_QUEUED_REDISPATCH_SECONDS: enqueued again
+       (the queued row is the outbox; a duplicate message finds the task claimed and returns).
+    """
+    now = now or timezone.now()
+    counts = {"requeued": 0, "failed": 0, "cancelled": 0, "redispatched": 0}
+    expired = DiagnosisTask.objects.filter(state__in=LEASED, lease_expires_at__lt=now)
+    for task in expired:
+        try:
+            if task.state == TaskState.CANCELLING:
+                diagnosis_transition(
+                    task=task, to=TaskState.CANCELLED, data={"reason": "lease_expired"}
+                )
+                counts["cancelled"] += 1
+            elif task.attempt < task.max_attempts:
+                with transaction.atomic():
+                    diagnosis_transition(
+                        task=task,
+                        to=TaskState.QUEUED,
+                        data={"reason": "lease_expired", "attempt": task.attempt},
+                    )
+                    _enqueue_on_commit(task.id)
+                counts["requeued"] += 1
+            else:
+                diagnosis_transition(
+                    task=task,
+                    to=TaskState.FAILED,
+                    data={"reason": "lease_expired", "attempt": task.attempt},
+                    fields={
+                        "error_layer": "worker",
+                        "error_code": "lease_expired",
+                        "error_message": f"worker lost {task.attempt} times",
+                    },
+                )
+                counts["failed"] += 1
+        except StaleTransition:
+            continue  # the worker renewed or finished meanwhile
+    stale_before = now - timedelta(seconds=settings.DIAGNOSIS_QUEUED_REDISPATCH_SECONDS)
+    for task_id in DiagnosisTask.objects.filter(
+        state=TaskState.QUEUED, updated_at__lt=stale_before
+    ).values_list("id", flat=True):
+        with transaction.atomic():
+            touched = DiagnosisTask.objects.filter(
+                pk=task_id, state=TaskState.QUEUED, updated_at__lt=stale_before
+            ).update(updated_at=now)
+            if touched:
+                _enqueue_on_commit(task_id)
+                counts["redispatched"] += 1
+    return counts

@@ -1,0 +1,22 @@
+"""Celery interface of the diagnosis app: ids in, services and the runner do the work."""
+
+from celery import shared_task
+
+from diagnosis import runner, services
+
+
+@shared_task(
+    name="diagnosis.tasks.diagnosis_run",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+)
+def diagnosis_run(task_id: str) -> str | None:
+    """Run a queued diagnosis task to its end; a duplicate delivery finds it claimed and returns."""
+    return runner.run_task(task_id)
+
+
+@shared_task(name="diagnosis.tasks.diagnosis_reap", ignore_result=True)
+def diagnosis_reap() -> dict[str, int]:
+    """Re-queue tasks whose lease expired and re-dispatch queued tasks nobody picked up."""
+    return services.diagnosis_reap()
