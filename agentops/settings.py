@@ -47,7 +47,8 @@ def database_from_url(url: str) -> dict[str, object]:
         "PORT": str(parts.port or ""),
         "CONN_MAX_AGE": int(os.environ.get("DB_CONN_MAX_AGE", "0")),
         "OPTIONS": query,
-        "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or None},
+        # One test database per test process, so parallel runs on one server do not collide.
+        "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or f"test_agentops_{os.getpid()}"},
     }
 
 

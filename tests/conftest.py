@@ -2,7 +2,29 @@
 
 import pytest
 
+from tests import factories
+
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def tenant(db):
+    return factories.make_tenant("acme")
+
+
+@pytest.fixture
+def other_tenant(db):
+    return factories.make_tenant("globex")
+
+
+@pytest.fixture
+def member(tenant):
+    return factories.make_member(tenant, username="alice")
+
+
+@pytest.fixture
+def token(member) -> str:
+    return factories.make_token(member)
