@@ -1,0 +1,242 @@
+"""The logs MCP server: `search_logs` and `top_errors` over one back end, with hard limits and masking.
+
+Limits (enforced here, whatever the back end): window ≤ 6 h, limit ≤ 5000 lines, result text ≤ 1 MiB
+(cut, and the result says so), each line ≤ 16 KiB, secrets masked in lines and labels.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import pydantic_core
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from mcpservers._common import TimeArgumentError, iso, mask_secrets, parse_window
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+    from mcpservers.logs.backends import LogBackend, LogRecord
+
+MAX_WINDOW_S = 6 * 3600
+MAX_LIMIT = 5000
+MAX_RESULT_BYTES = 1024 * 1024
+MAX_LINE_CHARS = 16 * 1024
+TOP_ERRORS = 10
+_SERVICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+# Parts of a message that vary between occurrences of the same error, replaced to group them.
+_SIGNATURE_RULES = (
+    (
+        re.compile(
+            r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            re.IGNORECASE,
+        ),
+        "<uuid>",
+    ),
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
+    (re.compile(r"\b\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
+    (re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b", re.IGNORECASE), "<hex>"),
+    (
+        re.compile(r"\b\d+(?:\.\d+)?(?:ms|s|us|ns|m|h|b|kb|mb|gb|%)?\b", re.IGNORECASE),
+        "<n>",
+    ),
+)
+
+
+def build_server(
+    backend: LogBackend, *, clock: Callable[[], float] = time.time
+) -> MCPServer[Any]:
+    """The logs server bound to one back end; `clock` gives "now" for relative times."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await backend.aclose()
+
+    server: MCPServer[Any] = MCPServer(
+        "mcpservers-logs",
+        version="0.1.0",
+        instructions=(
+            f"Read-only log search ({backend.description}). Times are RFC 3339, Unix seconds or relative "
+            f'("now-15m"). Limits: window ≤ 6h, limit ≤ {MAX_LIMIT} lines, result ≤ 1 MiB; secrets are masked.'
+        ),
+        log_level="WARNING",
+        lifespan=lifespan,
+    )
+
+    @server.tool(annotations=_READ_ONLY)
+    async def search_logs(
+        service: Annotated[str, Field(description="Service name, e.g. 'checkout'.")],
+        query: Annotated[
+            str,
+            Field(
+                description="Case-insensitive text the line must contain; empty for all lines.",
+                max_length=500,
+            ),
+        ] = "",
+        start: Annotated[
+            str, Field(description='Window start: RFC 3339, Unix seconds, or "now-1h".')
+        ] = "now-1h",
+        end: Annotated[
+            str, Field(description='Window end, same formats; default "now".')
+        ] = "now",
+        limit: Annotated[
+            int,
+            Field(
+                description=f"Most lines to return, newest first (1..{MAX_LIMIT}).",
+                ge=1,
+                le=MAX_LIMIT,
+            ),
+        ] = 200,
+    ) -> dict[str, Any]:
+        """Search one service's log lines in a time window (at most 6 h), newest first, secrets masked."""
+        window = _window(start, end, clock())
+        _check_service(service)
+        result = await backend.query(
+            service=service, text=query, window=window, limit=limit, errors_only=False
+        )
+        notes = []
+        if result.has_more:
+            notes.append(
+                f"more than {limit} lines match; narrow the window or the query, or raise limit (max {MAX_LIMIT})"
+            )
+        response: dict[str, Any] = {
+            "service": service,
+            "query": query,
+            "window": window.as_dict(),
+            "lines": [_line(r) for r in result.records],
+            "truncated": result.has_more,
+            "notes": notes,
+        }
+        return _fit(response)
+
+    @server.tool(annotations=_READ_ONLY)
+    async def top_errors(
+        service: Annotated[str, Field(description="Service name, e.g. 'checkout'.")],
+        start: Annotated[
+            str, Field(description='Window start: RFC 3339, Unix seconds, or "now-1h".')
+        ] = "now-1h",
+        end: Annotated[
+            str, Field(description='Window end, same formats; default "now".')
+        ] = "now",
+    ) -> dict[str, Any]:
+        """Group one service's error lines in a window (at most 6 h) by message pattern, most frequent first."""
+        window = _window(start, end, clock())
+        _check_service(service)
+        result = await backend.query(
+            service=service, text="", window=window, limit=MAX_LIMIT, errors_only=True
+        )
+        groups: dict[str, list[LogRecord]] = {}
+        for record in result.records:
+            groups.setdefault(error_signature(record.message), []).append(record)
+        ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+        notes = []
+        if result.has_more:
+            notes.append(
+                f"more than {MAX_LIMIT} error lines; only the newest {MAX_LIMIT} were grouped"
+            )
+        response = {
+            "service": service,
+            "window": window.as_dict(),
+            "error_lines": len(result.records),
+            "patterns": len(groups),
+            "top": [
+                {
+                    "signature": mask_secrets(signature)[:1000],
+                    "count": len(records),
+                    "first_seen": iso(min(r.ts for r in records)),
+                    "last_seen": iso(max(r.ts for r in records)),
+                    "levels": dict(Counter(r.level for r in records)),
+                    "sample": _cut(mask_secrets(records[0].message), 2000),
+                }
+                for signature, records in ranked[:TOP_ERRORS]
+            ],
+            "truncated": result.has_more,
+            "notes": notes,
+        }
+        return response
+
+    return server
+
+
+def error_signature(message: str) -> str:
+    """The message with ids, addresses, times and numbers replaced, so repeats of one error group together."""
+    signature = mask_secrets(message.strip())[:2000]
+    for pattern, placeholder in _SIGNATURE_RULES:
+        signature = pattern.sub(placeholder, signature)
+    return signature
+
+
+def _window(start: str, end: str, now: float) -> Any:
+    try:
+        return parse_window(start, end, now=now, max_seconds=MAX_WINDOW_S)
+    except TimeArgumentError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _check_service(service: str) -> None:
+    if not _SERVICE.match(service):
+        raise ToolError(
+            f"service {service!r} is not a valid service name (letters, digits and _ . : / -, at most 128 characters)"
+        )
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"…[cut {len(text) - limit} characters]"
+
+
+def _line(record: LogRecord) -> dict[str, Any]:
+    return {
+        "time": iso(record.ts),
+        "level": record.level,
+        "message": _cut(mask_secrets(record.message), MAX_LINE_CHARS),
+        "labels": {k: mask_secrets(v) for k, v in record.labels.items()},
+    }
+
+
+def _size(value: Any) -> int:
+    # The same encoding the SDK uses for the text content a model reads.
+    return len(pydantic_core.to_json(value, indent=2))
+
+
+def _fit(response: dict[str, Any]) -> dict[str, Any]:
+    """Drop the oldest lines until the result's JSON text is at most MAX_RESULT_BYTES."""
+    lines = response["lines"]
+    if _size(response) <= MAX_RESULT_BYTES:
+        return response
+    # Reserve room for the note first, then keep whole lines, newest first, while they fit.
+    total = len(lines)
+    response["lines"] = []
+    response["truncated"] = True
+    response["notes"].append(
+        f"result cut at 1 MiB: kept the newest N of {total} lines; narrow the window or the query"
+    )
+    budget = MAX_RESULT_BYTES - _size(response) - 64
+    kept = []
+    for line in lines:
+        cost = _size(line) + 8  # separator and the extra indentation of a nested item
+        if cost > budget:
+            break
+        budget -= cost
+        kept.append(line)
+    response["lines"] = kept
+    response["notes"][-1] = response["notes"][-1].replace(
+        "newest N", f"newest {len(kept)}"
+    )
+    while _size(response) > MAX_RESULT_BYTES and response["lines"]:
+        response["lines"].pop()
+    return response
