@@ -1,0 +1,94 @@
+"""`python -m mcpservers.netcheck --allow URL|HOST [...]`: serve the layered probe on stdio or HTTP."""
+
+from __future__ import annotations
+
+import ssl
+from pathlib import Path
+
+from mcpservers._common import base_parser, fail, run
+from mcpservers.netcheck.policy import Policy
+from mcpservers.netcheck.probe import MAX_TIMEOUT_S, Prober, Timeouts
+from mcpservers.netcheck.resolver import Resolver
+from mcpservers.netcheck.server import build_server
+
+PROG = "mcpservers.netcheck"
+
+
+def _seconds(value: str) -> float:
+    seconds = float(value)
+    if not 0 < seconds <= MAX_TIMEOUT_S:
+        raise ValueError(value)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = base_parser(
+        PROG, "Layered network probe (DNS → TCP → TLS → HTTP) for allowlisted URLs."
+    )
+    targets = parser.add_argument_group("targets")
+    targets.add_argument(
+        "--allow",
+        metavar="URL|HOST",
+        action="append",
+        default=[],
+        required=True,
+        help="a URL (scheme, host, port, path prefix) or bare host that may be probed; repeatable",
+    )
+    targets.add_argument(
+        "--resolve",
+        metavar="NAME=IP[,IP]|NAME=NXDOMAIN",
+        action="append",
+        default=[],
+        help="answer NAME from this table instead of the system resolver; repeatable",
+    )
+    targets.add_argument(
+        "--hosts-file",
+        metavar="PATH",
+        type=Path,
+        help="hosts-style overrides: 'IP name...' or 'NXDOMAIN name...'",
+    )
+    targets.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        type=Path,
+        help="extra trusted CA certificates, added to the system store",
+    )
+    timeouts = parser.add_argument_group("per-layer timeouts (seconds)")
+    defaults = Timeouts()
+    for layer in ("dns", "connect", "tls", "http"):
+        timeouts.add_argument(
+            f"--{layer}-timeout",
+            type=_seconds,
+            default=getattr(defaults, layer),
+            metavar="S",
+        )
+    args = parser.parse_args(argv)
+
+    try:
+        policy = Policy.from_values(args.allow)
+        resolver = Resolver()
+        if args.hosts_file:
+            resolver.load_hosts_file(args.hosts_file)
+        for spec in args.resolve:
+            resolver.add_override(spec)
+        context = ssl.create_default_context()
+        if args.ca_file:
+            context.load_verify_locations(cafile=args.ca_file)
+    except (ValueError, OSError, ssl.SSLError) as exc:
+        fail(PROG, str(exc))
+    prober = Prober(
+        policy=policy,
+        resolver=resolver,
+        ssl_context=context,
+        timeouts=Timeouts(
+            dns=args.dns_timeout,
+            connect=args.connect_timeout,
+            tls=args.tls_timeout,
+            http=args.http_timeout,
+        ),
+    )
+    run(build_server(prober), args, prog=PROG)
+
+
+if __name__ == "__main__":
+    main()
