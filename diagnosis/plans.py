@@ -91,6 +91,8 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
         ) -> None:
             context.emit(EventKind.AGENT_STARTED, {"agent": f"step-{index}"})
             sleep(context)
+            if context.should_stop():
+                return  # interrupted: the runner records why; the step did not complete
             if fail_at == index:
                 raise RuntimeError(f"step {index} failed on purpose (fail_at)")
             context.emit(EventKind.AGENT_COMPLETED, {"agent": f"step-{index}"})

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import connection
 from django.utils import timezone
 
 from diagnosis import services
@@ -81,7 +81,7 @@ class _Heartbeat(threading.Thread):
                     self.context.lease_lost.set()
                     return
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own connection
 
 
 def run_task(task_id: str, *, owner: str | None = None) -> str | None:

@@ -28,3 +28,27 @@ def member(tenant):
 @pytest.fixture
 def token(member) -> str:
     return factories.make_token(member)
+
+
+@pytest.fixture
+def live_db_env(transactional_db):
+    """Environment for a child process (worker, Daphne, script) that must use this test's database."""
+    import os
+
+    from django.db import connection
+
+    params = connection.settings_dict
+    host = params["HOST"] or "127.0.0.1"
+    if host.startswith("/"):
+        url = f"postgresql://{params['USER']}:{params['PASSWORD']}@/{params['NAME']}?host={host}"
+    else:
+        url = f"postgresql://{params['USER']}:{params['PASSWORD']}@{host}:{params['PORT'] or 5432}/{params['NAME']}"
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": url,
+            "TEST_DATABASE_NAME": params["NAME"],
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
