@@ -85,7 +85,7 @@ def test_stale_transition_raises_and_writes_nothing(tenant):
 
 
 def test_second_active_task_for_an_incident_is_refused(tenant):
-    incident, task = factories.make_incident(tenant)
+    incident, _task = factories.make_incident(tenant)
     with pytest.raises(ActiveTaskExists):
         services.diagnosis_start(incident=incident)
     assert incident.tasks.count() == 1
@@ -111,9 +111,12 @@ def test_cancel_running_task_moves_it_to_cancelling_and_is_idempotent(tenant):
     services.diagnosis_claim(task_id=task.id, owner="w1")
     assert services.diagnosis_cancel(task=task).state == TaskState.CANCELLING
     assert services.diagnosis_cancel(task=task).state == TaskState.CANCELLING
-    assert [
-        e for e in TaskEvent.objects.filter(task=task).values_list("type", flat=True)
-    ].count(EventKind.TASK_CANCELLING) == 1
+    assert (
+        list(TaskEvent.objects.filter(task=task).values_list("type", flat=True)).count(
+            EventKind.TASK_CANCELLING
+        )
+        == 1
+    )
 
 
 def test_cancel_finished_task_raises_task_finished(tenant):
