@@ -1,0 +1,89 @@
+"""``connect()``: pick the transport for a server spec, open a ClientSession, always close it."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from ._exceptions import ConnectError, UsageError
+from ._session import ClientSession
+from ._transports import (
+    LegacySseTransport,
+    StdioTransport,
+    StreamableHttpTransport,
+    Transport,
+)
+from ._types import HttpServer, LegacySseServer, Observer, StdioServer
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from ._breaker import CircuitBreaker
+    from ._retry import RetryPolicy
+
+ServerSpec = StdioServer | HttpServer | LegacySseServer
+
+
+def make_transport(server: ServerSpec | Transport) -> Transport:
+    """The transport for a server spec (a ready Transport is returned as is)."""
+    if isinstance(server, StdioServer):
+        return StdioTransport(server)
+    if isinstance(server, HttpServer):
+        return StreamableHttpTransport(server)
+    if isinstance(server, LegacySseServer):
+        return LegacySseTransport(server)
+    if hasattr(server, "send") and hasattr(server, "start") and hasattr(server, "kind"):
+        return server
+    raise UsageError(f"not a server spec: {server!r}")
+
+
+@asynccontextmanager
+async def connect(
+    server: ServerSpec | Transport,
+    *,
+    protocol_version: str | None = None,
+    timeout: float = 10.0,
+    probe_timeout: float = 3.0,
+    observer: Observer | None = None,
+    retry: RetryPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+    max_concurrency: int = 64,
+    max_notifications: int = 1000,
+    client_info: dict[str, Any] | None = None,
+    validate: bool = True,
+) -> AsyncIterator[ClientSession]:
+    """Connect to an MCP server and settle the protocol version; the session closes on exit.
+
+    ``protocol_version=None`` speaks 2026-07-28 where the server does (probe: ``server/discover``),
+    else the initialize handshake at 2025-11-25, accepting 2025-06-18, 2025-03-26 or 2024-11-05.
+    A pinned version is used as given. ``timeout`` bounds the handshake and is the default per call.
+
+    Raises:
+        ConnectError: the server could not be reached or started.
+        VersionMismatch: no protocol version both sides speak (or the pinned one is refused).
+        McpError: any other failure during the handshake, with its layer.
+    """
+    session = ClientSession(
+        make_transport(server),
+        timeout=timeout,
+        probe_timeout=probe_timeout,
+        observer=observer,
+        retry=retry,
+        breaker=breaker,
+        max_concurrency=max_concurrency,
+        max_notifications=max_notifications,
+        client_info=client_info,
+        validate=validate,
+    )
+    try:
+        try:
+            async with asyncio.timeout(timeout):
+                await session.open(protocol_version=protocol_version)
+        except TimeoutError:
+            raise ConnectError(
+                f"{session.transport.name}: no connection within {timeout:.3g}s"
+            ) from None
+        yield session
+    finally:
+        await session.aclose()

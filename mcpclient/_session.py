@@ -1,0 +1,989 @@
+"""ClientSession: version negotiation, one Future per request id, timeouts, retries, typed calls.
+
+The hot path of a call is: build the message, register a Future under a fresh id, hand the message to
+the transport, await the Future (the transport's reader or the POST itself resolves it). No task is
+created per call; cancellation and timeouts free the id and tell the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import inspect
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import _jsonrpc, _schema
+from ._breaker import CircuitBreaker
+from ._exceptions import (
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    CapabilityError,
+    ConnectionLost,
+    HttpStatusError,
+    JsonRpcError,
+    Layer,
+    MalformedResult,
+    McpError,
+    OutputSchemaMismatch,
+    ResponseTimeout,
+    SessionExpired,
+    ToolValidationError,
+    UsageError,
+    VersionMismatch,
+)
+from ._retry import RetryPolicy
+from ._types import (
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_VERSION,
+    CallRecord,
+    CallToolResult,
+    GetPromptResult,
+    Observer,
+    ProgressCallback,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    ReadResourceResult,
+    Resource,
+    ResourceContents,
+    Tool,
+    ToolAnnotations,
+    canonical_json,
+    sha256_hex,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from ._transports.base import Transport
+
+logger = logging.getLogger("mcpclient")
+
+CLIENT_INFO = {"name": "mcpclient", "version": "0.1.0"}
+_META_VERSION = "io.modelcontextprotocol/protocolVersion"
+_META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+_META_INFO = "io.modelcontextprotocol/clientInfo"
+_META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+_MAX_PAGES = 1000
+_NEW, _OPENING, _OPEN, _CLOSED = range(4)
+
+
+class ClientSession:
+    """A connection to one MCP server; use :func:`mcpclient.connect` to get an open one."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        timeout: float = 10.0,
+        probe_timeout: float = 3.0,
+        observer: Observer | None = None,
+        retry: RetryPolicy | None = None,
+        breaker: CircuitBreaker | None = None,
+        max_concurrency: int = 64,
+        max_notifications: int = 1000,
+        client_info: dict[str, Any] | None = None,
+        validate: bool = True,
+    ) -> None:
+        self.transport = transport
+        self.timeout = timeout
+        self.probe_timeout = probe_timeout
+        self.observer = observer
+        self.retry = retry or RetryPolicy()
+        self.breaker = breaker or CircuitBreaker()
+        self.validate = validate
+        self.client_info = client_info or CLIENT_INFO
+        #: Notifications nobody asked for (log messages, list_changed …), newest last, bounded.
+        self.notifications: collections.deque[dict[str, Any]] = collections.deque(
+            maxlen=max_notifications
+        )
+        self.unknown_responses = (
+            0  # answers to ids we no longer wait for (late, or wrong ids)
+        )
+        self.protocol_version: str | None = None
+        self.server_info: dict[str, Any] = {}
+        self.server_capabilities: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self._state = _NEW
+        self._modern = False
+        self._meta: dict[str, Any] = {}
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._progress: dict[int, ProgressCallback] = {}
+        self._next_id = 1
+        self._dead: McpError | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._tools: dict[str, Tool] | None = None
+        self._validators: dict[str, tuple[Any, Any]] = {}
+        self._header_maps: dict[str, dict[tuple[str, ...], str]] = {}
+        self._session_generation = 0
+        self._reinit_lock = asyncio.Lock()
+        self._pinned: str | None = None
+        self._supports_headers = hasattr(transport, "reset_session")
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    @property
+    def is_modern(self) -> bool:
+        """True on 2026-07-28 (stateless, per-request ``_meta``)."""
+        return self._modern
+
+    @property
+    def stderr(self) -> list[str]:
+        """The bounded stderr log of a stdio server (empty for other transports)."""
+        return list(getattr(self.transport, "stderr", ()))
+
+    async def open(self, *, protocol_version: str | None = None) -> None:
+        """Start the transport and settle the protocol version.
+
+        Raises:
+            ConnectError: the transport could not be opened.
+            VersionMismatch: the pinned version is not spoken by the server.
+        """
+        if self._state != _NEW:
+            raise UsageError("ClientSession.open() called twice")
+        if (
+            protocol_version is not None
+            and protocol_version != MODERN_VERSION
+            and protocol_version not in HANDSHAKE_VERSIONS
+        ):
+            raise UsageError(
+                f"unknown protocol version {protocol_version!r}; known: {MODERN_VERSION}, {', '.join(HANDSHAKE_VERSIONS)}"
+            )
+        self._state = _OPENING
+        self._pinned = protocol_version
+        await self.transport.start(self._deliver, self._on_closed)
+        legacy_sse = self.transport.kind == "legacy_sse"
+        if protocol_version == MODERN_VERSION:
+            if legacy_sse:
+                raise VersionMismatch(
+                    "the 2024-11-05 HTTP+SSE transport cannot carry 2026-07-28",
+                    requested=MODERN_VERSION,
+                )
+            await self._discover(pinned=True)
+        elif protocol_version is not None:
+            await self._initialize(protocol_version, pinned=True)
+        elif legacy_sse or not await self._discover(pinned=False):
+            try:
+                await self._initialize(LATEST_HANDSHAKE_VERSION, pinned=False)
+            except JsonRpcError as exc:
+                # The probe's answer came after its timeout (a slow-starting server) and the server
+                # now serves 2026-07-28 on this connection: it says so with -32022 to initialize.
+                supported = (
+                    exc.data.get("supported") if isinstance(exc.data, dict) else None
+                )
+                if (
+                    legacy_sse
+                    or exc.code != UNSUPPORTED_PROTOCOL_VERSION
+                    or not isinstance(supported, list)
+                    or MODERN_VERSION not in supported
+                ):
+                    raise
+                await self._discover(pinned=True)
+        self._state = _OPEN
+
+    async def _discover(self, *, pinned: bool) -> bool:
+        """Probe with server/discover (2026-07-28); False means "fall back to initialize"."""
+        self._set_version(MODERN_VERSION, modern=True)
+        timeout = self.timeout if pinned else min(self.probe_timeout, self.timeout)
+        try:
+            result = await self._request(
+                self._new_id(),
+                "server/discover",
+                {"_meta": self._meta},
+                timeout,
+                notify_cancel=False,
+            )
+        except (JsonRpcError, HttpStatusError, ResponseTimeout) as exc:
+            if isinstance(exc, SessionExpired):
+                raise
+            if pinned:
+                supported = (
+                    exc.data.get("supported")
+                    if isinstance(exc, JsonRpcError) and isinstance(exc.data, dict)
+                    else None
+                )
+                raise VersionMismatch(
+                    f"{self.transport.name} does not speak {MODERN_VERSION}: {exc}",
+                    requested=MODERN_VERSION,
+                    supported=supported,
+                ) from exc
+            logger.debug("server/discover failed (%s); falling back to initialize", exc)
+            self._set_version(None, modern=False)
+            return False
+        supported = result.get("supportedVersions")
+        if isinstance(supported, list) and MODERN_VERSION not in supported:
+            if pinned:
+                raise VersionMismatch(
+                    f"{self.transport.name} supports {supported}, not {MODERN_VERSION}",
+                    requested=MODERN_VERSION,
+                    supported=supported,
+                )
+            self._set_version(None, modern=False)
+            return False
+        caps = result.get("capabilities")
+        self.server_capabilities = caps if isinstance(caps, dict) else {}
+        meta = result.get("_meta")
+        info = meta.get(_META_SERVER_INFO) if isinstance(meta, dict) else None
+        self.server_info = info if isinstance(info, dict) else {}
+        instructions = result.get("instructions")
+        self.instructions = instructions if isinstance(instructions, str) else None
+        return True
+
+    async def _initialize(self, version: str, *, pinned: bool) -> None:
+        self._set_version(None, modern=False)
+        params = {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": self.client_info,
+        }
+        result = await self._request(
+            self._new_id(), "initialize", params, self.timeout, notify_cancel=False
+        )
+        answered = result.get("protocolVersion")
+        if answered not in HANDSHAKE_VERSIONS or (pinned and answered != version):
+            raise VersionMismatch(
+                f"{self.transport.name} answered protocol version {answered!r} to {version!r}",
+                requested=version,
+                supported=[answered] if isinstance(answered, str) else [],
+            )
+        caps = result.get("capabilities")
+        self.server_capabilities = caps if isinstance(caps, dict) else {}
+        info = result.get("serverInfo")
+        self.server_info = info if isinstance(info, dict) else {}
+        instructions = result.get("instructions")
+        self.instructions = instructions if isinstance(instructions, str) else None
+        self._set_version(answered, modern=False)
+        await self.transport.send(_jsonrpc.notification("notifications/initialized"))
+
+    def _set_version(self, version: str | None, *, modern: bool) -> None:
+        self.protocol_version = version
+        self._modern = modern
+        self._meta = (
+            {
+                _META_VERSION: MODERN_VERSION,
+                _META_CAPS: {},
+                _META_INFO: self.client_info,
+            }
+            if modern
+            else {}
+        )
+        self.transport.configure(protocol_version=version, modern=modern)  # type: ignore[arg-type]
+
+    async def _reinitialize(self, generation: int) -> None:
+        """After a 404 on our session: a new initialize, once, however many calls saw the 404."""
+        async with self._reinit_lock:
+            if generation != self._session_generation:
+                return
+            self.transport.reset_session()  # type: ignore[attr-defined]
+            assert self.protocol_version is not None
+            await self._initialize(self.protocol_version, pinned=True)
+            self._session_generation += 1
+
+    async def aclose(self) -> None:
+        """Fail what is still pending, stop background work, close the transport; idempotent."""
+        if self._state == _CLOSED:
+            return
+        self._state = _CLOSED
+        self._on_closed(
+            ConnectionLost(f"{self.transport.name}: connection closed by the client")
+        )
+        if self._background:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await asyncio.gather(*self._background, return_exceptions=True)
+            for task in list(self._background):
+                task.cancel()
+        await self.transport.aclose()
+
+    def _on_closed(self, exc: BaseException) -> None:
+        """The connection died: every pending call fails now, none waits for its timeout (#1401)."""
+        if self._dead is None:
+            self._dead = exc if isinstance(exc, McpError) else ConnectionLost(str(exc))
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(self._dead)
+
+    # -- incoming ----------------------------------------------------------------------------------
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if method is None:
+            future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+            if future is None:
+                self.unknown_responses += 1
+            elif not future.done():
+                future.set_result(message)
+            return
+        if "id" in message:
+            self._answer_server_request(message)
+        elif method == "notifications/progress":
+            self._on_progress(message.get("params") or {})
+        else:
+            if method == "notifications/tools/list_changed":
+                self._tools = None
+            self.notifications.append(message)
+
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+        if callback is None:
+            return
+        try:
+            outcome = callback(
+                params.get("progress", 0), params.get("total"), params.get("message")
+            )
+            if inspect.isawaitable(outcome):
+                self._spawn(outcome)
+        except Exception:
+            logger.exception("progress callback failed")
+
+    def _answer_server_request(self, message: dict[str, Any]) -> None:
+        # We declare no client capabilities, so sampling, elicitation and roots get "method not found"
+        # at once rather than a server waiting forever; ping (handshake era) MUST be answered.
+        if message["method"] == "ping" and not self._modern:
+            reply: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "result": {},
+            }
+        else:
+            reply = _jsonrpc.error_response(
+                message["id"],
+                METHOD_NOT_FOUND,
+                f"client does not support {message['method']}",
+            )
+        self._spawn(self.transport.send(reply))
+
+    def _spawn(self, awaitable: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(awaitable)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.debug("background send failed: %s", task.exception())
+
+    # -- requests ----------------------------------------------------------------------------------
+
+    def _new_id(self) -> int:
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        return request_id
+
+    async def _request(
+        self,
+        request_id: int,
+        method: str,
+        params: dict[str, Any],
+        timeout: float,
+        *,
+        on_progress: ProgressCallback | None = None,
+        headers: dict[str, str] | None = None,
+        notify_cancel: bool = True,
+    ) -> dict[str, Any]:
+        """Send one request and return its ``result``; the id is freed however this ends."""
+        if self._dead is not None:
+            raise self._dead
+        if on_progress is not None:
+            meta = params.get("_meta")
+            params = {
+                **params,
+                "_meta": {**meta, "progressToken": request_id}
+                if meta
+                else {"progressToken": request_id},
+            }
+            self._progress[request_id] = on_progress
+        future: asyncio.Future[dict[str, Any]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._pending[request_id] = future
+        message = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": method,
+            "params": params,
+        }
+        try:
+            async with asyncio.timeout(timeout):
+                if headers is None:
+                    await self.transport.send(message)
+                else:
+                    await self.transport.send(message, headers=headers)  # type: ignore[call-arg]
+                response = await future
+        except TimeoutError:
+            self._cancel(request_id, "timeout", notify=notify_cancel)
+            raise ResponseTimeout(
+                f"{self.transport.name}: no answer to {method} (id {request_id}) within {timeout:.3g}s"
+            ) from None
+        except asyncio.CancelledError:
+            self._cancel(request_id, "cancelled by the caller", notify=notify_cancel)
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+            if on_progress is not None:
+                self._progress.pop(request_id, None)
+        result = response.get("result")
+        if type(result) is dict:
+            return result
+        if "error" in response:
+            raise _jsonrpc.error_from(response)
+        raise MalformedResult(
+            f"{self.transport.name}: answer to {method} has no result object"
+        )
+
+    def _cancel(self, request_id: int, reason: str, *, notify: bool) -> None:
+        if (
+            self._pending.pop(request_id, None) is None
+            or not notify
+            or self._dead is not None
+        ):
+            return  # already answered (a race the spec tolerates) or nobody left to tell
+        if self.transport.cancels_by_closing:
+            return  # 2026-07-28 HTTP: dropping the response stream is the cancellation
+        note = _jsonrpc.notification(
+            "notifications/cancelled", {"requestId": request_id, "reason": reason}
+        )
+        self._spawn(self.transport.send(note))
+
+    def _check_open(self) -> None:
+        if self._state != _OPEN:
+            state = (
+                "before the handshake"
+                if self._state in (_NEW, _OPENING)
+                else "after close"
+            )
+            raise UsageError(f"ClientSession used {state}")
+
+    def _require(self, capability: str) -> None:
+        if capability not in self.server_capabilities:
+            raise CapabilityError(
+                f"{self.transport.name} did not declare the {capability!r} capability"
+            )
+
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._modern:
+            params["_meta"] = self._meta
+        return params
+
+    async def _call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float | None,
+        idempotent: bool,
+        on_progress: ProgressCallback | None = None,
+        headers: dict[str, str] | None = None,
+        tool: str | None = None,
+        schema_hash: str | None = None,
+        arguments: Any = None,
+    ) -> dict[str, Any]:
+        """One logical call: breaker, bulkhead, retries within the deadline, the observer record."""
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        budget = self.timeout if timeout is None else timeout
+        deadline = loop.time() + budget
+        observer = self.observer
+        started = time.time() if observer is not None else 0.0
+        attempt = 0
+        request_id: int | None = None
+        result: dict[str, Any] | None = None
+        failure: BaseException | None = None
+        try:
+            while True:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    raise ResponseTimeout(
+                        f"{self.transport.name}: {method} ran out of its {budget:.3g}s budget"
+                    )
+                probe = self.breaker.before_call()
+                generation = self._session_generation
+                request_id = self._new_id()
+                try:
+                    async with self._semaphore:
+                        result = await self._request(
+                            request_id,
+                            method,
+                            params,
+                            remaining,
+                            on_progress=on_progress,
+                            headers=headers,
+                        )
+                except SessionExpired:
+                    self.breaker.record_success()  # the server answered: it is alive
+                    await self._reinitialize(generation)
+                    if not idempotent or attempt > 0:
+                        raise
+                    attempt += 1
+                    continue
+                except McpError as exc:
+                    if exc.layer is Layer.TRANSPORT:
+                        self.breaker.record_failure()
+                    else:
+                        self.breaker.record_success()
+                    if (
+                        not (idempotent and exc.retryable)
+                        or attempt + 1 >= self.retry.max_attempts
+                        or self._dead is not None
+                    ):
+                        raise
+                    delay = self.retry.delay(attempt, getattr(exc, "retry_after", None))
+                    if loop.time() + delay >= deadline:
+                        raise
+                    await asyncio.sleep(delay)
+                    attempt += 1
+                    continue
+                except BaseException:
+                    if probe:
+                        self.breaker.release_probe()
+                    raise
+                self.breaker.record_success()
+                return result
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            if observer is not None:
+                self._observe(
+                    observer,
+                    method,
+                    tool,
+                    schema_hash,
+                    request_id,
+                    arguments,
+                    started,
+                    budget,
+                    attempt,
+                    result,
+                    failure,
+                )
+
+    def _observe(
+        self,
+        observer: Observer,
+        method: str,
+        tool: str | None,
+        schema_hash: str | None,
+        request_id: int | None,
+        arguments: Any,
+        started: float,
+        budget: float,
+        retries: int,
+        result: dict[str, Any] | None,
+        failure: BaseException | None,
+    ) -> None:
+        ended = time.time()
+        record = CallRecord(
+            server=self.transport.name,
+            transport=self.transport.kind,
+            protocol_version=self.protocol_version,
+            method=method,
+            tool=tool,
+            schema_hash=schema_hash,
+            request_id=request_id,
+            arguments_hash=sha256_hex(canonical_json(arguments))
+            if arguments is not None
+            else None,
+            started_at=started,
+            latency_ms=(ended - started) * 1000.0,
+            deadline=started + budget,
+            retries=retries,
+            outcome="ok",
+        )
+        if failure is not None:
+            record.outcome = "error"
+            if isinstance(failure, McpError):
+                record.error_layer = str(failure.layer)
+                record.error_code = failure.code
+                record.error_message = failure.message
+            else:
+                record.error_code = type(failure).__name__
+                record.error_message = str(failure)
+        elif result is not None:
+            if result.get("isError") is True:
+                record.outcome = "tool_error"
+                record.error_layer = str(Layer.TOOL_EXECUTION)
+            data = canonical_json(result)
+            record.result_hash = sha256_hex(data)
+            record.result_size = len(data)
+        try:
+            observer(record)
+        except Exception:
+            logger.exception("observer failed")
+
+    # -- tools -------------------------------------------------------------------------------------
+
+    async def list_tools(self, *, timeout: float | None = None) -> list[Tool]:
+        """Every tool, following nextCursor; caches schemas for argument and output validation.
+
+        Raises:
+            CapabilityError: the server did not declare ``tools``.
+        """
+        self._check_open()
+        self._require("tools")
+        raw = await self._paginate("tools/list", "tools", timeout)
+        tools: dict[str, Tool] = {}
+        for item in raw:
+            tool = self._parse_tool(item)
+            if tool is not None:
+                tools[tool.name] = tool
+        self._tools = tools
+        return list(tools.values())
+
+    def _parse_tool(self, item: Any) -> Tool | None:
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("name"), str)
+            or not isinstance(item.get("inputSchema"), dict)
+        ):
+            raise MalformedResult(
+                f"{self.transport.name}: malformed tool entry {str(item)[:200]!r}"
+            )
+        input_schema = item["inputSchema"]
+        output_schema = (
+            item.get("outputSchema")
+            if isinstance(item.get("outputSchema"), dict)
+            else None
+        )
+        digest = _schema.schema_hash(
+            {"inputSchema": input_schema, "outputSchema": output_schema}
+        )
+        if self._modern:
+            header_map = _schema.x_mcp_headers(input_schema)
+            if isinstance(header_map, str):
+                # 2026-07-28: clients MUST drop tools whose x-mcp-header annotations are invalid.
+                logger.warning("dropping tool %r: %s", item["name"], header_map)
+                return None
+            if header_map:
+                self._header_maps[item["name"]] = header_map
+        if digest not in self._validators:
+            in_validator = _schema.validator_for(
+                input_schema, _schema.schema_hash(input_schema)
+            )
+            out_validator = (
+                _schema.validator_for(output_schema, _schema.schema_hash(output_schema))
+                if output_schema is not None
+                else None
+            )
+            self._validators[digest] = (in_validator, out_validator)
+        description = item.get("description")
+        title = item.get("title")
+        return Tool(
+            name=item["name"],
+            description=description if isinstance(description, str) else None,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            annotations=ToolAnnotations.from_wire(
+                item.get("annotations")
+                if isinstance(item.get("annotations"), dict)
+                else None
+            ),
+            schema_hash=digest,
+            title=title if isinstance(title, str) else None,
+            raw=item,
+        )
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: Callable[[float, float | None, str | None], Any] | None = None,
+        idempotent: bool | None = None,
+    ) -> CallToolResult:
+        """Call a tool; an ``isError`` answer is returned, not raised (see ``raise_for_error``).
+
+        ``on_progress(progress, total, message)`` receives the server's progress notifications.
+        Retries happen only when the tool is read-only or idempotent (or ``idempotent=True``).
+
+        Raises:
+            ToolValidationError: the arguments do not match the cached inputSchema (nothing sent).
+            OutputSchemaMismatch: structuredContent does not match the cached outputSchema.
+            McpError: any other failure, with its layer.
+        """
+        self._check_open()
+        self._require("tools")
+        arguments = {} if arguments is None else arguments
+        tool = self._tools.get(name) if self._tools is not None else None
+        validators = (
+            self._validators.get(tool.schema_hash) if tool is not None else None
+        )
+        if (
+            validators is not None
+            and self.validate
+            and (errors := _schema.errors_of(validators[0], arguments))
+        ):
+            error = ToolValidationError(
+                f"arguments for {name!r} do not match its inputSchema: {'; '.join(errors)}",
+                tool=name,
+                errors=errors,
+            )
+            if self.observer is not None:
+                self._observe(
+                    self.observer,
+                    "tools/call",
+                    name,
+                    tool.schema_hash if tool else None,
+                    None,
+                    arguments,
+                    time.time(),
+                    0,
+                    0,
+                    None,
+                    error,
+                )
+            raise error
+        headers = None
+        if (
+            self._modern
+            and self._supports_headers
+            and (header_map := self._header_maps.get(name))
+        ):
+            headers = _schema.param_headers(header_map, arguments)
+        if idempotent is None:
+            idempotent = tool is not None and tool.is_idempotent
+        raw = await self._call(
+            "tools/call",
+            self._params({"name": name, "arguments": arguments}),
+            timeout=timeout,
+            idempotent=idempotent,
+            on_progress=on_progress,
+            headers=headers,
+            tool=name,
+            schema_hash=tool.schema_hash if tool is not None else None,
+            arguments=arguments if self.observer is not None else None,
+        )
+        self._check_complete(raw, "tools/call")
+        content = raw.get("content")
+        if type(content) is not list or not all(
+            type(b) is dict and type(b.get("type")) is str for b in content
+        ):
+            raise MalformedResult(
+                f"{self.transport.name}: tools/call {name!r} returned malformed content"
+            )
+        result = CallToolResult(
+            content,
+            raw.get("structuredContent"),
+            raw.get("isError") is True,
+            raw.get("_meta"),
+            name,
+            raw,
+        )
+        if (
+            validators is not None
+            and validators[1] is not None
+            and self.validate
+            and not result.is_error
+        ):
+            if result.structured_content is None:
+                raise OutputSchemaMismatch(
+                    f"{name!r} declares an outputSchema but returned no structuredContent",
+                    tool=name,
+                    errors=["structuredContent missing"],
+                )
+            if errors := _schema.errors_of(validators[1], result.structured_content):
+                raise OutputSchemaMismatch(
+                    f"structuredContent of {name!r} does not match its outputSchema: {'; '.join(errors)}",
+                    tool=name,
+                    errors=errors,
+                )
+        return result
+
+    def _check_complete(self, raw: dict[str, Any], method: str) -> None:
+        result_type = raw.get("resultType", "complete")
+        if result_type != "complete":
+            # MRTR (InputRequiredResult) needs elicitation/sampling/roots, which we do not implement.
+            raise CapabilityError(
+                f"{self.transport.name}: {method} answered resultType {result_type!r}, which this client does not support"
+            )
+
+    # -- resources and prompts -------------------------------------------------------------------
+
+    async def _paginate(
+        self, method: str, key: str, timeout: float | None
+    ) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(_MAX_PAGES):
+            params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
+            page = await self._call(
+                method, self._params(params), timeout=timeout, idempotent=True
+            )
+            batch = page.get(key)
+            if not isinstance(batch, list):
+                raise MalformedResult(
+                    f"{self.transport.name}: {method} answer has no {key!r} list"
+                )
+            items.extend(batch)
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return items
+            if not isinstance(cursor, str) or cursor in seen:
+                raise MalformedResult(
+                    f"{self.transport.name}: {method} returned a bad or repeated cursor {cursor!r}"
+                )
+            seen.add(cursor)
+        raise MalformedResult(
+            f"{self.transport.name}: {method} has more than {_MAX_PAGES} pages"
+        )
+
+    async def list_resources(self, *, timeout: float | None = None) -> list[Resource]:
+        """Every resource, following nextCursor.
+
+        Raises:
+            CapabilityError: the server did not declare ``resources``.
+        """
+        self._check_open()
+        self._require("resources")
+        raw = await self._paginate("resources/list", "resources", timeout)
+        out = []
+        for item in raw:
+            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                raise MalformedResult(
+                    f"{self.transport.name}: malformed resource entry {str(item)[:200]!r}"
+                )
+            out.append(
+                Resource(
+                    item["uri"],
+                    item.get("name"),
+                    item.get("description"),
+                    item.get("mimeType"),
+                    item.get("title"),
+                    item,
+                )
+            )
+        return out
+
+    async def list_resource_templates(
+        self, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Every resource template (raw dicts), following nextCursor."""
+        self._check_open()
+        self._require("resources")
+        return await self._paginate(
+            "resources/templates/list", "resourceTemplates", timeout
+        )
+
+    async def read_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> ReadResourceResult:
+        """Read one resource; a missing one raises JsonRpcError (-32002 or -32602, by version).
+
+        Raises:
+            CapabilityError: the server did not declare ``resources``.
+            JsonRpcError: the server refused, e.g. resource not found.
+        """
+        self._check_open()
+        self._require("resources")
+        raw = await self._call(
+            "resources/read",
+            self._params({"uri": uri}),
+            timeout=timeout,
+            idempotent=True,
+        )
+        self._check_complete(raw, "resources/read")
+        contents = raw.get("contents")
+        if not isinstance(contents, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("uri"), str) for c in contents
+        ):
+            raise MalformedResult(
+                f"{self.transport.name}: resources/read {uri!r} returned malformed contents"
+            )
+        return ReadResourceResult(
+            [
+                ResourceContents(
+                    c["uri"], c.get("mimeType"), c.get("text"), c.get("blob"), c
+                )
+                for c in contents
+            ],
+            raw,
+        )
+
+    async def list_prompts(self, *, timeout: float | None = None) -> list[Prompt]:
+        """Every prompt, following nextCursor.
+
+        Raises:
+            CapabilityError: the server did not declare ``prompts``.
+        """
+        self._check_open()
+        self._require("prompts")
+        raw = await self._paginate("prompts/list", "prompts", timeout)
+        out = []
+        for item in raw:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                raise MalformedResult(
+                    f"{self.transport.name}: malformed prompt entry {str(item)[:200]!r}"
+                )
+            args = [
+                PromptArgument(
+                    a["name"], a.get("description"), a.get("required") is True
+                )
+                for a in item.get("arguments") or []
+                if isinstance(a, dict) and isinstance(a.get("name"), str)
+            ]
+            out.append(
+                Prompt(
+                    item["name"], item.get("description"), args, item.get("title"), item
+                )
+            )
+        return out
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> GetPromptResult:
+        """Render one prompt with its (string) arguments.
+
+        Raises:
+            CapabilityError: the server did not declare ``prompts``.
+        """
+        self._check_open()
+        self._require("prompts")
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = arguments
+        raw = await self._call(
+            "prompts/get", self._params(params), timeout=timeout, idempotent=True
+        )
+        self._check_complete(raw, "prompts/get")
+        messages = raw.get("messages")
+        if not isinstance(messages, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("content"), dict) for m in messages
+        ):
+            raise MalformedResult(
+                f"{self.transport.name}: prompts/get {name!r} returned malformed messages"
+            )
+        description = raw.get("description")
+        return GetPromptResult(
+            description if isinstance(description, str) else None,
+            [PromptMessage(str(m.get("role")), m["content"]) for m in messages],
+            raw,
+        )
+
+    async def send_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        idempotent: bool = False,
+    ) -> dict[str, Any]:
+        """Any other request (``resources/subscribe``, ``completion/complete`` …); returns the raw result."""
+        self._check_open()
+        return await self._call(
+            method,
+            self._params(dict(params or {})),
+            timeout=timeout,
+            idempotent=idempotent,
+        )

@@ -1,0 +1,382 @@
+"""Streamable HTTP transport (2025-03-26+): one endpoint, POST per message, JSON or SSE answers.
+
+Handshake era: Mcp-Session-Id from the initialize answer, MCP-Protocol-Version after it, DELETE on
+close, resumption of a broken SSE answer with GET + Last-Event-ID. 2026-07-28: no session, and the
+Mcp-Method / Mcp-Name / Mcp-Param-* headers on every POST; abandoning the answer is the cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import email.utils
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from mcpclient import _jsonrpc
+from mcpclient._exceptions import (
+    AuthorizationError,
+    ConnectError,
+    ConnectionLost,
+    HttpStatusError,
+    MalformedMessage,
+    McpError,
+    MessageTooLarge,
+    RateLimited,
+    ResponseTimeout,
+    SessionExpired,
+)
+from mcpclient._sse import SseParser
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from mcpclient._types import HttpServer
+
+    from .base import Closed, Deliver
+
+_ERROR_BODY_LIMIT = 64 * 1024
+_HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
+_SESSION_ID = re.compile(r"^[\x21-\x7E]+$")
+NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+@contextlib.contextmanager
+def map_httpx_errors(*, name: str = "server") -> Iterator[None]:
+    """Translate httpx exceptions into the mcpclient tree, keeping "never sent" vs "outcome unknown".
+
+    Raises:
+        ConnectError: connect failures, pool timeouts, local protocol errors (nothing was sent).
+        ResponseTimeout: read/write timeouts (the request may have been sent).
+        ConnectionLost: any other transport failure after the request started.
+    """
+    try:
+        yield
+    except (
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+        httpx.PoolTimeout,
+        httpx.UnsupportedProtocol,
+        httpx.ProxyError,
+        httpx.LocalProtocolError,
+    ) as exc:
+        raise ConnectError(f"{name}: {type(exc).__name__}: {exc}") from exc
+    except httpx.TimeoutException as exc:
+        raise ResponseTimeout(f"{name}: {type(exc).__name__}: {exc}") from exc
+    except httpx.DecodingError as exc:
+        raise MalformedMessage(
+            f"{name}: cannot decode the response body: {exc}"
+        ) from exc
+    except httpx.RequestError as exc:
+        # NetworkError (read/write/close), RemoteProtocolError, TooManyRedirects, future subclasses.
+        raise ConnectionLost(f"{name}: {type(exc).__name__}: {exc}") from exc
+
+
+def encode_header_value(value: str) -> str:
+    """Pass printable ASCII through; wrap anything else as ``=?base64?…?=`` (2026-07-28 transports)."""
+    if (
+        _HEADER_SAFE.match(value)
+        and value == value.strip()
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    ):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode()).decode("ascii") + "?="
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP-date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+async def read_capped(response: httpx.Response, limit: int) -> bytes:
+    """The (decoded) body, refusing more than ``limit`` bytes without buffering them.
+
+    Raises:
+        MessageTooLarge: the body is over the limit.
+    """
+    length = response.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise MessageTooLarge(
+            f"response body of {length} bytes over the limit of {limit}",
+            limit=limit,
+            size=int(length),
+        )
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise MessageTooLarge(
+                f"response body over the limit of {limit} bytes", limit=limit
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_error(
+    response: httpx.Response,
+    body: bytes,
+    *,
+    name: str,
+    had_session: bool,
+    request_id: Any = None,
+) -> McpError:
+    """Map a non-2xx answer to the tree; a JSON-RPC error body wins over the bare status."""
+    status = response.status_code
+    headers = dict(response.headers)
+    text = body[:200].decode("utf-8", "replace")
+    if status in (401, 403):
+        return AuthorizationError(
+            f"{name}: HTTP {status}: {text}",
+            status=status,
+            body=body,
+            www_authenticate=response.headers.get("www-authenticate"),
+        )
+    if status == 429:
+        return RateLimited(
+            f"{name}: HTTP 429: {text}",
+            body=body,
+            headers=headers,
+            retry_after=parse_retry_after(response.headers.get("retry-after")),
+        )
+    if status == 404 and had_session:
+        return SessionExpired(
+            f"{name}: HTTP 404: session expired: {text}", body=body, headers=headers
+        )
+    if body[:1] == b"{":
+        try:
+            message = _jsonrpc.decode(body)
+        except McpError:
+            message = None
+        if (
+            message is not None
+            and "error" in message
+            and message.get("id") in (None, request_id)
+        ):
+            return _jsonrpc.error_from(message, http_status=status)
+    return HttpStatusError(
+        f"{name}: HTTP {status}: {text}", status=status, body=body, headers=headers
+    )
+
+
+class StreamableHttpTransport:
+    """POST each message to ``server.url``; answers come back inside the POST."""
+
+    kind = "streamable_http"
+
+    def __init__(self, server: HttpServer) -> None:
+        self.server = server
+        self.name = server.display_name
+        self.url = server.url
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.modern = False
+        self.cancels_by_closing = False
+        self._client = server.http_client
+        self._owns_client = server.http_client is None
+        self._max = server.max_message_size
+        self._user_headers = dict(server.headers or {})
+        self._deliver: Deliver | None = None
+        self._headers: dict[str, str] = {}
+        self._rebuild_headers()
+
+    def _rebuild_headers(self) -> None:
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            **self._user_headers,
+        }
+        version = self.protocol_version
+        if version is not None and (self.modern or version >= "2025-06-18"):
+            headers["mcp-protocol-version"] = version
+        if self.session_id is not None and not self.modern:
+            headers["mcp-session-id"] = self.session_id
+        self._headers = headers
+
+    async def start(self, deliver: Deliver, closed: Closed) -> None:
+        self._deliver = deliver
+        if self._client is None:
+            # Deadlines are the session's job; httpx only bounds connecting (so "never sent" stays exact).
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
+
+    def configure(self, *, protocol_version: str, modern: bool) -> None:
+        self.protocol_version = protocol_version
+        self.modern = modern
+        self.cancels_by_closing = modern
+        self._rebuild_headers()
+
+    def reset_session(self) -> None:
+        """Forget the session id (after a 404) so the next initialize starts a new one."""
+        self.session_id = None
+        self._rebuild_headers()
+
+    # -- sending --------------------------------------------------------------------------------
+
+    def _request_headers(
+        self, message: dict[str, Any], extra: dict[str, str] | None
+    ) -> dict[str, str]:
+        if not self.modern and extra is None:
+            return self._headers
+        headers = dict(self._headers)
+        if self.modern:
+            method = message.get("method")
+            if method is not None:
+                headers["mcp-method"] = method
+                key = NAME_BEARING.get(method)
+                if key is not None:
+                    value = (message.get("params") or {}).get(key)
+                    if isinstance(value, str):
+                        headers["mcp-name"] = encode_header_value(value)
+        if extra:
+            headers.update(extra)
+        return headers
+
+    async def send(
+        self, message: dict[str, Any], *, headers: dict[str, str] | None = None
+    ) -> None:
+        client = self._client
+        assert client is not None
+        request_headers = self._request_headers(message, headers)
+        had_session = "mcp-session-id" in request_headers
+        data = _jsonrpc.encode(message)
+        with map_httpx_errors(name=self.name):
+            request = client.build_request(
+                "POST", self.url, content=data, headers=request_headers
+            )
+            response = await client.send(request, stream=True)
+            try:
+                await self._consume(message, response, had_session=had_session)
+            finally:
+                await response.aclose()
+
+    async def _consume(
+        self, message: dict[str, Any], response: httpx.Response, *, had_session: bool
+    ) -> None:
+        request_id = message.get("id") if "method" in message else None
+        status = response.status_code
+        if status >= 300:
+            body = await read_capped(response, _ERROR_BODY_LIMIT)
+            raise status_error(
+                response,
+                body,
+                name=self.name,
+                had_session=had_session,
+                request_id=request_id,
+            )
+        if request_id is None:
+            return  # notification or response: 202 Accepted, nothing to read
+        if message.get("method") == "initialize":
+            session_id = response.headers.get("mcp-session-id")
+            if session_id is not None and _SESSION_ID.match(session_id):
+                self.session_id = session_id
+                self._rebuild_headers()
+        ctype = response.headers.get("content-type", "")
+        if ctype.startswith("text/event-stream"):
+            await self._consume_sse(response, request_id)
+            return
+        body = await read_capped(response, self._max)
+        if not ctype.startswith("application/json"):
+            raise MalformedMessage(
+                f"{self.name}: unexpected content-type {ctype!r} (HTTP {status})"
+            )
+        deliver = self._deliver
+        assert deliver is not None
+        if body[:1] == b"[":  # 2025-03-26 servers may answer with a batch
+            for item in _jsonrpc.decode_batch(body):
+                deliver(item)
+            return
+        deliver(_jsonrpc.decode(body))
+
+    async def _consume_sse(self, response: httpx.Response, request_id: Any) -> None:
+        parser = SseParser(self._max)
+        if await self._read_events(response, parser, request_id):
+            return
+        retry_ms = parser.retry_ms
+        if self.modern or parser.last_event_id is None:
+            raise ConnectionLost(
+                f"{self.name}: the response stream ended before the answer to request {request_id}"
+            )
+        # Handshake era with event ids: resume with GET + Last-Event-ID (2025-11-25 transports).
+        for _ in range(self.server.resume_attempts):
+            if retry_ms:
+                await asyncio.sleep(min(retry_ms, 10_000) / 1000)
+            headers = {k: v for k, v in self._headers.items() if k != "content-type"}
+            headers["accept"] = "text/event-stream"
+            headers["last-event-id"] = parser.last_event_id
+            client = self._client
+            assert client is not None
+            request = client.build_request("GET", self.url, headers=headers)
+            resumed = await client.send(request, stream=True)
+            try:
+                if resumed.status_code != 200:
+                    body = await read_capped(resumed, _ERROR_BODY_LIMIT)
+                    raise status_error(
+                        resumed,
+                        body,
+                        name=self.name,
+                        had_session=self.session_id is not None,
+                    )
+                if await self._read_events(resumed, parser, request_id):
+                    return
+            finally:
+                await resumed.aclose()
+            retry_ms = parser.retry_ms or retry_ms
+        raise ConnectionLost(
+            f"{self.name}: lost the answer to request {request_id} after resuming"
+        )
+
+    async def _read_events(
+        self, response: httpx.Response, parser: SseParser, request_id: Any
+    ) -> bool:
+        """Deliver every event; True once the answer to ``request_id`` arrived. A cut stream is False."""
+        deliver = self._deliver
+        assert deliver is not None
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if event.event != "message" or not event.data:
+                        continue  # priming events carry an id and no data
+                    message = _jsonrpc.decode(event.data)
+                    deliver(message)
+                    if message.get("id") == request_id and "method" not in message:
+                        return True
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            return False
+        return False
+
+    # -- closing --------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        self._client = None
+        if self.session_id is not None and not self.modern:
+            # End the session; servers MAY answer 405, and a dead server must not block close.
+            with contextlib.suppress(httpx.HTTPError, TimeoutError):
+                async with asyncio.timeout(2.0):
+                    await client.request(
+                        "DELETE",
+                        self.url,
+                        headers={
+                            k: v
+                            for k, v in self._headers.items()
+                            if k != "content-type"
+                        },
+                    )
+            self.session_id = None
+        if self._owns_client:
+            await client.aclose()
