@@ -103,11 +103,7 @@ async def _paged_list_tools(request: types.ListToolsRequest) -> types.ListToolsR
     # The low-level server caches only the page it returns; keep every tool known for call_tool.
     # (It refreshes that cache by calling this handler with None, hence the None check below.)
     mcp._mcp_server._tool_cache.update({tool.name: tool for tool in tools})
-    cursor = (
-        request.params.cursor
-        if request is not None and request.params is not None
-        else None
-    )
+    cursor = request.params.cursor if request is not None and request.params is not None else None
     start = int(cursor) if cursor else 0
     end = start + PAGE_SIZE
     next_cursor = str(end) if end < len(tools) else None
