@@ -1,8 +1,16 @@
-"""URL routing: admin, the JSON API and the pages."""
+"""URL routing: admin, the JSON API, the probes. The SSE stream is routed in agentops/asgi.py."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from diagnosis.api import views as api_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", include("diagnosis.api.urls")),
+    path("healthz", api_views.healthz, name="healthz"),
+    path("readyz", api_views.readyz, name="readyz"),
 ]
+
+handler404 = "diagnosis.api.views.page_not_found"
+handler500 = "diagnosis.api.views.server_error"

@@ -5,7 +5,14 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from diagnosis.models import DiagnosisTask, Incident, TaskEvent, Tenant, ToolCallSpan
+from diagnosis.models import (
+    Approval,
+    DiagnosisTask,
+    Incident,
+    TaskEvent,
+    Tenant,
+    ToolCallSpan,
+)
 
 
 def _uuid_or_none(value: Any) -> uuid.UUID | None:
@@ -60,3 +67,15 @@ def diagnosis_events_after(
 
 def task_spans(*, task: DiagnosisTask) -> QuerySet[ToolCallSpan]:
     return task.spans.order_by("started_at")
+
+
+def approval_get(*, tenant: Tenant, approval_id: Any) -> Approval | None:
+    """The tenant's approval (through its task), or None (another tenant's id is not found)."""
+    pk = _uuid_or_none(approval_id)
+    return (
+        None
+        if pk is None
+        else Approval.objects.filter(task__tenant=tenant, pk=pk)
+        .select_related("task")
+        .first()
+    )

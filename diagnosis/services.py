@@ -13,12 +13,19 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from diagnosis.events import EventKind
 from diagnosis.exceptions import ActiveTaskExists, StaleTransition, TaskFinished
-from diagnosis.models import DiagnosisTask, Incident, TaskEvent, Tenant
+from diagnosis.models import (
+    Approval,
+    ApprovalStatus,
+    DiagnosisTask,
+    Incident,
+    TaskEvent,
+    Tenant,
+)
 from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
 from diagnosis.wakeups import publish_wakeup
 
@@ -329,3 +336,40 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
                 _enqueue_on_commit(task_id)
                 counts["redispatched"] += 1
     return counts
+
+
+# --- approvals ----------------------------------------------------------------------------
+
+
+def approval_decide(
+    *, approval: Approval, user: Any, approve: bool, reason: str = ""
+) -> Approval | None:
+    """Record a human decision on a pending approval and append `approval_decided` to its task.
+
+    A conditional UPDATE on status=pending (and not past expires_at) decides a race between two
+    deciders. Returns the decided approval, or None if it was no longer pending (already decided
+    or expired); then nothing is written.
+    """
+    now = timezone.now()
+    status = ApprovalStatus.APPROVED if approve else ApprovalStatus.DENIED
+    decided_by = user if getattr(user, "pk", None) else None
+    with transaction.atomic():
+        changed = (
+            Approval.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+            .update(status=status, decided_by=decided_by, decided_at=now, reason=reason)
+        )
+        if changed != 1:
+            return None
+        diagnosis_event_append(
+            task_id=approval.task_id,
+            kind=EventKind.APPROVAL_DECIDED,
+            data={
+                "approval_id": str(approval.pk),
+                "decision": "approve" if approve else "deny",
+                "decided_by": decided_by.get_username() if decided_by else None,
+                "reason": reason,
+            },
+        )
+    approval.refresh_from_db()
+    return approval

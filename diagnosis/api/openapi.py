@@ -1,0 +1,507 @@
+"""The OpenAPI 3.1 document of the API, written out by hand and kept true by tests.
+
+tests/diagnosis/test_api_openapi.py checks that every route Django resolves under /api/ (plus the
+probes) is documented and the reverse, and validates the answers the tests observe against the
+schemas below (which list every field and forbid others).
+"""
+
+from typing import Any
+
+from diagnosis.api.idempotency import KEY_MAX
+from diagnosis.api.validation import (
+    MAX_BODY_BYTES,
+    MAX_PAGE_SIZE,
+    REASON_MAX,
+    SERVICE_MAX,
+    SYMPTOMS_MAX,
+    TITLE_MAX,
+)
+from diagnosis.models import ApprovalStatus, Severity
+from diagnosis.plans import plan_names
+from diagnosis.states import TaskState
+
+# Paths served outside Django's URL resolver (agentops/asgi.py routes them first).
+ASGI_ROUTED_PATHS = frozenset({"/api/tasks/{task_id}/events"})
+
+Schema = dict[str, Any]
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(properties: dict[str, Schema], *, optional: tuple[str, ...] = ()) -> Schema:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [name for name in properties if name not in optional],
+        "additionalProperties": False,
+    }
+
+
+STR: Schema = {"type": "string"}
+UUID: Schema = {"type": "string", "format": "uuid"}
+DATETIME: Schema = {"type": "string", "format": "date-time"}
+NULLABLE_DATETIME: Schema = {"type": ["string", "null"], "format": "date-time"}
+INT: Schema = {"type": "integer", "minimum": 0}
+
+
+def _schemas() -> dict[str, Schema]:
+    states = [s.value for s in TaskState]
+    error_props: dict[str, Schema] = {
+        "error": STR,
+        "code": STR,
+        "fields": {"type": "object", "additionalProperties": STR},
+        "state": {"type": "string", "enum": states},
+        "status": STR,
+        "task_id": UUID,
+        "allowed": {"type": "array", "items": STR},
+        "required_scope": STR,
+        "limit": {"type": "integer"},
+    }
+    incident = {
+        "id": UUID,
+        "title": STR,
+        "service": STR,
+        "severity": {"type": "string", "enum": Severity.values},
+        "symptoms": STR,
+        "window_start": NULLABLE_DATETIME,
+        "window_end": NULLABLE_DATETIME,
+        "created_at": DATETIME,
+    }
+    nullable_error = {
+        "oneOf": [
+            {"type": "null"},
+            _object({"layer": STR, "code": STR, "message": STR}),
+        ]
+    }
+    plan = {"type": "string", "enum": plan_names(), "default": "default"}
+    plan_args = {"type": "object", "description": "Arguments of the plan."}
+    return {
+        "Error": {
+            **_object(
+                error_props,
+                optional=tuple(k for k in error_props if k not in {"error", "code"}),
+            ),
+            "description": "Every error body. `fields` ({name: reason}) on 400s; `state` "
+            "(of the task) or `status` (of the approval) on 409s.",
+        },
+        "Incident": _object(incident),
+        "IncidentCreate": _object(
+            {
+                "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
+                "service": {"type": "string", "minLength": 1, "maxLength": SERVICE_MAX},
+                "severity": {"type": "string", "enum": Severity.values},
+                "symptoms": {
+                    "type": "string",
+                    "maxLength": SYMPTOMS_MAX,
+                    "default": "",
+                },
+                "window_start": DATETIME,
+                "window_end": {**DATETIME, "description": "Not before window_start."},
+                "plan": plan,
+                "plan_args": plan_args,
+            },
+            optional=("symptoms", "window_start", "window_end", "plan", "plan_args"),
+        ),
+        "TaskSummary": _object(
+            {"id": UUID, "state": {"type": "string", "enum": states}, "events_url": STR}
+        ),
+        "IncidentCreated": _object({**incident, "task": _ref("TaskSummary")}),
+        "IncidentList": _object(
+            {
+                "results": {"type": "array", "items": _ref("Incident")},
+                "next": {
+                    "type": ["string", "null"],
+                    "description": "Opaque cursor of the next page; null on the last page.",
+                },
+            }
+        ),
+        "IncidentDetail": _object(
+            {**incident, "tasks": {"type": "array", "items": _ref("Task")}}
+        ),
+        "DiagnosisCreate": _object(
+            {"plan": plan, "plan_args": plan_args}, optional=("plan", "plan_args")
+        ),
+        "Task": _object(
+            {
+                "id": UUID,
+                "incident_id": UUID,
+                "state": {"type": "string", "enum": states},
+                "version": INT,
+                "plan": STR,
+                "attempt": INT,
+                "max_attempts": INT,
+                "last_seq": {
+                    **INT,
+                    "description": "seq of the newest event (the SSE id).",
+                },
+                "report": {"type": ["object", "null"]},
+                "error": nullable_error,
+                "created_at": DATETIME,
+                "updated_at": DATETIME,
+                "started_at": NULLABLE_DATETIME,
+                "finished_at": NULLABLE_DATETIME,
+                "deadline_at": NULLABLE_DATETIME,
+                "cancel_requested_at": NULLABLE_DATETIME,
+                "events_url": STR,
+                "trace_url": STR,
+            }
+        ),
+        "CancelResult": _object(
+            {
+                "incident_id": UUID,
+                "task_id": UUID,
+                "status": {
+                    "type": "string",
+                    "enum": [TaskState.CANCELLING.value, TaskState.CANCELLED.value],
+                    "description": "cancelled when the task was still queued; cancelling "
+                    "while its worker stops it.",
+                },
+            }
+        ),
+        "Span": _object(
+            {
+                "id": UUID,
+                "trace_id": STR,
+                "span_id": STR,
+                "parent_span_id": {"type": ["string", "null"]},
+                "agent": STR,
+                "server_name": STR,
+                "transport": STR,
+                "protocol_version": STR,
+                "tool_name": STR,
+                "tool_schema_hash": STR,
+                "request_id": STR,
+                "idempotency_key": STR,
+                "arguments": {"type": "object", "description": "Redacted arguments."},
+                "arguments_hash": STR,
+                "principal": STR,
+                "granted_scopes": {"type": "array", "items": STR},
+                "approval_id": {"type": ["string", "null"], "format": "uuid"},
+                "state": STR,
+                "started_at": DATETIME,
+                "deadline": NULLABLE_DATETIME,
+                "latency_ms": {"type": ["number", "null"]},
+                "retry_count": INT,
+                "error": nullable_error,
+                "result_hash": STR,
+                "result_size": {"type": ["integer", "null"]},
+                "result_preview": STR,
+                "result_uri": STR,
+                "side_effect_id": STR,
+            }
+        ),
+        "Trace": _object(
+            {"task_id": UUID, "spans": {"type": "array", "items": _ref("Span")}}
+        ),
+        "ApprovalDecision": _object(
+            {
+                "decision": {"type": "string", "enum": ["approve", "deny"]},
+                "reason": {"type": "string", "maxLength": REASON_MAX},
+            },
+            optional=("reason",),
+        ),
+        "Approval": _object(
+            {
+                "id": UUID,
+                "task_id": UUID,
+                "status": {"type": "string", "enum": ApprovalStatus.values},
+                "decided_at": NULLABLE_DATETIME,
+                "decided_by": {"type": ["string", "null"]},
+                "reason": STR,
+            }
+        ),
+        "Health": _object({"status": {"const": "ok"}}),
+        "Ready": _object(
+            {
+                "status": {"type": "string", "enum": ["ok", "unavailable"]},
+                "checks": _object({"database": STR, "redis": STR}),
+            }
+        ),
+    }
+
+
+_ERROR_TEXT = {
+    400: "Invalid input; `fields` names each bad field and why. Nothing was changed.",
+    401: "No valid session or bearer token.",
+    403: "Missing scope or role, or a session write without a valid CSRF token.",
+    404: "No such object in the caller's tenant (another tenant's id, or not a UUID).",
+    409: "Conflict with the current state, or the Idempotency-Key is still being processed.",
+    413: f"Body over {MAX_BODY_BYTES} bytes. Nothing was changed.",
+    422: "The Idempotency-Key was already used with a different request.",
+}
+
+
+def _json(description: str, schema: Schema) -> Schema:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": schema}},
+    }
+
+
+def _errors(*codes: int) -> dict[str, Schema]:
+    return {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in codes}
+
+
+def _path_param(name: str) -> Schema:
+    return {"name": name, "in": "path", "required": True, "schema": UUID}
+
+
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Same key and body within 24 h: the saved answer (header "
+    "Idempotent-Replayed: true), no second effect. An error answer does not keep the key.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX},
+}
+
+
+def _get(
+    summary: str,
+    op_id: str,
+    ok: Schema,
+    *errors: int,
+    params: list[Schema] | None = None,
+) -> Schema:
+    return {
+        "summary": summary,
+        "operationId": op_id,
+        "parameters": params or [],
+        "responses": {"200": ok, **_errors(401, 403, *errors)},
+    }
+
+
+def _post(
+    summary: str,
+    op_id: str,
+    status: int,
+    ok: Schema,
+    *errors: int,
+    body: str | None,
+    body_required: bool = True,
+    params: list[Schema] | None = None,
+) -> Schema:
+    operation: Schema = {
+        "summary": summary,
+        "operationId": op_id,
+        "parameters": [*(params or []), _IDEMPOTENCY_KEY],
+        "responses": {
+            str(status): ok,
+            **_errors(400, 401, 403, *errors, 409, 413, 422),
+        },
+    }
+    if body is not None:
+        operation["requestBody"] = {
+            "required": body_required,
+            "content": {"application/json": {"schema": _ref(body)}},
+        }
+    return operation
+
+
+def build_document() -> Schema:
+    incident_id = [_path_param("incident_id")]
+    task_id = [_path_param("task_id")]
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "AgentOps API",
+            "version": "0.1.0",
+            "description": "Incidents, diagnosis tasks, their traces and approvals. Every "
+            "query is scoped to the caller's tenant.",
+        },
+        "security": [{"bearerAuth": []}, {"sessionAuth": []}],
+        "paths": {
+            "/api/incidents": {
+                "get": _get(
+                    "List incidents, newest first (keyset pages)",
+                    "incidentList",
+                    _json("A page of incidents.", _ref("IncidentList")),
+                    400,
+                    params=[
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": MAX_PAGE_SIZE,
+                                "default": 20,
+                            },
+                        },
+                        {
+                            "name": "cursor",
+                            "in": "query",
+                            "schema": STR,
+                            "description": "`next` of the previous page.",
+                        },
+                    ],
+                ),
+                "post": _post(
+                    "Create an incident and start its diagnosis",
+                    "incidentCreate",
+                    201,
+                    _json("Created, with its queued task.", _ref("IncidentCreated")),
+                    body="IncidentCreate",
+                ),
+            },
+            "/api/incidents/{incident_id}": {
+                "get": _get(
+                    "An incident with its tasks, newest first",
+                    "incidentDetail",
+                    _json("The incident.", _ref("IncidentDetail")),
+                    404,
+                    params=incident_id,
+                )
+            },
+            "/api/incidents/{incident_id}/diagnoses": {
+                "post": _post(
+                    "Run the diagnosis again (409 while one is active)",
+                    "diagnosisCreate",
+                    201,
+                    _json("The new queued task.", _ref("Task")),
+                    404,
+                    body="DiagnosisCreate",
+                    body_required=False,
+                    params=incident_id,
+                )
+            },
+            "/api/incidents/{incident_id}/cancel": {
+                "post": _post(
+                    "Cancel the incident's active task (409 if none)",
+                    "incidentCancel",
+                    202,
+                    _json("Cancel accepted.", _ref("CancelResult")),
+                    404,
+                    body=None,
+                    params=incident_id,
+                )
+            },
+            "/api/tasks/{task_id}": {
+                "get": _get(
+                    "Task snapshot",
+                    "taskDetail",
+                    _json("The task.", _ref("Task")),
+                    404,
+                    params=task_id,
+                )
+            },
+            "/api/tasks/{task_id}/cancel": {
+                "post": _post(
+                    "Cancel a task (409 with its state once finished)",
+                    "taskCancel",
+                    202,
+                    _json("Cancel accepted.", _ref("CancelResult")),
+                    404,
+                    body=None,
+                    params=task_id,
+                )
+            },
+            "/api/tasks/{task_id}/trace": {
+                "get": _get(
+                    "The task's tool-call spans in start order",
+                    "taskTrace",
+                    _json("The trace.", _ref("Trace")),
+                    404,
+                    params=task_id,
+                )
+            },
+            "/api/tasks/{task_id}/events": {
+                "get": {
+                    "summary": "The task's events as a resumable Server-Sent Events stream",
+                    "operationId": "taskEvents",
+                    "description": "Each event has `id:` = seq and `event:` = its type; resume "
+                    "with Last-Event-ID (or ?last_event_id=). Closes after a terminal event.",
+                    "parameters": [
+                        *task_id,
+                        {
+                            "name": "Last-Event-ID",
+                            "in": "header",
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "last_event_id",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 0},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "The stream.",
+                            "content": {
+                                "text/event-stream": {"schema": {"type": "string"}}
+                            },
+                        },
+                        "204": {
+                            "description": "The cursor already covers a finished task."
+                        },
+                        **_errors(401, 403, 404),
+                    },
+                }
+            },
+            "/api/approvals/{approval_id}/decision": {
+                "post": _post(
+                    "Approve or deny a pending approval (roles approver, admin)",
+                    "approvalDecide",
+                    200,
+                    _json("The decided approval.", _ref("Approval")),
+                    404,
+                    body="ApprovalDecision",
+                    params=[_path_param("approval_id")],
+                )
+            },
+            "/api/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "operationId": "openapi",
+                    "security": [],
+                    "responses": {
+                        "200": {
+                            "description": "OpenAPI 3.1",
+                            "content": {
+                                "application/json": {"schema": {"type": "object"}}
+                            },
+                        }
+                    },
+                }
+            },
+            "/healthz": {
+                "get": {
+                    "summary": "The process is up",
+                    "operationId": "healthz",
+                    "security": [],
+                    "responses": {"200": _json("Up.", _ref("Health"))},
+                }
+            },
+            "/readyz": {
+                "get": {
+                    "summary": "PostgreSQL and Redis answer (each bounded to ~1 s)",
+                    "operationId": "readyz",
+                    "security": [],
+                    "responses": {
+                        "200": _json("Ready.", _ref("Ready")),
+                        "503": _json(
+                            "Not ready; `checks` names what failed.", _ref("Ready")
+                        ),
+                    },
+                }
+            },
+        },
+        "components": {
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "`manage.py create_api_token`",
+                },
+                "sessionAuth": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "sessionid",
+                    "description": "The browser session; writes also need the X-CSRFToken header.",
+                },
+            },
+            "schemas": _schemas(),
+        },
+    }

@@ -1,0 +1,147 @@
+"""Rows to JSON-ready dicts: plain functions, no logic beyond shaping.
+
+Datetimes become ISO 8601 strings here, so a saved idempotent answer is byte-for-byte the
+answer first given.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from django.urls import reverse
+
+from diagnosis.models import Approval, DiagnosisTask, Incident, ToolCallSpan
+
+
+def _dt(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def events_url(task_id: object) -> str:
+    # Served by the SSE app in agentops/asgi.py, in front of Django's URL resolver.
+    return f"/api/tasks/{task_id}/events"
+
+
+def incident_to_dict(incident: Incident) -> dict[str, Any]:
+    return {
+        "id": str(incident.id),
+        "title": incident.title,
+        "service": incident.service,
+        "severity": incident.severity,
+        "symptoms": incident.symptoms,
+        "window_start": _dt(incident.window_start),
+        "window_end": _dt(incident.window_end),
+        "created_at": _dt(incident.created_at),
+    }
+
+
+def task_summary_to_dict(task: DiagnosisTask) -> dict[str, Any]:
+    return {"id": str(task.id), "state": task.state, "events_url": events_url(task.id)}
+
+
+def incident_created_to_dict(incident: Incident, task: DiagnosisTask) -> dict[str, Any]:
+    return {**incident_to_dict(incident), "task": task_summary_to_dict(task)}
+
+
+def task_to_dict(task: DiagnosisTask) -> dict[str, Any]:
+    """The task snapshot: what a client re-reads after `resync_required`."""
+    error = (
+        {
+            "layer": task.error_layer,
+            "code": task.error_code,
+            "message": task.error_message,
+        }
+        if task.error_code or task.error_layer
+        else None
+    )
+    return {
+        "id": str(task.id),
+        "incident_id": str(task.incident_id),
+        "state": task.state,
+        "version": task.version,
+        "plan": task.plan,
+        "attempt": task.attempt,
+        "max_attempts": task.max_attempts,
+        "last_seq": task.last_seq,
+        "report": task.report,
+        "error": error,
+        "created_at": _dt(task.created_at),
+        "updated_at": _dt(task.updated_at),
+        "started_at": _dt(task.started_at),
+        "finished_at": _dt(task.finished_at),
+        "deadline_at": _dt(task.deadline_at),
+        "cancel_requested_at": _dt(task.cancel_requested_at),
+        "events_url": events_url(task.id),
+        "trace_url": reverse("api:task-trace", args=[task.id]),
+    }
+
+
+def incident_detail_to_dict(
+    incident: Incident, tasks: list[DiagnosisTask]
+) -> dict[str, Any]:
+    return {**incident_to_dict(incident), "tasks": [task_to_dict(t) for t in tasks]}
+
+
+def cancel_to_dict(task: DiagnosisTask) -> dict[str, Any]:
+    return {
+        "incident_id": str(task.incident_id),
+        "task_id": str(task.id),
+        "status": task.state,
+    }
+
+
+def span_to_dict(span: ToolCallSpan) -> dict[str, Any]:
+    return {
+        "id": str(span.id),
+        "trace_id": span.trace_id,
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id or None,
+        "agent": span.agent,
+        "server_name": span.server_name,
+        "transport": span.transport,
+        "protocol_version": span.protocol_version,
+        "tool_name": span.tool_name,
+        "tool_schema_hash": span.tool_schema_hash,
+        "request_id": span.request_id,
+        "idempotency_key": span.idempotency_key,
+        "arguments": span.arguments_redacted,
+        "arguments_hash": span.arguments_hash,
+        "principal": span.principal,
+        "granted_scopes": span.granted_scopes,
+        "approval_id": str(span.approval_id) if span.approval_id else None,
+        "state": span.state,
+        "started_at": _dt(span.started_at),
+        "deadline": _dt(span.deadline),
+        "latency_ms": span.latency_ms,
+        "retry_count": span.retry_count,
+        "error": (
+            {
+                "layer": span.error_layer,
+                "code": span.error_code,
+                "message": span.error_message,
+            }
+            if span.error_code or span.error_layer
+            else None
+        ),
+        "result_hash": span.result_hash,
+        "result_size": span.result_size,
+        "result_preview": span.result_preview,
+        "result_uri": span.result_uri,
+        "side_effect_id": span.side_effect_id,
+    }
+
+
+def trace_to_dict(task: DiagnosisTask, spans: list[ToolCallSpan]) -> dict[str, Any]:
+    return {"task_id": str(task.id), "spans": [span_to_dict(s) for s in spans]}
+
+
+def approval_to_dict(approval: Approval) -> dict[str, Any]:
+    return {
+        "id": str(approval.id),
+        "task_id": str(approval.task_id),
+        "status": approval.status,
+        "decided_at": _dt(approval.decided_at),
+        "decided_by": approval.decided_by.get_username()
+        if approval.decided_by
+        else None,
+        "reason": approval.reason,
+    }

@@ -1,0 +1,32 @@
+"""Routes of the JSON API under /api/. `/api/tasks/<id>/events` (SSE) is routed in agentops/asgi.py."""
+
+from django.urls import path
+
+from diagnosis.api import views
+
+app_name = "api"
+
+# Ids are matched as strings so that a malformed UUID is a JSON 404 from the view, not Django's page.
+urlpatterns = [
+    path("incidents", views.incidents, name="incidents"),
+    path("incidents/<str:incident_id>", views.incident, name="incident"),
+    path(
+        "incidents/<str:incident_id>/diagnoses",
+        views.incident_diagnoses,
+        name="incident-diagnoses",
+    ),
+    path(
+        "incidents/<str:incident_id>/cancel",
+        views.incident_cancel_view,
+        name="incident-cancel",
+    ),
+    path("tasks/<str:task_id>", views.task, name="task"),
+    path("tasks/<str:task_id>/cancel", views.task_cancel_view, name="task-cancel"),
+    path("tasks/<str:task_id>/trace", views.task_trace_view, name="task-trace"),
+    path(
+        "approvals/<str:approval_id>/decision",
+        views.approval_decision_view,
+        name="approval-decision",
+    ),
+    path("openapi.json", views.openapi_document, name="openapi"),
+]

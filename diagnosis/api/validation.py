@@ -1,0 +1,266 @@
+"""Parsing of API input: the JSON body, the fields of each POST, list parameters and cursors.
+
+Every failure raises ApiError before anything is written: 413 for a body over MAX_BODY_BYTES,
+400 (`{"error", "code": "invalid", "fields": {name: reason}}`) for the rest, including a
+content type other than application/json.
+"""
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest, QueryDict
+from django.utils.dateparse import parse_datetime
+
+from diagnosis.api.errors import ApiError, validation_error
+from diagnosis.models import Severity
+from diagnosis.plans import plan_names
+
+MAX_BODY_BYTES = 64 * 1024
+TITLE_MAX = 200
+SERVICE_MAX = 100
+SYMPTOMS_MAX = 4000
+REASON_MAX = 2000
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+
+
+def _too_large() -> ApiError:
+    return ApiError(
+        413,
+        f"request body over {MAX_BODY_BYTES} bytes",
+        code="too_large",
+        limit=MAX_BODY_BYTES,
+    )
+
+
+def read_json_object(
+    request: HttpRequest, *, allow_empty: bool = False
+) -> dict[str, Any]:
+    """The request body as a JSON object; an empty body is `{}` when `allow_empty`.
+
+    Raises:
+        ApiError: 413 over MAX_BODY_BYTES; 400 for another content type, bytes that are not
+            UTF-8 JSON, or JSON that is not an object.
+    """
+    try:
+        declared = int(request.headers.get("Content-Length") or 0)
+    except ValueError:
+        declared = 0
+    if declared > MAX_BODY_BYTES:
+        raise _too_large()
+    # Read at most one byte past the limit, whatever the header said (chunked bodies).
+    raw = request.read(MAX_BODY_BYTES + 1)
+    if len(raw) > MAX_BODY_BYTES:
+        raise _too_large()
+    if not raw.strip() and allow_empty:
+        return {}
+    content_type = request.content_type or ""
+    if content_type != "application/json":
+        raise validation_error(
+            {
+                "Content-Type": f"must be application/json, not {content_type or 'absent'}"
+            },
+            "unsupported content type",
+        )
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise validation_error(
+            {"body": f"not valid JSON: {exc}"}, "malformed JSON"
+        ) from None
+    if not isinstance(data, dict):
+        raise validation_error(
+            {"body": f"must be a JSON object, not {type(data).__name__}"},
+            "the body must be a JSON object",
+        )
+    return data
+
+
+def _unknown_fields(
+    data: Mapping[str, Any], known: set[str], errors: dict[str, str]
+) -> None:
+    for name in sorted(set(data) - known):
+        errors[name] = "unknown field"
+
+
+def _text(
+    data: Mapping[str, Any],
+    name: str,
+    errors: dict[str, str],
+    *,
+    max_length: int,
+    required: bool,
+) -> str:
+    value = data.get(name)
+    if value is None:
+        if required:
+            errors[name] = "this field is required"
+        return ""
+    if not isinstance(value, str):
+        errors[name] = "must be a string"
+        return ""
+    value = value.strip()
+    if required and not value:
+        errors[name] = "must not be blank"
+    elif len(value) > max_length:
+        errors[name] = f"at most {max_length} characters (got {len(value)})"
+    return value
+
+
+def _datetime(
+    data: Mapping[str, Any], name: str, errors: dict[str, str]
+) -> datetime | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        errors[name] = "must be an ISO 8601 date-time string"
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        errors[name] = "not an ISO 8601 date-time"
+        return None
+    if parsed.tzinfo is None:
+        errors[name] = "must carry a UTC offset (e.g. Z or +00:00)"
+        return None
+    return parsed
+
+
+def _plan(
+    data: Mapping[str, Any], errors: dict[str, str]
+) -> tuple[str, dict[str, Any]]:
+    plan = data.get("plan", "default")
+    known = plan_names()
+    if not isinstance(plan, str) or plan not in known:
+        errors["plan"] = f"unknown plan; one of {', '.join(known)}"
+    plan_args = data.get("plan_args", {})
+    if not isinstance(plan_args, dict):
+        errors["plan_args"] = "must be a JSON object"
+        plan_args = {}
+    return str(plan), plan_args
+
+
+def _raise_if(errors: dict[str, str]) -> None:
+    if errors:
+        raise validation_error(errors)
+
+
+def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for services.incident_create from a POST /api/incidents body."""
+    errors: dict[str, str] = {}
+    _unknown_fields(
+        data,
+        {
+            "title",
+            "service",
+            "severity",
+            "symptoms",
+            "window_start",
+            "window_end",
+            "plan",
+            "plan_args",
+        },
+        errors,
+    )
+    title = _text(data, "title", errors, max_length=TITLE_MAX, required=True)
+    service = _text(data, "service", errors, max_length=SERVICE_MAX, required=True)
+    symptoms = _text(data, "symptoms", errors, max_length=SYMPTOMS_MAX, required=False)
+    severity = data.get("severity")
+    if severity is None:
+        errors["severity"] = "this field is required"
+    elif severity not in Severity.values:
+        errors["severity"] = f"unknown severity; one of {', '.join(Severity.values)}"
+    window_start = _datetime(data, "window_start", errors)
+    window_end = _datetime(data, "window_end", errors)
+    if window_start and window_end and window_end < window_start:
+        errors["window_end"] = "must not be before window_start"
+    plan, plan_args = _plan(data, errors)
+    _raise_if(errors)
+    return {
+        "title": title,
+        "service": service,
+        "severity": severity,
+        "symptoms": symptoms,
+        "window_start": window_start,
+        "window_end": window_end,
+        "plan": plan,
+        "plan_args": plan_args,
+    }
+
+
+def diagnosis_start_args(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for services.diagnosis_start from a re-run body (may be empty)."""
+    errors: dict[str, str] = {}
+    _unknown_fields(data, {"plan", "plan_args"}, errors)
+    plan, plan_args = _plan(data, errors)
+    _raise_if(errors)
+    return {"plan": plan, "plan_args": plan_args}
+
+
+def no_fields(data: Mapping[str, Any]) -> None:
+    """A cancel takes no fields; anything sent is a mistake worth reporting."""
+    errors: dict[str, str] = {}
+    _unknown_fields(data, set(), errors)
+    _raise_if(errors)
+
+
+def approval_decision_args(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"decision": "approve" | "deny", "reason"?}` → {"approve": bool, "reason": str}."""
+    errors: dict[str, str] = {}
+    _unknown_fields(data, {"decision", "reason"}, errors)
+    decision = data.get("decision")
+    if decision is None:
+        errors["decision"] = "this field is required"
+    elif decision not in ("approve", "deny"):
+        errors["decision"] = "must be approve or deny"
+    reason = _text(data, "reason", errors, max_length=REASON_MAX, required=False)
+    _raise_if(errors)
+    return {"approve": decision == "approve", "reason": reason}
+
+
+# --- list parameters and the keyset cursor ------------------------------------------------
+
+
+def encode_cursor(created_at: datetime, pk: uuid.UUID) -> str:
+    """An opaque cursor naming the last row of a page (ordering: -created_at, -id)."""
+    raw = json.dumps([created_at.isoformat(), str(pk)], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """Raises ApiError 400 for a cursor this API did not make."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        created, pk = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        when = datetime.fromisoformat(created)
+        if when.tzinfo is None:
+            raise ValueError("naive")
+        return when, uuid.UUID(pk)
+    except (binascii.Error, ValueError, TypeError, UnicodeError):
+        raise validation_error(
+            {"cursor": "not a cursor returned by this API"}
+        ) from None
+
+
+def list_params(query: QueryDict) -> tuple[int, tuple[datetime, uuid.UUID] | None]:
+    """`?limit=` (1..MAX_PAGE_SIZE) and `?cursor=` of a list request."""
+    errors: dict[str, str] = {}
+    _unknown_fields(query, {"limit", "cursor"}, errors)
+    limit = DEFAULT_PAGE_SIZE
+    raw_limit = query.get("limit")
+    if raw_limit is not None:
+        if raw_limit.isdigit() and 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
+            limit = int(raw_limit)
+        else:
+            errors["limit"] = f"an integer from 1 to {MAX_PAGE_SIZE}"
+    _raise_if(errors)
+    cursor = query.get("cursor")
+    return limit, (decode_cursor(cursor) if cursor else None)

@@ -1,0 +1,354 @@
+"""JSON API views: parse → service or selector → serialize. Sync views, served through Django's ASGI handler.
+
+`endpoint()` is the one shape every API URL takes: method dispatch (405 as JSON), authentication,
+and the mapping of ApiError and domain errors to JSON answers.
+"""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import psycopg
+import redis
+from django.conf import settings
+from django.db import connection
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+
+from diagnosis import selectors, services
+from diagnosis.api import idempotency, openapi, serializers, validation
+from diagnosis.api.auth import authenticate, require_role, require_scope
+from diagnosis.api.errors import (
+    ApiError,
+    api_error_from,
+    json_response,
+    not_found,
+)
+from diagnosis.exceptions import DiagnosisError
+from diagnosis.models import ApprovalStatus, Role
+from diagnosis.principals import Principal
+
+Handler = Callable[..., HttpResponse]
+READY_TIMEOUT_SECONDS = 1.0
+
+
+def endpoint(**handlers: Handler) -> Callable[..., HttpResponse]:
+    """A view dispatching on method (`get=…, post=…`) to handlers taking (request, principal, **kw)."""
+    allowed = sorted(m.upper() for m in handlers)
+
+    @csrf_exempt  # CSRF is enforced in authenticate() for session callers only
+    def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        handler = handlers.get((request.method or "").lower())
+        try:
+            if handler is None:
+                raise ApiError(
+                    405,
+                    f"method {request.method} not allowed",
+                    code="method_not_allowed",
+                    headers={"Allow": ", ".join(allowed)},
+                    allowed=allowed,
+                )
+            principal = authenticate(request)
+            return handler(request, principal, **kwargs)
+        except ApiError as exc:
+            return exc.response()
+        except DiagnosisError as exc:
+            return api_error_from(exc).response()
+
+    view.allowed_methods = allowed  # type: ignore[attr-defined]  # read by the OpenAPI test
+    return view
+
+
+def _idempotent(
+    request: HttpRequest,
+    principal: Principal,
+    data: dict[str, Any],
+    effect: idempotency.Effect,
+) -> JsonResponse:
+    key = idempotency.idempotency_key(request.headers)
+    digest = idempotency.request_hash(request.method or "POST", request.path, data)
+    (status, body), replayed = idempotency.run(
+        principal=principal, key=key, digest=digest, effect=effect
+    )
+    headers = {idempotency.REPLAYED_HEADER: "true"} if replayed else None
+    return json_response(status, body, headers=headers)
+
+
+# --- incidents ----------------------------------------------------------------------------
+
+
+def incident_list(request: HttpRequest, principal: Principal) -> HttpResponse:
+    require_scope(principal, "incidents:read")
+    limit, after = validation.list_params(request.GET)
+    rows = selectors.incident_list(tenant=principal.tenant)
+    if after is not None:
+        created_at, pk = after
+        # Keyset: rows strictly after the cursor's (created_at, id) in (-created_at, -id) order.
+        rows = rows.filter(
+            Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=pk)
+        )
+    page = list(rows[: limit + 1])
+    has_more = len(page) > limit
+    page = page[:limit]
+    next_cursor = (
+        validation.encode_cursor(page[-1].created_at, page[-1].pk) if has_more else None
+    )
+    return json_response(
+        200,
+        {
+            "results": [serializers.incident_to_dict(i) for i in page],
+            "next": next_cursor,
+        },
+    )
+
+
+def incident_create(request: HttpRequest, principal: Principal) -> HttpResponse:
+    require_scope(principal, "incidents:write")
+    data = validation.read_json_object(request)
+    args = validation.incident_create_args(data)
+
+    def effect() -> idempotency.Result:
+        incident, task = services.incident_create(
+            tenant=principal.tenant, user=principal.user, **args
+        )
+        return 201, serializers.incident_created_to_dict(incident, task)
+
+    return _idempotent(request, principal, data, effect)
+
+
+def incident_detail(
+    request: HttpRequest, principal: Principal, incident_id: str
+) -> HttpResponse:
+    require_scope(principal, "incidents:read")
+    incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
+    if incident is None:
+        raise not_found("incident")
+    tasks = list(selectors.incident_tasks(incident=incident))
+    return json_response(200, serializers.incident_detail_to_dict(incident, tasks))
+
+
+def diagnosis_create(
+    request: HttpRequest, principal: Principal, incident_id: str
+) -> HttpResponse:
+    require_scope(principal, "incidents:write")
+    data = validation.read_json_object(request, allow_empty=True)
+    args = validation.diagnosis_start_args(data)
+
+    def effect() -> idempotency.Result:
+        incident = selectors.incident_get(
+            tenant=principal.tenant, incident_id=incident_id
+        )
+        if incident is None:
+            raise not_found("incident")
+        task = services.diagnosis_start(incident=incident, user=principal.user, **args)
+        return 201, serializers.task_to_dict(task)
+
+    return _idempotent(request, principal, data, effect)
+
+
+def incident_cancel(
+    request: HttpRequest, principal: Principal, incident_id: str
+) -> HttpResponse:
+    require_scope(principal, "tasks:cancel")
+    data = validation.read_json_object(request, allow_empty=True)
+    validation.no_fields(data)
+
+    def effect() -> idempotency.Result:
+        incident = selectors.incident_get(
+            tenant=principal.tenant, incident_id=incident_id
+        )
+        if incident is None:
+            raise not_found("incident")
+        task = selectors.incident_active_task(incident=incident)
+        if task is None:
+            raise ApiError(
+                409, "the incident has no active diagnosis", code="no_active_task"
+            )
+        task = services.diagnosis_cancel(task=task)
+        return 202, serializers.cancel_to_dict(task)
+
+    return _idempotent(request, principal, data, effect)
+
+
+# --- tasks --------------------------------------------------------------------------------
+
+
+def task_detail(
+    request: HttpRequest, principal: Principal, task_id: str
+) -> HttpResponse:
+    require_scope(principal, "tasks:read")
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise not_found("task")
+    return json_response(200, serializers.task_to_dict(task))
+
+
+def task_cancel(
+    request: HttpRequest, principal: Principal, task_id: str
+) -> HttpResponse:
+    require_scope(principal, "tasks:cancel")
+    data = validation.read_json_object(request, allow_empty=True)
+    validation.no_fields(data)
+
+    def effect() -> idempotency.Result:
+        task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+        if task is None:
+            raise not_found("task")
+        task = services.diagnosis_cancel(task=task)
+        return 202, serializers.cancel_to_dict(task)
+
+    return _idempotent(request, principal, data, effect)
+
+
+def task_trace(
+    request: HttpRequest, principal: Principal, task_id: str
+) -> HttpResponse:
+    require_scope(principal, "tasks:read")
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise not_found("task")
+    spans = list(selectors.task_spans(task=task))
+    return json_response(200, serializers.trace_to_dict(task, spans))
+
+
+# --- approvals ----------------------------------------------------------------------------
+
+
+def approval_decision(
+    request: HttpRequest, principal: Principal, approval_id: str
+) -> HttpResponse:
+    require_scope(principal, "approvals:decide")
+    require_role(principal, {Role.APPROVER, Role.ADMIN})
+    data = validation.read_json_object(request)
+    args = validation.approval_decision_args(data)
+
+    def effect() -> idempotency.Result:
+        approval = selectors.approval_get(
+            tenant=principal.tenant, approval_id=approval_id
+        )
+        if approval is None:
+            raise not_found("approval")
+        decided = services.approval_decide(
+            approval=approval, user=principal.user, **args
+        )
+        if decided is None:
+            approval.refresh_from_db()
+            status = approval.status
+            if status == ApprovalStatus.PENDING:  # pending, but past its expires_at
+                status = ApprovalStatus.EXPIRED
+            raise ApiError(
+                409,
+                "the approval is no longer pending",
+                code="approval_not_pending",
+                status=status,
+            )
+        return 200, serializers.approval_to_dict(decided)
+
+    return _idempotent(request, principal, data, effect)
+
+
+# --- unauthenticated GETs: the document and the probes --------------------------------------
+
+
+def public_get(
+    view: Callable[[HttpRequest], HttpResponse],
+) -> Callable[..., HttpResponse]:
+    """A GET-only view without authentication; other methods get a JSON 405."""
+
+    @csrf_exempt
+    @wraps(view)
+    def wrapper(request: HttpRequest) -> HttpResponse:
+        if request.method != "GET":
+            return ApiError(
+                405,
+                f"method {request.method} not allowed",
+                code="method_not_allowed",
+                headers={"Allow": "GET"},
+                allowed=["GET"],
+            ).response()
+        return view(request)
+
+    wrapper.allowed_methods = ["GET"]  # type: ignore[attr-defined]
+    return wrapper
+
+
+@public_get
+def openapi_document(request: HttpRequest) -> HttpResponse:
+    return JsonResponse(
+        openapi.build_document(), json_dumps_params={"ensure_ascii": False}
+    )
+
+
+@public_get
+def healthz(request: HttpRequest) -> HttpResponse:
+    """The process is up and serving; says nothing about its dependencies."""
+    return json_response(200, {"status": "ok"})
+
+
+def _check_database() -> None:
+    # A fresh connection with its own timeouts: a wedged pooled connection or an unreachable
+    # host must not hold the probe past ~1 s.
+    params = connection.get_connection_params()
+    params["connect_timeout"] = max(1, int(READY_TIMEOUT_SECONDS))
+    params["options"] = f"-c statement_timeout={int(READY_TIMEOUT_SECONDS * 1000)}"
+    with psycopg.connect(**params) as conn:
+        conn.execute("SELECT 1")
+
+
+def _check_redis() -> None:
+    client = redis.Redis.from_url(
+        settings.REDIS_URL,
+        socket_connect_timeout=READY_TIMEOUT_SECONDS,
+        socket_timeout=READY_TIMEOUT_SECONDS,
+    )
+    try:
+        client.ping()
+    finally:
+        client.close()
+
+
+@public_get
+def readyz(request: HttpRequest) -> HttpResponse:
+    """200 when PostgreSQL and Redis both answer within ~1 s each, else 503 naming the failure."""
+    checks: dict[str, str] = {}
+    for name, check in (("database", _check_database), ("redis", _check_redis)):
+        try:
+            check()
+        except Exception as exc:
+            checks[name] = f"error: {type(exc).__name__}"
+        else:
+            checks[name] = "ok"
+    ready = all(value == "ok" for value in checks.values())
+    return json_response(
+        200 if ready else 503,
+        {"status": "ok" if ready else "unavailable", "checks": checks},
+    )
+
+
+incidents = endpoint(get=incident_list, post=incident_create)
+incident = endpoint(get=incident_detail)
+incident_diagnoses = endpoint(post=diagnosis_create)
+incident_cancel_view = endpoint(post=incident_cancel)
+task = endpoint(get=task_detail)
+task_cancel_view = endpoint(post=task_cancel)
+task_trace_view = endpoint(get=task_trace)
+approval_decision_view = endpoint(post=approval_decision)
+
+
+# --- error pages (handler404 / handler500 in agentops/urls.py) -----------------------------
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """JSON 404 under /api/ (an unknown route); Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return ApiError(404, "no such API endpoint", code="not_found").response()
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """JSON 500 under /api/; Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return ApiError(500, "internal error", code="internal").response()
+    return defaults.server_error(request)

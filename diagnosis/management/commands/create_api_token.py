@@ -1,0 +1,97 @@
+"""manage.py create_api_token: mint a bearer token for a user in a tenant.
+
+Creates the tenant, the user and the membership when absent. Only the token's SHA-256 is
+stored; the secret is printed once, alone on the last line of stdout, so scripts can take
+`| tail -n 1`.
+"""
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.validators import validate_slug
+from django.db import transaction
+
+from diagnosis.models import ApiToken, Membership, Role, Tenant
+from diagnosis.principals import ALL_SCOPES, new_token_secret, token_hash
+
+
+def _scopes(value: str) -> list[str]:
+    scopes = sorted({s.strip() for s in value.split(",") if s.strip()})
+    unknown = [s for s in scopes if s not in ALL_SCOPES]
+    if unknown or not scopes:
+        raise CommandError(
+            f"--scopes: unknown {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(ALL_SCOPES)}"
+        )
+    return scopes
+
+
+class Command(BaseCommand):
+    help = "Create an API token (and the tenant, user and membership when absent); print it once."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--tenant", required=True, help="tenant slug")
+        parser.add_argument("--user", required=True, help="username")
+        parser.add_argument(
+            "--role",
+            choices=Role.values,
+            help="role of a new membership (default responder); must match an existing one",
+        )
+        parser.add_argument(
+            "--scopes",
+            default=",".join(ALL_SCOPES),
+            help=f"comma-separated, from {','.join(ALL_SCOPES)} (default: all)",
+        )
+        parser.add_argument("--name", default="", help="a label for the token")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        slug, username = options["tenant"], options["user"]
+        try:
+            validate_slug(slug)
+        except ValidationError:
+            raise CommandError(f"--tenant: {slug!r} is not a slug") from None
+        if not username.strip():
+            raise CommandError("--user must not be blank")
+        scopes = _scopes(options["scopes"])
+        name = options["name"]
+        if len(name) > ApiToken._meta.get_field("name").max_length:
+            raise CommandError("--name: at most 100 characters")
+
+        with transaction.atomic():
+            tenant, created = Tenant.objects.get_or_create(
+                slug=slug, defaults={"name": slug}
+            )
+            if created:
+                self.stdout.write(f"created tenant {slug}")
+            user_model = get_user_model()
+            user = user_model.objects.filter(username=username).first()
+            if user is None:
+                # No password: create_user() stores an unusable one.
+                user = user_model.objects.create_user(username=username)
+                self.stdout.write(f"created user {username} (no password)")
+            membership = Membership.objects.filter(user=user, tenant=tenant).first()
+            role = options["role"]
+            if membership is None:
+                membership = Membership.objects.create(
+                    user=user, tenant=tenant, role=role or Role.RESPONDER
+                )
+                self.stdout.write(
+                    f"created membership {username} @ {slug} ({membership.role})"
+                )
+            elif role and membership.role != role:
+                raise CommandError(
+                    f"{username} is already {membership.role} in {slug}, not {role}; "
+                    "change the role in the admin"
+                )
+            secret = new_token_secret()
+            ApiToken.objects.create(
+                membership=membership,
+                name=name,
+                prefix=secret[:12],
+                token_hash=token_hash(secret),
+                scopes=scopes,
+            )
+        self.stdout.write(f"token for {username} @ {slug}, scopes {','.join(scopes)}:")
+        self.stdout.write(secret)
