@@ -347,9 +347,9 @@ class Prober:
                             result, reader, writer, timeouts.http, stream_s
                         )
                 finally:
-                    writer.close()
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(writer.wait_closed(), 1.0)
+                    # The request said Connection: close and nothing is left to flush; abort
+                    # rather than wait on a peer that may never finish a TLS close.
+                    writer.transport.abort()
         return result.as_dict(time.perf_counter() - started)
 
     async def _resolve(self, result: _Result, timeout: float) -> list[IPAddress] | None:

@@ -24,6 +24,7 @@ HOST = "127.0.0.1"
 _REQUEST_HEAD_TIMEOUT_S = 10.0
 _REASONS = {
     200: "OK",
+    400: "Bad Request",
     404: "Not Found",
     500: "Internal Server Error",
     502: "Bad Gateway",
@@ -66,24 +67,31 @@ def json_response(status: int, payload: Any, *, server: str = "demo") -> Respons
     )
 
 
+class NotHttp(Exception):
+    """The client spoke something other than HTTP/1.x (a TLS ClientHello on a plain port, say)."""
+
+
 async def read_request(reader: asyncio.StreamReader) -> Request | None:
-    """Read one request head; None if the client went away or sent garbage."""
+    """Read one request head; None if the client went away.
+
+    Raises:
+        NotHttp: the first bytes are not an HTTP request line (a real server answers 400 then).
+    """
     try:
-        head = await asyncio.wait_for(
+        first = await asyncio.wait_for(reader.readexactly(1), _REQUEST_HEAD_TIMEOUT_S)
+        if not first.isalpha():
+            raise NotHttp(first.hex())
+        head = first + await asyncio.wait_for(
             reader.readuntil(b"\r\n\r\n"), _REQUEST_HEAD_TIMEOUT_S
         )
-    except (
-        TimeoutError,
-        asyncio.IncompleteReadError,
-        asyncio.LimitOverrunError,
-        ConnectionError,
-        ssl.SSLError,
-    ):
+    except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
         return None
+    except asyncio.LimitOverrunError:
+        raise NotHttp("header too large") from None
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
     if len(parts) != 3:
-        return None
+        raise NotHttp(lines[0][:40])
     headers = {}
     for line in lines[1:]:
         name, sep, value = line.partition(":")
@@ -190,7 +198,12 @@ class Listeners:
         async def on_connect(
             reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         ) -> None:
-            request = await read_request(reader)
+            try:
+                request = await read_request(reader)
+            except NotHttp:
+                writer.write(Response(400, "Bad Request: not HTTP/1.1\n").encode())
+                await writer.drain()
+                return
             if request is None:
                 return
             response = await handler(request, writer)

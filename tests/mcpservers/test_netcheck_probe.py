@@ -1,0 +1,402 @@
+"""netcheck's layered probe against real failing listeners on 127.0.0.1: each lands on its layer."""
+
+import asyncio
+import datetime as dt
+import ipaddress
+import ssl
+
+import pytest
+
+from mcpservers.netcheck import (
+    BadArgument,
+    Policy,
+    Prober,
+    Resolver,
+    TargetRefused,
+    Timeouts,
+)
+from mcpservers.scenarios._certs import CertAuthority, self_signed
+from mcpservers.scenarios._listeners import Listeners, Response, server_ssl_context
+
+pytestmark = pytest.mark.anyio
+
+NAME = "api.payments.internal"
+SHORT = Timeouts.uniform(0.5)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("certs")
+    now = dt.datetime.now(dt.UTC)
+    ca = CertAuthority(folder)
+    return {
+        "ca": ca.files.cert,
+        "good": ca.issue("good", [NAME, "127.0.0.1"]),
+        "expired": ca.issue(
+            "expired",
+            [NAME],
+            not_before=now - dt.timedelta(days=90),
+            not_after=now - dt.timedelta(hours=3),
+        ),
+        "self_signed": self_signed(
+            folder,
+            "self",
+            [NAME],
+            not_before=now - dt.timedelta(days=1),
+            not_after=now + dt.timedelta(days=30),
+        ),
+    }
+
+
+@pytest.fixture
+async def listeners():
+    async with Listeners() as group:
+        yield group
+
+
+def make_prober(
+    certs,
+    *,
+    allow=(NAME, "127.0.0.1", "wrong-name.internal", "gone.internal"),
+    resolve=None,
+):
+    resolver = Resolver()
+    for spec in resolve or [
+        f"{NAME}=127.0.0.1",
+        "wrong-name.internal=127.0.0.1",
+        "gone.internal=NXDOMAIN",
+    ]:
+        resolver.add_override(spec)
+    context = ssl.create_default_context(cafile=str(certs["ca"]))
+    return Prober(
+        policy=Policy.from_values(list(allow)),
+        resolver=resolver,
+        ssl_context=context,
+        timeouts=SHORT,
+    )
+
+
+def answer(status, body="", delay=0.0):
+    async def handler(request, writer):
+        if delay:
+            await asyncio.sleep(delay)
+        return Response(status, body, {"Server": "demo-gw"})
+
+    return handler
+
+
+async def tls_listener(listeners, files, status=200, body="ok"):
+    return await listeners.http(
+        answer(status, body), ssl_context=server_ssl_context(files.cert, files.key)
+    )
+
+
+async def probe(prober, url, **kwargs):
+    async with asyncio.timeout(10):
+        return await prober.probe(url, **kwargs)
+
+
+async def test_healthy_tls_server_passes_every_layer_with_timings_and_certificate(
+    certs, listeners
+):
+    port = await tls_listener(listeners, certs["good"])
+
+    result = await probe(make_prober(certs), f"https://{NAME}:{port}/health")
+
+    assert result["failed_layer"] == "none"
+    assert result["reason"] is None
+    assert result["http"]["status"] == 200
+    assert result["resolver"] == "override"
+    assert result["addresses"] == ["127.0.0.1"]
+    for key in ("dns_ms", "connect_ms", "tls_ms", "ttfb_ms"):
+        assert isinstance(result[key], float)
+    assert result["tls"]["verified"] is True
+    assert result["certificate"]["san"] == [NAME, "127.0.0.1"]
+    assert "AgentOps demo CA" in result["certificate"]["issuer"]
+    assert result["certificate"]["problems"] == []
+    assert 29 < result["certificate"]["expires_in_days"] <= 30
+
+
+async def test_expired_certificate_fails_at_tls_and_still_shows_the_certificate(
+    certs, listeners
+):
+    port = await tls_listener(listeners, certs["expired"])
+
+    result = await probe(make_prober(certs), f"https://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("tls", "certificate_expired")
+    assert result["ttfb_ms"] is None
+    assert result["http"] is None
+    assert result["tls"]["verified"] is False
+    assert result["certificate"]["common_name"] == NAME
+    assert -0.2 < result["certificate"]["expires_in_days"] < 0
+    assert any("certificate expired" in line for line in result["evidence"])
+    assert any(
+        p.startswith("expired 3 hours ago") for p in result["certificate"]["problems"]
+    )
+
+
+async def test_name_mismatch_fails_at_tls(certs, listeners):
+    port = await tls_listener(listeners, certs["good"])
+
+    result = await probe(make_prober(certs), f"https://wrong-name.internal:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == (
+        "tls",
+        "certificate_name_mismatch",
+    )
+    assert any(
+        "wrong-name.internal is not in the SAN" in p
+        for p in result["certificate"]["problems"]
+    )
+
+
+async def test_untrusted_self_signed_certificate_fails_at_tls(certs, listeners):
+    port = await tls_listener(listeners, certs["self_signed"])
+
+    result = await probe(make_prober(certs), f"https://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == (
+        "tls",
+        "certificate_untrusted",
+    )
+    assert result["certificate"]["self_signed"] is True
+
+
+async def test_plain_http_port_probed_with_https_fails_the_handshake(certs, listeners):
+    port = await listeners.http(answer(200))
+
+    result = await probe(make_prober(certs), f"https://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("tls", "handshake_failed")
+
+
+async def test_closed_port_is_refused_at_connect(certs, listeners):
+    port = listeners.closed_port()
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("connect", "refused")
+    assert result["tls_ms"] is None
+    assert result["connect_attempts"] == [
+        {"address": "127.0.0.1", "ok": False, "reason": "refused"}
+    ]
+
+
+async def test_full_backlog_times_out_at_connect(certs, listeners):
+    port = listeners.backlog_full()
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("connect", "timeout")
+    assert result["connect_ms"] >= 500
+
+
+async def test_listener_that_never_says_hello_times_out_at_tls(certs, listeners):
+    port = await listeners.silent()
+
+    result = await probe(make_prober(certs), f"https://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("tls", "timeout")
+    assert isinstance(result["connect_ms"], float)
+    assert result["tls_ms"] >= 500
+
+
+async def test_upstream_slower_than_the_timeout_times_out_at_http(certs, listeners):
+    port = await listeners.http(answer(200, delay=5))
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "timeout")
+    assert result["ttfb_ms"] is None
+
+
+async def test_slow_upstream_within_the_timeout_shows_in_ttfb(certs, listeners):
+    port = await listeners.http(answer(200, delay=0.2))
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    assert result["failed_layer"] == "none"
+    assert result["ttfb_ms"] >= 200
+    assert result["connect_ms"] < 200
+
+
+async def test_gateway_502_fails_at_http_with_status_and_body(certs, listeners):
+    port = await listeners.http(
+        answer(502, "upstream connect error: certificate has expired")
+    )
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "http_502")
+    assert result["http"]["status"] == 502
+    assert result["http"]["headers"]["server"] == "demo-gw"
+    assert "certificate has expired" in result["evidence"][0]
+
+
+async def test_server_closing_without_an_answer_fails_at_http(certs, listeners):
+    async def hang_up(request, writer):
+        return None
+
+    port = await listeners.http(hang_up)
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "empty_reply")
+
+
+async def test_nxdomain_override_fails_at_dns_without_connecting(certs):
+    result = await probe(make_prober(certs), "https://gone.internal/")
+
+    assert (result["failed_layer"], result["reason"]) == ("dns", "nxdomain")
+    assert result["connect_ms"] is None
+    assert result["connect_attempts"] == []
+    assert "NXDOMAIN" in result["evidence"][0]
+
+
+async def sse_upstream(listeners, *, heartbeat_s):
+    async def stream(request, writer):
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n"
+        )
+        writer.write(b"event: hello\ndata: {}\n\n")
+        await writer.drain()
+        while True:
+            await asyncio.sleep(heartbeat_s)
+            writer.write(b": heartbeat\n\n")
+            await writer.drain()
+
+    return await listeners.http(stream)
+
+
+async def test_proxy_idle_timeout_cutting_an_event_stream_fails_at_http(
+    certs, listeners
+):
+    upstream = await sse_upstream(listeners, heartbeat_s=0.6)
+    proxy = await listeners.idle_cut_proxy(upstream, idle_timeout_s=0.25)
+
+    result = await probe(
+        make_prober(certs), f"http://{NAME}:{proxy}/events", stream_s=3
+    )
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "stream_cut")
+    assert result["stream"]["closed_by"] == "peer"
+    assert result["stream"]["events"] == 1
+    assert 200 <= result["stream"]["idle_before_close_ms"] < 600
+
+
+async def test_event_stream_with_heartbeats_survives_the_watch(certs, listeners):
+    upstream = await sse_upstream(listeners, heartbeat_s=0.1)
+    proxy = await listeners.idle_cut_proxy(upstream, idle_timeout_s=0.25)
+
+    result = await probe(
+        make_prober(certs), f"http://{NAME}:{proxy}/events", stream_s=0.6
+    )
+
+    assert result["failed_layer"] == "none"
+    assert result["stream"]["closed_by"] == "probe"
+    assert result["stream"]["events"] >= 3
+
+
+# --- SSRF and arguments -------------------------------------------------------------------------
+
+
+async def test_host_not_on_the_allowlist_is_refused_before_any_lookup(certs):
+    prober = make_prober(certs, allow=[NAME])
+
+    with pytest.raises(
+        TargetRefused, match=r"not in the allowlist.*allowed: api\.payments\.internal"
+    ):
+        await probe(prober, "http://other.internal/")
+
+
+async def test_url_entry_limits_scheme_port_and_path(certs):
+    prober = make_prober(certs, allow=[f"https://{NAME}:8443/api"])
+
+    for url in (
+        f"http://{NAME}:8443/api",
+        f"https://{NAME}:9443/api",
+        f"https://{NAME}:8443/admin",
+    ):
+        with pytest.raises(TargetRefused, match="not in the allowlist"):
+            await probe(prober, url)
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "cloud metadata"),
+        ("http://[fd00:ec2::254]/", "cloud metadata"),
+        ("http://169.254.10.20/", "link-local"),
+        ("http://[fe80::1]/", "link-local"),
+        ("http://0.0.0.0:8080/", "unspecified"),
+    ],
+)
+async def test_metadata_and_link_local_literals_are_refused(certs, url, why):
+    with pytest.raises(TargetRefused, match=why):
+        await probe(make_prober(certs), url)
+
+
+@pytest.mark.parametrize(
+    "address", ["169.254.169.254", "::ffff:169.254.169.254", "fe80::1"]
+)
+async def test_listed_name_resolving_to_a_forbidden_address_is_refused(certs, address):
+    prober = make_prober(
+        certs,
+        allow=["rebind.internal"],
+        resolve=[f"rebind.internal=127.0.0.1,{address}"],
+    )
+
+    with pytest.raises(TargetRefused, match=r"rebind\.internal resolves to"):
+        await probe(prober, "http://rebind.internal/")
+
+
+def test_forbidden_addresses_cannot_be_allowlisted():
+    with pytest.raises(ValueError, match="cloud metadata"):
+        Policy.from_values(["http://169.254.169.254/"])
+
+
+@pytest.mark.parametrize(
+    ("url", "hint"),
+    [
+        ("", "url is empty"),
+        ("ftp://api.payments.internal/", "scheme must be http or https"),
+        ("api.payments.internal/health", "scheme must be http or https"),
+        ("https://", "has no host"),
+        ("https://api.payments.internal:99999/", "port must be a number"),
+        ("https://user:pw@api.payments.internal/", "credentials in URLs"),
+    ],
+)
+async def test_malformed_urls_are_bad_arguments_with_a_hint(certs, url, hint):
+    with pytest.raises(BadArgument, match=hint):
+        await probe(make_prober(certs), url)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "hint"),
+    [({"timeout_s": 0}, "timeout_s"), ({"stream_s": 999}, "stream_s")],
+)
+async def test_out_of_range_options_are_bad_arguments(certs, kwargs, hint):
+    with pytest.raises(BadArgument, match=hint):
+        await probe(make_prober(certs), f"https://{NAME}/", **kwargs)
+
+
+def test_hosts_file_overrides_and_nxdomain_lines(tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text(
+        "# demo\n127.0.0.1 a.internal b.internal\n::1 a.internal\nNXDOMAIN gone.internal\n"
+    )
+    resolver = Resolver()
+
+    resolver.load_hosts_file(hosts)
+
+    assert resolver.overrides == {
+        "a.internal": [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")],
+        "b.internal": [ipaddress.ip_address("127.0.0.1")],
+        "gone.internal": None,
+    }
+
+
+def test_resolve_override_rejects_garbage():
+    with pytest.raises(ValueError, match="neither an IP address list nor NXDOMAIN"):
+        Resolver().add_override("a.internal=not-an-ip")
