@@ -122,6 +122,8 @@ def test_create_snapshot_cancel_over_daphne_ends_cancelled_with_gap_free_events(
                 "service": "checkout",
                 "severity": "sev2",
                 "symptoms": "502s",
+                "plan": "timed",
+                "plan_args": {"steps": [1] * 30},
             },
         )
         assert created.status_code == 201, created.text
@@ -137,7 +139,7 @@ def test_create_snapshot_cancel_over_daphne_ends_cancelled_with_gap_free_events(
         # let the worker pick it up, so the cancel meets a running task
         wait_for(
             lambda: http.get(f"/api/tasks/{task_id}").json()["state"] == "running",
-            timeout=30,
+            timeout=60,
             what="the worker to start the task",
         )
         cancelled = http.post(f"/api/tasks/{task_id}/cancel")
