@@ -57,8 +57,10 @@ def read_json_object(
     raw = request.read(MAX_BODY_BYTES + 1)
     if len(raw) > MAX_BODY_BYTES:
         raise _too_large()
-    if not raw.strip() and allow_empty:
-        return {}
+    if not raw.strip():
+        if allow_empty:
+            return {}
+        raise validation_error({"body": "a JSON object is required"}, "empty body")
     content_type = request.content_type or ""
     if content_type != "application/json":
         raise validation_error(
