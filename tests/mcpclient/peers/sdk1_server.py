@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
-from typing import Any
 
 import mcp.types as types
 from mcp.server.fastmcp import Context, FastMCP
@@ -103,7 +102,11 @@ async def _paged_list_tools(request: types.ListToolsRequest) -> types.ListToolsR
     # The low-level server caches only the page it returns; keep every tool known for call_tool.
     # (It refreshes that cache by calling this handler with None, hence the None check below.)
     mcp._mcp_server._tool_cache.update({tool.name: tool for tool in tools})
-    cursor = request.params.cursor if request is not None and request.params is not None else None
+    cursor = (
+        request.params.cursor
+        if request is not None and request.params is not None
+        else None
+    )
     start = int(cursor) if cursor else 0
     end = start + PAGE_SIZE
     next_cursor = str(end) if end < len(tools) else None
@@ -114,7 +117,9 @@ async def _serve_http() -> None:
     import uvicorn
 
     app = mcp.streamable_http_app()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and without it
+    # Nagle holds the body behind the header segment for a delayed ACK (~40 ms a call on keep-alive).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)  # connections made right after PORT is printed wait in the backlog
