@@ -21,15 +21,16 @@ from diagnosis.exceptions import (
 class ApiError(Exception):
     def __init__(
         self,
-        status: int,
+        http_status: int,
         error: str,
+        /,
         *,
         code: str,
         headers: dict[str, str] | None = None,
         **extra: Any,
     ) -> None:
         super().__init__(error)
-        self.status = status
+        self.status = http_status
         self.body: dict[str, Any] = {"error": error, "code": code, **extra}
         self.headers = headers or {}
 

@@ -78,13 +78,18 @@ def test_another_tenants_object_is_404_and_untouched(
 
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
-    assert (_counts(), list(DiagnosisTask.objects.values_list("state", "version"))) == before
+    assert (
+        _counts(),
+        list(DiagnosisTask.objects.values_list("state", "version")),
+    ) == before
     assert Approval.objects.get().status == "pending"
 
 
 @pytest.mark.parametrize(("method", "template", "body"), ENDPOINTS)
 @pytest.mark.parametrize("bad_id", ["not-a-uuid", "123", str(uuid.uuid4())])
-def test_malformed_or_unknown_id_is_a_json_404(client, tenant, method, template, body, bad_id):
+def test_malformed_or_unknown_id_is_a_json_404(
+    client, tenant, method, template, body, bad_id
+):
     admin = factories.make_member(tenant, role=Role.ADMIN)
     headers = {"Authorization": f"Bearer {factories.make_token(admin)}"}
     path = template.format(incident=bad_id, task=bad_id, approval=bad_id)
@@ -96,7 +101,9 @@ def test_malformed_or_unknown_id_is_a_json_404(client, tenant, method, template,
 
 
 def test_unknown_api_route_is_a_json_404(client, token):
-    response = client.get("/api/nothing/here", headers={"Authorization": f"Bearer {token}"})
+    response = client.get(
+        "/api/nothing/here", headers={"Authorization": f"Bearer {token}"}
+    )
 
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
@@ -111,7 +118,8 @@ ALL_ROUTES = [
 
 @pytest.mark.parametrize(("method", "template", "body"), ALL_ROUTES)
 @pytest.mark.parametrize(
-    "authorization", [None, "Bearer aops_wrong", "Bearer ", "Basic dXNlcjpwdw==", "aops_x"]
+    "authorization",
+    [None, "Bearer aops_wrong", "Bearer ", "Basic dXNlcjpwdw==", "aops_x"],
 )
 def test_request_without_valid_credentials_is_401(
     client, db, method, template, body, authorization
@@ -129,9 +137,13 @@ def test_request_without_valid_credentials_is_401(
 
 
 def test_revoked_token_is_401(client, token):
-    ApiToken.objects.filter(token_hash=token_hash(token)).update(revoked_at=timezone.now())
+    ApiToken.objects.filter(token_hash=token_hash(token)).update(
+        revoked_at=timezone.now()
+    )
 
-    response = client.get("/api/incidents", headers={"Authorization": f"Bearer {token}"})
+    response = client.get(
+        "/api/incidents", headers={"Authorization": f"Bearer {token}"}
+    )
 
     assert response.status_code == 401
 
@@ -217,7 +229,9 @@ def test_session_post_with_csrf_token_creates_in_the_users_tenant(member, tenant
 def test_bad_bearer_token_does_not_fall_back_to_the_session(client, member):
     client.force_login(member.user)
 
-    response = client.get("/api/incidents", headers={"Authorization": "Bearer aops_nope"})
+    response = client.get(
+        "/api/incidents", headers={"Authorization": "Bearer aops_nope"}
+    )
 
     assert response.status_code == 401
 
@@ -225,7 +239,9 @@ def test_bad_bearer_token_does_not_fall_back_to_the_session(client, member):
 def test_logged_in_user_without_a_tenant_is_403(client, db):
     from django.contrib.auth import get_user_model
 
-    user = get_user_model().objects.create_user(username="drifter", password="pw-123456")
+    user = get_user_model().objects.create_user(
+        username="drifter", password="pw-123456"
+    )
     client.force_login(user)
 
     response = client.get("/api/incidents")
@@ -245,7 +261,12 @@ def test_logged_in_user_without_a_tenant_is_403(client, db):
         (("incidents:read",), "get", "/api/tasks/{task}", None),
         (("tasks:read",), "post", "/api/tasks/{task}/cancel", {}),
         (("incidents:read",), "get", "/api/tasks/{task}/trace", None),
-        (("tasks:cancel",), "post", "/api/approvals/{approval}/decision", {"decision": "deny"}),
+        (
+            ("tasks:cancel",),
+            "post",
+            "/api/approvals/{approval}/decision",
+            {"decision": "deny"},
+        ),
     ],
 )
 def test_token_without_the_needed_scope_is_403_and_changes_nothing(
@@ -262,7 +283,10 @@ def test_token_without_the_needed_scope_is_403_and_changes_nothing(
 
     assert response.status_code == 403
     assert response.json()["code"] == "forbidden"
-    assert (_counts(), list(DiagnosisTask.objects.values_list("state", "version"))) == before
+    assert (
+        _counts(),
+        list(DiagnosisTask.objects.values_list("state", "version")),
+    ) == before
     assert Approval.objects.get().status == "pending"
 
 
@@ -293,7 +317,9 @@ def test_viewer_session_may_read_but_not_write(client, tenant):
         ("delete", "/readyz"),
     ],
 )
-def test_wrong_method_is_a_json_405_naming_the_allowed_ones(client, token, method, path):
+def test_wrong_method_is_a_json_405_naming_the_allowed_ones(
+    client, token, method, path
+):
     response = getattr(client, method)(
         path.format(task=uuid.uuid4()), headers={"Authorization": f"Bearer {token}"}
     )

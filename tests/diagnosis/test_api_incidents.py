@@ -12,6 +12,7 @@ from diagnosis.models import DiagnosisTask, IdempotencyRecord, Incident, TaskEve
 from diagnosis.states import TaskState
 from tests import factories
 
+
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     # Autouse runs before the member fixtures hash their passwords; PBKDF2 costs ~1 s here.
@@ -85,7 +86,9 @@ def test_create_incident_enqueues_the_task_after_commit(
     sent = []
     from diagnosis import tasks
 
-    monkeypatch.setattr(tasks.diagnosis_run, "delay", lambda task_id: sent.append(task_id))
+    monkeypatch.setattr(
+        tasks.diagnosis_run, "delay", lambda task_id: sent.append(task_id)
+    )
     with django_capture_on_commit_callbacks(execute=True):
         response = _post(client, token, "/api/incidents", VALID)
 
@@ -165,7 +168,12 @@ def test_create_incident_rejects_a_body_that_is_not_a_json_object(
     before = _counts()
 
     response = _post(
-        client, token, "/api/incidents", raw, content_type=content_type, HTTP_IDEMPOTENCY_KEY="k2"
+        client,
+        token,
+        "/api/incidents",
+        raw,
+        content_type=content_type,
+        HTTP_IDEMPOTENCY_KEY="k2",
     )
 
     assert response.status_code == 400
@@ -223,7 +231,9 @@ def test_list_incidents_pages_newest_first_with_a_keyset_cursor(client, token, t
     assert pages == 3
 
 
-def test_list_incidents_shows_only_the_callers_tenant(client, token, tenant, other_tenant):
+def test_list_incidents_shows_only_the_callers_tenant(
+    client, token, tenant, other_tenant
+):
     mine, _ = factories.make_incident(tenant)
     factories.make_incident(other_tenant)
 
@@ -235,7 +245,14 @@ def test_list_incidents_shows_only_the_callers_tenant(client, token, tenant, oth
 
 @pytest.mark.parametrize(
     "query",
-    ["limit=0", "limit=101", "limit=ten", "cursor=bm90LWEtY3Vyc29y", "cursor=%25%25", "page=2"],
+    [
+        "limit=0",
+        "limit=101",
+        "limit=ten",
+        "cursor=bm90LWEtY3Vyc29y",
+        "cursor=%25%25",
+        "page=2",
+    ],
 )
 def test_list_incidents_rejects_bad_parameters(client, token, query):
     response = client.get(f"/api/incidents?{query}", headers=_auth(token))
@@ -264,7 +281,9 @@ def test_rerun_answers_201_with_a_new_queued_task(client, token, tenant):
     incident, first = factories.make_incident(tenant)
     services.diagnosis_cancel(task=first)
 
-    response = _post(client, token, f"/api/incidents/{incident.id}/diagnoses", {"plan": "timed"})
+    response = _post(
+        client, token, f"/api/incidents/{incident.id}/diagnoses", {"plan": "timed"}
+    )
 
     assert response.status_code == 201
     body = response.json()
@@ -306,7 +325,9 @@ def test_rerun_rejects_an_unknown_plan_and_creates_nothing(client, token, tenant
     services.diagnosis_cancel(task=first)
     before = _counts()
 
-    response = _post(client, token, f"/api/incidents/{incident.id}/diagnoses", {"plan": "nope"})
+    response = _post(
+        client, token, f"/api/incidents/{incident.id}/diagnoses", {"plan": "nope"}
+    )
 
     assert response.status_code == 400
     assert "plan" in response.json()["fields"]
