@@ -502,6 +502,8 @@ class ClientSession:
                     raise ResponseTimeout(
                         f"{self.transport.name}: {method} ran out of its {budget:.3g}s budget"
                     )
+                if self._dead is not None:
+                    raise self._dead  # a dead connection says so, not the breaker
                 probe = self.breaker.before_call()
                 generation = self._session_generation
                 request_id = self._new_id()

@@ -43,14 +43,38 @@ def main() -> None:
         if method == "server/discover":
             if MODE == "silent_discover":
                 continue
-            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32601, "message": "Method not found"},
+                }
+            )
         elif method == "initialize":
-            version = ARG if MODE == "answer_version" else message["params"]["protocolVersion"]
-            result(request_id, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "misbehaving", "version": "0"}})
+            version = (
+                ARG
+                if MODE == "answer_version"
+                else message["params"]["protocolVersion"]
+            )
+            result(
+                request_id,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "misbehaving", "version": "0"},
+                },
+            )
         elif method == "notifications/initialized":
             if MODE == "ping_client":
                 send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
-                send({"jsonrpc": "2.0", "id": "srv-2", "method": "sampling/createMessage", "params": {}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": "srv-2",
+                        "method": "sampling/createMessage",
+                        "params": {},
+                    }
+                )
         elif method == "notifications/cancelled":
             sys.stderr.write(f"cancelled {message['params']['requestId']}\n")
             sys.stderr.flush()
@@ -58,7 +82,7 @@ def main() -> None:
             result(request_id, {"tools": [TOOL]})
         elif method == "tools/call":
             misbehave(request_id, message)
-        elif request_id is not None and "method" not in message or method is None:
+        elif (request_id is not None and "method" not in message) or method is None:
             # An answer to one of our server->client requests: report it on stderr.
             sys.stderr.write("answer " + json.dumps(message) + "\n")
             sys.stderr.flush()
@@ -75,7 +99,12 @@ def misbehave(request_id: object, message: dict) -> None:
         out.write(b'{"hello": "world"}\n')
         out.flush()
     elif MODE == "over_limit":
-        out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % request_id + b"x" * int(ARG) + b'"}]}}\n')
+        out.write(
+            b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"'
+            % request_id
+            + b"x" * int(ARG)
+            + b'"}]}}\n'
+        )
         out.flush()
     elif MODE in ("silent", "ignore_stdin_close", "ignore_sigterm"):
         pass
@@ -86,7 +115,17 @@ def misbehave(request_id: object, message: dict) -> None:
     elif MODE == "wrong_id":
         result(request_id + 1000, {"content": []})
     elif MODE == "error_code":
-        send({"jsonrpc": "2.0", "id": request_id, "error": {"code": int(ARG), "message": f"error {ARG}", "data": {"why": "test"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "error": {
+                    "code": int(ARG),
+                    "message": f"error {ARG}",
+                    "data": {"why": "test"},
+                },
+            }
+        )
     elif MODE == "malformed_error":
         send({"jsonrpc": "2.0", "id": request_id, "error": "just a string"})
     elif MODE == "no_result":
@@ -94,15 +133,34 @@ def misbehave(request_id: object, message: dict) -> None:
     elif MODE == "bad_content":
         result(request_id, {"content": "not a list"})
     elif MODE == "split_writes":
-        data = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "split"}]}}).encode() + b"\n"
+        data = (
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "result": {"content": [{"type": "text", "text": "split"}]},
+                }
+            ).encode()
+            + b"\n"
+        )
         for i in range(0, len(data), 7):
             out.write(data[i : i + 7])
             out.flush()
             time.sleep(0.001)
     elif MODE == "two_in_one_write":
-        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
-        answer = {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "two"}]}}
-        out.write(json.dumps(note).encode() + b"\n\n" + json.dumps(answer).encode() + b"\n")
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "hi"},
+        }
+        answer = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "result": {"content": [{"type": "text", "text": "two"}]},
+        }
+        out.write(
+            json.dumps(note).encode() + b"\n\n" + json.dumps(answer).encode() + b"\n"
+        )
         out.flush()
     else:
         result(request_id, {"content": [{"type": "text", "text": "ok"}]})

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context  # noqa: TC002 - the SDK reads annotations at runtime
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ListToolsResult, ToolAnnotations
 
@@ -108,7 +108,11 @@ async def _serve_http(*, stateless: bool, json_response: bool) -> None:
 
     app = mcp.streamable_http_app(stateless_http=stateless, json_response=json_response)
     # Let uvicorn bind port 0 itself (a pre-bound socket handed over loses TCP_NODELAY: 40 ms calls).
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+        )
+    )
     task = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)
