@@ -1,6 +1,7 @@
-"""ASGI entry point: Django for every HTTP path, with Channels' router in front.
+"""ASGI entry point: the SSE stream path on its own app, Django for every other HTTP path.
 
 get_asgi_application() runs first so the app registry is ready before anything imports models.
+/api/tasks/<id>/events bypasses Django's handler, which would pin a thread per open stream.
 """
 
 import os
@@ -10,6 +11,20 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import path, re_path  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+from diagnosis.streaming.consumer import EventStreamApp  # noqa: E402
+from diagnosis.streaming.draining import install_shutdown_trigger  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": URLRouter(
+            [
+                path("api/tasks/<uuid:task_id>/events", EventStreamApp()),
+                re_path(r"", django_asgi_app),
+            ]
+        )
+    }
+)
+install_shutdown_trigger()

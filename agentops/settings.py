@@ -164,6 +164,14 @@ CELERY_BEAT_SCHEDULE = {
 # SSE (diagnosis.streaming)
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
+SSE_MAX_STREAMS_PER_USER = int(os.environ.get("SSE_MAX_STREAMS_PER_USER", "20"))
+SSE_MAX_LIFETIME_SECONDS = float(os.environ.get("SSE_MAX_LIFETIME_SECONDS", "3600"))
+SSE_MAX_UNFLUSHED_BYTES = int(os.environ.get("SSE_MAX_UNFLUSHED_BYTES", str(1 << 20)))
+SSE_MAX_LAG_EVENTS = int(os.environ.get("SSE_MAX_LAG_EVENTS", "5000"))
+SSE_DRAIN_SECONDS = float(os.environ.get("SSE_DRAIN_SECONDS", "3"))
+SSE_DRAIN_RETRY_JITTER_MS = int(os.environ.get("SSE_DRAIN_RETRY_JITTER_MS", "3000"))
+SSE_DB_POOL_SIZE = int(os.environ.get("SSE_DB_POOL_SIZE", "4"))
+SSE_RETENTION_SECONDS = int(os.environ.get("SSE_RETENTION_SECONDS", str(7 * 86400)))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

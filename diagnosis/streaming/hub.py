@@ -1,0 +1,383 @@
+"""The process-local hub: one wake-up subscription and one table read per task, fanned out.
+
+Each event loop (one per Daphne process) has one Hub. The hub owns one channel-layer channel; a
+task's group gets that channel once, however many streams of the process watch the task. A wake-up
+only says "look": the task's Feed then reads the rows after the highest seq it has seen (one query
+per task, coalesced while a read is running) and hands the same pre-encoded frames to every
+subscriber. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
+and reads the tasks whose wake-ups were lost, so a Redis outage costs latency, never an event.
+"""
+
+import asyncio
+import collections
+import contextlib
+import logging
+import random
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from diagnosis.events import TERMINAL_EVENTS
+from diagnosis.streaming import wire
+from diagnosis.streaming.db import EventReader, Row
+from diagnosis.streaming.metrics import METRICS
+from diagnosis.wakeups import WAKEUP_TYPE, group_name
+
+logger = logging.getLogger(__name__)
+
+
+def setting(name: str, default: Any) -> Any:
+    return getattr(settings, name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    seq: int
+    type: str
+    data: bytes
+    is_terminal: bool
+
+
+def encode(row: Row) -> Frame:
+    return Frame(
+        seq=row.seq,
+        type=row.type,
+        data=wire.frame(event=row.type, data_json=row.json, event_id=row.seq),
+        is_terminal=row.type in TERMINAL_EVENTS,
+    )
+
+
+class Subscriber:
+    """One open stream's mailbox: frames pushed by the feed, plus flags the hub raises."""
+
+    __slots__ = (
+        "closing",
+        "deadline",
+        "frames",
+        "heartbeat_due",
+        "task_id",
+        "user_key",
+        "waiter",
+        "watermark",
+    )
+
+    def __init__(self, task_id: str, user_key: str, deadline: float) -> None:
+        self.task_id = task_id
+        self.user_key = user_key
+        self.deadline = deadline
+        self.frames: collections.deque[Frame] = collections.deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.heartbeat_due = False
+        self.closing: str | None = None
+        self.watermark = 0
+
+    def push(self, frames: list[Frame], max_lag: int) -> None:
+        self.frames.extend(frames)
+        if len(self.frames) > max_lag and self.closing is None:
+            self.closing = "slow"
+        self.wake()
+
+    def close(self, reason: str) -> None:
+        if self.closing is None:
+            self.closing = reason
+        self.wake()
+
+    def wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    @property
+    def has_work(self) -> bool:
+        return bool(self.frames) or self.heartbeat_due or self.closing is not None
+
+    async def wait(self) -> None:
+        if self.has_work:
+            return
+        self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
+
+
+@dataclass(eq=False)
+class Feed:
+    """A watched task: its subscribers and the highest seq this process has read."""
+
+    task_id: str
+    subscribers: set[Subscriber] = field(default_factory=set)
+    high: int = -1  # -1 until the watermark is read after joining the group
+    ready: asyncio.Future[None] | None = None
+    reading: asyncio.Task[None] | None = None
+    dirty: bool = False
+    in_group: bool = False
+
+
+class Hub:
+    """Per-event-loop registry of feeds and streams; see the module docstring."""
+
+    def __init__(self) -> None:
+        self.feeds: dict[str, Feed] = {}
+        self.streams: set[Subscriber] = set()
+        self.per_user: collections.Counter[str] = collections.Counter()
+        self.reader = EventReader(size=setting("SSE_DB_POOL_SIZE", 4))
+        self.draining = False
+        self.drained = asyncio.Event()
+        self.channel: str | None = None
+        self._receiver: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._last_group_refresh = 0.0
+        self.page = setting("SSE_PAGE_SIZE", 1000)
+        self.max_lag = setting("SSE_MAX_LAG_EVENTS", 5000)
+
+    # --- streams -------------------------------------------------------------------------
+
+    def user_streams(self, user_key: str) -> int:
+        return self.per_user[user_key]
+
+    async def subscribe(self, task_id: str, user_key: str) -> Subscriber:
+        """Register a stream first, then make sure the feed has joined the group and knows its
+        watermark. Every event above `subscriber.watermark` will be pushed to the subscriber;
+        every event at or below it is committed, so replay reads it from the table.
+        """
+        loop = asyncio.get_running_loop()
+        lifetime = setting("SSE_MAX_LIFETIME_SECONDS", 3600.0)
+        sub = Subscriber(
+            task_id, user_key, loop.time() + lifetime * random.uniform(0.8, 1.0)
+        )
+        self.streams.add(sub)
+        self.per_user[user_key] += 1
+        METRICS.streams_open += 1
+        try:
+            await self._start()
+            feed = self.feeds.get(task_id)
+            if feed is None:
+                feed = self.feeds[task_id] = Feed(task_id)
+                feed.ready = loop.create_future()
+                feed.subscribers.add(sub)
+                await self._join(feed)
+            else:
+                feed.subscribers.add(sub)
+                assert feed.ready is not None
+                await asyncio.shield(feed.ready)
+            sub.watermark = feed.high
+        except BaseException:
+            await self.unsubscribe(sub)
+            raise
+        return sub
+
+    async def _join(self, feed: Feed) -> None:
+        assert feed.ready is not None
+        try:
+            await self._group_add(feed)
+            feed.high = await self.reader.watermark(feed.task_id)
+        except BaseException as exc:
+            if self.feeds.get(feed.task_id) is feed:
+                del self.feeds[feed.task_id]  # the next subscriber tries again
+            feed.ready.set_exception(exc)
+            feed.ready.exception()  # retrieved here; waiters re-raise it
+            raise
+        feed.ready.set_result(None)
+        if feed.dirty:
+            self._poke(feed)
+
+    async def unsubscribe(self, sub: Subscriber) -> None:
+        if sub not in self.streams:
+            return
+        self.streams.discard(sub)
+        self.per_user[sub.user_key] -= 1
+        if self.per_user[sub.user_key] <= 0:
+            del self.per_user[sub.user_key]
+        METRICS.streams_open -= 1
+        feed = self.feeds.get(sub.task_id)
+        if feed is not None:
+            feed.subscribers.discard(sub)
+            if not feed.subscribers:
+                del self.feeds[sub.task_id]
+                if feed.in_group and self.channel is not None:
+                    self._spawn(self._group_discard(feed.task_id, self.channel))
+        if not self.streams:
+            if self.draining:
+                self.drained.set()
+            await self._stop()
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def on_wakeup(self, task_id: str, seq: int | None) -> None:
+        METRICS.wakeups_received += 1
+        feed = self.feeds.get(task_id)
+        if feed is None or (seq is not None and feed.high >= seq):
+            return
+        self._poke(feed)
+
+    def _poke(self, feed: Feed) -> None:
+        if feed.high < 0 or feed.reading is not None:
+            feed.dirty = True  # read again when the current read (or the join) ends
+            return
+        feed.reading = asyncio.get_running_loop().create_task(self._read(feed))
+
+    async def _read(self, feed: Feed) -> None:
+        try:
+            while True:
+                feed.dirty = False
+                rows = await self.reader.events(
+                    feed.task_id, after=feed.high, limit=self.page
+                )
+                METRICS.feed_reads += 1
+                if rows:
+                    frames = [encode(row) for row in rows]
+                    feed.high = frames[-1].seq
+                    for sub in list(feed.subscribers):
+                        sub.push(frames, self.max_lag)
+                if len(rows) < self.page and not feed.dirty:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The next tick's catch-up read retries.
+            logger.warning("sse: read of task %s failed", feed.task_id, exc_info=True)
+        finally:
+            feed.reading = None
+
+    # --- channel layer and ticker -----------------------------------------------------------
+
+    async def _start(self) -> None:
+        if self._ticker is not None:
+            return
+        loop = asyncio.get_running_loop()
+        self._ticker = loop.create_task(self._tick_loop())
+        layer = get_channel_layer()
+        if layer is not None:
+            self.channel = await layer.new_channel("sse.")
+            self._receiver = loop.create_task(self._receive_loop(layer))
+
+    async def _stop(self) -> None:
+        tasks = [t for t in (self._receiver, self._ticker) if t is not None]
+        self._receiver = self._ticker = None
+        self.channel = None
+        for task in tasks:
+            task.cancel()
+        background = list(self._background)
+        for task in tasks + background:
+            with contextlib.suppress(BaseException):
+                await task
+        if not self.streams:
+            await self.reader.aclose()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _group_add(self, feed: Feed) -> None:
+        layer = get_channel_layer()
+        if layer is None or self.channel is None:
+            return
+        try:
+            async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
+                await layer.group_add(group_name(feed.task_id), self.channel)
+            feed.in_group = True
+        except Exception:
+            # The catch-up read covers this task until a later tick re-adds it.
+            METRICS.group_add_failures += 1
+            feed.in_group = False
+            logger.warning("sse: group_add for task %s failed", feed.task_id)
+
+    async def _group_discard(self, task_id: str, channel: str) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
+                await layer.group_discard(group_name(task_id), channel)
+
+    async def _receive_loop(self, layer: Any) -> None:
+        assert self.channel is not None
+        backoff = 0.2
+        while True:
+            try:
+                message = await layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("sse: channel layer receive failed; retrying")
+                for feed in self.feeds.values():
+                    feed.in_group = False  # re-added by the next tick
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            backoff = 0.2
+            if message.get("type") == WAKEUP_TYPE:
+                self.on_wakeup(str(message.get("task_id")), message.get("seq"))
+
+    async def _tick_loop(self) -> None:
+        interval = setting("SSE_HEARTBEAT_SECONDS", 15.0)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("sse: tick failed", exc_info=True)
+
+    async def tick(self) -> None:
+        """Heartbeats, lifetimes, the catch-up read and group re-adds; every SSE_HEARTBEAT_SECONDS."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for sub in self.streams:
+            if sub.deadline <= now:
+                sub.close("lifetime")
+            else:
+                sub.heartbeat_due = True
+                sub.wake()
+        feeds = [feed for feed in self.feeds.values() if feed.high >= 0]
+        for start in range(0, len(feeds), 1000):
+            chunk = feeds[start : start + 1000]
+            marks = await self.reader.watermarks(feed.task_id for feed in chunk)
+            METRICS.catchup_reads += 1
+            for feed in chunk:
+                if marks.get(feed.task_id, -1) > feed.high and feed.reading is None:
+                    METRICS.catchup_hits += 1
+                    self._poke(feed)
+        # channels-redis drops group members after group_expiry: re-add well before that.
+        refresh = now - self._last_group_refresh >= setting(
+            "SSE_GROUP_REFRESH_SECONDS", 3600.0
+        )
+        if refresh:
+            self._last_group_refresh = now
+        for feed in list(self.feeds.values()):
+            if refresh or not feed.in_group:
+                await self._group_add(feed)
+
+    # --- draining --------------------------------------------------------------------------
+
+    def drain(self) -> None:
+        """Ask every stream to send server_draining and end (SIGTERM, see draining.py)."""
+        self.draining = True
+        if not self.streams:
+            self.drained.set()
+        for sub in self.streams:
+            sub.close("draining")
+
+
+_HUBS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def get_hub() -> Hub:
+    loop = asyncio.get_running_loop()
+    hub = _HUBS.get(loop)
+    if hub is None:
+        hub = _HUBS[loop] = Hub()
+    return hub
+
+
+def all_hubs() -> list[Hub]:
+    return list(_HUBS.values())

@@ -1,0 +1,412 @@
+"""The SSE stream through the real ASGI app (agentops.asgi), in process, against PostgreSQL+Redis."""
+
+import asyncio
+import json
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async as sync_to_async
+from django.conf import settings as django_settings
+from django.test import Client
+
+from agentops.asgi import application
+from diagnosis import retention, services
+from diagnosis.events import EventKind
+from diagnosis.models import DiagnosisTask
+from diagnosis.states import TaskState
+from diagnosis.streaming import wire
+from diagnosis.streaming.consumer import EventStreamApp, parse_cursor
+from diagnosis.streaming.hub import Frame, get_hub
+from diagnosis.streaming.metrics import METRICS
+from tests import factories
+from tests.diagnosis.test_streaming_support import (
+    StreamClient,
+    append,
+    bearer,
+    finish,
+    has_events,
+    make_task,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+
+a_append = sync_to_async(append)
+a_finish = sync_to_async(finish)
+a_make_task = sync_to_async(make_task)
+
+
+@pytest.fixture(autouse=True)
+def _no_celery(monkeypatch):
+    """Creating an incident enqueues its run after commit; these tests only need the rows."""
+    monkeypatch.setattr("diagnosis.tasks.diagnosis_run.delay", lambda *a, **k: None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_metrics():
+    METRICS.reset()
+
+
+# --- wire encoding (unit) ------------------------------------------------------------------
+
+
+def test_frame_has_id_event_and_one_data_line():
+    data = wire.json_line({"text": "two\nlines\n\nand a blank", "cr": "a\rb"})
+    raw = wire.frame(event="tool_progress", data_json=data, event_id=7).decode()
+    assert raw.startswith("id: 7\nevent: tool_progress\ndata: ")
+    assert raw.endswith("\n\n") and raw.count("\n") == 4
+
+
+def test_frame_without_id_omits_the_field():
+    raw = wire.frame(event="server_draining", data_json="{}")
+    assert b"id:" not in raw
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "a\rb", "a\0b"])
+def test_frame_rejects_control_characters_in_fields(bad):
+    with pytest.raises(ValueError, match="CR, LF or NUL"):
+        wire.frame(event=bad, data_json="{}")
+
+
+@pytest.mark.parametrize(
+    ("raw", "cursor"),
+    [
+        (None, 0),
+        ("", 0),
+        ("0", 0),
+        (" 12 ", 12),
+        ("-1", None),
+        ("1e3", None),
+        ("x", None),
+    ],
+)
+def test_parse_cursor(raw, cursor):
+    assert parse_cursor(raw) == cursor
+
+
+# --- resume --------------------------------------------------------------------------------
+
+
+async def test_replays_after_cursor_then_goes_live_then_closes_on_terminal(
+    tenant, token
+):
+    task = await a_make_task(tenant, progress=3)  # seqs 1..4
+    client = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"1")]
+    )
+    assert await client.start() == 200
+    assert client.headers[b"content-type"] == b"text/event-stream"
+    assert client.headers[b"cache-control"] == b"no-cache"
+    assert client.headers[b"x-accel-buffering"] == b"no"
+    assert b"content-encoding" not in client.headers
+    await client.read_until(has_events(3))
+    assert bytes(client.body).startswith(b"retry: 2000\n\n")
+    await a_append(task, note="live")
+    await client.read_until(has_events(4))
+    await a_finish(task)  # seq 6 task_started, seq 7 task_completed
+    await client.read_to_end()
+    events = client.events()
+    assert [int(e.id) for e in events] == [2, 3, 4, 5, 6, 7]
+    assert events[-1].event == EventKind.TASK_COMPLETED
+    payload = json.loads(events[3].data)
+    assert payload["event_id"] == 5 and payload["note"] == "live"
+    assert payload["type"] == "tool_progress" and payload["task_id"] == str(task.pk)
+    assert "occurred_at" in payload and "incident_id" in payload
+    assert METRICS.reconnects_with_cursor == 1
+    assert METRICS.terminal_closes == 1
+    assert METRICS.events_sent == 6
+    await client.communicator.wait(5)
+    # Closing the stream never touches the task.
+    state = await sync_to_async(lambda: DiagnosisTask.objects.get(pk=task.pk).state)()
+    assert state == TaskState.SUCCEEDED
+
+
+async def test_query_cursor_used_without_header_and_header_wins(tenant, token):
+    task = await a_make_task(tenant, progress=4)  # seqs 1..5
+    by_query = StreamClient(
+        application, task.pk, headers=bearer(token), query="last_event_id=3"
+    )
+    await by_query.start()
+    await by_query.read_until(has_events(2))
+    assert by_query.seqs() == [4, 5]
+    both = StreamClient(
+        application,
+        task.pk,
+        headers=[*bearer(token), (b"last-event-id", b"4")],
+        query="last_event_id=1",
+    )
+    await both.start()
+    await both.read_until(has_events(1))
+    assert both.seqs() == [5]
+    await by_query.disconnect()
+    await both.disconnect()
+
+
+async def test_reconnect_covering_a_finished_task_gets_204(tenant, token):
+    task = await a_make_task(tenant)
+    await a_finish(task)  # seqs 1..3, 3 is terminal
+    client = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"3")]
+    )
+    assert await client.start() == 204
+    await client.read_to_end()
+    assert client.body == b""
+    # From an earlier cursor the tail is replayed and the stream closes by itself.
+    again = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"1")]
+    )
+    assert await again.start() == 200
+    await again.read_to_end()
+    assert again.seqs() == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("cursor", "reason"), [(b"abc", "malformed_cursor"), (b"99", "cursor_beyond_end")]
+)
+async def test_bad_cursor_gets_200_with_resync_required_then_continues(
+    tenant, token, cursor, reason
+):
+    task = await a_make_task(tenant, progress=2)  # seqs 1..3
+    client = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", cursor)]
+    )
+    assert await client.start() == 200
+    await client.read_until(has_events(1))
+    resync = client.events()[0]
+    assert resync.event == "resync_required" and resync.id == "3"
+    data = json.loads(resync.data)
+    assert data == {
+        "reason": reason,
+        "task_id": str(task.pk),
+        "snapshot_url": f"/api/tasks/{task.pk}",
+        "continue_from": 3,
+    }
+    await a_append(task)
+    await client.read_until(has_events(2))
+    assert client.events()[1].id == "4"
+    assert METRICS.resyncs == 1
+    await client.disconnect()
+
+
+async def test_cursor_inside_compacted_range_gets_resync_then_close(tenant, token):
+    task = await a_make_task(tenant, progress=5)  # 1 created, 2..6 progress
+    await a_finish(task)  # 7 started, 8 completed
+    removed = await sync_to_async(retention.events_compact)(older_than=timedelta(0))
+    assert removed == 5
+    client = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"3")]
+    )
+    assert await client.start() == 200
+    await client.read_to_end()
+    events = client.events()
+    assert [(e.event, e.id) for e in events] == [("resync_required", "8")]
+    assert json.loads(events[0].data)["snapshot_url"] == f"/api/tasks/{task.pk}"
+    # The browser now reconnects with Last-Event-ID 8: the task is over, 204.
+    last = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"8")]
+    )
+    assert await last.start() == 204
+    # A cursor on a kept milestone right before kept milestones replays without a jump.
+    fresh = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"6")]
+    )
+    await fresh.start()
+    await fresh.read_to_end()
+    assert [(e.event, e.id) for e in fresh.events()] == [
+        ("task_started", "7"),
+        ("task_completed", "8"),
+    ]
+
+
+# --- auth ------------------------------------------------------------------------------------
+
+
+async def test_unauthenticated_gets_401_json_before_the_stream(tenant):
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk)
+    assert await client.start() == 401
+    assert client.headers[b"content-type"] == b"application/json"
+    assert (await client.json())["error"] == "not_authenticated"
+    bad = StreamClient(application, task.pk, headers=bearer("aops_wrong"))
+    assert await bad.start() == 401
+
+
+async def test_other_tenants_task_is_404_for_bearer_and_session(
+    tenant, other_tenant, token
+):
+    theirs = await a_make_task(other_tenant)
+    mine = await a_make_task(tenant)
+    client = StreamClient(application, theirs.pk, headers=bearer(token))
+    assert await client.start() == 404
+    assert (await client.json())["error"] == "not_found"
+
+    def session_cookie():
+        member = factories.make_member(tenant)
+        browser = Client()
+        browser.force_login(member.user)
+        return browser.cookies[django_settings.SESSION_COOKIE_NAME].value
+
+    cookie = await sync_to_async(session_cookie)()
+    header = [(b"cookie", f"{django_settings.SESSION_COOKIE_NAME}={cookie}".encode())]
+    cross = StreamClient(application, theirs.pk, headers=header)
+    assert await cross.start() == 404
+    own = StreamClient(application, mine.pk, headers=header)
+    assert await own.start() == 200
+    await own.read_until(has_events(1))
+    assert own.seqs() == [1]
+    await own.disconnect()
+
+
+async def test_token_without_read_scope_is_403(tenant, member):
+    secret = await sync_to_async(factories.make_token)(
+        member, scopes=("incidents:read",)
+    )
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk, headers=bearer(secret))
+    assert await client.start() == 403
+
+
+async def test_post_is_405(tenant, token):
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk, headers=bearer(token), method="POST")
+    assert await client.start() == 405
+
+
+async def test_per_user_stream_limit_is_429_before_opening(tenant, token, settings):
+    settings.SSE_MAX_STREAMS_PER_USER = 2
+    task = await a_make_task(tenant)
+    first, second, third = (
+        StreamClient(application, task.pk, headers=bearer(token)) for _ in range(3)
+    )
+    assert await first.start() == 200
+    assert await second.start() == 200
+    assert await third.start() == 429
+    assert METRICS.rejected_limit == 1
+    await first.disconnect()
+    fourth = StreamClient(application, task.pk, headers=bearer(token))
+    assert await fourth.start() == 200
+    await second.disconnect()
+    await fourth.disconnect()
+
+
+# --- hub --------------------------------------------------------------------------------------
+
+
+async def test_one_table_read_per_wakeup_for_all_streams_of_a_task(
+    tenant, token, settings
+):
+    settings.SSE_HEARTBEAT_SECONDS = 60  # no catch-up tick during the test
+    settings.SSE_MAX_STREAMS_PER_USER = 100
+    task = await a_make_task(tenant)
+    clients = [
+        StreamClient(application, task.pk, headers=bearer(token)) for _ in range(25)
+    ]
+    for client in clients:
+        await client.start()
+        await client.read_until(has_events(1))
+    hub = get_hub()
+    assert len(hub.feeds) == 1 and len(hub.streams) == 25
+    reads_before = METRICS.feed_reads
+    await a_append(task)
+    for client in clients:
+        await client.read_until(has_events(2))
+    assert METRICS.feed_reads - reads_before == 1
+    assert METRICS.replay_reads == 25  # one replay page per stream at open, none since
+    for client in clients:
+        await client.disconnect()
+    assert not hub.feeds and not hub.streams
+
+
+async def test_lost_wakeup_is_covered_by_the_catchup_read(
+    tenant, token, settings, monkeypatch
+):
+    settings.SSE_HEARTBEAT_SECONDS = 0.2
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_until(has_events(1))
+    monkeypatch.setattr(services, "publish_wakeup", lambda task_id, seq: None)
+    await a_append(task, 2)
+    await client.read_until(has_events(3))
+    assert client.seqs() == [1, 2, 3]
+    assert METRICS.catchup_hits >= 1 and METRICS.wakeups_received == 0
+    assert b": hb\n\n" in client.body
+    await client.disconnect()
+
+
+async def test_slow_client_is_cut_off(tenant, token, settings):
+    settings.SSE_MAX_UNFLUSHED_BYTES = 20_000
+
+    def unread_bytes(send):
+        queue = (
+            send.__self__
+        )  # the communicator's output queue: what the client has not read
+        return lambda: sum(len(m.get("body", b"")) for m in list(queue._queue))
+
+    app = EventStreamApp(unflushed_probe=unread_bytes)
+    task = await a_make_task(tenant)
+    client = StreamClient(app, task.pk, headers=bearer(token))
+    await client.start()
+    for _ in range(10):
+        await a_append(task, blob="x" * 4000)
+    async with asyncio.timeout(5):
+        await client.communicator.future
+    assert METRICS.slow_client_cutoffs == 1
+    await client.read_to_end()
+    assert 1 <= len(client.events()) < 11
+
+
+async def test_lagging_stream_is_cut_off(tenant, token, settings):
+    settings.SSE_MAX_LAG_EVENTS = 3
+    settings.SSE_HEARTBEAT_SECONDS = 60
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_until(has_events(1))
+    hub = get_hub()
+    (sub,) = hub.streams
+    feed = hub.feeds[str(task.pk)]
+    # Four frames land in the mailbox before the stream runs again: over the bound.
+    sub.push(
+        [Frame(feed.high + i, "tool_progress", b"", False) for i in range(1, 5)],
+        hub.max_lag,
+    )
+    await client.read_to_end()
+    assert METRICS.slow_client_cutoffs == 1
+
+
+async def test_stream_ends_at_max_lifetime_and_resumes(tenant, token, settings):
+    settings.SSE_MAX_LIFETIME_SECONDS = 0.3
+    settings.SSE_HEARTBEAT_SECONDS = 0.1
+    task = await a_make_task(tenant, progress=1)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_to_end()
+    assert client.seqs() == [1, 2]
+    assert METRICS.lifetime_expired == 1
+    await a_append(task)
+    resumed = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"2")]
+    )
+    await resumed.start()
+    await resumed.read_until(has_events(1))
+    assert resumed.seqs() == [3]
+    await resumed.disconnect()
+
+
+async def test_drain_sends_server_draining_without_id_and_ends(tenant, token):
+    task = await a_make_task(tenant)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_until(has_events(1))
+    get_hub().drain()
+    await client.read_to_end()
+    events = client.events()
+    assert events[-1].event == "server_draining"
+    assert b"event: server_draining\ndata: " in client.body
+    (block,) = [b for b in bytes(client.body).split(b"\n\n") if b"server_draining" in b]
+    assert not any(line.startswith(b"id:") for line in block.split(b"\n"))
+    retry_ms = json.loads(events[-1].data)["retry_ms"]
+    assert events[-1].retry == retry_ms >= 2000
+    assert (
+        events[-1].id == "1"
+    )  # the browser keeps the last real id: resume point unchanged
