@@ -1,0 +1,306 @@
+"""GET /api/openapi.json is true: routes match Django's resolver, answers match the schemas.
+
+The contract test drives every documented (path, method, status) and validates each answer
+against the documented schema, which lists every field and forbids others; it also fails if a
+documented status is never observed, or an observed one is not documented.
+"""
+
+import json
+import re
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from jsonschema import Draft202012Validator
+
+from diagnosis import services
+from diagnosis.api import idempotency
+from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
+from diagnosis.api.validation import MAX_BODY_BYTES
+from diagnosis.models import (
+    Approval,
+    IdempotencyRecord,
+    IdempotencyStatus,
+    Role,
+    ToolCallSpan,
+)
+from diagnosis.principals import principal_from_token
+from tests import factories
+
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _routes(patterns=None, prefix="/"):
+    """(path template, allowed methods) of every URL Django resolves, converters as {name}."""
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        route = str(entry.pattern)
+        template = prefix + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+        if isinstance(entry, URLResolver):
+            yield from _routes(entry.url_patterns, template)
+        elif isinstance(entry, URLPattern):
+            yield template, frozenset(getattr(entry.callback, "allowed_methods", ()))
+
+
+def _documented_routes():
+    return {
+        template
+        for template, _ in _routes()
+        if template.startswith("/api/") or template in {"/healthz", "/readyz"}
+    }
+
+
+def test_openapi_document_is_served_without_credentials(client, db):
+    response = client.get("/api/openapi.json")
+
+    assert response.status_code == 200
+    assert response.json() == json.loads(json.dumps(build_document()))
+    assert response.json()["openapi"] == "3.1.0"
+
+
+def test_every_route_is_documented_and_every_documented_path_is_routed():
+    paths = build_document()["paths"]
+
+    assert set(paths) - ASGI_ROUTED_PATHS == _documented_routes()
+
+
+def test_documented_methods_match_the_views():
+    paths = build_document()["paths"]
+
+    for template, allowed in _routes():
+        if template in paths:
+            documented = {m.upper() for m in paths[template] if m in METHODS}
+            assert documented == set(allowed), template
+
+
+def test_sse_stream_is_documented_as_text_event_stream():
+    operation = build_document()["paths"]["/api/tasks/{task_id}/events"]["get"]
+
+    assert set(operation["responses"]["200"]["content"]) == {"text/event-stream"}
+    assert "204" in operation["responses"]
+
+
+def test_component_schemas_are_valid_json_schema():
+    for name, schema in build_document()["components"]["schemas"].items():
+        Draft202012Validator.check_schema(schema)
+        assert schema.get("type") == "object", name
+
+
+def test_every_operation_has_a_unique_operation_id():
+    ids = [
+        op["operationId"]
+        for item in build_document()["paths"].values()
+        for method, op in item.items()
+        if method in METHODS
+    ]
+    assert len(ids) == len(set(ids))
+
+
+class Contract:
+    """Sends requests, validates each answer against the document, and records what it saw."""
+
+    def __init__(self, client):
+        self.client = client
+        self.document = build_document()
+        self.observed = set()
+
+    def call(
+        self,
+        method,
+        template,
+        *,
+        token=None,
+        body=None,
+        raw=None,
+        key=None,
+        query="",
+        **ids,
+    ):
+        path = template.format(**ids) + (f"?{query}" if query else "")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if key:
+            headers["Idempotency-Key"] = key
+        if method == "get":
+            response = self.client.get(path, headers=headers)
+        else:
+            data = (
+                raw if raw is not None else json.dumps(body if body is not None else {})
+            )
+            response = self.client.post(
+                path, data=data, content_type="application/json", headers=headers
+            )
+        self._check(method, template, response)
+        return response
+
+    def _check(self, method, template, response):
+        operation = self.document["paths"][template][method]
+        status = str(response.status_code)
+        assert status in operation["responses"], (
+            method,
+            template,
+            status,
+            response.content,
+        )
+        content = operation["responses"][status]["content"]["application/json"]
+        schema = {**content["schema"], "components": self.document["components"]}
+        errors = list(
+            Draft202012Validator(
+                schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            ).iter_errors(response.json())
+        )
+        assert not errors, (method, template, status, [e.message for e in errors])
+        self.observed.add((template, method, status))
+
+    def documented(self):
+        return {
+            (template, method, status)
+            for template, item in self.document["paths"].items()
+            if template not in ASGI_ROUTED_PATHS
+            for method, op in item.items()
+            if method in METHODS
+            for status in op["responses"]
+        }
+
+
+POSTS = [
+    "/api/incidents",
+    "/api/incidents/{incident_id}/diagnoses",
+    "/api/incidents/{incident_id}/cancel",
+    "/api/tasks/{task_id}/cancel",
+    "/api/approvals/{approval_id}/decision",
+]
+GETS = [
+    "/api/incidents",
+    "/api/incidents/{incident_id}",
+    "/api/tasks/{task_id}",
+    "/api/tasks/{task_id}/trace",
+]
+INCIDENT = {"title": "t", "service": "s", "severity": "sev2"}
+BODIES = {
+    "/api/incidents": INCIDENT,
+    "/api/approvals/{approval_id}/decision": {"decision": "deny"},
+}
+
+
+def test_every_documented_status_is_observed_and_every_answer_matches_its_schema(
+    client, tenant, settings
+):
+    api = Contract(client)
+    approver = factories.make_member(tenant, role=Role.APPROVER)
+    token = factories.make_token(approver)
+    # A token with one scope no route below needs, held by a role that may not approve.
+    weak = factories.make_token(
+        factories.make_member(tenant, role=Role.RESPONDER), scopes=("approvals:decide",)
+    )
+    incident, task = factories.make_incident(tenant)
+    approval = Approval.objects.create(task=task)
+    ids = {"incident_id": incident.id, "task_id": task.id, "approval_id": approval.id}
+    missing = {name: uuid.uuid4() for name in ids}
+    scope = principal_from_token(token).scope_key
+
+    # 200 / 201 / 202 and the natural 409s, in an order where each set-up holds.
+    api.call("get", "/api/incidents", token=token, query="limit=1")
+    api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
+    ToolCallSpan.objects.create(
+        task=task,
+        tenant=tenant,
+        trace_id="t" * 32,
+        span_id="s" * 16,
+        agent="logs",
+        server_name="loki",
+        transport="stdio",
+        tool_name="query",
+        started_at=timezone.now(),
+    )
+    api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
+    api.call(
+        "post",
+        "/api/approvals/{approval_id}/decision",
+        token=token,
+        body={"decision": "approve"},
+        **ids,
+    )
+    api.call(
+        "post",
+        "/api/approvals/{approval_id}/decision",
+        token=token,
+        body={"decision": "deny"},
+        **ids,
+    )
+    api.call(
+        "post", "/api/incidents/{incident_id}/diagnoses", token=token, **ids
+    )  # 409 active
+    services.diagnosis_claim(task_id=task.id, owner="w")
+    api.call(
+        "post", "/api/tasks/{task_id}/cancel", token=token, **ids
+    )  # 202 cancelling
+    api.call("get", "/api/tasks/{task_id}", token=token, **ids)
+    services.diagnosis_transition(
+        task=task.__class__.objects.get(pk=task.pk), to="cancelled"
+    )
+    api.call("post", "/api/tasks/{task_id}/cancel", token=token, **ids)  # 409 finished
+    api.call(
+        "post", "/api/incidents/{incident_id}/cancel", token=token, **ids
+    )  # 409 none active
+    rerun = api.call(
+        "post", "/api/incidents/{incident_id}/diagnoses", token=token, **ids
+    )
+    assert rerun.status_code == 201
+    api.call(
+        "post", "/api/incidents/{incident_id}/cancel", token=token, **ids
+    )  # 202 cancelled
+    created = api.call("post", "/api/incidents", token=token, body=INCIDENT)
+    assert created.status_code == 201
+    api.call("get", "/api/openapi.json")
+    api.call("get", "/healthz")
+    api.call("get", "/readyz")
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    api.call("get", "/readyz")
+
+    # Failures every route shares.
+    api.call("get", "/api/incidents", token=token, query="limit=0")
+    for template in GETS:
+        api.call("get", template, **ids)  # 401
+        api.call("get", template, token=weak, **ids)  # 403
+        if "{" in template:
+            api.call("get", template, token=token, **missing)  # 404
+    for n, template in enumerate(POSTS):
+        # A valid body, so that each failure below comes from what it is meant to test.
+        body = BODIES.get(template, {})
+        api.call("post", template, token=token, raw="[]", **ids)  # 400
+        api.call("post", template, body={}, **ids)  # 401
+        api.call("post", template, token=weak, body={}, **ids)  # 403
+        if "{" in template:
+            api.call("post", template, token=token, body=body, **missing)  # 404
+        api.call(
+            "post", template, token=token, raw="x" * (MAX_BODY_BYTES + 1), **ids
+        )  # 413
+        path = template.format(**ids)
+        for key, status, digest in (
+            (
+                f"busy-{n}",
+                IdempotencyStatus.PROCESSING,
+                idempotency.request_hash("POST", path, body),
+            ),
+            (f"used-{n}", IdempotencyStatus.SUCCEEDED, "0" * 64),
+        ):
+            IdempotencyRecord.objects.create(
+                scope=scope,
+                key=key,
+                request_hash=digest,
+                status=status,
+                response_status=201,
+                response_body={},
+                expires_at=timezone.now() + timedelta(hours=1),
+            )
+            api.call(
+                "post", template, token=token, body=body, key=key, **ids
+            )  # 409, 422
+
+    assert api.observed == api.documented()
