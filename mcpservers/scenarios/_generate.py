@@ -121,16 +121,20 @@ class Metrics:
             )
 
     def gauge(
-        self, name: str, service: str, value: Gauge, *, noise: float = 0.0
+        self,
+        name: str,
+        service: str,
+        value: Gauge,
+        *,
+        noise: float = 0.0,
+        cap: float = math.inf,
     ) -> None:
+        """A gauge with relative noise; a value at `cap` (a saturated pool) stays exactly there."""
         points = []
         for offset in self.offsets():
-            v = (
-                value(offset) * (1 + self.rng.gauss(0, noise))
-                if noise
-                else value(offset)
-            )
-            points.append([offset, max(round(v), 0)])
+            base = value(offset)
+            v = base * (1 + self.rng.gauss(0, noise)) if noise and base < cap else base
+            points.append([offset, max(round(min(v, cap)), 0)])
         self.series.append(
             {
                 "name": name,
@@ -151,7 +155,7 @@ class Metrics:
     ) -> None:
         self.gauge("process_open_connections", service, conns, noise=0.05)
         if pool_in_use is not None:  # only services with a database pool export these
-            self.gauge("db_pool_in_use", service, pool_in_use, noise=0.08)
+            self.gauge("db_pool_in_use", service, pool_in_use, noise=0.08, cap=pool_max)
             self.gauge("db_pool_max", service, lambda _t: pool_max)
         self.gauge("tcp_close_wait", service, close_wait, noise=0.1)
 
