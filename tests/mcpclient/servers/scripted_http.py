@@ -79,7 +79,12 @@ class ScriptedServer:
                 self.requests.append(request)
                 reply = await self.handler(request)
                 status_line = f"HTTP/1.1 {reply.status} X\r\n"
-                hdrs = {"transfer-encoding": "chunked", **reply.headers}
+                chunked = "content-length" not in reply.headers
+                hdrs = (
+                    {"transfer-encoding": "chunked", **reply.headers}
+                    if chunked
+                    else reply.headers
+                )
                 writer.write(
                     (
                         status_line
@@ -92,8 +97,13 @@ class ScriptedServer:
                         writer.close()
                         return
                     if chunk:
-                        writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                        writer.write(
+                            b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk
+                        )
                         await writer.drain()
+                if not chunked:
+                    writer.close()
+                    return
                 writer.write(b"0\r\n\r\n")
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
