@@ -159,7 +159,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "diagnosis.tasks.diagnosis_reap",
         "schedule": DIAGNOSIS_REAPER_INTERVAL_SECONDS,
     },
+    "diagnosis-events-compact": {"task": "diagnosis.retention.events_compact", "schedule": 3600.0},
 }
+# Tasks outside diagnosis/tasks.py that the worker must register.
+CELERY_IMPORTS = ["diagnosis.retention"]
 
 # SSE (diagnosis.streaming)
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
