@@ -31,14 +31,16 @@ def sdk_stdio() -> mcpclient.StdioServer:
     return mcpclient.StdioServer(command=[sys.executable, str(PEER)], name="sdk-peer")
 
 
-def _start_http_peer(*flags: str) -> Iterator[str]:
+def _start_http_peer(*flags: str, path: str = "/mcp") -> Iterator[str]:
     proc = subprocess.Popen(
-        [sys.executable, str(PEER), "--http", *flags], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(PEER), *(flags or ["--http"])],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         assert line.startswith("PORT "), f"peer did not start: {line!r}"
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+        yield f"http://127.0.0.1:{int(line.split()[1])}{path}"
     finally:
         proc.terminate()
         try:
@@ -59,4 +61,10 @@ def sdk_http_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def sdk_http_json_url() -> Iterator[str]:
     """The SDK peer over Streamable HTTP: stateless, JSON answers."""
-    yield from _start_http_peer("--stateless", "--json")
+    yield from _start_http_peer("--http", "--stateless", "--json")
+
+
+@pytest.fixture(scope="session")
+def sdk_sse_url() -> Iterator[str]:
+    """The SDK peer over the 2024-11-05 HTTP+SSE transport."""
+    yield from _start_http_peer("--sse", path="/sse")

@@ -54,6 +54,15 @@ def sse_reply(*events: bytes, headers: dict[str, str] | None = None) -> Reply:
     )
 
 
+async def _iterate(chunks: Any) -> AsyncIterator[bytes]:
+    if hasattr(chunks, "__aiter__"):
+        async for chunk in chunks:
+            yield chunk
+    else:
+        for chunk in chunks:
+            yield chunk
+
+
 class ScriptedServer:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
@@ -92,7 +101,7 @@ class ScriptedServer:
                         + "\r\n"
                     ).encode("latin-1")
                 )
-                for chunk in reply.chunks:
+                async for chunk in _iterate(reply.chunks):
                     if chunk == DROP:
                         writer.close()
                         return

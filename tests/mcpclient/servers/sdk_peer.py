@@ -1,6 +1,7 @@
 """Peer MCP server written with the official SDK (mcp 2.3.0), dual-era, stdio or Streamable HTTP.
 
-Run: ``python sdk_peer.py`` (stdio) or ``python sdk_peer.py --http [--stateless] [--json]``, which
+Run: ``python sdk_peer.py`` (stdio), ``python sdk_peer.py --http [--stateless] [--json]`` or ``--sse``
+(2024-11-05 HTTP+SSE), which
 binds 127.0.0.1 on a free port and prints ``PORT <n>`` on stdout once it listens.
 """
 
@@ -103,10 +104,19 @@ def triage(service: str) -> str:
     return f"Triage the {service} service."
 
 
-async def _serve_http(*, stateless: bool, json_response: bool) -> None:
+async def _serve_http(
+    *, stateless: bool, json_response: bool, legacy_sse: bool
+) -> None:
     import uvicorn
 
-    app = mcp.streamable_http_app(stateless_http=stateless, json_response=json_response)
+    if legacy_sse:
+        app = (
+            mcp.sse_app()
+        )  # 2024-11-05 HTTP+SSE: GET /sse, POST /messages/?session_id=…
+    else:
+        app = mcp.streamable_http_app(
+            stateless_http=stateless, json_response=json_response
+        )
     # Let uvicorn bind port 0 itself (a pre-bound socket handed over loses TCP_NODELAY: 40 ms calls).
     server = uvicorn.Server(
         uvicorn.Config(
@@ -122,10 +132,12 @@ async def _serve_http(*, stateless: bool, json_response: bool) -> None:
 
 
 if __name__ == "__main__":
-    if "--http" in sys.argv:
+    if "--http" in sys.argv or "--sse" in sys.argv:
         asyncio.run(
             _serve_http(
-                stateless="--stateless" in sys.argv, json_response="--json" in sys.argv
+                stateless="--stateless" in sys.argv,
+                json_response="--json" in sys.argv,
+                legacy_sse="--sse" in sys.argv,
             )
         )
     else:
