@@ -1,0 +1,156 @@
+"""Over real HTTP against Daphne: create with a token → 201, snapshot, cancel → 202, ends cancelled,
+and the task's events are seq 1..n without a gap (read back over the SSE stream)."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from diagnosis.models import TaskEvent
+from tests import factories
+
+ROOT = Path(settings.BASE_DIR)
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url():
+    db = connection.settings_dict
+    auth = quote(db["USER"] or "postgres") + (
+        f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else ""
+    )
+    host = db["HOST"] or "127.0.0.1"
+    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def daphne(transactional_db):
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "agentops.settings",
+        "DATABASE_URL": _database_url(),
+        "PYTHONPATH": str(ROOT),
+    }
+    if settings.REDIS_URL.startswith("redis://"):
+        # A broker database no worker reads: the queued row is all this test needs.
+        env["CELERY_BROKER_URL"] = settings.REDIS_URL.rsplit("/", 1)[0] + "/15"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "agentops.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"daphne did not start: {process.stderr.read().decode()[-2000:]}"
+                )
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+def _sse_ids_and_types(base, task_id, headers):
+    """Read the stream until the server closes it (it does after the terminal event)."""
+    ids, types = [], []
+    started = time.monotonic()
+    with httpx.stream(
+        "GET", f"{base}/api/tasks/{task_id}/events", headers=headers, timeout=10
+    ) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("id:"):
+                ids.append(int(line[3:].strip()))
+            elif line.startswith("event:"):
+                types.append(line[6:].strip())
+            assert time.monotonic() - started < 15, "the stream did not close"
+    return ids, types
+
+
+def test_create_snapshot_cancel_over_daphne_ends_cancelled_with_gap_free_events(
+    daphne, tenant
+):
+    token = factories.make_token(factories.make_member(tenant, role="responder"))
+    headers = {"Authorization": f"Bearer {token}"}
+
+    with httpx.Client(base_url=daphne, headers=headers, timeout=10) as http:
+        created = http.post(
+            "/api/incidents",
+            json={
+                "title": "checkout 502s",
+                "service": "checkout",
+                "severity": "sev2",
+                "plan": "timed",
+                "plan_args": {"steps": [30]},
+            },
+        )
+        assert created.status_code == 201, created.text
+        task_id = created.json()["task"]["id"]
+
+        snapshot = http.get(f"/api/tasks/{task_id}")
+        assert snapshot.status_code == 200
+        # Queued, or running if a worker on this broker and database picked it up.
+        assert snapshot.json()["state"] in {"queued", "running"}
+
+        cancel = http.post(f"/api/tasks/{task_id}/cancel")
+        assert cancel.status_code == 202
+        assert cancel.json()["task_id"] == task_id
+        assert cancel.json()["status"] in {"cancelled", "cancelling"}
+
+        deadline = time.monotonic() + 20
+        while (
+            state := http.get(f"/api/tasks/{task_id}").json()["state"]
+        ) != "cancelled":
+            assert state == "cancelling" and time.monotonic() < deadline, state
+            time.sleep(0.1)
+        final = http.get(f"/api/tasks/{task_id}").json()
+
+    ids, types = _sse_ids_and_types(daphne, task_id, headers)
+    assert ids == list(range(1, final["last_seq"] + 1))
+    assert types[0] == "task_created"
+    assert types[-1] == "task_cancelled"
+    seqs = list(
+        TaskEvent.objects.filter(task_id=task_id)
+        .order_by("seq")
+        .values_list("seq", flat=True)
+    )
+    assert seqs == ids
