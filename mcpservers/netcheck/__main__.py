@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> None:
         help="hosts-style overrides: 'IP name...' or 'NXDOMAIN name...'",
     )
     targets.add_argument(
+        "--dns-server",
+        metavar="IP[:PORT]",
+        help="ask this DNS server directly (UDP) instead of the system resolver; overrides still win",
+    )
+    targets.add_argument(
         "--ca-file",
         metavar="PEM",
         type=Path,
@@ -71,6 +76,8 @@ def main(argv: list[str] | None = None) -> None:
             resolver.load_hosts_file(args.hosts_file)
         for spec in args.resolve:
             resolver.add_override(spec)
+        if args.dns_server:
+            resolver.set_nameserver(args.dns_server)
         context = ssl.create_default_context()
         if args.ca_file:
             context.load_verify_locations(cafile=args.ca_file)

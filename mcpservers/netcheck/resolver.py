@@ -13,6 +13,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mcpservers.netcheck import dns
 from mcpservers.netcheck.policy import IPAddress, normalize_host
 
 if TYPE_CHECKING:
@@ -34,6 +35,24 @@ class Resolver:
     """Resolve a host to IP addresses; `overrides` maps a name to addresses, or None for NXDOMAIN."""
 
     overrides: dict[str, list[IPAddress] | None] = field(default_factory=dict)
+    # (host, port) of a DNS server to ask directly instead of the system resolver
+    nameserver: tuple[str, int] | None = None
+
+    def set_nameserver(self, spec: str) -> None:
+        """Use the DNS server at `IP:PORT` (or `IP`, port 53; `[v6]:port` for IPv6)."""
+        host, sep, port = spec.strip().rpartition(":")
+        if not sep or (host.count(":") and not host.startswith("[")):
+            host, port = spec.strip(), "53"
+        try:
+            address = ipaddress.ip_address(host.strip("[]"))
+            number = int(port)
+        except ValueError:
+            raise ValueError(
+                f"--dns-server {spec!r}: expected IP[:PORT], e.g. 127.0.0.1:5353"
+            ) from None
+        if not 0 < number < 65536:
+            raise ValueError(f"--dns-server {spec!r}: port must be between 1 and 65535")
+        self.nameserver = (str(address), number)
 
     def add_override(self, spec: str) -> None:
         """Add one `name=ip[,ip...]` or `name=NXDOMAIN` entry."""
@@ -97,6 +116,10 @@ class Resolver:
                     "nxdomain", f"NXDOMAIN: {host} does not exist (resolver override)"
                 )
             return list(addresses), "override"
+        if self.nameserver is not None:
+            return await self._ask_nameserver(
+                host
+            ), f"dns-server {self.nameserver[0]}:{self.nameserver[1]}"
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(
@@ -112,6 +135,43 @@ class Resolver:
         if not addresses:
             raise ResolveError("no_address", f"{host} resolved to no addresses")
         return addresses, "system"
+
+    async def _ask_nameserver(self, host: str) -> list[IPAddress]:
+        assert self.nameserver is not None
+        where = f"{self.nameserver[0]}:{self.nameserver[1]}"
+        a, aaaa = await asyncio.gather(
+            dns.query(self.nameserver, host, dns.TYPE_A),
+            dns.query(self.nameserver, host, dns.TYPE_AAAA),
+            return_exceptions=True,
+        )
+        if isinstance(a, BaseException):
+            if isinstance(a, OSError):
+                raise ResolveError(
+                    "unreachable", f"DNS server {where} unreachable: {a.strerror or a}"
+                )
+            raise a
+        if a.rcode == 3:
+            raise ResolveError(
+                "nxdomain",
+                f"NXDOMAIN: {host} does not exist (answer from DNS server {where})",
+            )
+        if a.rcode == 2:
+            raise ResolveError(
+                "servfail", f"SERVFAIL from DNS server {where} for {host}"
+            )
+        if a.rcode != 0:
+            raise ResolveError(
+                "error", f"DNS server {where} answered {a.rcode_name} for {host}"
+            )
+        addresses = list(a.addresses)
+        if isinstance(aaaa, dns.Answer) and aaaa.rcode == 0:
+            addresses += [x for x in aaaa.addresses if x not in addresses]
+        if not addresses:
+            raise ResolveError(
+                "no_address",
+                f"{host} exists but DNS server {where} returned no A/AAAA records",
+            )
+        return addresses
 
 
 def _gaierror(host: str, exc: socket.gaierror) -> ResolveError:

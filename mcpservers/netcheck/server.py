@@ -85,6 +85,11 @@ def build_server(prober: Prober) -> MCPServer[Any]:
                 name: "NXDOMAIN" if addresses is None else [str(a) for a in addresses]
                 for name, addresses in sorted(prober.resolver.overrides.items())
             },
+            "dns_server": (
+                None
+                if prober.resolver.nameserver is None
+                else "{}:{}".format(*prober.resolver.nameserver)
+            ),
             "timeouts_s": {
                 "dns": prober.timeouts.dns,
                 "connect": prober.timeouts.connect,

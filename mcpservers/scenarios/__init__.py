@@ -110,6 +110,7 @@ class LiveScenario:
     resolve: dict[str, str]
     ca_file: Path | None
     time_scale: float
+    dns_server: str | None = None
 
     @property
     def allow(self) -> list[str]:
@@ -129,6 +130,8 @@ class LiveScenario:
             args += ["--resolve", f"{name}={value}"]
         if self.ca_file is not None:
             args += ["--ca-file", str(self.ca_file)]
+        if self.dns_server is not None:
+            args += ["--dns-server", self.dns_server]
         return args
 
     def prober(self, *, timeouts: Timeouts | None = None) -> Prober:
@@ -138,6 +141,8 @@ class LiveScenario:
         resolver = Resolver()
         for name, value in self.resolve.items():
             resolver.add_override(f"{name}={value}")
+        if self.dns_server is not None:
+            resolver.set_nameserver(self.dns_server)
         context = ssl.create_default_context()
         if self.ca_file is not None:
             context.load_verify_locations(cafile=self.ca_file)
@@ -188,6 +193,7 @@ async def run(
                 resolve=wiring.resolve,
                 ca_file=wiring.ca_file,
                 time_scale=time_scale,
+                dns_server=wiring.dns_server,
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

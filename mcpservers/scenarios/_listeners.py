@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from mcpservers.netcheck import dns
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -120,6 +123,7 @@ class Listeners:
         self._sockets: list[socket.socket] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._datagrams: list[asyncio.BaseTransport] = []
         # Sockets a handler deliberately never closes (the CLOSE_WAIT leak); closed on aclose().
         self.leaked: list[asyncio.StreamWriter] = []
 
@@ -141,10 +145,13 @@ class Listeners:
         for server in self._servers:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 2.0)
+        for datagram in self._datagrams:
+            datagram.close()
         for sock in self._sockets:
             sock.close()
         self._servers.clear()
         self._sockets.clear()
+        self._datagrams.clear()
         self.leaked.clear()
 
     async def _serve(
@@ -245,6 +252,42 @@ class Listeners:
                 filler.connect((HOST, port))
             self._sockets.append(filler)
         return port
+
+    async def dns_server(self, records: dict[str, list[str] | int]) -> int:
+        """A UDP DNS server: each name maps to its addresses or to an rcode (3 = NXDOMAIN, 2 = SERVFAIL);
+        names not listed get NXDOMAIN, as from a resolver that does not know the zone."""
+        table = {name.lower().rstrip("."): value for name, value in records.items()}
+
+        class Protocol(asyncio.DatagramProtocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                self.transport = transport
+
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+                try:
+                    _id, name, _qtype = dns.parse_query(data)
+                except dns.DnsFormatError:
+                    return
+                value = table.get(name, 3)
+                if isinstance(value, int):
+                    reply = dns.build_response(data, value, [])
+                else:
+                    reply = dns.build_response(
+                        data, 0, [ipaddress.ip_address(v) for v in value]
+                    )
+                self.transport.sendto(reply, addr)  # type: ignore[attr-defined]
+
+        transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+            Protocol, local_addr=(HOST, 0)
+        )
+        self._datagrams.append(transport)
+        return int(transport.get_extra_info("sockname")[1])
+
+    def silent_udp(self) -> int:
+        """A UDP port that receives and never answers: a resolver that times out."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.bind((HOST, 0))
+        self._sockets.append(sock)
+        return int(sock.getsockname()[1])
 
     async def idle_cut_proxy(self, upstream_port: int, *, idle_timeout_s: float) -> int:
         """A TCP proxy to `upstream_port` that closes both sides after `idle_timeout_s` without traffic."""

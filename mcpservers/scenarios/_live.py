@@ -50,6 +50,9 @@ class Wiring:
     probes: list[Probe]
     resolve: dict[str, str] = field(default_factory=dict)
     ca_file: Path | None = None
+    dns_server: str | None = (
+        None  # IP:PORT of a scenario DNS server netcheck should ask
+    )
 
 
 async def _ok(request: Request, writer: asyncio.StreamWriter) -> Response:
@@ -114,19 +117,22 @@ async def start_tls_expired(
 async def start_dns_nxdomain(
     listeners: Listeners, folder: Path, time_scale: float
 ) -> Wiring:
-    """payments-api is healthy (reachable by IP); its name answers NXDOMAIN from the new resolver."""
+    """payments-api is healthy (reachable by IP); the new resolver, a real DNS server on UDP, lost
+    the payments.internal stub zone and answers NXDOMAIN for it."""
     authority = CertAuthority(folder)
     leaf = authority.issue("payments-api", ["api.payments.internal", HOST])
     port = await listeners.http(
         _ok, ssl_context=server_ssl_context(leaf.cert, leaf.key)
     )
+    # After CHG-4471 the resolver forwards everything upstream, which knows no internal zone.
+    resolver_port = await listeners.dns_server({"api.payments.internal": 3})
     return Wiring(
         probes=[
             Probe("payments-api", f"https://api.payments.internal:{port}/healthz"),
             Probe("payments-api-by-ip", f"https://{HOST}:{port}/healthz"),
         ],
-        resolve={"api.payments.internal": "NXDOMAIN"},
         ca_file=authority.files.cert,
+        dns_server=f"{HOST}:{resolver_port}",
     )
 
 

@@ -400,3 +400,77 @@ def test_hosts_file_overrides_and_nxdomain_lines(tmp_path):
 def test_resolve_override_rejects_garbage():
     with pytest.raises(ValueError, match="neither an IP address list nor NXDOMAIN"):
         Resolver().add_override("a.internal=not-an-ip")
+
+
+# --- a real DNS server (--dns-server) -----------------------------------------------------------
+
+
+def dns_prober(certs, port, *, allow=(NAME, "other.internal")):
+    resolver = Resolver()
+    resolver.set_nameserver(f"127.0.0.1:{port}")
+    context = ssl.create_default_context(cafile=str(certs["ca"]))
+    return Prober(
+        policy=Policy.from_values(list(allow)),
+        resolver=resolver,
+        ssl_context=context,
+        timeouts=SHORT,
+    )
+
+
+async def test_dns_server_answer_is_what_the_probe_connects_to(certs, listeners):
+    port = await tls_listener(listeners, certs["good"])
+    dns_port = await listeners.dns_server({NAME: ["127.0.0.1"]})
+
+    result = await probe(dns_prober(certs, dns_port), f"https://{NAME}:{port}/")
+
+    assert result["failed_layer"] == "none"
+    assert result["resolver"] == f"dns-server 127.0.0.1:{dns_port}"
+    assert result["addresses"] == ["127.0.0.1"]
+
+
+@pytest.mark.parametrize(
+    ("rcode", "reason"), [(3, "nxdomain"), (2, "servfail"), (5, "error")]
+)
+async def test_dns_server_error_codes_fail_at_dns(certs, listeners, rcode, reason):
+    dns_port = await listeners.dns_server({NAME: rcode})
+
+    result = await probe(dns_prober(certs, dns_port), f"https://{NAME}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("dns", reason)
+    assert f"127.0.0.1:{dns_port}" in result["evidence"][0]
+
+
+async def test_name_the_dns_server_knows_without_addresses_fails_at_dns(
+    certs, listeners
+):
+    dns_port = await listeners.dns_server({NAME: []})
+
+    result = await probe(dns_prober(certs, dns_port), f"https://{NAME}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("dns", "no_address")
+
+
+async def test_silent_dns_server_times_out_at_dns(certs, listeners):
+    dns_port = listeners.silent_udp()
+
+    result = await probe(dns_prober(certs, dns_port), f"https://{NAME}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("dns", "timeout")
+    assert result["dns_ms"] >= 500
+
+
+async def test_dns_server_pointing_a_listed_name_at_metadata_is_refused(
+    certs, listeners
+):
+    dns_port = await listeners.dns_server({"other.internal": ["169.254.169.254"]})
+
+    with pytest.raises(
+        TargetRefused, match=r"other\.internal resolves to 169\.254\.169\.254"
+    ):
+        await probe(dns_prober(certs, dns_port), "http://other.internal/")
+
+
+@pytest.mark.parametrize("spec", ["127.0.0.1:99999", "dns.internal:53", "127.0.0.1:x"])
+def test_dns_server_spec_must_be_an_ip_and_port(spec):
+    with pytest.raises(ValueError, match="--dns-server"):
+        Resolver().set_nameserver(spec)
