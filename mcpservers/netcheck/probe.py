@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
+from mcpservers._common import mask_secrets
 from mcpservers.netcheck.policy import IPAddress, Policy, normalize_host
 from mcpservers.netcheck.resolver import ResolveError, Resolver
 
@@ -609,7 +610,8 @@ class Prober:
             await self._watch_stream(result, reader, stream_s)
         else:
             excerpt = await _read_excerpt(reader, headers, min(timeout, 2.0))
-            result.http["body_excerpt"] = excerpt
+            # The excerpt ends up in a model's context: an error page may echo credentials.
+            result.http["body_excerpt"] = mask_secrets(excerpt) if excerpt else None
         if status >= 400:
             evidence = f"HTTP {status} {phrase} from {where}"
             if status in (502, 503, 504):

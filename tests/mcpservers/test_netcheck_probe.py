@@ -214,7 +214,12 @@ async def test_upstream_slower_than_the_timeout_times_out_at_http(certs, listene
 async def test_slow_upstream_within_the_timeout_shows_in_ttfb(certs, listeners):
     port = await listeners.http(answer(200, delay=0.2))
 
-    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+    prober = make_prober(certs)
+    prober.timeouts = Timeouts.uniform(
+        3.0
+    )  # room for a loaded machine; the delay is what we measure
+
+    result = await probe(prober, f"http://{NAME}:{port}/")
 
     assert result["failed_layer"] == "none"
     assert result["ttfb_ms"] >= 200
@@ -232,6 +237,23 @@ async def test_gateway_502_fails_at_http_with_status_and_body(certs, listeners):
     assert result["http"]["status"] == 502
     assert result["http"]["headers"]["server"] == "demo-gw"
     assert "certificate has expired" in result["evidence"][0]
+
+
+async def test_secrets_in_an_error_page_are_masked_in_the_excerpt(certs, listeners):
+    port = await listeners.http(
+        answer(
+            500,
+            "db connect failed: password=hunter2 Authorization: Bearer abcdef123456",
+        )
+    )
+
+    result = await probe(make_prober(certs), f"http://{NAME}:{port}/")
+
+    excerpt = result["http"]["body_excerpt"]
+    assert "hunter2" not in excerpt
+    assert "abcdef123456" not in excerpt
+    assert "password=***" in excerpt
+    assert "hunter2" not in " ".join(result["evidence"])
 
 
 async def test_server_closing_without_an_answer_fails_at_http(certs, listeners):
@@ -272,7 +294,7 @@ async def sse_upstream(listeners, *, heartbeat_s):
 async def test_proxy_idle_timeout_cutting_an_event_stream_fails_at_http(
     certs, listeners
 ):
-    upstream = await sse_upstream(listeners, heartbeat_s=0.6)
+    upstream = await sse_upstream(listeners, heartbeat_s=1.5)
     proxy = await listeners.idle_cut_proxy(upstream, idle_timeout_s=0.25)
 
     result = await probe(
@@ -286,16 +308,16 @@ async def test_proxy_idle_timeout_cutting_an_event_stream_fails_at_http(
 
 
 async def test_event_stream_with_heartbeats_survives_the_watch(certs, listeners):
-    upstream = await sse_upstream(listeners, heartbeat_s=0.1)
-    proxy = await listeners.idle_cut_proxy(upstream, idle_timeout_s=0.25)
+    upstream = await sse_upstream(listeners, heartbeat_s=0.05)
+    proxy = await listeners.idle_cut_proxy(upstream, idle_timeout_s=0.5)
 
     result = await probe(
-        make_prober(certs), f"http://{NAME}:{proxy}/events", stream_s=0.6
+        make_prober(certs), f"http://{NAME}:{proxy}/events", stream_s=1.0
     )
 
     assert result["failed_layer"] == "none"
     assert result["stream"]["closed_by"] == "probe"
-    assert result["stream"]["events"] >= 3
+    assert result["stream"]["events"] >= 5
 
 
 # --- SSRF and arguments -------------------------------------------------------------------------

@@ -281,7 +281,7 @@ def _refused(port):
 async def test_live_listeners_fail_as_expected_and_stop_on_exit(slug):
     expected = scenarios.load(slug).expected
 
-    async with asyncio.timeout(30), scenarios.run(slug, time_scale=0.01) as live:
+    async with asyncio.timeout(30), scenarios.run(slug, time_scale=0.02) as live:
         prober = live.prober(timeouts=FAST)
         results = await asyncio.gather(
             *(
