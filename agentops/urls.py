@@ -1,4 +1,4 @@
-"""URL routing: admin, the JSON API, the probes. The SSE stream is routed in agentops/asgi.py."""
+"""URL routing: admin, the JSON API, the probes, the pages. The SSE stream is routed in agentops/asgi.py."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -7,9 +7,11 @@ from diagnosis.api import views as api_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("diagnosis.api.urls")),
     path("healthz", api_views.healthz, name="healthz"),
     path("readyz", api_views.readyz, name="readyz"),
+    path("", include("diagnosis.urls")),
 ]
 
 handler404 = "diagnosis.api.views.page_not_found"

@@ -1,0 +1,148 @@
+"""htmx pages: incident list and creation, the live incident page, cancel, approvals. Thin:
+form → service or selector → render; htmx requests get the fragment, others the full page."""
+
+from contextlib import suppress
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from diagnosis import selectors, services
+from diagnosis.exceptions import ActiveTaskExists, TaskFinished
+from diagnosis.forms import DecisionForm, IncidentForm
+from diagnosis.models import ApprovalStatus, Role
+from diagnosis.principals import Principal, principal_from_user
+from diagnosis.states import TERMINAL
+
+
+def _principal(request: HttpRequest) -> Principal:
+    principal = principal_from_user(request.user)
+    if principal is None:
+        raise Http404("no tenant membership")
+    return principal
+
+
+def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
+    tasks = list(selectors.incident_tasks(incident=incident))
+    task = tasks[0] if tasks else None
+    return {
+        "incident": incident,
+        "task": task,
+        "earlier_tasks": tasks[1:],
+        "is_finished": task is None or task.state in TERMINAL,
+        "spans": list(selectors.task_spans(task=task)) if task else [],
+        "approvals": list(task.approvals.order_by("requested_at")) if task else [],
+        "can_decide": principal.role in {Role.APPROVER, Role.ADMIN},
+        "can_act": principal.role != Role.VIEWER,
+        "pending": ApprovalStatus.PENDING,
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def incident_list(request: HttpRequest) -> HttpResponse:
+    principal = _principal(request)
+    form = IncidentForm(request.POST or None)
+    if request.method == "POST":
+        if principal.role == Role.VIEWER:
+            raise Http404("viewers cannot open incidents")
+        if form.is_valid():
+            incident, _task = services.incident_create(
+                tenant=principal.tenant, user=request.user, **form.cleaned_data
+            )
+            url = reverse("diagnosis:incident-detail", args=[incident.id])
+            return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+        if request.htmx:
+            return render(
+                request,
+                "diagnosis/incident_list.html#new-incident",
+                {"form": form},
+                status=400,
+            )
+    incidents = selectors.incident_list(tenant=principal.tenant).prefetch_related(
+        "tasks"
+    )[:100]
+    return render(
+        request, "diagnosis/incident_list.html", {"form": form, "incidents": incidents}
+    )
+
+
+@login_required
+@require_GET
+def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
+    principal = _principal(request)
+    incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
+    if incident is None:
+        raise Http404("no such incident")
+    context = _panel_context(principal, incident)
+    task = context["task"]
+    context["events"] = (
+        selectors.diagnosis_events_after(task_id=task.id, after_seq=0) if task else []
+    )
+    template = (
+        "diagnosis/incident_detail.html#panel"
+        if request.htmx
+        else "diagnosis/incident_detail.html"
+    )
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def incident_cancel(request: HttpRequest, incident_id: str) -> HttpResponse:
+    principal = _principal(request)
+    incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
+    if incident is None or principal.role == Role.VIEWER:
+        raise Http404("no such incident")
+    task = selectors.incident_active_task(incident=incident)
+    if task is not None:
+        with suppress(TaskFinished):  # it ended meanwhile; the panel shows how
+            services.diagnosis_cancel(task=task)
+    return render(
+        request,
+        "diagnosis/incident_detail.html#panel",
+        _panel_context(principal, incident),
+    )
+
+
+@login_required
+@require_POST
+def incident_rerun(request: HttpRequest, incident_id: str) -> HttpResponse:
+    principal = _principal(request)
+    incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
+    if incident is None or principal.role == Role.VIEWER:
+        raise Http404("no such incident")
+    latest = selectors.incident_tasks(incident=incident).first()
+    with suppress(ActiveTaskExists):  # a diagnosis already runs; the page shows it
+        services.diagnosis_start(
+            incident=incident,
+            user=request.user,
+            plan=latest.plan if latest else "default",
+            plan_args=latest.plan_args if latest else {},
+        )
+    return HttpResponseClientRedirect(
+        reverse("diagnosis:incident-detail", args=[incident.id])
+    )
+
+
+@login_required
+@require_POST
+def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
+    principal = _principal(request)
+    approval = selectors.approval_get(tenant=principal.tenant, approval_id=approval_id)
+    if approval is None or principal.role not in {Role.APPROVER, Role.ADMIN}:
+        raise Http404("no such approval")
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        services.approval_decide(
+            approval=approval,
+            user=request.user,
+            approve=form.cleaned_data["decision"] == "approve",
+            reason=form.cleaned_data["reason"],
+        )
+    context = _panel_context(principal, approval.task.incident)
+    return render(request, "diagnosis/incident_detail.html#panel", context)
