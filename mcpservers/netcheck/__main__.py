@@ -35,6 +35,13 @@ def main(argv: list[str] | None = None) -> None:
         help="a URL (scheme, host, port, path prefix) or bare host that may be probed; repeatable",
     )
     targets.add_argument(
+        "--allow-net",
+        metavar="CIDR",
+        action="append",
+        default=[],
+        help="also require every resolved address to be inside this network (e.g. 127.0.0.0/8); repeatable",
+    )
+    targets.add_argument(
         "--resolve",
         metavar="NAME=IP[,IP]|NAME=NXDOMAIN",
         action="append",
@@ -70,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     try:
-        policy = Policy.from_values(args.allow)
+        policy = Policy.from_values(args.allow, networks=args.allow_net)
         resolver = Resolver()
         if args.hosts_file:
             resolver.load_hosts_file(args.hosts_file)

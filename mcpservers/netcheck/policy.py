@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -129,9 +133,24 @@ class Policy:
     """The allowlist given at start; nothing else is ever probed."""
 
     entries: tuple[AllowEntry, ...]
+    # If set, every resolved address must also fall inside one of these (--allow-net).
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
 
     @classmethod
-    def from_values(cls, values: list[str]) -> Policy:
+    def from_values(cls, values: list[str], *, networks: Sequence[str] = ()) -> Policy:
+        """Build from `--allow` values and optional `--allow-net` CIDRs.
+
+        Raises:
+            ValueError: a malformed entry, or one naming a forbidden address.
+        """
+        nets = []
+        for net in networks:
+            try:
+                nets.append(ipaddress.ip_network(net.strip(), strict=False))
+            except ValueError:
+                raise ValueError(
+                    f"--allow-net {net!r}: expected a CIDR such as 127.0.0.0/8"
+                ) from None
         entries = tuple(AllowEntry.parse(v) for v in values)
         for entry in entries:
             try:
@@ -140,7 +159,7 @@ class Policy:
                 continue
             if reason:
                 raise ValueError(f"--allow {entry}: {reason} and can never be probed")
-        return cls(entries)
+        return cls(entries, tuple(nets))
 
     def check_url(self, *, scheme: str, host: str, port: int, path: str) -> None:
         """Raise TargetRefused unless an entry covers the URL (checked before any lookup)."""
@@ -162,12 +181,21 @@ class Policy:
                 f"(allowed: {allowed}); restart netcheck with --allow to add it"
             )
 
-    @staticmethod
-    def check_addresses(host: str, addresses: list[IPAddress]) -> None:
-        """Raise TargetRefused if any resolved address is forbidden (checked after resolution)."""
+    def check_addresses(self, host: str, addresses: list[IPAddress]) -> None:
+        """Raise TargetRefused if any resolved address is forbidden or outside --allow-net (after resolution)."""
         for address in addresses:
             reason = forbidden_reason(address)
             if reason:
                 raise TargetRefused(
                     f"refused: {host} resolves to {address}, and {reason}; netcheck never probes such addresses"
+                )
+            plain = (
+                address.ipv4_mapped
+                if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped
+                else address
+            )
+            if self.networks and not any(plain in net for net in self.networks):
+                allowed = ", ".join(str(n) for n in self.networks)
+                raise TargetRefused(
+                    f"refused: {host} resolves to {address}, outside the networks allowed at start ({allowed})"
                 )

@@ -334,7 +334,7 @@ class Prober:
         result = _Result(target)
         addresses = await self._resolve(result, timeouts.dns)
         if addresses is not None:
-            Policy.check_addresses(target.host, addresses)
+            self.policy.check_addresses(target.host, addresses)
             connected = await self._connect(result, addresses, timeouts.connect)
             if connected is not None:
                 reader, writer = connected
@@ -362,7 +362,7 @@ class Prober:
             )
         except TimeoutError:
             result.timings["dns_ms"] = _ms(time.perf_counter() - t0)
-            result.resolver = "system"
+            result.resolver = self.resolver.source_for(target.host)
             result.fail(
                 "dns",
                 "timeout",
@@ -371,9 +371,7 @@ class Prober:
             return None
         except ResolveError as exc:
             result.timings["dns_ms"] = _ms(time.perf_counter() - t0)
-            result.resolver = (
-                "override" if target.host in self.resolver.overrides else "system"
-            )
+            result.resolver = self.resolver.source_for(target.host)
             result.fail("dns", exc.reason, str(exc))
             return None
         result.timings["dns_ms"] = (
@@ -413,6 +411,9 @@ class Prober:
                     "unreachable",
                     f"connect to {address}:{port} failed: {exc.strerror or exc}",
                 )
+            except BaseException:
+                sock.close()  # cancelled (the caller gave up): do not leak the socket
+                raise
             else:
                 result.timings["connect_ms"] = _ms(time.perf_counter() - t0)
                 result.address = str(address)

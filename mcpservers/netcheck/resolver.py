@@ -99,6 +99,20 @@ class Resolver:
                 f"{where}: {value!r} is neither an IP address list nor NXDOMAIN"
             ) from None
 
+    def source_for(self, host: str) -> str:
+        """Which source answers `host`: literal, override, dns-server IP:PORT or system."""
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            pass
+        else:
+            return "literal"
+        if host in self.overrides:
+            return "override"
+        if self.nameserver is not None:
+            return f"dns-server {self.nameserver[0]}:{self.nameserver[1]}"
+        return "system"
+
     async def resolve(self, host: str, port: int) -> tuple[list[IPAddress], str]:
         """Return (addresses, source) where source is literal, override or system.
 

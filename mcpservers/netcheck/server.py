@@ -81,6 +81,7 @@ def build_server(prober: Prober) -> MCPServer[Any]:
         """The allowlist this server was started with, and the name-resolution overrides in force."""
         return {
             "allow": [str(entry) for entry in prober.policy.entries],
+            "allow_net": [str(net) for net in prober.policy.networks],
             "resolve": {
                 name: "NXDOMAIN" if addresses is None else [str(a) for a in addresses]
                 for name, addresses in sorted(prober.resolver.overrides.items())

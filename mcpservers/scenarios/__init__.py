@@ -123,7 +123,10 @@ class LiveScenario:
 
     def netcheck_args(self) -> list[str]:
         """Command-line arguments for `python -m mcpservers.netcheck` that cover exactly these probes."""
-        args: list[str] = []
+        args: list[str] = [
+            "--allow-net",
+            "127.0.0.1/32",
+        ]  # every demo target lives on loopback
         for entry in self.allow:
             args += ["--allow", entry]
         for name, value in self.resolve.items():
@@ -147,7 +150,7 @@ class LiveScenario:
         if self.ca_file is not None:
             context.load_verify_locations(cafile=self.ca_file)
         return Prober(
-            policy=Policy.from_values(self.allow),
+            policy=Policy.from_values(self.allow, networks=["127.0.0.1/32"]),
             resolver=resolver,
             ssl_context=context,
             timeouts=timeouts,

@@ -479,6 +479,7 @@ async def test_silent_dns_server_times_out_at_dns(certs, listeners):
 
     assert (result["failed_layer"], result["reason"]) == ("dns", "timeout")
     assert result["dns_ms"] >= 500
+    assert result["resolver"] == f"dns-server 127.0.0.1:{dns_port}"
 
 
 async def test_dns_server_pointing_a_listed_name_at_metadata_is_refused(
@@ -496,3 +497,23 @@ async def test_dns_server_pointing_a_listed_name_at_metadata_is_refused(
 def test_dns_server_spec_must_be_an_ip_and_port(spec):
     with pytest.raises(ValueError, match="--dns-server"):
         Resolver().set_nameserver(spec)
+
+
+async def test_allow_net_refuses_a_listed_name_resolving_outside_it(certs):
+    resolver = Resolver()
+    resolver.add_override("db.internal=10.0.0.5")
+    prober = Prober(
+        policy=Policy.from_values(
+            ["db.internal", "10.0.0.6"], networks=["127.0.0.0/8"]
+        ),
+        resolver=resolver,
+        timeouts=SHORT,
+    )
+
+    with pytest.raises(
+        TargetRefused,
+        match=r"resolves to 10\.0\.0\.5, outside the networks allowed at start \(127\.0\.0\.0/8\)",
+    ):
+        await probe(prober, "http://db.internal/")
+    with pytest.raises(TargetRefused, match="outside the networks allowed"):
+        await probe(prober, "http://10.0.0.6/")
