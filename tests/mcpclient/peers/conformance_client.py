@@ -75,7 +75,7 @@ class Driver:
         server = mcpclient.HttpServer(url=url)
         try:
             async with mcpclient.connect(
-                server, protocol_version=version, timeout=10.0, validate=validate
+                server, protocol_version=version, timeout=30.0, validate=validate
             ) as client:
                 print(
                     f"ok   connect: protocol_version={client.protocol_version} server_info={client.server_info}"
