@@ -38,6 +38,11 @@ def _too_large() -> ApiError:
     )
 
 
+def _reject_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON (RFC 8259), and PostgreSQL's jsonb refuses them.
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def read_json_object(
     request: HttpRequest, *, allow_empty: bool = False
 ) -> dict[str, Any]:
@@ -70,7 +75,11 @@ def read_json_object(
             "unsupported content type",
         )
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:
+        raise validation_error(
+            {"body": "nested too deeply"}, "malformed JSON"
+        ) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise validation_error(
             {"body": f"not valid JSON: {exc}"}, "malformed JSON"
@@ -107,7 +116,9 @@ def _text(
         errors[name] = "must be a string"
         return ""
     value = value.strip()
-    if required and not value:
+    if "\x00" in value:
+        errors[name] = "must not contain NUL characters"
+    elif required and not value:
         errors[name] = "must not be blank"
     elif len(value) > max_length:
         errors[name] = f"at most {max_length} characters (got {len(value)})"
@@ -136,6 +147,17 @@ def _datetime(
     return parsed
 
 
+def _has_nul(value: Any) -> bool:
+    # PostgreSQL text and jsonb cannot store U+0000: refuse it here rather than fail in the INSERT.
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
 def _plan(
     data: Mapping[str, Any], errors: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
@@ -147,6 +169,8 @@ def _plan(
     if not isinstance(plan_args, dict):
         errors["plan_args"] = "must be a JSON object"
         plan_args = {}
+    elif _has_nul(plan_args):
+        errors["plan_args"] = "must not contain NUL characters"
     return str(plan), plan_args
 
 

@@ -125,6 +125,8 @@ def test_create_incident_takes_a_registered_plan_and_its_args(client, token):
         ({"plan": "no-such-plan"}, "plan", "unknown plan"),
         ({"plan_args": [1, 2]}, "plan_args", "object"),
         ({"priority": "high"}, "priority", "unknown field"),
+        ({"title": "nul\x00byte"}, "title", "NUL"),
+        ({"plan_args": {"k": ["a\x00"]}}, "plan_args", "NUL"),
     ],
 )
 def test_create_incident_rejects_bad_field_and_creates_nothing(
@@ -160,6 +162,9 @@ def test_create_incident_reports_every_bad_field_at_once(client, token):
         (json.dumps(VALID), "text/plain", "Content-Type"),
         ("title=x&service=y", "application/x-www-form-urlencoded", "Content-Type"),
         ("", "application/json", "body"),
+        ('{"title": NaN}', "application/json", "body"),
+        ('{"plan_args": {"x": Infinity}}', "application/json", "body"),
+        ("[" * 20000 + "]" * 20000, "application/json", "body"),
     ],
 )
 def test_create_incident_rejects_a_body_that_is_not_a_json_object(
