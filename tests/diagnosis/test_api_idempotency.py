@@ -300,3 +300,24 @@ def test_concurrent_requests_with_one_key_have_one_effect(tenant, member, monkey
     assert Incident.objects.count() == 1
     assert DiagnosisTask.objects.count() == 1
     assert enqueued == [str(DiagnosisTask.objects.get().id)]
+
+
+def test_crash_in_the_effect_is_a_json_500_and_frees_the_key(token, monkeypatch):
+    def explode(**kwargs):
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(services, "incident_create", explode)
+    client = Client(raise_request_exception=False)
+
+    crashed = _post(client, token, "/api/incidents", BODY, "key-1")
+
+    assert crashed.status_code == 500
+    assert crashed.json()["code"] == "internal"
+    record = IdempotencyRecord.objects.get()
+    assert (record.status, record.response_status) == (IdempotencyStatus.FAILED, 500)
+    assert _counts() == (0, 0, 0)
+
+    monkeypatch.undo()
+    retried = _post(client, token, "/api/incidents", BODY, "key-1")
+    assert retried.status_code == 201
+    assert Incident.objects.count() == 1
