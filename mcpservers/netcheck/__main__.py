@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import ssl
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpservers._common import base_parser, fail, run
 from mcpservers.netcheck.policy import Policy
 from mcpservers.netcheck.probe import MAX_TIMEOUT_S, Prober, Timeouts
 from mcpservers.netcheck.resolver import Resolver
 from mcpservers.netcheck.server import build_server
+
+if TYPE_CHECKING:
+    import argparse
 
 PROG = "mcpservers.netcheck"
 
@@ -21,7 +25,7 @@ def _seconds(value: str) -> float:
     return seconds
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     parser = base_parser(
         PROG, "Layered network probe (DNS → TCP → TLS → HTTP) for allowlisted URLs."
     )
@@ -74,33 +78,43 @@ def main(argv: list[str] | None = None) -> None:
             default=getattr(defaults, layer),
             metavar="S",
         )
-    args = parser.parse_args(argv)
+    return parser
 
+
+def prober_from_args(args: argparse.Namespace) -> Prober:
+    """The Prober the parsed command line describes.
+
+    Raises:
+        ValueError, OSError, ssl.SSLError: a bad value, or an unreadable hosts or CA file.
+    """
+    policy = Policy.from_values(args.allow, networks=args.allow_net)
+    resolver = Resolver()
+    if args.hosts_file:
+        resolver.load_hosts_file(args.hosts_file)
+    for spec in args.resolve:
+        resolver.add_override(spec)
+    if args.dns_server:
+        resolver.set_nameserver(args.dns_server)
+    context = ssl.create_default_context()
+    if args.ca_file:
+        context.load_verify_locations(cafile=args.ca_file)
+    timeouts = Timeouts(
+        dns=args.dns_timeout,
+        connect=args.connect_timeout,
+        tls=args.tls_timeout,
+        http=args.http_timeout,
+    )
+    return Prober(
+        policy=policy, resolver=resolver, ssl_context=context, timeouts=timeouts
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     try:
-        policy = Policy.from_values(args.allow, networks=args.allow_net)
-        resolver = Resolver()
-        if args.hosts_file:
-            resolver.load_hosts_file(args.hosts_file)
-        for spec in args.resolve:
-            resolver.add_override(spec)
-        if args.dns_server:
-            resolver.set_nameserver(args.dns_server)
-        context = ssl.create_default_context()
-        if args.ca_file:
-            context.load_verify_locations(cafile=args.ca_file)
+        prober = prober_from_args(args)
     except (ValueError, OSError, ssl.SSLError) as exc:
         fail(PROG, str(exc))
-    prober = Prober(
-        policy=policy,
-        resolver=resolver,
-        ssl_context=context,
-        timeouts=Timeouts(
-            dns=args.dns_timeout,
-            connect=args.connect_timeout,
-            tls=args.tls_timeout,
-            http=args.http_timeout,
-        ),
-    )
     run(build_server(prober), args, prog=PROG)
 
 

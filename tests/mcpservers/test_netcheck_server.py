@@ -62,7 +62,7 @@ async def stdio_session():
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(60):
                 await session.initialize()
             yield session
 
@@ -80,7 +80,7 @@ async def http_server(*extra, env=None):
         stderr=subprocess.PIPE,
     )
     try:
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(60):
             while True:
                 line = (await process.stderr.readline()).decode()
                 assert line, "server exited before listening"
@@ -99,7 +99,7 @@ def payload(result):
 
 
 async def test_stdio_lists_tools_and_targets_and_probes_a_real_502_gateway(gateway):
-    async with stdio_session() as session, asyncio.timeout(30):
+    async with stdio_session() as session, asyncio.timeout(60):
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         targets = payload(await session.call_tool("list_targets", {}))
         result = payload(
@@ -120,7 +120,7 @@ async def test_stdio_lists_tools_and_targets_and_probes_a_real_502_gateway(gatew
 
 
 async def test_stdio_tool_errors_are_actionable_and_carry_no_traceback():
-    async with stdio_session() as session, asyncio.timeout(30):
+    async with stdio_session() as session, asyncio.timeout(60):
         refused = await session.call_tool(
             "probe_url", {"url": "http://169.254.169.254/latest/meta-data/"}
         )
@@ -147,7 +147,7 @@ async def test_streamable_http_probes_with_the_sdk_client(gateway):
         http_server() as url,
         streamable_http_client(url) as (read, write),
         ClientSession(read, write) as session,
-        asyncio.timeout(30),
+        asyncio.timeout(60),
     ):
         await session.initialize()
         tools = await session.list_tools()
