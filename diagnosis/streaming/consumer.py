@@ -67,14 +67,18 @@ def parse_cursor(raw: str | None) -> int | None:
     return int(raw) if _CURSOR.fullmatch(raw) else None
 
 
+def _daphne_transport(send: Send) -> Any:
+    """Daphne's send is partial(server.handle_reply, protocol); the protocol's channel holds
+    the Twisted TCP transport. None under any other server."""
+    if not (isinstance(send, functools.partial) and send.args):
+        return None
+    return getattr(getattr(send.args[0], "channel", None), "transport", None)
+
+
 def daphne_unflushed(send: Send) -> Callable[[], int] | None:
-    """Daphne's send is partial(server.handle_reply, protocol) and never blocks (no producer),
-    so the only measure of a client that does not read is the Twisted transport's write buffer.
-    """
-    protocol = (
-        send.args[0] if isinstance(send, functools.partial) and send.args else None
-    )
-    transport = getattr(getattr(protocol, "channel", None), "transport", None)
+    """Daphne's send never blocks (no producer), so the only measure of a client that does not
+    read is the Twisted transport's write buffer."""
+    transport = _daphne_transport(send)
     if transport is None or not hasattr(transport, "dataBuffer"):
         return None
 
@@ -86,16 +90,6 @@ def daphne_unflushed(send: Send) -> Callable[[], int] | None:
         )
 
     return unflushed
-
-
-def _abort_transport(send: Send) -> None:
-    protocol = (
-        send.args[0] if isinstance(send, functools.partial) and send.args else None
-    )
-    transport = getattr(getattr(protocol, "channel", None), "transport", None)
-    abort = getattr(transport, "abortConnection", None)
-    if abort is not None:
-        abort()
 
 
 @dataclass(frozen=True)
@@ -280,6 +274,9 @@ class _Stream:
         self.receive = receive
         self.cursor = cursor
         self.unflushed = unflushed
+        self.transport = _daphne_transport(
+            send
+        )  # read now: Twisted unlinks it at finish()
         self.max_unflushed = setting("SSE_MAX_UNFLUSHED_BYTES", 1 << 20)
         self.last = 0
         self.ended = False
@@ -300,8 +297,14 @@ class _Stream:
             logger.warning(
                 "sse: slow client cut off (task %s, seq %s)", self.task_id, self.last
             )
-            await self._end()
-            _abort_transport(self.send)
+            # Drop the connection and what Daphne still buffers for it: a clean end would
+            # queue behind the very bytes the client is not reading.
+            abort = getattr(self.transport, "abortConnection", None)
+            if abort is None:
+                await self._end()
+            else:
+                self.ended = True
+                abort()
         finally:
             listener.cancel()
             with contextlib.suppress(BaseException):

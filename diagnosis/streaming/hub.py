@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
 from django.conf import settings
 
 from diagnosis.events import TERMINAL_EVENTS
@@ -128,6 +128,10 @@ class Hub:
         self.draining = False
         self.drained = asyncio.Event()
         self.channel: str | None = None
+        # A layer instance of our own: channels-redis keeps receive state per instance and
+        # refuses receives from two event loops on one (tests run a loop per test).
+        self.layer: Any = None
+        self._starting: asyncio.Future[None] | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
@@ -200,7 +204,9 @@ class Hub:
             if not feed.subscribers:
                 del self.feeds[sub.task_id]
                 if feed.in_group and self.channel is not None:
-                    self._spawn(self._group_discard(feed.task_id, self.channel))
+                    self._spawn(
+                        self._group_discard(self.layer, feed.task_id, self.channel)
+                    )
         if not self.streams:
             if self.draining:
                 self.drained.set()
@@ -247,25 +253,36 @@ class Hub:
     # --- channel layer and ticker -----------------------------------------------------------
 
     async def _start(self) -> None:
-        if self._ticker is not None:
-            return
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._open_link())
+        await asyncio.shield(self._starting)
+
+    async def _open_link(self) -> None:
         loop = asyncio.get_running_loop()
         self._ticker = loop.create_task(self._tick_loop())
-        layer = get_channel_layer()
-        if layer is not None:
+        if DEFAULT_CHANNEL_LAYER in channel_layers.configs:
+            layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
             self.channel = await layer.new_channel("sse.")
-            self._receiver = loop.create_task(self._receive_loop(layer))
+            self.layer = layer
+            self._receiver = loop.create_task(self._receive_loop(layer, self.channel))
 
     async def _stop(self) -> None:
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            with contextlib.suppress(BaseException):
+                await starting
+        # Detach everything first: a subscriber arriving during the awaits below starts afresh.
         tasks = [t for t in (self._receiver, self._ticker) if t is not None]
-        self._receiver = self._ticker = None
-        self.channel = None
+        layer = self.layer
+        self._receiver = self._ticker = self.layer = self.channel = None
         for task in tasks:
             task.cancel()
-        background = list(self._background)
-        for task in tasks + background:
+        for task in tasks + list(self._background):
             with contextlib.suppress(BaseException):
                 await task
+        if layer is not None and hasattr(layer, "close_pools"):
+            with contextlib.suppress(Exception):
+                await layer.close_pools()
         if not self.streams:
             await self.reader.aclose()
 
@@ -275,7 +292,7 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     async def _group_add(self, feed: Feed) -> None:
-        layer = get_channel_layer()
+        layer = self.layer
         if layer is None or self.channel is None:
             return
         try:
@@ -288,24 +305,24 @@ class Hub:
             feed.in_group = False
             logger.warning("sse: group_add for task %s failed", feed.task_id)
 
-    async def _group_discard(self, task_id: str, channel: str) -> None:
-        layer = get_channel_layer()
+    async def _group_discard(self, layer: Any, task_id: str, channel: str) -> None:
         if layer is None:
             return
         with contextlib.suppress(Exception):
             async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
                 await layer.group_discard(group_name(task_id), channel)
 
-    async def _receive_loop(self, layer: Any) -> None:
-        assert self.channel is not None
+    async def _receive_loop(self, layer: Any, channel: str) -> None:
         backoff = 0.2
         while True:
             try:
-                message = await layer.receive(self.channel)
+                message = await layer.receive(channel)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                logger.warning("sse: channel layer receive failed; retrying")
+                logger.warning(
+                    "sse: channel layer receive failed; retrying", exc_info=True
+                )
                 for feed in self.feeds.values():
                     feed.in_group = False  # re-added by the next tick
                 await asyncio.sleep(backoff)

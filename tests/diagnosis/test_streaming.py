@@ -28,11 +28,17 @@ from tests.diagnosis.test_streaming_support import (
     make_task,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+# The stream reads through its own connections (async psycopg, the ORM in a worker thread), so
+# rows must be committed: transactional tests. Plain unit tests below carry no mark.
 
 a_append = sync_to_async(append)
 a_finish = sync_to_async(finish)
 a_make_task = sync_to_async(make_task)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
@@ -86,6 +92,8 @@ def test_parse_cursor(raw, cursor):
 # --- resume --------------------------------------------------------------------------------
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_replays_after_cursor_then_goes_live_then_closes_on_terminal(
     tenant, token
 ):
@@ -120,6 +128,8 @@ async def test_replays_after_cursor_then_goes_live_then_closes_on_terminal(
     assert state == TaskState.SUCCEEDED
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_query_cursor_used_without_header_and_header_wins(tenant, token):
     task = await a_make_task(tenant, progress=4)  # seqs 1..5
     by_query = StreamClient(
@@ -141,6 +151,8 @@ async def test_query_cursor_used_without_header_and_header_wins(tenant, token):
     await both.disconnect()
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_reconnect_covering_a_finished_task_gets_204(tenant, token):
     task = await a_make_task(tenant)
     await a_finish(task)  # seqs 1..3, 3 is terminal
@@ -159,6 +171,8 @@ async def test_reconnect_covering_a_finished_task_gets_204(tenant, token):
     assert again.seqs() == [2, 3]
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     ("cursor", "reason"), [(b"abc", "malformed_cursor"), (b"99", "cursor_beyond_end")]
 )
@@ -187,6 +201,8 @@ async def test_bad_cursor_gets_200_with_resync_required_then_continues(
     await client.disconnect()
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_cursor_inside_compacted_range_gets_resync_then_close(tenant, token):
     task = await a_make_task(tenant, progress=5)  # 1 created, 2..6 progress
     await a_finish(task)  # 7 started, 8 completed
@@ -220,6 +236,8 @@ async def test_cursor_inside_compacted_range_gets_resync_then_close(tenant, toke
 # --- auth ------------------------------------------------------------------------------------
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_unauthenticated_gets_401_json_before_the_stream(tenant):
     task = await a_make_task(tenant)
     client = StreamClient(application, task.pk)
@@ -230,6 +248,8 @@ async def test_unauthenticated_gets_401_json_before_the_stream(tenant):
     assert await bad.start() == 401
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_other_tenants_task_is_404_for_bearer_and_session(
     tenant, other_tenant, token
 ):
@@ -256,6 +276,8 @@ async def test_other_tenants_task_is_404_for_bearer_and_session(
     await own.disconnect()
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_token_without_read_scope_is_403(tenant, member):
     secret = await sync_to_async(factories.make_token)(
         member, scopes=("incidents:read",)
@@ -265,12 +287,16 @@ async def test_token_without_read_scope_is_403(tenant, member):
     assert await client.start() == 403
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_post_is_405(tenant, token):
     task = await a_make_task(tenant)
     client = StreamClient(application, task.pk, headers=bearer(token), method="POST")
     assert await client.start() == 405
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_per_user_stream_limit_is_429_before_opening(tenant, token, settings):
     settings.SSE_MAX_STREAMS_PER_USER = 2
     task = await a_make_task(tenant)
@@ -291,6 +317,8 @@ async def test_per_user_stream_limit_is_429_before_opening(tenant, token, settin
 # --- hub --------------------------------------------------------------------------------------
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_one_table_read_per_wakeup_for_all_streams_of_a_task(
     tenant, token, settings
 ):
@@ -316,6 +344,8 @@ async def test_one_table_read_per_wakeup_for_all_streams_of_a_task(
     assert not hub.feeds and not hub.streams
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_lost_wakeup_is_covered_by_the_catchup_read(
     tenant, token, settings, monkeypatch
 ):
@@ -333,6 +363,8 @@ async def test_lost_wakeup_is_covered_by_the_catchup_read(
     await client.disconnect()
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_slow_client_is_cut_off(tenant, token, settings):
     settings.SSE_MAX_UNFLUSHED_BYTES = 20_000
 
@@ -355,6 +387,8 @@ async def test_slow_client_is_cut_off(tenant, token, settings):
     assert 1 <= len(client.events()) < 11
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_lagging_stream_is_cut_off(tenant, token, settings):
     settings.SSE_MAX_LAG_EVENTS = 3
     settings.SSE_HEARTBEAT_SECONDS = 60
@@ -374,6 +408,8 @@ async def test_lagging_stream_is_cut_off(tenant, token, settings):
     assert METRICS.slow_client_cutoffs == 1
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_stream_ends_at_max_lifetime_and_resumes(tenant, token, settings):
     settings.SSE_MAX_LIFETIME_SECONDS = 0.3
     settings.SSE_HEARTBEAT_SECONDS = 0.1
@@ -393,6 +429,8 @@ async def test_stream_ends_at_max_lifetime_and_resumes(tenant, token, settings):
     await resumed.disconnect()
 
 
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
 async def test_drain_sends_server_draining_without_id_and_ends(tenant, token):
     task = await a_make_task(tenant)
     client = StreamClient(application, task.pk, headers=bearer(token))

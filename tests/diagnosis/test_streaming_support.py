@@ -133,3 +133,124 @@ class StreamClient:
 
 def has_events(count: int) -> Any:
     return lambda client: len(client.events()) >= count
+
+
+# --- real Daphne -------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def database_url() -> str:
+    """The URL of the test database this process set up (its name is per process)."""
+    from urllib.parse import quote
+
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = quote(db["USER"] or "")
+    if db["PASSWORD"]:
+        auth += ":" + quote(db["PASSWORD"])
+    host = db["HOST"] or "127.0.0.1"
+    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class Process:
+    """A child process whose merged output is collected by a thread; waits are on lines, bounded."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None) -> None:
+        import os
+        import subprocess
+        import threading
+
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self.proc = subprocess.Popen(
+            argv,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_for_line(self, needle: str, timeout: float = 20.0) -> str:
+        with self._changed:
+            found = self._changed.wait_for(
+                lambda: (
+                    any(needle in line for line in self.lines)
+                    or self.proc.poll() is not None
+                ),
+                timeout,
+            )
+            match = [line for line in self.lines if needle in line]
+        assert found and match, f"{needle!r} not seen; output:\n" + "\n".join(
+            self.lines
+        )
+        return match[0]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        self._reader.join(5)
+
+
+def start_daphne(**env: str) -> tuple[Process, str]:
+    """Daphne on a free loopback port serving agentops.asgi against this process's test DB."""
+    import sys
+    from pathlib import Path
+
+    from django.conf import settings
+
+    port = free_port()
+    daphne = str(Path(sys.executable).with_name("daphne"))
+    values = {
+        "DJANGO_SETTINGS_MODULE": "agentops.settings",
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "PYTHONPATH": str(settings.BASE_DIR),
+        "LOG_LEVEL": "INFO",
+        **env,
+    }
+    proc = Process(
+        [daphne, "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
+        env=values,
+    )
+    proc.wait_for_line("Listening on TCP address")
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def start_redis() -> tuple[Process, int]:
+    port = free_port()
+    proc = Process(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ]
+    )
+    proc.wait_for_line("Ready to accept connections")
+    return proc, port
