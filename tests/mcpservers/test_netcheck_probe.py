@@ -243,7 +243,7 @@ async def test_secrets_in_an_error_page_are_masked_in_the_excerpt(certs, listene
     port = await listeners.http(
         answer(
             500,
-            "db connect failed: password=hunter2 Authorization: Bearer abcdef123456",
+            "upstream said password=hunter2; Authorization: Bearer abcdef123456",
         )
     )
 
