@@ -168,6 +168,7 @@ class _Result:
     def as_dict(self, total_s: float) -> dict[str, Any]:
         return {
             "url": self.target.url,
+            "status": self.http["status"] if self.http else None,
             "failed_layer": self.failed_layer,
             "reason": self.reason,
             "evidence": self.evidence,

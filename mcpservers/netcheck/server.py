@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Annotated, Any
 
@@ -21,8 +22,13 @@ _READ_ONLY = ToolAnnotations(
 )
 
 
-def build_server(prober: Prober) -> MCPServer[Any]:
-    """The netcheck server bound to `prober` (its allowlist, resolver, trust store and timeouts)."""
+def build_server(prober: Prober, *, max_concurrent_probes: int = 8) -> MCPServer[Any]:
+    """The netcheck server bound to `prober` (its allowlist, resolver, trust store and timeouts).
+
+    At most `max_concurrent_probes` run at once; further calls wait their turn, so an agent that
+    fans out cannot turn the probe into a scanner.
+    """
+    slots = asyncio.Semaphore(max_concurrent_probes)
     server: MCPServer[Any] = MCPServer(
         "mcpservers-netcheck",
         version="0.1.0",
@@ -62,7 +68,8 @@ def build_server(prober: Prober) -> MCPServer[Any]:
         with a short reason (nxdomain, refused, timeout, certificate_expired, http_502 …) and evidence.
         """
         try:
-            return await prober.probe(url, timeout_s=timeout_s, stream_s=stream_s)
+            async with slots:
+                return await prober.probe(url, timeout_s=timeout_s, stream_s=stream_s)
         except (BadArgument, TargetRefused) as exc:
             raise ToolError(str(exc)) from exc
         except Exception as exc:

@@ -1,6 +1,7 @@
 """`python -m mcpservers.netcheck` over stdio and Streamable HTTP, driven by the official SDK client."""
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -9,9 +10,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcpservers.netcheck import Policy, Prober, Resolver, build_server
 from mcpservers.netcheck.__main__ import main
 from mcpservers.scenarios._listeners import Listeners, Response
 
@@ -179,3 +181,35 @@ def test_bad_command_line_exits_2_with_a_message(args, message, capsys):
     assert exited.value.code == 2
     assert message in stderr
     assert "Traceback" not in stderr
+
+
+class ExplodingProber(Prober):
+    async def probe(self, url, **kwargs):
+        raise RuntimeError("resolver state corrupted")
+
+
+async def test_unexpected_failure_is_a_tool_error_without_traceback(caplog):
+    server = build_server(ExplodingProber(policy=Policy.from_values([NAME])))
+
+    async with Client(server) as client, asyncio.timeout(10):
+        result = await client.call_tool("probe_url", {"url": f"https://{NAME}/"})
+
+    assert result.is_error is True
+    text = result.content[0].text
+    assert "failed unexpectedly (RuntimeError: resolver state corrupted)" in text
+    assert "Traceback" not in text
+    assert "resolver state corrupted" in caplog.text  # the server log keeps the detail
+
+
+async def test_probe_result_reports_the_status_at_top_level(gateway):
+    resolver = Resolver()
+    resolver.add_override(f"{NAME}=127.0.0.1")
+    server = build_server(Prober(policy=Policy.from_values([NAME]), resolver=resolver))
+
+    async with Client(server) as client, asyncio.timeout(10):
+        result = await client.call_tool(
+            "probe_url", {"url": f"http://{NAME}:{gateway}/"}
+        )
+
+    assert result.structured_content["status"] == 502
+    assert json.loads(result.content[0].text)["failed_layer"] == "http"
