@@ -23,11 +23,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_tools_and_call_over_stdio():
-    out = run("call", "--", sys.executable, str(PEER), "add", '{"a": 2, "b": 3}')
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["structured_content"] == {"result": 5}
-    out = run(
+def test_call_over_stdio(capsys):
+    argv = [
         "--protocol-version",
         "2025-06-18",
         "call",
@@ -35,8 +32,14 @@ def test_tools_and_call_over_stdio():
         sys.executable,
         str(PEER),
         "add",
-        '{"a": "x"}',
-    )
+        '{"a": 2, "b": 3}',
+    ]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["structured_content"] == {"result": 5}
+
+
+def test_python_dash_m_runs_and_prints_errors_with_their_layer(sdk_http_json_url):
+    out = run("call", sdk_http_json_url, "add", '{"a": "x"}')
     assert out.returncode == 1
     assert "error [tool_validation] ToolValidationError" in out.stderr
 

@@ -76,6 +76,19 @@ async def test_every_call_works_at_each_version(sdk_stdio, version):
         with pytest.raises(mcpclient.ToolValidationError) as bad:
             await client.call_tool("add", {"a": "x"})
         assert bad.value.layer is mcpclient.Layer.TOOL_VALIDATION
+
+        # Many concurrent callers on one connection each get their own answer.
+        results = await asyncio.gather(
+            *(client.call_tool("echo", {"text": f"m{i}"}) for i in range(32))
+        )
+        assert [r.text for r in results] == [f"m{i}" for i in range(32)]
+
+        if version in ("2026-07-28", "2025-11-25"):
+            await check_cancellation(client, f"cancel-{version}")
+        transport = client.transport
+    assert transport.returncode == 0  # closing stdin let the server exit cleanly
+    with pytest.raises(mcpclient.UsageError, match="after close"):
+        await client.call_tool("echo", {"text": "x"})
     assert {r.method for r in records} >= {
         "tools/list",
         "tools/call",
@@ -97,38 +110,16 @@ async def test_every_call_works_at_each_version(sdk_stdio, version):
     )
 
 
-@pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25"])
-async def test_cancelling_the_caller_cancels_the_call_on_the_server(sdk_stdio, version):
-    async with mcpclient.connect(sdk_stdio, protocol_version=version) as client:
-        task = asyncio.create_task(client.call_tool("hang", {"tag": "t1"}))
-        await wait_observed(client, "started", "t1")
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await wait_observed(client, "cancelled", "t1")
-        assert client._pending == {}
-
-
-async def test_timeout_cancels_the_call_on_the_server(sdk_stdio):
-    async with mcpclient.connect(sdk_stdio) as client:
-        with pytest.raises(mcpclient.ResponseTimeout) as info:
-            await client.call_tool("hang", {"tag": "t2"}, timeout=0.5)
-        assert info.value.outcome_unknown
-        await wait_observed(client, "cancelled", "t2")
-
-
-async def test_sixteen_concurrent_callers_get_their_own_answers(sdk_stdio):
-    async with mcpclient.connect(sdk_stdio) as client:
-        results = await asyncio.gather(
-            *(client.call_tool("echo", {"text": f"m{i}"}) for i in range(64))
-        )
-        assert [r.text for r in results] == [f"m{i}" for i in range(64)]
-
-
-async def test_close_lets_the_server_exit_cleanly(sdk_stdio):
-    async with mcpclient.connect(sdk_stdio) as client:
-        transport = client.transport
-        await client.call_tool("echo", {"text": "x"})
-    assert transport.returncode == 0
-    with pytest.raises(mcpclient.UsageError, match="after close"):
-        await client.call_tool("echo", {"text": "x"})
+async def check_cancellation(client: mcpclient.ClientSession, tag: str) -> None:
+    """Cancelling the awaiting task, and a timeout, both reach the server as a cancellation."""
+    task = asyncio.create_task(client.call_tool("hang", {"tag": tag}))
+    await wait_observed(client, "started", tag)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await wait_observed(client, "cancelled", tag)
+    assert client._pending == {}
+    with pytest.raises(mcpclient.ResponseTimeout) as info:
+        await client.call_tool("hang", {"tag": tag + "-t"}, timeout=0.5)
+    assert info.value.outcome_unknown
+    await wait_observed(client, "cancelled", tag + "-t")
