@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import ssl
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mcpservers._common import base_parser, fail, run
 from mcpservers.netcheck.policy import Policy
@@ -12,16 +13,18 @@ from mcpservers.netcheck.probe import MAX_TIMEOUT_S, Prober, Timeouts
 from mcpservers.netcheck.resolver import Resolver
 from mcpservers.netcheck.server import build_server
 
-if TYPE_CHECKING:
-    import argparse
-
 PROG = "mcpservers.netcheck"
 
 
 def _seconds(value: str) -> float:
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
     if not 0 < seconds <= MAX_TIMEOUT_S:
-        raise ValueError(value)
+        raise argparse.ArgumentTypeError(
+            f"expected seconds, > 0 and <= {MAX_TIMEOUT_S:g}, got {value!r}"
+        )
     return seconds
 
 
@@ -77,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
             type=_seconds,
             default=getattr(defaults, layer),
             metavar="S",
+            help=f"{layer} layer timeout (default {getattr(defaults, layer):g})",
         )
     return parser
 

@@ -171,6 +171,14 @@ async def test_streamable_http_probes_with_the_sdk_client(gateway):
         (["--allow", "http://169.254.169.254/"], "cloud metadata address"),
         (["--allow", "a.internal", "--resolve", "a.internal"], "expected name=IP"),
         (["--allow", "ftp://a.internal/"], "only http and https"),
+        (
+            ["--allow", "a.internal", "--tls-timeout", "0"],
+            "expected seconds, > 0 and <= 30",
+        ),
+        (
+            ["--allow", "a.internal", "--dns-server", "dns.internal"],
+            "expected IP[:PORT]",
+        ),
     ],
 )
 def test_bad_command_line_exits_2_with_a_message(args, message, capsys):
