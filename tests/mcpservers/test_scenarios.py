@@ -71,8 +71,20 @@ def test_expected_and_incident_files_follow_the_format(slug):
             expected["netcheck"][probe]["failed_layer"] == expected["root_cause_layer"]
         )
     assert {"title", "service", "severity", "symptoms"} <= set(incident)
-    assert incident["severity"] in {"critical", "high", "medium", "low"}
+    assert incident["severity"] in {
+        "sev1",
+        "sev2",
+        "sev3",
+        "sev4",
+    }  # diagnosis.models.Severity
     assert incident["service"] == expected["service"]
+    window = incident["window"]
+    assert (
+        window["start_offset_s"]
+        < expected["started_offset_s"]
+        < window["end_offset_s"]
+        == 0
+    )
     assert all(isinstance(s, str) for s in incident["symptoms"])
 
 
