@@ -73,3 +73,8 @@ def test_bad_usage_exits_with_a_message(argv, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
+
+
+def test_a_stdio_call_with_too_few_words_is_a_usage_error():
+    with pytest.raises(SystemExit):
+        main(["call", "--", "server"])

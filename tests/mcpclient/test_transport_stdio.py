@@ -224,3 +224,74 @@ async def test_stderr_is_kept_in_a_bounded_log_and_named_when_the_server_dies():
     assert len(transport.stderr[-1]) == 4096
     assert isinstance(closed[0], mcpclient.ConnectionLost)
     assert "line 49" in str(closed[0])
+
+
+async def start_raw(code: str, **kwargs) -> tuple[StdioTransport, list, list]:
+    transport = StdioTransport(
+        mcpclient.StdioServer(command=[sys.executable, "-c", code], **kwargs)
+    )
+    delivered: list = []
+    closed: list = []
+    await transport.start(delivered.append, closed.append)
+    return transport, delivered, closed
+
+
+async def wait_for(predicate) -> None:
+    async with asyncio.timeout(10):
+        while not predicate():
+            await asyncio.sleep(0)
+
+
+async def test_a_long_line_arriving_in_one_read_is_refused():
+    code = 'import sys; sys.stdout.write(\'{"jsonrpc":"2.0","method":"x","params":{"p":"\' + \'y\' * 100 + \'"}}\\n\'); sys.stdout.flush(); sys.stdin.read()'
+    transport, delivered, closed = await start_raw(code, max_message_size=40)
+    try:
+        await wait_for(lambda: closed)
+    finally:
+        await transport.aclose()
+    assert isinstance(closed[0], mcpclient.MessageTooLarge) and delivered == []
+
+
+async def test_a_good_line_followed_by_an_over_long_partial_line_is_refused():
+    code = 'import sys; sys.stdout.write(\'{"jsonrpc":"2.0","method":"x"}\\n\' + \'z\' * 100); sys.stdout.flush(); sys.stdin.read()'
+    transport, delivered, closed = await start_raw(code, max_message_size=40)
+    try:
+        await wait_for(lambda: closed)
+    finally:
+        await transport.aclose()
+    assert delivered == [{"jsonrpc": "2.0", "method": "x"}]
+    assert isinstance(closed[0], mcpclient.MessageTooLarge)
+
+
+async def test_an_outgoing_message_over_the_limit_is_refused_and_send_after_close_fails():
+    transport, _, _ = await start_raw(
+        "import sys; sys.stdin.read()", max_message_size=100
+    )
+    with pytest.raises(mcpclient.MessageTooLarge):
+        await transport.send(
+            {"jsonrpc": "2.0", "method": "x", "params": {"p": "y" * 200}}
+        )
+    await transport.aclose()
+    await transport.aclose()  # idempotent
+    with pytest.raises(mcpclient.ConnectionLost) as info:
+        await transport.send({"jsonrpc": "2.0", "method": "x"})
+    assert not info.value.outcome_unknown  # never sent
+
+
+async def test_a_slow_reader_applies_backpressure_until_it_reads():
+    code = "import sys; sys.stdin.readline(); data = sys.stdin.buffer.read(); sys.stderr.write(str(len(data)) + '\\n'); sys.stderr.flush()"
+    transport, _, _ = await start_raw(code, max_message_size=16 * 1024 * 1024)
+    try:
+        await transport.send({"jsonrpc": "2.0", "method": "go"})
+        await transport.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "big",
+                "params": {"p": "x" * (4 * 1024 * 1024)},
+            }
+        )
+        assert transport._writable.is_set()  # resumed once the server drained the pipe
+    finally:
+        await transport.aclose()
+    await wait_for(lambda: transport.stderr)
+    assert int(transport.stderr[-1]) > 4 * 1024 * 1024

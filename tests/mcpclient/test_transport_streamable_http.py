@@ -503,3 +503,100 @@ async def test_every_httpx_transport_error_is_mapped_with_the_right_sent_semanti
         httpx.RemoteProtocolError,
         httpx.ReadTimeout,
     } <= seen
+
+
+def test_retry_after_parses_seconds_and_http_dates():
+    import email.utils
+    import time
+
+    from mcpclient._transports.streamable_http import parse_retry_after
+
+    assert parse_retry_after(None) is None
+    assert parse_retry_after(" 12 ") == 12.0
+    assert parse_retry_after("soon") is None
+    future = email.utils.formatdate(time.time() + 100, usegmt=True)
+    assert 95 <= parse_retry_after(future) <= 101
+    assert parse_retry_after(email.utils.formatdate(0, usegmt=True)) == 0.0
+
+
+async def test_a_resumption_that_is_refused_or_also_cut_loses_the_call():
+    calls = {"get": 0}
+
+    async def on_call(request: Request) -> Reply:
+        return sse_reply(b"id: ev-1\ndata:\n\n", DROP)
+
+    inner = handshake_server(on_call)
+
+    async def handler(request: Request) -> Reply:
+        if request.method == "GET":
+            calls["get"] += 1
+            if calls["get"] == 1:
+                return sse_reply(b"id: ev-2\nretry: 1\ndata:\n\n", DROP)  # cut again
+            return Reply(405, {}, [b"no GET here"])
+        return await inner(request)
+
+    async with (
+        scripted_server(handler) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        with pytest.raises(mcpclient.HttpStatusError) as info:
+            await client.call_tool("write")
+        assert info.value.status == 405
+    assert calls["get"] == 2
+
+
+async def test_resumption_gives_up_after_the_configured_attempts():
+    async def on_call(request: Request) -> Reply:
+        return sse_reply(b"id: ev-1\ndata:\n\n", DROP)
+
+    inner = handshake_server(on_call)
+
+    async def handler(request: Request) -> Reply:
+        if request.method == "GET":
+            return sse_reply(b": nothing\n\n")  # ends cleanly without the answer
+        return await inner(request)
+
+    async with (
+        scripted_server(handler) as srv,
+        mcpclient.connect(
+            mcpclient.HttpServer(url=srv.url, resume_attempts=2)
+        ) as client,
+    ):
+        with pytest.raises(mcpclient.ConnectionLost, match="after resuming"):
+            await client.call_tool("write")
+
+
+async def test_a_jsonrpc_error_body_for_another_request_is_a_status_error():
+    async def on_call(request: Request) -> Reply:
+        return json_reply(
+            {"jsonrpc": "2.0", "id": 12345, "error": {"code": -32600, "message": "x"}},
+            status=400,
+        )
+
+    with pytest.raises(mcpclient.HttpStatusError) as info:
+        await run_call(on_call, tool="write")
+    assert info.value.status == 400 and not isinstance(
+        info.value, mcpclient.JsonRpcError
+    )
+
+
+async def test_a_broken_json_error_body_is_a_status_error():
+    async def on_call(request: Request) -> Reply:
+        return Reply(400, {"content-type": "application/json"}, [b"{broken"])
+
+    with pytest.raises(mcpclient.HttpStatusError):
+        await run_call(on_call, tool="write")
+
+
+async def test_close_survives_a_server_that_is_gone():
+    async def on_call(request: Request) -> Reply:
+        return json_reply(ok(request))
+
+    srv_cm = scripted_server(handshake_server(on_call))
+    srv = await srv_cm.__aenter__()
+    async with mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client:
+        await client.call_tool("read")
+        await srv_cm.__aexit__(
+            None, None, None
+        )  # the DELETE on close now fails to connect
+    assert client.transport.session_id is None
