@@ -1,112 +1,22 @@
 """End to end over real HTTP: Daphne + a Celery worker on the test database, driven with a token."""
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import httpx
 import pytest
 
 from diagnosis.events import TERMINAL_EVENTS
 from diagnosis.models import TaskEvent
 from tests import factories
+from tests.livestack import wait_for, web_and_worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 BROKER_DB = 12
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for(predicate, *, timeout: float, what: str):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def stop(proc):
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-
-
 @pytest.fixture
 def stack(live_db_env):
-    redis_url = f"redis://127.0.0.1:6379/{BROKER_DB}"
-    subprocess.run(
-        ["redis-cli", "-n", str(BROKER_DB), "flushdb"], check=True, capture_output=True
-    )
-    env = {
-        **live_db_env,
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
-        "DIAGNOSIS_LEASE_SECONDS": "5",
-    }
-    port = free_port()
-    web = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "daphne"),
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "agentops.asgi:application",
-        ],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "agentops",
-            "worker",
-            "--pool=solo",
-            "-n",
-            "e2e@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel=WARNING",
-        ],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-
-    def up():
-        try:
-            return httpx.get(f"{base}/healthz", timeout=1).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    try:
-        wait_for(up, timeout=30, what="daphne to answer /healthz")
+    with web_and_worker(live_db_env, broker_db=BROKER_DB) as base:
         yield base
-    finally:
-        stop(web)
-        stop(worker)
 
 
 def test_create_snapshot_cancel_over_daphne_ends_cancelled_with_gap_free_events(stack):

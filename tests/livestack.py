@@ -1,0 +1,120 @@
+"""Real processes for end-to-end tests: Daphne and a Celery worker on the test's database."""
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(predicate, *, timeout: float, what: str):
+    """Poll predicate until it returns something truthy; fail after timeout seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
+    """Start Daphne and one Celery worker on a Redis database of their own; yield the base URL."""
+    redis_url = f"redis://127.0.0.1:6379/{broker_db}"
+    subprocess.run(
+        ["redis-cli", "-n", str(broker_db), "flushdb"], check=True, capture_output=True
+    )
+    env = {
+        **db_env,
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "DIAGNOSIS_LEASE_SECONDS": "5",
+    }
+    port = free_port()
+    web = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "daphne"),
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "agentops.asgi:application",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "agentops",
+            "worker",
+            "--pool=solo",
+            "-n",
+            f"live{broker_db}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel=WARNING",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        try:
+            return httpx.get(f"{base}/healthz", timeout=1).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    try:
+        wait_for(up, timeout=30, what="daphne to answer /healthz")
+        yield base
+    finally:
+        stop(web)
+        stop(worker)
+        wait_for_other_sessions_to_close()
+
+
+def wait_for_other_sessions_to_close(timeout: float = 10) -> None:
+    """PostgreSQL ends a dead client's backend a moment after the client exits; the test
+    database can only be dropped once it has."""
+    from django.db import connection
+
+    def closed() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            return cursor.fetchone()[0] == 0
+
+    wait_for(closed, timeout=timeout, what="the children's database sessions to close")
