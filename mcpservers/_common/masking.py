@@ -2,21 +2,48 @@
 
 Masking is best effort and errs on the side of hiding: a false positive costs a few characters of
 context, a false negative leaks a credential into an LLM prompt and an incident report.
+
+Every pattern does bounded work per position (bounded repeats, key test in a callback), so masking stays
+linear in the line length; an unbounded repeat before a literal backtracks quadratically on long lines.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MASK = "***"
 
-# Names whose values are secrets in key=value, key: value, "key": "value" and header forms.
-_SECRET_NAMES = (
-    r"(?:[a-z0-9_.-]*?(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key|session[_-]?id|cookie|signature))"
+# Key names whose values are secrets in key=value, key: value, "key": "value" and header forms.
+_SECRET_KEY = re.compile(
+    r"password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|credential|auth[_-]?key|session[_-]?id|cookie|signature",
+    re.IGNORECASE,
+)
+# Any key, then the secret test runs on the key alone: a regex alternation behind a variable prefix
+# would be tried at every word boundary and go quadratic on long lines.
+_JSON_PAIR = re.compile(r'"([A-Za-z0-9_.-]{1,64}+)"(\s*:\s*)"((?:[^"\\]|\\.){0,4096})"')
+_KV_PAIR = re.compile(
+    r"\b([A-Za-z0-9_.-]{1,64}+)([\"']?\s*[=:]\s*)(\"[^\"]{0,4096}\"|'[^']{0,4096}'|[^\s,;&\"'}\]]{1,4096})"
 )
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+
+def _mask_json_pair(match: re.Match[str]) -> str:
+    if not _SECRET_KEY.search(match.group(1)) or match.group(3) == MASK:
+        return match.group(0)
+    return f'"{match.group(1)}"{match.group(2)}"{MASK}"'
+
+
+def _mask_kv_pair(match: re.Match[str]) -> str:
+    if not _SECRET_KEY.search(match.group(1)) or match.group(3).strip("\"'") == MASK:
+        return match.group(0)
+    return f"{match.group(1)}{match.group(2)}{MASK}"
+
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     # PEM blocks first: they span lines and contain base64 the later rules would half-mask.
     (
         re.compile(
@@ -34,22 +61,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # Credentials in URLs: scheme://user:password@host
     (
-        re.compile(r"([a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@", re.IGNORECASE),
-        rf"\1{MASK}@",
-    ),
-    # JSON style: "password": "value"
-    (
-        re.compile(rf'("{_SECRET_NAMES}"\s*:\s*")((?:[^"\\]|\\.)*)(")', re.IGNORECASE),
-        rf"\1{MASK}\3",
-    ),
-    # key=value / key: value (logfmt, env dumps, headers such as X-Api-Key: ...)
-    (
         re.compile(
-            rf"(\b{_SECRET_NAMES}\b[\"']?\s*[=:]\s*)(?![\"']?\*\*\*)(\"[^\"]*\"|'[^']*'|[^\s,;&\"'}}\]]+)",
+            r"(\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{1,256}:)[^\s@/]{1,256}@",
             re.IGNORECASE,
         ),
-        rf"\1{MASK}",
+        rf"\1{MASK}@",
     ),
+    # JSON style "password": "value", then key=value / key: value (logfmt, env dumps, X-Api-Key: ...)
+    (_JSON_PAIR, _mask_json_pair),
+    (_KV_PAIR, _mask_kv_pair),
     # Well-known token shapes that appear without a telling key.
     (
         re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),

@@ -154,12 +154,12 @@ def build_server(
             "patterns": len(groups),
             "top": [
                 {
-                    "signature": mask_secrets(signature)[:1000],
+                    "signature": signature[:1000],
                     "count": len(records),
                     "first_seen": iso(min(r.ts for r in records)),
                     "last_seen": iso(max(r.ts for r in records)),
                     "levels": dict(Counter(r.level for r in records)),
-                    "sample": _cut(mask_secrets(records[0].message), 2000),
+                    "sample": _masked(records[0].message, 2000),
                 }
                 for signature, records in ranked[:TOP_ERRORS]
             ],
@@ -173,7 +173,7 @@ def build_server(
 
 def error_signature(message: str) -> str:
     """The message with ids, addresses, times and numbers replaced, so repeats of one error group together."""
-    signature = mask_secrets(message.strip())[:2000]
+    signature = mask_secrets(message.strip()[:3000])[:2000]
     for pattern, placeholder in _SIGNATURE_RULES:
         signature = pattern.sub(placeholder, signature)
     return signature
@@ -193,18 +193,24 @@ def _check_service(service: str) -> None:
         )
 
 
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"…[cut {len(text) - limit} characters]"
+def _masked(text: str, limit: int) -> str:
+    """`text` masked and cut to `limit` characters, saying how much was cut.
+
+    Cut before masking (with a margin, so a secret straddling the limit is still recognised): masking
+    a multi-megabyte line would cost far more than the line is worth.
+    """
+    masked = mask_secrets(text[: limit + 1024])
+    if len(text) <= limit and len(masked) <= limit:
+        return masked
+    return masked[:limit] + f"…[cut {max(len(text), len(masked)) - limit} characters]"
 
 
 def _line(record: LogRecord) -> dict[str, Any]:
     return {
         "time": iso(record.ts),
         "level": record.level,
-        "message": _cut(mask_secrets(record.message), MAX_LINE_CHARS),
-        "labels": {k: mask_secrets(v) for k, v in record.labels.items()},
+        "message": _masked(record.message, MAX_LINE_CHARS),
+        "labels": {k: _masked(v, 1024) for k, v in record.labels.items()},
     }
 
 
@@ -228,15 +234,17 @@ def _fit(response: dict[str, Any]) -> dict[str, Any]:
     budget = MAX_RESULT_BYTES - _size(response) - 64
     kept = []
     for line in lines:
-        cost = _size(line) + 8  # separator and the extra indentation of a nested item
+        text = pydantic_core.to_json(line, indent=2)
+        # Nested two levels deep, each of its lines gains 4 spaces; plus the ",\n" separator.
+        cost = len(text) + 4 * (text.count(b"\n") + 1) + 2
         if cost > budget:
             break
         budget -= cost
         kept.append(line)
+    while kept and _size({**response, "lines": kept}) > MAX_RESULT_BYTES:
+        kept.pop()  # only if the estimate above was short; a safety net
     response["lines"] = kept
     response["notes"][-1] = response["notes"][-1].replace(
         "newest N", f"newest {len(kept)}"
     )
-    while _size(response) > MAX_RESULT_BYTES and response["lines"]:
-        response["lines"].pop()
     return response

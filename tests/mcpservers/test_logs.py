@@ -1,0 +1,474 @@
+"""The logs server: limits, masking and tool errors on the file back end; the Loki back end against a local
+HTTP server that answers exactly in the shape of Loki's documented `GET /loki/api/v1/query_range`."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import pytest
+from mcp.client import Client
+
+from mcpservers.logs.backends import (
+    FileBackend,
+    LogRecord,
+    LokiBackend,
+    ScenarioDataError,
+    load_jsonl,
+)
+from mcpservers.logs.server import MAX_RESULT_BYTES, build_server, error_signature
+from tests.mcpservers._support import DEMO, error_text, structured
+
+NOW = 1_764_511_200.0
+
+
+def _demo_server():
+    return build_server(
+        FileBackend(load_jsonl(DEMO / "logs.jsonl", now=NOW), source="demo"),
+        clock=lambda: NOW,
+    )
+
+
+def _records(
+    n: int, *, size: int = 100, service: str = "api", level: str = "info"
+) -> list[LogRecord]:
+    return [
+        LogRecord(
+            ts=NOW - i, service=service, level=level, message=f"line {i} " + "x" * size
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.anyio
+async def test_search_logs_returns_newest_first_within_window() -> None:
+    async with Client(_demo_server()) as client:
+        data = structured(
+            await client.call_tool(
+                "search_logs", {"service": "checkout", "start": "now-10m"}
+            )
+        )
+    times = [line["time"] for line in data["lines"]]
+    assert times == sorted(times, reverse=True)
+    assert (
+        len(times) == 22
+    )  # 20 fixture lines 30 s apart plus the warning and the fatal line
+    assert data["truncated"] is False
+
+
+@pytest.mark.anyio
+async def test_search_logs_query_is_case_insensitive_substring() -> None:
+    async with Client(_demo_server()) as client:
+        data = structured(
+            await client.call_tool(
+                "search_logs",
+                {"service": "checkout", "query": "X509", "start": "now-6h"},
+            )
+        )
+    assert (
+        len(data["lines"]) == 30
+    )  # the oldest sits exactly on the window start (inclusive)
+    assert all("x509" in line["message"] for line in data["lines"])
+
+
+@pytest.mark.anyio
+async def test_search_logs_masks_secrets_in_lines_and_labels() -> None:
+    async with Client(_demo_server()) as client:
+        data = structured(
+            await client.call_tool(
+                "search_logs", {"service": "checkout", "query": "retrying"}
+            )
+        )
+    (line,) = data["lines"]
+    assert "hunter2" not in line["message"]
+    assert "sk-live" not in line["message"]
+    assert line["labels"]["db_url"] == "postgres://app:***@db:5432/shop"
+
+
+@pytest.mark.anyio
+async def test_search_logs_limit_cuts_and_says_so() -> None:
+    async with Client(_demo_server()) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"service": "checkout", "limit": 3})
+        )
+    assert len(data["lines"]) == 3
+    assert data["truncated"] is True
+    assert "more than 3 lines match" in data["notes"][0]
+
+
+@pytest.mark.anyio
+async def test_search_logs_limit_above_5000_is_a_tool_error() -> None:
+    async with Client(_demo_server()) as client:
+        message = error_text(
+            await client.call_tool(
+                "search_logs", {"service": "checkout", "limit": 5001}
+            )
+        )
+    assert "limit" in message
+    assert "5000" in message
+
+
+@pytest.mark.anyio
+async def test_search_logs_window_over_6h_is_a_tool_error() -> None:
+    async with Client(_demo_server()) as client:
+        message = error_text(
+            await client.call_tool(
+                "search_logs", {"service": "checkout", "start": "now-6h1m"}
+            )
+        )
+    assert "longer than the 6h limit" in message
+
+
+@pytest.mark.anyio
+async def test_result_over_1_mib_is_cut_to_newest_lines_and_says_so() -> None:
+    server = build_server(
+        FileBackend(_records(4000, size=600), source="big"), clock=lambda: NOW
+    )
+    async with Client(server) as client:
+        result = await client.call_tool(
+            "search_logs", {"service": "api", "limit": 4000, "start": "now-2h"}
+        )
+    data = structured(result)
+    assert len(result.content[0].text.encode()) <= MAX_RESULT_BYTES
+    assert 1000 < len(data["lines"]) < 4000
+    assert data["lines"][0]["message"].startswith("line 0 ")
+    assert data["truncated"] is True
+    assert f"kept the newest {len(data['lines'])} of 4000 lines" in data["notes"][-1]
+
+
+@pytest.mark.anyio
+async def test_a_single_huge_line_is_cut() -> None:
+    server = build_server(
+        FileBackend(_records(1, size=100_000), source="huge"), clock=lambda: NOW
+    )
+    async with Client(server) as client:
+        data = structured(await client.call_tool("search_logs", {"service": "api"}))
+    assert len(data["lines"][0]["message"]) < 17_000
+    assert data["lines"][0]["message"].endswith("characters]")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"service": "nope"}, "known services: checkout, payments"),
+        ({"service": "bad service!"}, "not a valid service name"),
+        ({"service": "checkout", "start": "yesterday"}, "is not a time"),
+        (
+            {"service": "checkout", "start": "now", "end": "now-1h"},
+            "must be before end",
+        ),
+        ({}, "service"),
+    ],
+)
+async def test_bad_arguments_are_tool_errors_a_person_can_act_on(
+    arguments: dict, expected: str
+) -> None:
+    async with Client(_demo_server()) as client:
+        message = error_text(await client.call_tool("search_logs", arguments))
+    assert expected in message
+    assert "Traceback" not in message
+
+
+@pytest.mark.anyio
+async def test_top_errors_groups_by_signature_within_the_window() -> None:
+    async with Client(_demo_server()) as client:
+        data = structured(
+            await client.call_tool(
+                "top_errors", {"service": "checkout", "start": "now-6h"}
+            )
+        )
+    assert [group["count"] for group in data["top"]] == [30, 1]
+    assert data["top"][0]["signature"] == (
+        "upstream connect error to payments <ip>: x509: certificate has expired (request_id=<hex>)"
+    )
+    assert data["top"][1]["levels"] == {"fatal": 1}
+    assert (
+        data["error_lines"] == 31
+    )  # the error 7 h ago is outside every allowed window
+
+
+@pytest.mark.anyio
+async def test_top_errors_masks_secrets_in_signature_and_sample() -> None:
+    records = [
+        LogRecord(
+            ts=NOW - i,
+            service="api",
+            level="error",
+            message=f"auth failed password=pw{i}secret for 10.0.0.{i}",
+        )
+        for i in range(5)
+    ]
+    async with Client(
+        build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    ) as client:
+        data = structured(await client.call_tool("top_errors", {"service": "api"}))
+    (group,) = data["top"]
+    assert group["count"] == 5
+    assert "secret" not in group["signature"] + group["sample"]
+
+
+def test_error_signature_normalizes_ids_numbers_and_addresses() -> None:
+    a = error_signature("timeout after 3000ms calling 10.1.2.3:8080 req=5f2b9a1c7d8e")
+    b = error_signature("timeout after 120ms calling 10.9.9.9:8080 req=0a1b2c3d4e5f")
+    assert a == b
+
+
+def test_jsonl_loader_makes_offsets_absolute(tmp_path) -> None:
+    path = tmp_path / "logs.jsonl"
+    path.write_text(
+        '{"offset_s": -60, "service": "a", "level": "ERROR", "message": "m"}\n\n'
+    )
+    (record,) = load_jsonl(path, now=NOW)
+    assert record.ts == NOW - 60
+    assert record.level == "error"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", "logs.jsonl:1: not JSON"),
+        ('{"service": "a", "message": "m"}', "needs 'offset_s'"),
+        (
+            '{"offset_s": "x", "service": "a", "message": "m"}',
+            "'offset_s' must be a number",
+        ),
+        (
+            '{"offset_s": -1, "service": "", "message": "m"}',
+            "'service' must be a non-empty string",
+        ),
+        (
+            '{"offset_s": -1, "service": "a", "message": "m", "labels": []}',
+            "'labels' must be an object",
+        ),
+    ],
+)
+def test_jsonl_loader_names_file_line_and_problem(
+    tmp_path, line: str, message: str
+) -> None:
+    path = tmp_path / "logs.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(ScenarioDataError, match=message):
+        load_jsonl(path, now=NOW)
+
+
+# --- Loki back end against a local HTTP server ---------------------------------------------------
+
+
+class FakeLoki:
+    """Answers /loki/api/v1/query_range like Loki: {"status":"success","data":{"resultType":"streams",...}}."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, str]] = []
+        self.streams: list[dict] = []
+        self.status = 200
+        self.raw_body: bytes | None = None
+        self.hang = threading.Event()
+        self.hanging = False
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                params = {k: v[0] for k, v in parse_qs(url.query).items()}
+                fake.requests.append(
+                    {
+                        "path": url.path,
+                        **params,
+                        "X-Scope-OrgID": self.headers.get("X-Scope-OrgID", ""),
+                    }
+                )
+                if fake.hanging:
+                    fake.hang.wait(10)  # released at teardown; bounded either way
+                    return
+                body = fake.raw_body
+                if body is None:
+                    body = json.dumps(
+                        {
+                            "status": "success",
+                            "data": {
+                                "resultType": "streams",
+                                "result": fake.streams,
+                                "stats": {},
+                            },
+                        }
+                    ).encode()
+                self.send_response(fake.status)
+                self.send_header(
+                    "Content-Type",
+                    "application/json" if fake.status == 200 else "text/plain",
+                )
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.hang.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def loki():
+    fake = FakeLoki()
+    yield fake
+    fake.close()
+
+
+def _ns(seconds: float) -> str:
+    return str(int(seconds * 1e9))
+
+
+def _loki_server(url: str, **options):
+    return build_server(LokiBackend(url, **options), clock=lambda: NOW)
+
+
+@pytest.mark.anyio
+async def test_loki_search_sends_logql_and_merges_streams_newest_first(
+    loki: FakeLoki,
+) -> None:
+    loki.streams = [
+        {
+            "stream": {"service": "checkout", "pod": "checkout-0", "level": "error"},
+            "values": [
+                [_ns(NOW - 10), "upstream error token=abc123def"],
+                [_ns(NOW - 40), "upstream error 2"],
+            ],
+        },
+        {
+            "stream": {"service": "checkout", "pod": "checkout-1"},
+            "values": [[_ns(NOW - 20), "level=warn slow upstream"]],
+        },
+    ]
+    async with Client(_loki_server(loki.url, tenant="team-a")) as client:
+        data = structured(
+            await client.call_tool(
+                "search_logs",
+                {"service": "checkout", "query": 'up"stream.*', "limit": 10},
+            )
+        )
+    (request,) = loki.requests
+    assert request["path"] == "/loki/api/v1/query_range"
+    assert request["query"] == '{service="checkout"} |~ "(?i)up\\"stream\\\\.\\\\*"'
+    assert request["start"] == _ns(NOW - 3600)
+    assert request["end"] == _ns(NOW)
+    assert request["limit"] == "11"
+    assert request["direction"] == "backward"
+    assert request["X-Scope-OrgID"] == "team-a"
+    assert [line["message"] for line in data["lines"]] == [
+        "upstream error token=***",
+        "level=warn slow upstream",
+        "upstream error 2",
+    ]
+    assert [line["level"] for line in data["lines"]] == ["error", "warning", "error"]
+    assert data["truncated"] is False
+
+
+@pytest.mark.anyio
+async def test_loki_more_lines_than_limit_is_reported(loki: FakeLoki) -> None:
+    loki.streams = [
+        {
+            "stream": {"service": "api"},
+            "values": [[_ns(NOW - i), f"line {i}"] for i in range(3)],
+        }
+    ]
+    async with Client(_loki_server(loki.url)) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"service": "api", "limit": 2})
+        )
+    assert [line["message"] for line in data["lines"]] == ["line 0", "line 1"]
+    assert data["truncated"] is True
+
+
+@pytest.mark.anyio
+async def test_loki_top_errors_uses_error_filter_and_groups(loki: FakeLoki) -> None:
+    loki.streams = [
+        {
+            "stream": {"service": "api"},
+            "values": [
+                [_ns(NOW - 1), "ERROR dial tcp 10.0.0.1:5432: connection refused"],
+                [_ns(NOW - 2), "ERROR dial tcp 10.0.0.2:5432: connection refused"],
+                [
+                    _ns(NOW - 3),
+                    "INFO no errors found",
+                ],  # matched the line filter, but is info
+                [_ns(NOW - 4), "panic: nil map"],
+            ],
+        }
+    ]
+    async with Client(_loki_server(loki.url)) as client:
+        data = structured(await client.call_tool("top_errors", {"service": "api"}))
+    assert "|~" in loki.requests[0]["query"]
+    assert "error" in loki.requests[0]["query"]
+    assert [(g["signature"], g["count"]) for g in data["top"]] == [
+        ("ERROR dial tcp <ip>: connection refused", 2),
+        ("panic: nil map", 1),
+    ]
+
+
+@pytest.mark.anyio
+async def test_loki_query_error_is_a_tool_error_with_lokis_reason(
+    loki: FakeLoki,
+) -> None:
+    loki.status = 400
+    loki.raw_body = (
+        b"parse error at line 1, col 12: syntax error: unexpected IDENTIFIER\n"
+    )
+    async with Client(_loki_server(loki.url)) as client:
+        message = error_text(await client.call_tool("search_logs", {"service": "api"}))
+    assert "HTTP 400" in message
+    assert "parse error at line 1" in message
+
+
+@pytest.mark.anyio
+async def test_loki_unexpected_result_type_is_a_tool_error(loki: FakeLoki) -> None:
+    loki.raw_body = json.dumps(
+        {"status": "success", "data": {"resultType": "matrix", "result": []}}
+    ).encode()
+    async with Client(_loki_server(loki.url)) as client:
+        message = error_text(await client.call_tool("search_logs", {"service": "api"}))
+    assert "expected resultType 'streams'" in message
+
+
+@pytest.mark.anyio
+async def test_loki_timeout_is_reported_as_log_back_end_timeout(loki: FakeLoki) -> None:
+    loki.hanging = True
+    async with Client(_loki_server(loki.url, timeout=0.3)) as client:
+        with anyio.fail_after(10):
+            message = error_text(
+                await client.call_tool("search_logs", {"service": "api"})
+            )
+    assert "log back end timeout" in message
+
+
+@pytest.mark.anyio
+async def test_loki_unreachable_is_a_tool_error() -> None:
+    # A port that was just free: nothing listens on it.
+    fake = FakeLoki()
+    url = fake.url
+    fake.close()
+    async with Client(_loki_server(url, timeout=2)) as client:
+        message = error_text(await client.call_tool("search_logs", {"service": "api"}))
+    assert "cannot reach Loki" in message
+
+
+def test_fixture_data_is_fresh() -> None:
+    (newest,) = [
+        r
+        for r in load_jsonl(DEMO / "logs.jsonl", now=time.time())
+        if r.service == "payments"
+    ]
+    assert time.time() - newest.ts < 130
