@@ -137,6 +137,16 @@ class LiveScenario:
             args += ["--dns-server", self.dns_server]
         return args
 
+    def server_args(self) -> dict[str, list[str]]:
+        """Arguments for each bundled server (`python -m mcpservers.<name> <args>`) to serve this scenario."""
+        slug = self.scenario.slug
+        return {
+            "logs": ["--scenario", slug],
+            "metrics": ["--scenario", slug],
+            "runbooks": ["--scenario", slug],
+            "netcheck": self.netcheck_args(),
+        }
+
     def prober(self, *, timeouts: Timeouts | None = None) -> Prober:
         """An in-process netcheck Prober configured like `netcheck_args()`."""
         from mcpservers.netcheck import Policy, Prober, Resolver
@@ -166,6 +176,7 @@ class LiveScenario:
                 for name, p in self.probes.items()
             },
             "netcheck_args": self.netcheck_args(),
+            "server_args": self.server_args(),
             "expected": {
                 "root_cause_layer": self.scenario.expected["root_cause_layer"],
                 "netcheck": self.scenario.expected.get("netcheck", {}),

@@ -377,4 +377,6 @@ async def test_cli_start_prints_netcheck_args_that_find_the_root_cause():
 
     assert result["failed_layer"] == wiring["expected"]["root_cause_layer"] == "tls"
     assert result["reason"] == "certificate_expired"
+    assert wiring["server_args"]["logs"] == ["--scenario", "tls-expired"]
+    assert wiring["server_args"]["netcheck"] == wiring["netcheck_args"]
     assert returncode == 0
