@@ -7,9 +7,10 @@ a listed name that resolves to a metadata or link-local address is refused too (
 from __future__ import annotations
 
 import ipaddress
+import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -91,10 +92,12 @@ class AllowEntry:
             return False
         if self.port is not None and self.port != port:
             return False
-        return (
-            not self.path_prefix
-            or path == self.path_prefix
-            or path.startswith(self.path_prefix.rstrip("/") + "/")
+        if not self.path_prefix:
+            return True
+        # Match what the server will see: decoded, dot segments resolved ("/api/../admin" is /admin).
+        plain = posixpath.normpath("/" + unquote(path.split("?", 1)[0]))
+        return plain == self.path_prefix.rstrip("/") or plain.startswith(
+            self.path_prefix.rstrip("/") + "/"
         )
 
     def __str__(self) -> str:

@@ -117,10 +117,16 @@ class Target:
                 f"url {url!r} contains spaces or line breaks; percent-encode them"
             )
         scheme = parts.scheme
+        try:
+            host = normalize_host(parts.hostname).encode("idna").decode("ascii")
+        except UnicodeError:
+            raise BadArgument(
+                f"url {url!r}: {parts.hostname!r} is not a valid host name"
+            ) from None
         return cls(
             url=url.strip(),
             scheme=scheme,
-            host=normalize_host(parts.hostname),
+            host=host,
             port=port or (443 if scheme == "https" else 80),
             path=path,
         )

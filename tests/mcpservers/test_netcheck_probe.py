@@ -15,6 +15,7 @@ from mcpservers.netcheck import (
     TargetRefused,
     Timeouts,
 )
+from mcpservers.netcheck.probe import Target
 from mcpservers.scenarios._certs import CertAuthority, self_signed
 from mcpservers.scenarios._listeners import Listeners, Response, server_ssl_context
 
@@ -342,6 +343,27 @@ async def test_url_entry_limits_scheme_port_and_path(certs):
     ):
         with pytest.raises(TargetRefused, match="not in the allowlist"):
             await probe(prober, url)
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/../admin", "/api/%2e%2e/admin", "/api2", "/apiary/x"]
+)
+async def test_path_prefix_cannot_be_escaped(certs, path):
+    prober = make_prober(certs, allow=[f"https://{NAME}:8443/api"])
+
+    with pytest.raises(TargetRefused, match="not in the allowlist"):
+        await probe(prober, f"https://{NAME}:8443{path}")
+
+
+def test_unicode_host_names_are_matched_in_idna_form():
+    policy = Policy.from_values(["xn--bcher-kva.internal"])
+
+    policy.check_url(
+        scheme="http",
+        host=Target.parse("http://bücher.internal/").host,
+        port=80,
+        path="/",
+    )
 
 
 @pytest.mark.parametrize(
