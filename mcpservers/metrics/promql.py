@@ -7,8 +7,9 @@ Supported, and nothing else (anything else is a `PromQLError` naming what is sup
     quantiles      histogram_quantile(0.99, <vector with an "le" label>)
     arithmetic     + - * / between numbers and vectors (vector-vector matches identical label sets)
 
-`rate` here is the increase between the first and last samples inside the range divided by the time
-between them; Prometheus also extrapolates to the range edges, so values differ slightly at edges.
+`increase` here is the increase between the first and last samples inside the range (counter resets
+handled) and `rate` that increase divided by the time between those samples; Prometheus also
+extrapolates both towards the range edges, so results differ slightly where series start or stop.
 """
 
 from __future__ import annotations
@@ -415,7 +416,7 @@ class Evaluator:
                 continue
             increase = sum((b - a) if b >= a else b for a, b in itertools.pairwise(vs))
             rate = increase / (ts[-1] - ts[0])
-            out[labels] = rate if node.name == "rate" else rate * node.selector.range_s
+            out[labels] = rate if node.name == "rate" else increase
         return out
 
     @staticmethod
