@@ -279,7 +279,7 @@ async def test_an_outgoing_message_over_the_limit_is_refused_and_send_after_clos
 
 
 async def test_a_slow_reader_applies_backpressure_until_it_reads():
-    code = "import sys; sys.stdin.readline(); data = sys.stdin.buffer.read(); sys.stderr.write(str(len(data)) + '\\n'); sys.stderr.flush()"
+    code = "import sys; sys.stdin.buffer.readline(); data = sys.stdin.buffer.read(); sys.stderr.write(str(len(data)) + '\\n'); sys.stderr.flush()"
     transport, _, _ = await start_raw(code, max_message_size=16 * 1024 * 1024)
     try:
         await transport.send({"jsonrpc": "2.0", "method": "go"})
