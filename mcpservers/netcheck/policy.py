@@ -22,6 +22,10 @@ METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a)
     for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
 )
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network(
+    "::/96"
+)  # deprecated, but some stacks still route it
 _LINK_LOCAL = (
     ipaddress.ip_network("169.254.0.0/16"),
     ipaddress.ip_network("fe80::/10"),
@@ -112,10 +116,25 @@ class AllowEntry:
         )
 
 
+def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (mapped, compatible, 6to4, NAT64), if any."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in _NAT64 or (address in _IPV4_COMPATIBLE and int(address) > 0xFFFF):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def forbidden_reason(address: IPAddress) -> str | None:
     """Why `address` is never dialled, or None if it may be."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return forbidden_reason(address.ipv4_mapped)
+    embedded = _embedded_ipv4(address)
+    if embedded is not None:
+        reason = forbidden_reason(embedded)
+        return f"{address} embeds {reason}" if reason else None
     if address in METADATA_ADDRESSES:
         return f"{address} is a cloud metadata address"
     if any(address in net for net in _LINK_LOCAL):

@@ -382,7 +382,15 @@ async def test_metadata_and_link_local_literals_are_refused(certs, url, why):
 
 
 @pytest.mark.parametrize(
-    "address", ["169.254.169.254", "::ffff:169.254.169.254", "fe80::1"]
+    "address",
+    [
+        "169.254.169.254",
+        "::ffff:169.254.169.254",
+        "64:ff9b::a9fe:a9fe",
+        "2002:a9fe:a9fe::1",
+        "::169.254.169.254",
+        "fe80::1",
+    ],
 )
 async def test_listed_name_resolving_to_a_forbidden_address_is_refused(certs, address):
     prober = make_prober(
