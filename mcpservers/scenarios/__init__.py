@@ -18,7 +18,7 @@ import shutil
 import ssl
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,6 +111,8 @@ class LiveScenario:
     ca_file: Path | None
     time_scale: float
     dns_server: str | None = None
+    # Per-server arguments that replace the `--scenario <slug>` default (see server_args()).
+    server_overrides: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def allow(self) -> list[str]:
@@ -140,12 +142,10 @@ class LiveScenario:
     def server_args(self) -> dict[str, list[str]]:
         """Arguments for each bundled server (`python -m mcpservers.<name> <args>`) to serve this scenario."""
         slug = self.scenario.slug
-        return {
-            "logs": ["--scenario", slug],
-            "metrics": ["--scenario", slug],
-            "runbooks": ["--scenario", slug],
-            "netcheck": self.netcheck_args(),
-        }
+        args = {name: ["--scenario", slug] for name in ("logs", "metrics", "runbooks")}
+        args.update(self.server_overrides)
+        args["netcheck"] = self.netcheck_args()
+        return args
 
     def prober(self, *, timeouts: Timeouts | None = None) -> Prober:
         """An in-process netcheck Prober configured like `netcheck_args()`."""
@@ -208,6 +208,7 @@ async def run(
                 ca_file=wiring.ca_file,
                 time_scale=time_scale,
                 dns_server=wiring.dns_server,
+                server_overrides=wiring.server_args,
             )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -50,9 +50,10 @@ class Wiring:
     probes: list[Probe]
     resolve: dict[str, str] = field(default_factory=dict)
     ca_file: Path | None = None
-    dns_server: str | None = (
-        None  # IP:PORT of a scenario DNS server netcheck should ask
-    )
+    # IP:PORT of a scenario DNS server netcheck should ask
+    dns_server: str | None = None
+    # Arguments for other bundled servers that replace their `--scenario <slug>` default
+    server_args: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def _ok(request: Request, writer: asyncio.StreamWriter) -> Response:
@@ -238,6 +239,10 @@ async def start_log_backend_timeout(
             "loki-read-0.loki.internal": HOST,
             "loki-read-1.loki.internal": HOST,
             "checkout.shop.internal": HOST,
+        },
+        # The logs server can meet the same stuck reader through its Loki back end: a real timeout.
+        server_args={
+            "logs": ["--loki-url", f"http://{HOST}:{stuck}", "--loki-timeout", "2"]
         },
     )
 

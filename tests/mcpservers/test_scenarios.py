@@ -339,6 +339,21 @@ def test_run_in_thread_serves_until_the_block_ends():
     assert _refused(port)
 
 
+@pytest.mark.anyio
+async def test_log_backend_scenario_points_the_logs_server_at_the_stuck_reader():
+    async with asyncio.timeout(30), scenarios.run("log-backend-timeout") as live:
+        args = live.server_args()
+        stuck = _port(live.probes["loki-read-0"].url)
+
+    assert args["logs"] == [
+        "--loki-url",
+        f"http://127.0.0.1:{stuck}",
+        "--loki-timeout",
+        "2",
+    ]
+    assert args["metrics"] == ["--scenario", "log-backend-timeout"]
+
+
 def test_unknown_scenario_names_the_bundled_ones():
     with pytest.raises(
         scenarios.UnknownScenario, match="bundled scenarios: tls-expired, dns-nxdomain"
