@@ -4,6 +4,7 @@
 and the mapping of ApiError and domain errors to JSON answers.
 """
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -29,6 +30,8 @@ from diagnosis.api.errors import (
 from diagnosis.exceptions import DiagnosisError
 from diagnosis.models import ApprovalStatus, Role
 from diagnosis.principals import Principal
+
+logger = logging.getLogger(__name__)
 
 Handler = Callable[..., HttpResponse]
 READY_TIMEOUT_SECONDS = 1.0
@@ -317,6 +320,8 @@ def readyz(request: HttpRequest) -> HttpResponse:
         try:
             check()
         except Exception as exc:
+            # The probe answers without detail (it needs no credentials); the log has it.
+            logger.warning("readiness check %s failed: %s", name, exc)
             checks[name] = f"error: {type(exc).__name__}"
         else:
             checks[name] = "ok"
