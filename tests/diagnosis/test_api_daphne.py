@@ -18,6 +18,7 @@ from diagnosis.models import TaskEvent
 from tests import factories
 
 ROOT = Path(settings.BASE_DIR)
+pytestmark = pytest.mark.slow
 
 
 def _free_port():
