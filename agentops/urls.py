@@ -3,14 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from diagnosis.api import views as api_views
+from diagnosis.api import probes
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("diagnosis.api.urls")),
-    path("healthz", api_views.healthz, name="healthz"),
-    path("readyz", api_views.readyz, name="readyz"),
+    path("healthz", probes.healthz, name="healthz"),
+    path("readyz", probes.readyz, name="readyz"),
     path("", include("diagnosis.urls")),
 ]
 

@@ -4,15 +4,10 @@
 and the mapping of ApiError and domain errors to JSON answers.
 """
 
-import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-import psycopg
-import redis
-from django.conf import settings
-from django.db import connection
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -31,10 +26,7 @@ from diagnosis.exceptions import DiagnosisError
 from diagnosis.models import ApprovalStatus, Role
 from diagnosis.principals import Principal
 
-logger = logging.getLogger(__name__)
-
 Handler = Callable[..., HttpResponse]
-READY_TIMEOUT_SECONDS = 1.0
 
 
 def endpoint(**handlers: Handler) -> Callable[..., HttpResponse]:
@@ -252,7 +244,7 @@ def approval_decision(
     return _idempotent(request, principal, data, effect)
 
 
-# --- unauthenticated GETs: the document and the probes --------------------------------------
+# --- unauthenticated GETs: the document (probes in diagnosis.api.probes) --------------------------------------
 
 
 def public_get(
@@ -281,54 +273,6 @@ def public_get(
 def openapi_document(request: HttpRequest) -> HttpResponse:
     return JsonResponse(
         openapi.build_document(), json_dumps_params={"ensure_ascii": False}
-    )
-
-
-@public_get
-def healthz(request: HttpRequest) -> HttpResponse:
-    """The process is up and serving; says nothing about its dependencies."""
-    return json_response(200, {"status": "ok"})
-
-
-def _check_database() -> None:
-    # A fresh connection with its own timeouts: a wedged pooled connection or an unreachable
-    # host must not hold the probe past ~1 s.
-    params = connection.get_connection_params()
-    params["connect_timeout"] = max(1, int(READY_TIMEOUT_SECONDS))
-    params["options"] = f"-c statement_timeout={int(READY_TIMEOUT_SECONDS * 1000)}"
-    with psycopg.connect(**params) as conn:
-        conn.execute("SELECT 1")
-
-
-def _check_redis() -> None:
-    client = redis.Redis.from_url(
-        settings.REDIS_URL,
-        socket_connect_timeout=READY_TIMEOUT_SECONDS,
-        socket_timeout=READY_TIMEOUT_SECONDS,
-    )
-    try:
-        client.ping()
-    finally:
-        client.close()
-
-
-@public_get
-def readyz(request: HttpRequest) -> HttpResponse:
-    """200 when PostgreSQL and Redis both answer within ~1 s each, else 503 naming the failure."""
-    checks: dict[str, str] = {}
-    for name, check in (("database", _check_database), ("redis", _check_redis)):
-        try:
-            check()
-        except Exception as exc:
-            # The probe answers without detail (it needs no credentials); the log has it.
-            logger.warning("readiness check %s failed: %s", name, exc)
-            checks[name] = f"error: {type(exc).__name__}"
-        else:
-            checks[name] = "ok"
-    ready = all(value == "ok" for value in checks.values())
-    return json_response(
-        200 if ready else 503,
-        {"status": "ok" if ready else "unavailable", "checks": checks},
     )
 
 
