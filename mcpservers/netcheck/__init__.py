@@ -1,4 +1,8 @@
-"""netcheck: a layered network probe (DNS → TCP → TLS → HTTP) as an MCP server, for allowlisted URLs only."""
+"""netcheck: a layered network probe (DNS → TCP → TLS → HTTP) as an MCP server, for allowlisted URLs only.
+
+The probe itself needs no MCP SDK: the server lives in `mcpservers.netcheck.server` and is not
+imported here, so the app can use `Prober` (through `mcpservers.scenarios`) without loading `mcp`.
+"""
 
 from mcpservers.netcheck.policy import AllowEntry, Policy, TargetRefused
 from mcpservers.netcheck.probe import (
@@ -8,7 +12,6 @@ from mcpservers.netcheck.probe import (
     describe_certificate,
 )
 from mcpservers.netcheck.resolver import ResolveError, Resolver
-from mcpservers.netcheck.server import build_server
 
 __all__ = [
     "AllowEntry",
@@ -19,6 +22,5 @@ __all__ = [
     "Resolver",
     "TargetRefused",
     "Timeouts",
-    "build_server",
     "describe_certificate",
 ]

@@ -13,8 +13,9 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpservers.netcheck import Policy, Prober, Resolver, build_server
+from mcpservers.netcheck import Policy, Prober, Resolver
 from mcpservers.netcheck.__main__ import main
+from mcpservers.netcheck.server import build_server
 from mcpservers.scenarios._listeners import Listeners, Response
 
 pytestmark = pytest.mark.anyio

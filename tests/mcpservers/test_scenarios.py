@@ -354,6 +354,24 @@ async def test_log_backend_scenario_points_the_logs_server_at_the_stuck_reader()
     assert args["metrics"] == ["--scenario", "log-backend-timeout"]
 
 
+def test_scenarios_and_the_probe_load_without_the_mcp_sdk_or_django():
+    code = (
+        "import sys, mcpservers.scenarios as s, mcpservers.netcheck;"
+        "s.load('tls-expired');"
+        "print(sorted(m for m in ('mcp', 'starlette', 'django') if m in sys.modules))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+    assert completed.stdout.strip() == "[]"
+
+
 def test_unknown_scenario_names_the_bundled_ones():
     with pytest.raises(
         scenarios.UnknownScenario, match="bundled scenarios: tls-expired, dns-nxdomain"
