@@ -39,6 +39,7 @@ WARMUP = 50
 LATENCY_CAP = 8.0  # seconds of sequential calls at most, per measurement
 THROUGHPUT_CAP = 6.0  # seconds of the concurrent phase at most, per measurement
 WORKER_TIMEOUT = 120.0
+PROFILER: cProfile.Profile | None = None  # set in a --profile worker
 
 # target -> (label, server command, transport, protocol version)
 TARGETS: dict[str, tuple[str, list[str], str, str]] = {
@@ -143,6 +144,10 @@ async def _measure(call, calls: int, per_caller: int) -> tuple[list[float], floa
     """Sequential latencies, then calls/s of CALLERS concurrent callers; each phase also stops at its cap."""
     for _ in range(WARMUP):
         await call()
+    if (
+        PROFILER is not None
+    ):  # --profile: only the timed phases, not imports and start-up
+        PROFILER.enable()
     latencies = []
     deadline = time.perf_counter() + LATENCY_CAP
     for _ in range(calls):
@@ -163,7 +168,10 @@ async def _measure(call, calls: int, per_caller: int) -> tuple[list[float], floa
 
     start = time.perf_counter()
     done = await asyncio.gather(*(caller() for _ in range(CALLERS)))
-    return latencies, sum(done) / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    if PROFILER is not None:
+        PROFILER.disable()
+    return latencies, sum(done) / elapsed
 
 
 async def worker_sdk(target: str, calls: int, per_caller: int) -> dict[str, Any]:
@@ -215,9 +223,8 @@ async def worker_ours(target: str, calls: int, per_caller: int) -> dict[str, Any
 
 
 def run_worker(args: argparse.Namespace) -> None:
-    profiler = cProfile.Profile() if args.profile else None
-    if profiler:
-        profiler.enable()
+    global PROFILER
+    profiler = PROFILER = cProfile.Profile() if args.profile else None
     if args.worker == "pipe":
         summary = worker_pipe(args.calls, args.per_caller)
     elif args.worker == "sdk":
@@ -225,7 +232,6 @@ def run_worker(args: argparse.Namespace) -> None:
     else:
         summary = asyncio.run(worker_ours(args.target, args.calls, args.per_caller))
     if profiler:
-        profiler.disable()
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(20)
         lines = [line for line in out.getvalue().splitlines() if line.strip()]
