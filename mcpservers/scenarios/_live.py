@@ -1,8 +1,8 @@
 """The live half of each scenario: real listeners on 127.0.0.1 whose failures match the dataset.
 
-One `_start_<slug>` per scenario starts its listeners inside a `Listeners` group and returns the
+One `start_<slug>` per scenario starts its listeners inside a `Listeners` group and returns the
 netcheck probes (name → URL), the name overrides and the trust bundle netcheck needs. Times that
-must agree with the data (the certificate's notAfter) come from `_generate`, so the certificate
+must agree with the data (the certificate's notAfter) come from `_timeline`, so the certificate
 expired exactly when the logs say it did.
 """
 
