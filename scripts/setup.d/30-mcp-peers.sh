@@ -26,9 +26,15 @@ mcp1_stamp="$MCP1/.installed-$(echo "$MCP1_SPEC" | cksum | cut -d' ' -f1)"
 npm_stamp="$NPM_DIR/.installed-$(cat "$NPM_SRC/package.json" "$NPM_SRC/package-lock.json" | cksum | cut -d' ' -f1)"
 [ -f "$mcp1_stamp" ] && [ -f "$npm_stamp" ] && exit 0
 
-# Two ./test runs in one checkout must not install into the same folder at once.
+# Two ./test runs in one checkout must not install into the same folder at once. A lock whose owner
+# died (kill -9, machine reset) is taken over.
 waited=0
 until mkdir "$LOCK" 2>/dev/null; do
+    owner=$(cat "$LOCK/pid" 2>/dev/null || true)
+    if [ -n "$owner" ] && ! kill -0 "$owner" 2>/dev/null; then
+        rm -rf "$LOCK"
+        continue
+    fi
     waited=$((waited + 1))
     if [ "$waited" -gt 600 ]; then
         echo "30-mcp-peers: $LOCK held for 10 minutes; remove it if no install is running" >&2
@@ -36,7 +42,9 @@ until mkdir "$LOCK" 2>/dev/null; do
     fi
     sleep 1
 done
-trap 'rmdir "$LOCK" 2>/dev/null' EXIT INT TERM
+echo $$ >"$LOCK/pid"
+trap 'rm -rf "$LOCK"' EXIT
+trap 'exit 1' INT TERM
 
 if [ ! -f "$mcp1_stamp" ]; then
     echo "30-mcp-peers: installing $MCP1_SPEC into $MCP1" >&2
