@@ -74,8 +74,6 @@ class LogBackend(Protocol):
         self, *, service: str, text: str, window: Window, limit: int, errors_only: bool
     ) -> QueryResult: ...
 
-    async def aclose(self) -> None: ...
-
 
 # --- JSON-lines file back end ------------------------------------------------------------------
 
@@ -176,9 +174,6 @@ class FileBackend:
             matched.append(record)
         return QueryResult(matched, has_more=False)
 
-    async def aclose(self) -> None:
-        return None
-
 
 # --- Loki back end ------------------------------------------------------------------------------
 
@@ -222,9 +217,14 @@ class LokiBackend:
         self.error_filter = error_filter
         self.timeout = timeout
         self.description = f"Loki at {self.url}"
-        self._client = httpx.AsyncClient(
-            base_url=self.url, headers=headers, timeout=timeout, transport=transport
-        )
+        # A client per tool call, not per server: the SDK runs a server's lifespan once per session
+        # (per HTTP client), so a shared client closed there would be dead for the next session.
+        self._client_options: dict[str, Any] = {
+            "base_url": self.url,
+            "headers": headers,
+            "timeout": timeout,
+            "transport": transport,
+        }
 
     def build_logql(self, *, service: str, text: str, errors_only: bool) -> str:
         query = "{" + self.service_label + "=" + logql_string(service) + "}"
@@ -253,7 +253,10 @@ class LokiBackend:
 
     async def _get_json(self, path: str, params: dict[str, str]) -> Any:
         try:
-            async with self._client.stream("GET", path, params=params) as response:
+            async with (
+                httpx.AsyncClient(**self._client_options) as client,
+                client.stream("GET", path, params=params) as response,
+            ):
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body.extend(chunk)
@@ -323,9 +326,6 @@ class LokiBackend:
                     )
                 )
         return records
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 def _infer_level(line: str) -> str:

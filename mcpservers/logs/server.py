@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic_core
@@ -21,7 +20,7 @@ from pydantic import Field
 from mcpservers._common import TimeArgumentError, iso, mask_secrets, parse_window
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import Callable
 
     from mcpservers.logs.backends import LogBackend, LogRecord
 
@@ -58,13 +57,6 @@ def build_server(
 ) -> MCPServer[Any]:
     """The logs server bound to one back end; `clock` gives "now" for relative times."""
 
-    @asynccontextmanager
-    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await backend.aclose()
-
     server: MCPServer[Any] = MCPServer(
         "mcpservers-logs",
         version="0.1.0",
@@ -73,7 +65,6 @@ def build_server(
             f'("now-15m"). Limits: window ≤ 6h, limit ≤ {MAX_LIMIT} lines, result ≤ 1 MiB; secrets are masked.'
         ),
         log_level="WARNING",
-        lifespan=lifespan,
     )
 
     @server.tool(annotations=_READ_ONLY)

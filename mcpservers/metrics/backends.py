@@ -36,8 +36,6 @@ class MetricsBackend(Protocol):
         self, promql: str, *, start: float, end: float, step: float
     ) -> list[Series]: ...
 
-    async def aclose(self) -> None: ...
-
 
 # --- demo scenario series -----------------------------------------------------------------------
 
@@ -129,9 +127,6 @@ class DemoBackend:
         except PromQLError as exc:
             raise ToolError(f"demo back end: {exc}") from exc
 
-    async def aclose(self) -> None:
-        return None
-
 
 # --- Prometheus ---------------------------------------------------------------------------------
 
@@ -153,9 +148,14 @@ class PrometheusBackend:
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.description = f"Prometheus at {self.url}"
-        self._client = httpx.AsyncClient(
-            base_url=self.url, headers=headers, timeout=timeout, transport=transport
-        )
+        # A client per tool call, not per server: the SDK runs a server's lifespan once per session
+        # (per HTTP client), so a shared client closed there would be dead for the next session.
+        self._client_options: dict[str, Any] = {
+            "base_url": self.url,
+            "headers": headers,
+            "timeout": timeout,
+            "transport": transport,
+        }
 
     async def query_range(
         self, promql: str, *, start: float, end: float, step: float
@@ -168,9 +168,10 @@ class PrometheusBackend:
             "timeout": f"{self.timeout:g}s",
         }
         try:
-            async with self._client.stream(
-                "POST", "/api/v1/query_range", data=form
-            ) as response:
+            async with (
+                httpx.AsyncClient(**self._client_options) as client,
+                client.stream("POST", "/api/v1/query_range", data=form) as response,
+            ):
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body.extend(chunk)
@@ -213,6 +214,3 @@ class PrometheusBackend:
                 series.values.append(float(value))
             out.append(series)
         return out
-
-    async def aclose(self) -> None:
-        await self._client.aclose()

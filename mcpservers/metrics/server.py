@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -26,7 +25,7 @@ from mcpservers._common import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import Callable
 
     from mcpservers._common import Window
     from mcpservers.metrics.backends import MetricsBackend
@@ -65,13 +64,6 @@ def build_server(
 ) -> MCPServer[Any]:
     """The metrics server bound to one back end; `clock` gives "now" for relative times."""
 
-    @asynccontextmanager
-    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await backend.aclose()
-
     server: MCPServer[Any] = MCPServer(
         "mcpservers-metrics",
         version="0.1.0",
@@ -80,7 +72,6 @@ def build_server(
             f'("now-1h"); step is a duration ("30s"). At most {MAX_POINTS_PER_SERIES} points per series.'
         ),
         log_level="WARNING",
-        lifespan=lifespan,
     )
 
     @server.tool(annotations=_READ_ONLY)

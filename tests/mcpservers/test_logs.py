@@ -472,3 +472,16 @@ def test_fixture_data_is_fresh() -> None:
         if r.service == "payments"
     ]
     assert time.time() - newest.ts < 130
+
+
+@pytest.mark.anyio
+async def test_loki_back_end_serves_successive_sessions(loki: FakeLoki) -> None:
+    # Over HTTP every client gets its own session (and SDK lifespan); the back end must outlive them.
+    loki.streams = [{"stream": {"service": "api"}, "values": [[_ns(NOW - 1), "ok"]]}]
+    server = _loki_server(loki.url)
+    for _ in range(2):
+        async with Client(server) as client:
+            assert structured(
+                await client.call_tool("search_logs", {"service": "api"})
+            )["lines"]
+    assert len(loki.requests) == 2

@@ -456,3 +456,14 @@ async def test_prometheus_unreachable_is_a_tool_error() -> None:
     async with Client(build_server(PrometheusBackend(url, timeout=2))) as client:
         message = error_text(await client.call_tool("query_metric", {"promql": "up"}))
     assert "cannot reach Prometheus" in message
+
+
+@pytest.mark.anyio
+async def test_prometheus_back_end_serves_successive_sessions(prometheus) -> None:
+    url, now = prometheus
+    server = build_server(PrometheusBackend(url), clock=lambda: now)
+    for _ in range(2):
+        async with Client(server) as client:
+            assert structured(
+                await client.call_tool("query_metric", {"promql": "db_pool_max"})
+            )["series"]
