@@ -74,7 +74,7 @@ def bodies(draw):
 
 
 relaxed = settings(
-    max_examples=30,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
