@@ -28,7 +28,10 @@ def misbehaving(mode: str, arg: str = "", **kwargs: object) -> mcpclient.StdioSe
 
 @pytest.fixture
 def sdk_stdio() -> mcpclient.StdioServer:
-    return mcpclient.StdioServer(command=[sys.executable, str(PEER)], name="sdk-peer")
+    # A generous close_timeout: on a loaded machine the SDK server may need seconds to exit cleanly.
+    return mcpclient.StdioServer(
+        command=[sys.executable, str(PEER)], name="sdk-peer", close_timeout=15.0
+    )
 
 
 def _start_http_peer(*flags: str, path: str = "/mcp") -> Iterator[str]:
