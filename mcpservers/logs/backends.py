@@ -42,6 +42,7 @@ _LEVEL_IN_LINE = re.compile(
     re.IGNORECASE,
 )
 _MAX_LOKI_RESPONSE_BYTES = 64 * 1024 * 1024
+LOKI_MAX_ENTRIES = 5000  # Loki's default limits_config.max_entries_limit_per_query
 
 
 class ScenarioDataError(Exception):
@@ -242,14 +243,19 @@ class LokiBackend:
             "query": logql,
             "start": str(int(window.start * 1e9)),
             "end": str(int(window.end * 1e9)),
-            # One more than asked so we can tell "exactly limit" from "more exist".
-            "limit": str(limit + 1),
+            # One more than asked tells "exactly limit" from "more exist", but never above Loki's
+            # default max_entries_limit_per_query (5000), which Loki answers with a 400.
+            "limit": str(min(limit + 1, LOKI_MAX_ENTRIES)),
             "direction": "backward",
         }
         payload = await self._get_json("/loki/api/v1/query_range", params)
         records = self._records_from(payload, service=service, errors_only=errors_only)
         records.sort(key=lambda r: r.ts, reverse=True)
-        return QueryResult(records[:limit], has_more=len(records) > limit)
+        # At the cap, a full page means there may be more.
+        has_more = len(records) > limit or (
+            limit >= LOKI_MAX_ENTRIES and len(records) >= limit
+        )
+        return QueryResult(records[:limit], has_more=has_more)
 
     async def _get_json(self, path: str, params: dict[str, str]) -> Any:
         try:

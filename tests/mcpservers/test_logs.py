@@ -485,3 +485,22 @@ async def test_loki_back_end_serves_successive_sessions(loki: FakeLoki) -> None:
                 await client.call_tool("search_logs", {"service": "api"})
             )["lines"]
     assert len(loki.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_loki_limit_never_exceeds_lokis_default_max_entries(
+    loki: FakeLoki,
+) -> None:
+    loki.streams = [
+        {
+            "stream": {"service": "api"},
+            "values": [[_ns(NOW - i / 10), f"l{i}"] for i in range(5000)],
+        }
+    ]
+    async with Client(_loki_server(loki.url)) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"service": "api", "limit": 5000})
+        )
+    assert loki.requests[0]["limit"] == "5000"
+    assert len(data["lines"]) == 5000
+    assert data["truncated"] is True  # a full page at the cap: there may be more
