@@ -274,6 +274,23 @@ def test_unknown_scenario_names_the_place_looked(tmp_path) -> None:
             "apply only with --http",
         ),
         ("mcpservers.logs.__main__", ["--http", "nohost"], "expected HOST:PORT"),
+        (
+            "mcpservers.metrics.__main__",
+            [
+                "--scenario",
+                str(DEMO),
+                "--http",
+                "127.0.0.1:0",
+                "--token-env",
+                "MCPSERVERS_TEST_UNSET_TOKEN",
+            ],
+            "MCPSERVERS_TEST_UNSET_TOKEN is unset or empty",
+        ),
+        (
+            "mcpservers.actions.__main__",
+            ["--max-replicas", "0"],
+            "--max-replicas must be at least 1",
+        ),
     ],
 )
 def test_bad_command_line_exits_2_with_one_line(
@@ -288,3 +305,14 @@ def test_bad_command_line_exits_2_with_one_line(
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_openmetrics_command_writes_scenario_series(capsys) -> None:
+    from mcpservers.metrics.openmetrics import main
+
+    main(["--scenario", str(DEMO)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "# EOF"
+    assert any(
+        line.startswith('db_pool_max{service="checkout"} 50.0 ') for line in lines
+    )
