@@ -316,3 +316,19 @@ def test_openmetrics_command_writes_scenario_series(capsys) -> None:
     assert any(
         line.startswith('db_pool_max{service="checkout"} 50.0 ') for line in lines
     )
+
+
+def test_common_imports_neither_the_sdk_nor_uvicorn() -> None:
+    # netcheck and the scenarios use _common from code that must stay importable without the SDK.
+    import subprocess
+    import sys
+
+    code = "import sys, mcpservers._common; print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'uvicorn', 'starlette'}))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert out.stdout.strip() == "[]"
