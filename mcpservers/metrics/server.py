@@ -115,7 +115,8 @@ def build_server(
                 {
                     "metric": s.labels,
                     "values": [
-                        [t, _format(v)] for t, v in zip(s.ts, s.values, strict=True)
+                        [round(t, 3), _format(v)]
+                        for t, v in zip(s.ts, s.values, strict=True)
                     ],
                 }
             )

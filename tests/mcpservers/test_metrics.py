@@ -164,7 +164,9 @@ async def test_query_metric_rate_sum_by_on_demo_series() -> None:
     assert _last(data, {"code": "200"}) == pytest.approx(10)
     assert _last(data, {"code": "502"}) == pytest.approx(2)
     assert data["points"] == 22
-    assert data["series"][0]["values"][-1][0] == NOW
+    assert (
+        data["series"][0]["values"][-1][0] == NOW
+    )  # Unix seconds, millisecond precision
 
 
 @pytest.mark.anyio
