@@ -86,7 +86,11 @@ def scenario_dir(name_or_path: str) -> Path:
         path = Path(name_or_path).expanduser()
     if not path.is_dir():
         known = (
-            sorted(p.name for p in SCENARIOS_ROOT.iterdir() if p.is_dir())
+            sorted(
+                p.name
+                for p in SCENARIOS_ROOT.iterdir()
+                if p.is_dir() and p.name[0] not in "._"
+            )
             if SCENARIOS_ROOT.is_dir()
             else []
         )
