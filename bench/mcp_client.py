@@ -412,7 +412,7 @@ def main() -> None:
     if missed and not args.no_profile:
         for target, name in missed:
             print(
-                f"\nProfile of our client on {target!r} (missed: {name}); whole worker, top by own time:"
+                f"\nProfile of our client on {target!r} (missed: {name}); timed phases only, top by own time:"
             )
             profiled = measure("ours", target, args, profile=True)
             text = (
