@@ -72,6 +72,11 @@ _MAX_PAGES = 1000
 _NEW, _OPENING, _OPEN, _CLOSED = range(4)
 
 
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
 class ClientSession:
     """A connection to one MCP server; use :func:`mcpclient.connect` to get an open one."""
 
@@ -124,6 +129,10 @@ class ClientSession:
         self._reinit_lock = asyncio.Lock()
         self._pinned: str | None = None
         self._supports_headers = hasattr(transport, "reset_session")
+        # Transports that can queue a message synchronously (stdio) skip the send coroutine.
+        self._send_nowait: Callable[[dict[str, Any]], bool] | None = getattr(
+            transport, "send_nowait", None
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -409,13 +418,23 @@ class ClientSession:
             "method": method,
             "params": params,
         }
+        send_nowait = self._send_nowait
         try:
-            async with asyncio.timeout(timeout):
-                if headers is None:
-                    await self.transport.send(message)
-                else:
-                    await self.transport.send(message, headers=headers)  # type: ignore[call-arg]
-                response = await future
+            if send_nowait is not None and send_nowait(message):
+                # Fast path (stdio): queued without waiting, so one timer handle is the deadline.
+                loop = future.get_loop()
+                timer = loop.call_at(loop.time() + timeout, _expire, future)
+                try:
+                    response = await future
+                finally:
+                    timer.cancel()
+            else:
+                async with asyncio.timeout(timeout):
+                    if headers is None:
+                        await self.transport.send(message)
+                    else:
+                        await self.transport.send(message, headers=headers)  # type: ignore[call-arg]
+                    response = await future
         except TimeoutError:
             self._cancel(request_id, "timeout", notify=notify_cancel)
             raise ResponseTimeout(

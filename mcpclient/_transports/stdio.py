@@ -115,7 +115,13 @@ class StdioTransport:
 
     # -- sending ---------------------------------------------------------------------------------
 
-    async def send(self, message: dict[str, Any]) -> None:
+    def send_nowait(self, message: dict[str, Any]) -> bool:
+        """Queue ``message`` for this loop iteration's write; False (nothing queued) under backpressure.
+
+        Raises:
+            ConnectionLost: the connection is closed (the message was never sent).
+            MessageTooLarge: the encoded message is over max_message_size.
+        """
         stdin = self._stdin
         if self._closed_exc is not None or stdin is None or stdin.is_closing():
             exc = ConnectionLost(
@@ -123,6 +129,8 @@ class StdioTransport:
             )
             exc.outcome_unknown = False
             raise exc
+        if not self._writable.is_set():
+            return False
         data = _jsonrpc.encode(message)
         if len(data) >= self._max:
             raise MessageTooLarge(
@@ -137,8 +145,13 @@ class StdioTransport:
         out.append(b"\n")
         if len(out) == 2:
             asyncio.get_running_loop().call_soon(self._flush)
-        if not self._writable.is_set():
-            await self._writable.wait()
+        return True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        while not self.send_nowait(message):
+            await (
+                self._writable.wait()
+            )  # the server is not reading: wait until it drains the pipe
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -229,6 +242,7 @@ class StdioTransport:
             return
         self._closed_exc = exc
         self._parts = []
+        self._writable.set()  # wake senders waiting on backpressure: they will see the error
         if self._closed_cb is not None:
             self._closed_cb(exc)
         if not isinstance(exc, ConnectionLost) and self._proc is not None:

@@ -290,8 +290,34 @@ async def test_a_slow_reader_applies_backpressure_until_it_reads():
                 "params": {"p": "x" * (4 * 1024 * 1024)},
             }
         )
-        assert transport._writable.is_set()  # resumed once the server drained the pipe
+        await asyncio.sleep(
+            0
+        )  # let the coalesced write run: 4 MiB cannot fit in the pipe
+        assert not transport._writable.is_set()  # paused
+        assert transport.send_nowait({"jsonrpc": "2.0", "method": "more"}) is False
+        await transport.send(
+            {"jsonrpc": "2.0", "method": "more"}
+        )  # waits until the server drains
+        assert transport._writable.is_set()
     finally:
         await transport.aclose()
     await wait_for(lambda: transport.stderr)
     assert int(transport.stderr[-1]) > 4 * 1024 * 1024
+
+
+async def test_a_sender_blocked_on_backpressure_learns_when_the_server_dies():
+    transport, _, closed = await start_raw(
+        "import time; time.sleep(1)"
+    )  # never reads stdin
+    try:
+        await transport.send(
+            {"jsonrpc": "2.0", "method": "big", "params": {"p": "x" * (1024 * 1024)}}
+        )
+        await asyncio.sleep(0)
+        assert not transport._writable.is_set()
+        async with asyncio.timeout(10):
+            with pytest.raises(mcpclient.ConnectionLost):
+                await transport.send({"jsonrpc": "2.0", "method": "more"})
+        assert closed
+    finally:
+        await transport.aclose()
