@@ -1,8 +1,14 @@
 """mcpclient: a small, fast MCP client on asyncio and httpx (stdio, Streamable HTTP, legacy HTTP+SSE).
 
-async with mcpclient.connect(mcpclient.StdioServer(command=[...])) as client:
-    tools = await client.list_tools()
-    result = await client.call_tool("echo", {"text": "hi"}, timeout=5.0)
+    server = mcpclient.StdioServer(command=[sys.executable, "-m", "my_server"])
+    async with mcpclient.connect(server, protocol_version=None, timeout=10.0) as client:
+        client.protocol_version, client.server_info, client.server_capabilities
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"text": "hi"}, timeout=5.0, on_progress=print)
+        result.raise_for_error()
+
+Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
+raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
 
 from ._breaker import CircuitBreaker

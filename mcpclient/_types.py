@@ -38,7 +38,11 @@ def sha256_hex(data: bytes) -> str:
 
 @dataclass(frozen=True, slots=True)
 class StdioServer:
-    """A server started as a subprocess speaking newline-delimited JSON-RPC on stdin/stdout."""
+    """A server started as a subprocess speaking newline-delimited JSON-RPC on stdin/stdout.
+
+    ``env`` is added to this process's environment (None: inherit it as is). Closing waits
+    ``close_timeout`` after closing stdin, then SIGTERM and ``terminate_timeout``, then SIGKILL.
+    """
 
     command: Sequence[str]
     env: Mapping[str, str] | None = None

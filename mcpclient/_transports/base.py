@@ -42,3 +42,10 @@ class Transport(Protocol):
 
     async def aclose(self) -> None:
         """Release every resource; idempotent."""
+
+
+# Optional extras the session uses when present:
+#   send_nowait(message) -> bool    queue without awaiting (stdio); False under backpressure
+#   send(message, headers=...)      extra HTTP headers per request (Mcp-Param-* in 2026-07-28)
+#   reset_session()                 forget the Mcp-Session-Id after a 404 (Streamable HTTP)
+#   stderr                          the bounded stderr log (stdio)
