@@ -38,9 +38,13 @@ def _mask_json_pair(match: re.Match[str]) -> str:
 
 
 def _mask_kv_pair(match: re.Match[str]) -> str:
-    if not _SECRET_KEY.search(match.group(1)) or match.group(3).strip("\"'") == MASK:
+    key, separator, value = match.groups()
+    if value.strip("\"'") == MASK:
         return match.group(0)
-    return f"{match.group(1)}{match.group(2)}{MASK}"
+    if not _SECRET_KEY.search(key):
+        # "failed: password=hunter2": the value of a harmless key may hold a secret pair of its own.
+        return f"{key}{separator}{_KV_PAIR.sub(_mask_kv_pair, value)}"
+    return f"{key}{separator}{MASK}"
 
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (

@@ -48,6 +48,9 @@ NOW = 1_764_511_200.0  # 2025-11-30T14:00:00Z
             "MIIEpAIBAAKCAQEA",
         ),
         ("session_id=7f3a9c2e1b; path=/", "7f3a9c2e1b"),
+        # a harmless "key: " in front must not hide the secret pair that follows it
+        ("db connect failed: password=hunter2", "hunter2"),
+        ("error: token=abcdef123456", "abcdef123456"),
     ],
 )
 def test_mask_secrets_hides_the_secret(line: str, secret: str) -> None:
