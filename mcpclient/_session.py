@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import _jsonrpc, _schema
 from ._breaker import CircuitBreaker
 from ._exceptions import (
+    HEADER_MISMATCH,
     METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
     CapabilityError,
@@ -650,6 +651,7 @@ class ClientSession:
         self._require("tools")
         raw = await self._paginate("tools/list", "tools", timeout)
         tools: dict[str, Tool] = {}
+        self._header_maps = {}  # rebuilt from this listing: annotations may have gone
         for item in raw:
             tool = self._parse_tool(item)
             if tool is not None:
@@ -761,26 +763,36 @@ class ClientSession:
                     error,
                 )
             raise error
-        headers = None
-        if (
-            self._modern
-            and self._supports_headers
-            and (header_map := self._header_maps.get(name))
-        ):
-            headers = _schema.param_headers(header_map, arguments)
         if idempotent is None:
             idempotent = tool is not None and tool.is_idempotent
-        raw = await self._call(
-            "tools/call",
-            self._params({"name": name, "arguments": arguments}),
-            timeout=timeout,
-            idempotent=idempotent,
-            on_progress=on_progress,
-            headers=headers,
-            tool=name,
-            schema_hash=tool.schema_hash if tool is not None else None,
-            arguments=arguments if self.observer is not None else None,
-        )
+        params = self._params({"name": name, "arguments": arguments})
+        for attempt in range(2):
+            headers = None
+            if (
+                self._modern
+                and self._supports_headers
+                and (header_map := self._header_maps.get(name))
+            ):
+                headers = _schema.param_headers(header_map, arguments)
+            try:
+                raw = await self._call(
+                    "tools/call",
+                    params,
+                    timeout=timeout,
+                    idempotent=idempotent,
+                    on_progress=on_progress,
+                    headers=headers,
+                    tool=name,
+                    schema_hash=tool.schema_hash if tool is not None else None,
+                    arguments=arguments if self.observer is not None else None,
+                )
+                break
+            except JsonRpcError as exc:
+                # 2026-07-28: on HeaderMismatch the client SHOULD re-list tools (their x-mcp-header
+                # annotations may have changed) and retry; the server rejected it before running it.
+                if exc.code != HEADER_MISMATCH or attempt or not self._modern:
+                    raise
+                await self.list_tools(timeout=timeout)
         self._check_complete(raw, "tools/call")
         content = raw.get("content")
         if type(content) is not list or not all(

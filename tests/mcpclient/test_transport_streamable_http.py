@@ -600,3 +600,60 @@ async def test_close_survives_a_server_that_is_gone():
             None, None, None
         )  # the DELETE on close now fails to connect
     assert client.transport.session_id is None
+
+
+async def test_a_header_mismatch_relists_the_tools_and_retries_once():
+    versions = {"schema": {"type": "object", "properties": {}}}
+    rejected = []
+
+    async def handler(request: Request) -> Reply:
+        body = request.json()
+        if body["method"] == "server/discover":
+            return json_reply(
+                answer(
+                    request,
+                    {
+                        "supportedVersions": ["2026-07-28"],
+                        "capabilities": {"tools": {}},
+                    },
+                )
+            )
+        if body["method"] == "tools/list":
+            return json_reply(
+                answer(
+                    request,
+                    {"tools": [{"name": "t", "inputSchema": versions["schema"]}]},
+                )
+            )
+        if "mcp-param-region" not in request.headers:
+            rejected.append(request)
+            if versions.get("learn", True):
+                versions["schema"] = {
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"}
+                    },
+                }
+            error = {"code": -32020, "message": "Mcp-Param-Region missing"}
+            return json_reply(
+                {"jsonrpc": "2.0", "id": body["id"], "error": error}, status=400
+            )
+        return json_reply(ok(request, request.headers["mcp-param-region"]))
+
+    async with (
+        scripted_server(handler) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        await client.list_tools()
+        assert (await client.call_tool("t", {"region": "eu"})).text == "eu"
+        assert len(rejected) == 1
+        versions.update(schema={"type": "object"}, learn=False)
+        await (
+            client.list_tools()
+        )  # the annotation is gone: no Mcp-Param header any more
+        rejected.clear()
+        with pytest.raises(mcpclient.JsonRpcError) as info:
+            await client.call_tool(
+                "t", {"region": "eu"}
+            )  # still rejected after one re-list: raised
+        assert info.value.code == -32020 and len(rejected) == 2
