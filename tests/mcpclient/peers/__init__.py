@@ -1,7 +1,7 @@
 """Third-party MCP peers for the client tests: where scripts/setup.d/30-mcp-peers.sh puts them, how to run them.
 
-Each accessor runs the (idempotent, ~10 ms when done) setup hook once per test process, then returns the
-peer or skips with the hook's recorded error, which says why the install failed (npm unreachable, ...).
+Each accessor returns the peer (running the setup hook first if it never ran), or skips with the hook's
+recorded error, which says why the install failed (npm unreachable, ...).
 """
 
 from __future__ import annotations
@@ -28,11 +28,16 @@ def _run_hook() -> None:
 
 
 def _installed(folder: Path, what: str) -> None:
-    """Skip with the hook's recorded reason unless ``folder`` holds a finished install."""
-    _run_hook()
+    """Skip with the hook's recorded reason unless ``folder`` holds a finished install.
+
+    The hook runs here only when it never ran (no stamp, no error): ./test runs it before pytest, and
+    a failed install is not retried inside the test run (an unreachable npm would cost its timeout twice).
+    """
+    error = folder / ".error"
+    if not any(folder.glob(".installed-*")) and not error.exists():
+        _run_hook()
     if any(folder.glob(".installed-*")):
         return
-    error = folder / ".error"
     reason = (
         error.read_text().strip()
         if error.exists()
