@@ -108,12 +108,17 @@ async def read_capped(response: httpx.Response, limit: int) -> bytes:
         MessageTooLarge: the body is over the limit.
     """
     length = response.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise MessageTooLarge(
-            f"response body of {length} bytes over the limit of {limit}",
-            limit=limit,
-            size=int(length),
-        )
+    if length is not None and length.isdigit():
+        if int(length) > limit:
+            raise MessageTooLarge(
+                f"response body of {length} bytes over the limit of {limit}",
+                limit=limit,
+                size=int(length),
+            )
+        if "content-encoding" not in response.headers:
+            return (
+                await response.aread()
+            )  # the common case: small, declared, not compressed
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
