@@ -64,7 +64,7 @@ def principal_from_token(secret: str) -> Principal | None:
         user=membership.user,
         tenant=membership.tenant,
         role=membership.role,
-        scopes=frozenset(token.scopes or ALL_SCOPES),
+        scopes=frozenset(token.scopes or ()),  # an empty list grants nothing
         token_id=token.pk,
     )
 

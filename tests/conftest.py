@@ -35,19 +35,13 @@ def live_db_env(transactional_db):
     """Environment for a child process (worker, Daphne, script) that must use this test's database."""
     import os
 
-    from django.db import connection
+    from tests.livestack import child_database_url
 
-    params = connection.settings_dict
-    host = params["HOST"] or "127.0.0.1"
-    if host.startswith("/"):
-        url = f"postgresql://{params['USER']}:{params['PASSWORD']}@/{params['NAME']}?host={host}"
-    else:
-        url = f"postgresql://{params['USER']}:{params['PASSWORD']}@{host}:{params['PORT'] or 5432}/{params['NAME']}"
+    url = child_database_url()
     env = dict(os.environ)
     env.update(
         {
             "DATABASE_URL": url,
-            "TEST_DATABASE_NAME": params["NAME"],
             "PYTHONUNBUFFERED": "1",
         }
     )

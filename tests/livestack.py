@@ -9,8 +9,38 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
+
+
+def child_database_url() -> str:
+    """A DATABASE_URL for a child process that must use this test's database (TCP or socket)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = quote(db["USER"] or "postgres", safe="") + (
+        f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
+    )
+    host = db["HOST"] or "127.0.0.1"
+    if host.startswith("/"):  # a unix socket directory (the embedded PostgreSQL)
+        return f"postgresql://{auth}@/{db['NAME']}?host={quote(host, safe='')}"
+    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def redis_url_with_db(number: int) -> str:
+    """REDIS_URL of this run (the machine's or the embedded one) on another database number, emptied."""
+    import redis
+    from django.conf import settings
+
+    parts = urlsplit(settings.REDIS_URL)
+    url = urlunsplit(parts._replace(path=f"/{number}"))
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+    return url
 
 
 def free_port() -> int:
@@ -43,10 +73,7 @@ def stop(proc: subprocess.Popen) -> None:
 @contextlib.contextmanager
 def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
     """Start Daphne and one Celery worker on a Redis database of their own; yield the base URL."""
-    redis_url = f"redis://127.0.0.1:6379/{broker_db}"
-    subprocess.run(
-        ["redis-cli", "-n", str(broker_db), "flushdb"], check=True, capture_output=True
-    )
+    redis_url = redis_url_with_db(broker_db)
     env = {
         **db_env,
         "REDIS_URL": redis_url,

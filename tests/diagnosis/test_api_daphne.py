@@ -7,15 +7,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import quote
 
 import httpx
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from diagnosis.models import TaskEvent
 from tests import factories
+from tests.livestack import child_database_url
 
 ROOT = Path(settings.BASE_DIR)
 pytestmark = pytest.mark.slow
@@ -27,22 +26,13 @@ def _free_port():
         return sock.getsockname()[1]
 
 
-def _database_url():
-    db = connection.settings_dict
-    auth = quote(db["USER"] or "postgres") + (
-        f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else ""
-    )
-    host = db["HOST"] or "127.0.0.1"
-    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture
 def daphne(transactional_db):
     port = _free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "agentops.settings",
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": child_database_url(),
         "PYTHONPATH": str(ROOT),
     }
     if settings.REDIS_URL.startswith("redis://"):

@@ -12,6 +12,7 @@ from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.states import TaskState
 from tests import factories
+from tests.livestack import redis_url_with_db
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -69,10 +70,7 @@ def stop(proc):
 def test_sigkilled_worker_task_is_requeued_and_finished_by_another(
     live_db_env, tmp_path
 ):
-    redis_url = f"redis://127.0.0.1:6379/{BROKER_DB}"
-    subprocess.run(
-        ["redis-cli", "-n", str(BROKER_DB), "flushdb"], check=True, capture_output=True
-    )
+    redis_url = redis_url_with_db(BROKER_DB)
     env = {
         **live_db_env,
         "REDIS_URL": redis_url,
