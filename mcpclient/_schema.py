@@ -70,6 +70,21 @@ def validator_for(schema: dict[str, Any], digest: str) -> Validator | None:
     return validator
 
 
+def without_optional_nulls(
+    arguments: dict[str, Any], schema: dict[str, Any]
+) -> dict[str, Any]:
+    """``arguments`` minus top-level nulls for properties the schema does not require.
+
+    Callers (LLMs above all) write ``"verbose": null`` for "not given"; we validate that as absent
+    rather than refuse the call. What is sent is unchanged; the server decides.
+    """
+    if None not in arguments.values():
+        return arguments
+    required = schema.get("required")
+    keep = required if isinstance(required, list) else ()
+    return {k: v for k, v in arguments.items() if v is not None or k in keep}
+
+
 def errors_of(validator: Validator | None, instance: Any) -> list[str]:
     """Human-readable validation errors (empty when valid, or when the schema could not be compiled)."""
     return [] if validator is None else validator.errors(instance)

@@ -73,6 +73,16 @@ _MAX_PAGES = 1000
 _NEW, _OPENING, _OPEN, _CLOSED = range(4)
 
 
+def _supported(exc: JsonRpcError) -> list[str]:
+    """The ``supported`` versions a -32022 error lists (empty when it lists none)."""
+    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+    return (
+        [v for v in supported if isinstance(v, str)]
+        if isinstance(supported, list)
+        else []
+    )
+
+
 def _expire(future: asyncio.Future[Any]) -> None:
     if not future.done():
         future.set_exception(TimeoutError())
@@ -129,6 +139,9 @@ class ClientSession:
         self._session_generation = 0
         self._reinit_lock = asyncio.Lock()
         self._pinned: str | None = None
+        self._probe_supported: list[
+            str
+        ] = []  # versions a -32022 answer to the probe listed
         self._supports_headers = hasattr(transport, "reset_session")
         # Transports that can queue a message synchronously (stdio) skip the send coroutine.
         self._send_nowait: Callable[[dict[str, Any]], bool] | None = getattr(
@@ -178,8 +191,11 @@ class ClientSession:
         elif protocol_version is not None:
             await self._initialize(protocol_version, pinned=True)
         elif legacy_sse or not await self._discover(pinned=False):
+            mutual = [v for v in HANDSHAKE_VERSIONS if v in self._probe_supported]
             try:
-                await self._initialize(LATEST_HANDSHAKE_VERSION, pinned=False)
+                await self._initialize(
+                    mutual[0] if mutual else LATEST_HANDSHAKE_VERSION, pinned=False
+                )
             except JsonRpcError as exc:
                 # The probe's answer came after its timeout (a slow-starting server) and the server
                 # now serves 2026-07-28 on this connection: it says so with -32022 to initialize.
@@ -201,13 +217,29 @@ class ClientSession:
         self._set_version(MODERN_VERSION, modern=True)
         timeout = self.timeout if pinned else min(self.probe_timeout, self.timeout)
         try:
-            result = await self._request(
-                self._new_id(),
-                "server/discover",
-                {"_meta": self._meta},
-                timeout,
-                notify_cancel=False,
-            )
+            try:
+                result = await self._request(
+                    self._new_id(),
+                    "server/discover",
+                    {"_meta": self._meta},
+                    timeout,
+                    notify_cancel=False,
+                )
+            except JsonRpcError as exc:
+                # -32022 lists what the server speaks; if that includes our version, retry once
+                # (2026-07-28 basic/versioning: the client SHOULD retry with a mutual version).
+                if not (
+                    exc.code == UNSUPPORTED_PROTOCOL_VERSION
+                    and MODERN_VERSION in _supported(exc)
+                ):
+                    raise
+                result = await self._request(
+                    self._new_id(),
+                    "server/discover",
+                    {"_meta": self._meta},
+                    timeout,
+                    notify_cancel=False,
+                )
         except (JsonRpcError, HttpStatusError, ResponseTimeout) as exc:
             if isinstance(exc, SessionExpired):
                 raise
@@ -223,6 +255,8 @@ class ClientSession:
                     supported=supported,
                 ) from exc
             logger.debug("server/discover failed (%s); falling back to initialize", exc)
+            if isinstance(exc, JsonRpcError):
+                self._probe_supported = _supported(exc)
             self._set_version(None, modern=False)
             return False
         supported = result.get("supportedVersions")
@@ -741,7 +775,12 @@ class ClientSession:
         if (
             validators is not None
             and self.validate
-            and (errors := _schema.errors_of(validators[0], arguments))
+            and (
+                errors := _schema.errors_of(
+                    validators[0],
+                    _schema.without_optional_nulls(arguments, tool.input_schema),
+                )
+            )
         ):
             error = ToolValidationError(
                 f"arguments for {name!r} do not match its inputSchema: {'; '.join(errors)}",

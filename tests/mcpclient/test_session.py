@@ -991,3 +991,93 @@ async def test_the_observer_gets_one_record_per_call_and_its_errors_are_containe
 async def test_the_stderr_property_is_empty_for_non_stdio_transports():
     async with session() as (client, _):
         assert client.stderr == []
+
+
+async def test_an_optional_argument_given_as_null_is_validated_as_absent_and_sent_as_is():
+    tool = {
+        "name": "t",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"verbose": {"type": "boolean"}, "q": {"type": "string"}},
+            "required": ["q"],
+        },
+    }
+
+    def handler(end, message):
+        end.send(
+            ok(message, {"tools": [tool]})
+            if message["method"] == "tools/list"
+            else text(message)
+        )
+
+    async with session(handler) as (client, fake):
+        await client.list_tools()
+        await client.call_tool("t", {"q": "x", "verbose": None})
+        assert fake.sent("tools/call")[0]["params"]["arguments"] == {
+            "q": "x",
+            "verbose": None,
+        }
+        with pytest.raises(mcpclient.ToolValidationError):
+            await client.call_tool("t", {"q": None})  # a required one stays required
+
+
+def version_server(end_answers):
+    """Answer discover with -32022 listing ``supported``; count probes; answer initialize with its version."""
+    transport, end = mcpclient.memory_pair()
+    probes: list[dict] = []
+
+    async def serve():
+        with contextlib.suppress(mcpclient.ConnectionLost):
+            while True:
+                message = await end.receive()
+                method = message.get("method")
+                if method == "server/discover":
+                    probes.append(message)
+                    answer = end_answers(len(probes))
+                    end.send({"jsonrpc": "2.0", "id": message["id"], **answer})
+                elif method == "initialize":
+                    version = message["params"]["protocolVersion"]
+                    end.send(
+                        ok(
+                            message,
+                            {
+                                "protocolVersion": version,
+                                "capabilities": {},
+                                "serverInfo": {},
+                            },
+                        )
+                    )
+
+    return transport, probes, asyncio.create_task(serve())
+
+
+@pytest.mark.parametrize("pinned", ["2026-07-28", None])
+async def test_a_minus_32022_that_lists_our_version_is_retried_once(pinned):
+    rejected = {
+        "error": {
+            "code": -32022,
+            "message": "Unsupported protocol version",
+            "data": {"supported": ["2026-07-28"], "requested": "x"},
+        }
+    }
+    accepted = {"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}}
+    transport, probes, task = version_server(lambda n: rejected if n == 1 else accepted)
+    async with mcpclient.connect(transport, protocol_version=pinned) as client:
+        assert client.protocol_version == "2026-07-28"
+    assert len(probes) == 2 and probes[0]["id"] != probes[1]["id"]
+    task.cancel()
+
+
+async def test_a_minus_32022_listing_only_handshake_versions_initializes_with_the_best_mutual_one():
+    rejected = {
+        "error": {
+            "code": -32022,
+            "message": "no",
+            "data": {"supported": ["2024-11-05", "2025-06-18", "1999-01-01"]},
+        }
+    }
+    transport, probes, task = version_server(lambda n: rejected)
+    async with mcpclient.connect(transport) as client:
+        assert client.protocol_version == "2025-06-18"
+    assert len(probes) == 1
+    task.cancel()
