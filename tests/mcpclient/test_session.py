@@ -1081,3 +1081,12 @@ async def test_a_minus_32022_listing_only_handshake_versions_initializes_with_th
         assert client.protocol_version == "2025-06-18"
     assert len(probes) == 1
     task.cancel()
+
+
+async def test_a_discover_result_without_our_version_falls_back_to_initialize_in_auto_mode():
+    transport, _, task = version_server(
+        lambda n: {"result": {"supportedVersions": ["2099-01-01"], "capabilities": {}}}
+    )
+    async with mcpclient.connect(transport) as client:
+        assert client.protocol_version == "2025-11-25"
+    task.cancel()

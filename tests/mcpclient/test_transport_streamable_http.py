@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -657,3 +658,45 @@ async def test_a_header_mismatch_relists_the_tools_and_retries_once():
                 "t", {"region": "eu"}
             )  # still rejected after one re-list: raised
         assert info.value.code == -32020 and len(rejected) == 2
+
+
+async def test_concurrent_calls_that_all_see_404_reinitialize_only_once():
+    sessions = iter(["s1", "s2", "s3"])
+
+    async def handler(request: Request) -> Reply:
+        if request.method == "DELETE":
+            return Reply(200)
+        body = request.json()
+        if body.get("method") == "server/discover":
+            return Reply(400, {}, [b"legacy only"])
+        if body.get("method") == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {},
+            }
+            return json_reply(
+                answer(request, result), headers={"mcp-session-id": next(sessions)}
+            )
+        if "id" not in body or "method" not in body:
+            return Reply(202)
+        if request.headers.get("mcp-session-id") == "s1":
+            return Reply(404, {}, [b"session not found"])
+        if body["method"] == "tools/list":
+            return json_reply(answer(request, {"tools": TOOLS}))
+        return json_reply(ok(request))
+
+    async with (
+        scripted_server(handler) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        first = asyncio.create_task(client.call_tool("read", idempotent=True))
+        second = asyncio.create_task(client.call_tool("read", idempotent=True))
+        assert [r.text for r in await asyncio.gather(first, second)] == ["ok", "ok"]
+        assert client.transport.session_id == "s2"
+    initializes = [
+        r
+        for r in srv.requests
+        if r.method == "POST" and r.json().get("method") == "initialize"
+    ]
+    assert len(initializes) == 2  # the first handshake and exactly one re-initialize
