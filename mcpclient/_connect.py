@@ -43,7 +43,7 @@ async def connect(
     server: ServerSpec | Transport,
     *,
     protocol_version: str | None = None,
-    timeout: float = 10.0,
+    timeout: float | None = 10.0,
     probe_timeout: float = 3.0,
     observer: Observer | None = None,
     retry: RetryPolicy | None = None,

@@ -12,6 +12,7 @@ import collections
 import contextlib
 import inspect
 import logging
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +96,7 @@ class ClientSession:
         self,
         transport: Transport,
         *,
-        timeout: float = 10.0,
+        timeout: float | None = 10.0,
         probe_timeout: float = 3.0,
         observer: Observer | None = None,
         retry: RetryPolicy | None = None,
@@ -106,7 +107,7 @@ class ClientSession:
         validate: bool = True,
     ) -> None:
         self.transport = transport
-        self.timeout = timeout
+        self.timeout = math.inf if timeout is None else timeout  # None: no limit
         self.probe_timeout = probe_timeout
         self.observer = observer
         self.retry = retry or RetryPolicy()

@@ -62,8 +62,10 @@ class StdioTransport:
     cancels_by_closing = False
 
     def __init__(self, server: StdioServer) -> None:
-        if not server.command:
-            raise UsageError("StdioServer.command is empty")
+        if not server.command or isinstance(server.command, str):
+            raise UsageError(
+                "StdioServer.command must be a non-empty list: [program, *args]"
+            )
         self.server = server
         self.name = server.display_name
         self.stderr: collections.deque[str] = collections.deque(

@@ -1090,3 +1090,18 @@ async def test_a_discover_result_without_our_version_falls_back_to_initialize_in
     async with mcpclient.connect(transport) as client:
         assert client.protocol_version == "2025-11-25"
     task.cancel()
+
+
+async def test_timeout_none_means_no_limit():
+    async with session(lambda end, message: end.send(text(message)), timeout=None) as (
+        client,
+        _,
+    ):
+        assert client.timeout == float("inf")
+        assert (await client.call_tool("x")).text == "ok"
+
+
+async def test_a_command_given_as_one_string_is_a_usage_error():
+    with pytest.raises(mcpclient.UsageError, match="list"):
+        async with mcpclient.connect(mcpclient.StdioServer(command="python -m server")):  # type: ignore[arg-type]
+            pass
