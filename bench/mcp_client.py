@@ -125,6 +125,89 @@ def worker_pipe(calls: int, per_caller: int) -> dict[str, Any]:
     return _summary(latencies, calls_per_s, f"pipelined x{CALLERS}")
 
 
+def worker_httpc(target: str, calls: int) -> dict[str, Any]:
+    """The HTTP floor: blocking http.client keep-alive POSTs to the SDK server, no event loop, latency only."""
+    import http.client
+
+    version = TARGETS[target][3]
+    proc = subprocess.Popen([*SDK_SERVER, "--http"], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().split()[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
+
+        def post(
+            body: dict[str, Any], extra: dict[str, str]
+        ) -> tuple[http.client.HTTPResponse, bytes]:
+            conn.request(
+                "POST",
+                "/mcp",
+                json.dumps(body, separators=(",", ":")),
+                {**headers, **extra},
+            )
+            response = conn.getresponse()
+            return response, response.read()  # an SSE answer ends with its stream
+
+        if version == MODERN:
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "httpc", "version": "0"},
+            }
+            params: dict[str, Any] = {
+                "name": "echo",
+                "arguments": {"text": "hello"},
+                "_meta": meta,
+            }
+            extra = {
+                "MCP-Protocol-Version": MODERN,
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": "echo",
+            }
+        else:
+            init = {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "httpc", "version": "0"},
+            }
+            response, _ = post(
+                {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}, {}
+            )
+            extra = {
+                "MCP-Protocol-Version": version,
+                "Mcp-Session-Id": response.headers["mcp-session-id"],
+            }
+            post({"jsonrpc": "2.0", "method": "notifications/initialized"}, extra)
+            params = {"name": "echo", "arguments": {"text": "hello"}}
+        latencies = []
+        deadline = time.perf_counter() + LATENCY_CAP
+        for i in range(WARMUP + calls):
+            start = time.perf_counter()
+            _, body = post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": i + 1,
+                    "method": "tools/call",
+                    "params": params,
+                },
+                extra,
+            )
+            elapsed = time.perf_counter() - start
+            assert b'"hello"' in body, body
+            if i >= WARMUP:
+                latencies.append(elapsed)
+                if start > deadline:
+                    break
+        return _summary(latencies, 0.0, "http.client, latency only")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @contextlib.asynccontextmanager
 async def _http_server():
     """Start mcp_sdk_server.py --http; yield its /mcp URL."""
@@ -227,6 +310,8 @@ def run_worker(args: argparse.Namespace) -> None:
     profiler = PROFILER = cProfile.Profile() if args.profile else None
     if args.worker == "pipe":
         summary = worker_pipe(args.calls, args.per_caller)
+    elif args.worker == "httpc":
+        summary = worker_httpc(args.target, args.calls)
     elif args.worker == "sdk":
         summary = asyncio.run(worker_sdk(args.target, args.calls, args.per_caller))
     else:
@@ -283,7 +368,8 @@ def _row(label: str, client: str, m: Measurement | str) -> str:
     if isinstance(m, str):
         return f"{label:<30} {client:<5} {m}"
     extra = f"  ({m.detail})" if m.detail else ""
-    return f"{label:<30} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {m.calls_per_s:>12,.0f}{extra}"
+    rate = f"{m.calls_per_s:>12,.0f}" if m.calls_per_s else f"{'-':>12}"
+    return f"{label:<30} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {rate}{extra}"
 
 
 def _ratio(a: Measurement | str, b: Measurement | str, attr: str) -> float | None:
@@ -318,7 +404,7 @@ def main() -> None:
         "--no-profile", action="store_true", help="skip the profiles of missed targets"
     )
     parser.add_argument(
-        "--worker", choices=["pipe", "sdk", "ours"], help=argparse.SUPPRESS
+        "--worker", choices=["pipe", "httpc", "sdk", "ours"], help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--target", choices=list(TARGETS), default="raw-stdio", help=argparse.SUPPRESS
@@ -346,6 +432,7 @@ def main() -> None:
 
     cells: dict[tuple[str, str], list[dict[str, Any] | str]] = {}
     order = [("raw-stdio", "pipe")] + [(t, c) for t in TARGETS for c in ("sdk", "ours")]
+    order += [("sdk-http", "httpc"), ("sdk-http-modern", "httpc")]
     for _ in range(args.rounds):
         for target, client in order:
             cells.setdefault((target, client), []).append(measure(client, target, args))
@@ -355,7 +442,7 @@ def main() -> None:
         f"\n{'target':<30} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12}"
     )
     for target, client in order:
-        label = TARGETS[target][0] + (" (floor)" if client == "pipe" else "")
+        label = TARGETS[target][0] + (" (floor)" if client in ("pipe", "httpc") else "")
         print(_row(label, client, results[(target, client)]))
 
     print("\nTargets")
@@ -407,6 +494,19 @@ def main() -> None:
             label = TARGETS[target][0]
             print(
                 f"  {label:<30} median SDK/ours {r1:>5.2f}x   {CALLERS}-caller calls/s ours/SDK {r2:>5.2f}x"
+            )
+    for target in ("sdk-http", "sdk-http-modern"):
+        # The best any client could reach against this server: the SDK client / the http.client floor.
+        ceiling = _ratio(
+            results[(target, "sdk")], results[(target, "httpc")], "median_ms"
+        )
+        over = _ratio(
+            results[(target, "ours")], results[(target, "httpc")], "median_ms"
+        )
+        if ceiling is not None and over is not None:
+            print(
+                f"  {TARGETS[target][0]:<30} SDK client / http.client floor {ceiling:>5.2f}x (reachable ceiling),"
+                f" ours / floor {over:>5.2f}x"
             )
 
     if missed and not args.no_profile:
