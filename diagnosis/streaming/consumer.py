@@ -149,7 +149,6 @@ _MESSAGES = {
     "not_found": "No such task.",
     "method_not_allowed": "Only GET is allowed.",
     "too_many_streams": "Too many open streams for this user.",
-    "unavailable": "The event store is unavailable; retry shortly.",
 }
 
 
@@ -163,6 +162,16 @@ async def _reply_json(
         *(extra or []),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _reply_unavailable(send: Send) -> None:
+    """The database is away: a 503 would make EventSource give up for good, so open an empty
+    stream that asks for a later reconnect with the same Last-Event-ID and ends."""
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS}
+    )
+    body = wire.retry(setting("SSE_RETRY_MS", 2000) * 2) + b": unavailable\n\n"
     await send({"type": "http.response.body", "body": body})
 
 
@@ -194,14 +203,16 @@ class EventStreamApp:
             )
             raw_cursor = values[-1] if values else None
         try:
-            access = await database_sync_to_async(authorize)(
+            # Not thread-sensitive: opens authorise in parallel on the executor's threads
+            # (each with its own connection) instead of queueing behind one thread.
+            access = await database_sync_to_async(authorize, thread_sensitive=False)(
                 authorization=_header(headers, b"authorization"),
                 cookies=_header(headers, b"cookie"),
                 task_id=task_id,
             )
         except Exception:
             logger.exception("sse: authorisation of task %s failed", task_id)
-            await _reply_json(send, 503, "unavailable", [(b"retry-after", b"2")])
+            await _reply_unavailable(send)
             return
         if access.status != 200:
             extra = [(b"www-authenticate", b"Bearer")] if access.status == 401 else []
@@ -227,7 +238,7 @@ class EventStreamApp:
             sub = await hub.subscribe(access.task_id, access.user_key)
         except Exception:
             logger.warning("sse: subscribe to task %s failed", task_id, exc_info=True)
-            await _reply_json(send, 503, "unavailable", [(b"retry-after", b"2")])
+            await _reply_unavailable(send)
             return
         stream = _Stream(
             hub=hub,
@@ -403,39 +414,58 @@ class _Stream:
         await self._end()
 
     async def _replay(self, upto: int) -> bool:
-        """Send (last, upto] from the table in pages; True if the stream has ended."""
-        while self.last < upto:
-            rows = await self.hub.reader.events(
-                self.task_id, after=self.last, upto=upto, limit=self.hub.page
-            )
-            METRICS.replay_reads += 1
-            out = bytearray()
-            sent = 0
-            for row in rows:
-                if row.seq != self.last + 1:
-                    break
-                frame = encode(row)
-                out += frame.data
-                sent += 1
-                self.last = row.seq
-                if frame.is_terminal:
-                    METRICS.events_sent += sent
+        """Send (last, upto] from the table in pages; True if the stream has ended.
+
+        The next page is fetched while the current one is encoded and written.
+        """
+        page = self.hub.page
+        reader = self.hub.reader
+        loop = asyncio.get_running_loop()
+        fetch = loop.create_task(
+            reader.events(self.task_id, after=self.last, upto=upto, limit=page)
+        )
+        try:
+            while self.last < upto:
+                rows = await fetch
+                METRICS.replay_reads += 1
+                if len(rows) == page and rows[-1].seq < upto:
+                    fetch = loop.create_task(
+                        reader.events(
+                            self.task_id, after=rows[-1].seq, upto=upto, limit=page
+                        )
+                    )
+                out = bytearray()
+                sent = 0
+                for row in rows:
+                    if row.seq != self.last + 1:
+                        break
+                    frame = encode(row)
+                    out += frame.data
+                    sent += 1
+                    self.last = row.seq
+                    if frame.is_terminal:
+                        METRICS.events_sent += sent
+                        await self._write(bytes(out))
+                        await self._finish()
+                        return True
+                METRICS.events_sent += sent
+                if sent < len(rows) or not rows:
+                    # A hole: progress events compacted by retention. Never a silent jump.
+                    out += await self._resync("compacted", upto)
                     await self._write(bytes(out))
-                    await self._finish()
-                    return True
-            METRICS.events_sent += sent
-            if sent < len(rows) or not rows:
-                # A hole: progress events compacted by retention. Never a silent jump.
-                out += await self._resync("compacted", upto)
+                    if await self._is_terminal_at(upto):
+                        await self._finish()
+                        return True
+                    return False
                 await self._write(bytes(out))
-                if await self._is_terminal_at(upto):
-                    await self._finish()
-                    return True
-                return False
-            await self._write(bytes(out))
-            if self.sub.closing is not None:
-                return await self._closing()
-        return False
+                if self.sub.closing is not None:
+                    return await self._closing()
+            return False
+        finally:
+            if not fetch.done():
+                fetch.cancel()
+                with contextlib.suppress(BaseException):
+                    await fetch
 
     async def _closing(self) -> bool:
         reason = self.sub.closing

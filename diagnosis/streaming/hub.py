@@ -319,7 +319,11 @@ class Hub:
                 message = await layer.receive(channel)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
+                if type(exc).__name__ == "TimeoutError":
+                    # redis-py's socket timeout can fire just before BZPOPMIN's own timeout
+                    # returns nil: an empty poll, not an outage.
+                    continue
                 logger.warning(
                     "sse: channel layer receive failed; retrying", exc_info=True
                 )
@@ -371,6 +375,8 @@ class Hub:
         for feed in list(self.feeds.values()):
             if refresh or not feed.in_group:
                 await self._group_add(feed)
+                if not feed.in_group:
+                    break  # the layer is away: try the rest next tick, not 2 s each now
 
     # --- draining --------------------------------------------------------------------------
 

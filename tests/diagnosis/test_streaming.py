@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
 from django.conf import settings as django_settings
+from django.db import OperationalError
 from django.test import Client
 
 from agentops.asgi import application
@@ -448,3 +449,35 @@ async def test_drain_sends_server_draining_without_id_and_ends(tenant, token):
     assert (
         events[-1].id == "1"
     )  # the browser keeps the last real id: resume point unchanged
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_replay_spans_pages_in_order(tenant, token, settings):
+    settings.SSE_PAGE_SIZE = 3
+    task = await a_make_task(tenant, progress=9)  # seqs 1..10
+    await a_finish(task)  # 11, 12 (terminal)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_to_end()
+    assert client.seqs() == list(range(1, 13))
+    assert METRICS.replay_reads == 4
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_database_away_at_open_gets_an_empty_stream_that_asks_to_retry(
+    tenant, token, monkeypatch
+):
+    task = await a_make_task(tenant)
+
+    def broken(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("diagnosis.streaming.consumer.authorize", broken)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    # Any status but 200 would make EventSource stop reconnecting for good.
+    assert await client.start() == 200
+    await client.read_to_end()
+    assert client.body == b"retry: 4000\n\n: unavailable\n\n"
+    assert client.events() == []
