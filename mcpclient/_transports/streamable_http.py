@@ -33,13 +33,14 @@ from mcpclient._exceptions import (
 from mcpclient._sse import SseParser
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncIterator, Iterator
 
     from mcpclient._types import HttpServer
 
     from .base import Closed, Deliver
 
 _ERROR_BODY_LIMIT = 64 * 1024
+_DRAIN_TIMEOUT = 0.05  # seconds an answered SSE stream gets to end by itself
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
 _SESSION_ID = re.compile(r"^[\x21-\x7E]+$")
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -196,6 +197,7 @@ class StreamableHttpTransport:
         self._user_headers = dict(server.headers or {})
         self._deliver: Deliver | None = None
         self._headers: dict[str, str] = {}
+        self._drain_streams = True
         self._rebuild_headers()
 
     def _rebuild_headers(self) -> None:
@@ -307,7 +309,9 @@ class StreamableHttpTransport:
 
     async def _consume_sse(self, response: httpx.Response, request_id: Any) -> None:
         parser = SseParser(self._max)
-        if await self._read_events(response, parser, request_id):
+        chunks = response.aiter_bytes()
+        if await self._read_events(chunks, parser, request_id):
+            await self._drain(chunks, parser)
             return
         retry_ms = parser.retry_ms
         if self.modern or parser.last_event_id is None:
@@ -334,7 +338,7 @@ class StreamableHttpTransport:
                         name=self.name,
                         had_session=self.session_id is not None,
                     )
-                if await self._read_events(resumed, parser, request_id):
+                if await self._read_events(resumed.aiter_bytes(), parser, request_id):
                     return
             finally:
                 await resumed.aclose()
@@ -343,14 +347,34 @@ class StreamableHttpTransport:
             f"{self.name}: lost the answer to request {request_id} after resuming"
         )
 
+    async def _drain(self, chunks: AsyncIterator[bytes], parser: SseParser) -> None:
+        """Read the rest of an answered stream briefly: servers end it right after the answer, and a
+        stream read to its end lets the connection go back to the pool instead of being closed."""
+        deliver = self._deliver
+        assert deliver is not None
+        if not self._drain_streams:
+            return
+        try:
+            async with asyncio.timeout(_DRAIN_TIMEOUT):
+                async for chunk in chunks:
+                    for event in parser.feed(chunk):
+                        if event.event == "message" and event.data:
+                            deliver(_jsonrpc.decode(event.data))
+        except TimeoutError:
+            self._drain_streams = (
+                False  # this server keeps answered streams open: stop waiting
+            )
+        except (httpx.HTTPError, McpError):
+            pass
+
     async def _read_events(
-        self, response: httpx.Response, parser: SseParser, request_id: Any
+        self, chunks: AsyncIterator[bytes], parser: SseParser, request_id: Any
     ) -> bool:
         """Deliver every event; True once the answer to ``request_id`` arrived. A cut stream is False."""
         deliver = self._deliver
         assert deliver is not None
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 for event in parser.feed(chunk):
                     if event.event != "message" or not event.data:
                         continue  # priming events carry an id and no data

@@ -12,6 +12,7 @@ import mcpclient
 
 from .servers.scripted_http import (
     DROP,
+    HOLD,
     Reply,
     Request,
     json_reply,
@@ -700,3 +701,43 @@ async def test_concurrent_calls_that_all_see_404_reinitialize_only_once():
         if r.method == "POST" and r.json().get("method") == "initialize"
     ]
     assert len(initializes) == 2  # the first handshake and exactly one re-initialize
+
+
+async def test_an_answered_stream_is_read_to_its_end_so_the_connection_is_reused():
+    async def on_call(request: Request) -> Reply:
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"after": True},
+        }
+        return sse_reply(event(ok(request)), event(note))
+
+    connections = []
+
+    async def record(request):
+        connections.append(request)
+
+    async with (
+        scripted_server(handshake_server(on_call)) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        for _ in range(3):
+            await client.call_tool("read")
+        assert client.notifications[-1]["params"] == {
+            "after": True
+        }  # delivered while draining
+        pool = client.transport._client._transport._pool
+        assert len(pool.connections) == 1 and client.transport._drain_streams
+
+
+async def test_a_server_that_keeps_answered_streams_open_is_not_waited_for_again():
+    async def on_call(request: Request) -> Reply:
+        return sse_reply(event(ok(request)), HOLD)
+
+    async with (
+        scripted_server(handshake_server(on_call)) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        assert (await client.call_tool("read")).text == "ok"
+        assert not client.transport._drain_streams
+        assert (await client.call_tool("read")).text == "ok"

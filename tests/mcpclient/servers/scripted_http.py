@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DROP = b"\x00DROP"
+HOLD = b"\x00HOLD"  # keep the connection open, sending nothing more, until the server stops
 
 
 @dataclass
@@ -68,6 +69,8 @@ class ScriptedServer:
         self.handler = handler
         self.requests: list[Request] = []
         self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = asyncio.Event()
         self.url = ""
 
     async def _serve(
@@ -105,6 +108,9 @@ class ScriptedServer:
                     if chunk == DROP:
                         writer.close()
                         return
+                    if chunk == HOLD:
+                        await self._stopping.wait()
+                        return
                     if chunk:
                         writer.write(
                             b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk
@@ -128,6 +134,11 @@ class ScriptedServer:
     async def stop(self) -> None:
         assert self._server is not None
         self._server.close()
+        self._stopping.set()
+        for task in list(self._tasks):  # handlers stuck in held-open streams
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2)
         with contextlib.suppress(Exception):
             async with asyncio.timeout(2):
                 await self._server.wait_closed()
