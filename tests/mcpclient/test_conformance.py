@@ -34,32 +34,11 @@ RUNS = {
     "request-metadata@auto": ("request-metadata", "2026-07-28", ["--auto"]),
     "http-standard-headers@2026-07-28": ("http-standard-headers", "2026-07-28", []),
     "http-custom-headers@2026-07-28": ("http-custom-headers", "2026-07-28", []),
-    "http-custom-headers@2026-07-28,no-validate": (
-        "http-custom-headers",
-        "2026-07-28",
-        ["--no-validate"],
-    ),
     "json-schema-ref-no-deref@2026-07-28": (
         "json-schema-ref-no-deref",
         "2026-07-28",
         [],
     ),
-}
-
-VERSION_RETRY_GAP = (
-    "client gap: the scenario answers the first request with -32022 and data.supported=['2026-07-28']; "
-    "the client raises VersionMismatch (pinned) or falls back to initialize (auto) instead of retrying with "
-    "the supported version (2026-07-28 basic/versioning: the client SHOULD retry with a mutual version)"
-)
-NULL_ARGUMENT_GAP = (
-    "client gap or design choice: the scenario passes verbose=null for a boolean x-mcp-header parameter and "
-    "expects the call to go out with that header omitted; the client's inputSchema validation refuses null "
-    "(ToolValidationError) so nothing is sent. With validation off the headers are right (the no-validate run)"
-)
-EXPECTED_FAILURES = {
-    "request-metadata@2026-07-28": VERSION_RETRY_GAP,
-    "request-metadata@auto": VERSION_RETRY_GAP,
-    "http-custom-headers@2026-07-28": NULL_ARGUMENT_GAP,
 }
 
 
@@ -124,18 +103,7 @@ def runs(tmp_path_factory) -> dict[str, Run]:
     return {run_id: _collect(proc, out) for run_id, (proc, out) in started.items()}
 
 
-@pytest.mark.parametrize(
-    "run_id",
-    [
-        pytest.param(
-            run_id,
-            marks=pytest.mark.xfail(strict=True, reason=EXPECTED_FAILURES[run_id]),
-        )
-        if run_id in EXPECTED_FAILURES
-        else run_id
-        for run_id in RUNS
-    ],
-)
+@pytest.mark.parametrize("run_id", list(RUNS))
 def test_client_scenario_passes(runs, run_id):
     run = runs[run_id]
     assert any(check["status"] == "SUCCESS" for check in run.checks), (
