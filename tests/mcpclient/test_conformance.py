@@ -39,6 +39,18 @@ RUNS = {
         "2026-07-28",
         [],
     ),
+    # Beyond the list: SSE resumption, tools with invalid x-mcp-header dropped, schemas kept verbatim.
+    "sse-retry@2025-11-25": ("sse-retry", "2025-11-25", []),
+    "http-invalid-tool-headers@2026-07-28": (
+        "http-invalid-tool-headers",
+        "2026-07-28",
+        [],
+    ),
+    "json-schema-2020-12-preservation@2026-07-28": (
+        "json-schema-2020-12-preservation",
+        "2026-07-28",
+        [],
+    ),
 }
 
 

@@ -20,6 +20,7 @@ import mcpclient
 
 # Scenarios whose servers serve tools/list only: calling their tools would fail on the server's side.
 LIST_ONLY = {"json-schema-ref-no-deref"}
+SCHEMA_ECHO = "json_schema_echo"
 
 
 def _sample(schema: Any) -> Any:
@@ -99,6 +100,11 @@ class Driver:
             else None
         )
         calls = context.get("toolCalls")
+        if scenario == "json-schema-2020-12-preservation" and tools:
+            # The scenario asks for the focal tool's inputSchema, as the client holds it, sent back verbatim
+            # to its echo tool, which then compares it with what the server advertised.
+            focal = next(tool for tool in tools if tool.name != SCHEMA_ECHO)
+            calls = [{"name": SCHEMA_ECHO, "arguments": {"schema": focal.input_schema}}]
         if calls is None and tools and scenario not in LIST_ONLY:
             calls = [
                 {"name": tool.name, "arguments": _sample(tool.input_schema)}
