@@ -366,10 +366,10 @@ def best(rounds: list[dict[str, Any] | str]) -> Measurement | str:
 
 def _row(label: str, client: str, m: Measurement | str) -> str:
     if isinstance(m, str):
-        return f"{label:<30} {client:<5} {m}"
+        return f"{label:<36} {client:<5} {m}"
     extra = f"  ({m.detail})" if m.detail else ""
     rate = f"{m.calls_per_s:>12,.0f}" if m.calls_per_s else f"{'-':>12}"
-    return f"{label:<30} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {rate}{extra}"
+    return f"{label:<36} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {rate}{extra}"
 
 
 def _ratio(a: Measurement | str, b: Measurement | str, attr: str) -> float | None:
@@ -439,7 +439,7 @@ def main() -> None:
     results = {key: best(rounds) for key, rounds in cells.items()}
 
     print(
-        f"\n{'target':<30} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12}"
+        f"\n{'target':<36} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12}"
     )
     for target, client in order:
         label = TARGETS[target][0] + (" (floor)" if client in ("pipe", "httpc") else "")
