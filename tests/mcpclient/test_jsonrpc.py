@@ -38,6 +38,6 @@ def test_message_builders():
     )
 
 
-def test_an_encoding_bigger_than_nan_is_refused():
+def test_nan_is_not_valid_json_and_is_refused():
     with pytest.raises(ValueError):
         _jsonrpc.encode({"x": float("nan")})
