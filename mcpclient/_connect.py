@@ -6,7 +6,7 @@ import asyncio
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import ConnectError, UsageError
+from ._exceptions import ConnectError, HttpStatusError, UsageError
 from ._session import ClientSession
 from ._transports import (
     LegacySseTransport,
@@ -64,25 +64,48 @@ async def connect(
         VersionMismatch: no protocol version both sides speak (or the pinned one is refused).
         McpError: any other failure during the handshake, with its layer.
     """
-    session = ClientSession(
-        make_transport(server),
-        timeout=timeout,
-        probe_timeout=probe_timeout,
-        observer=observer,
-        retry=retry,
-        breaker=breaker,
-        max_concurrency=max_concurrency,
-        max_notifications=max_notifications,
-        client_info=client_info,
-        validate=validate,
-    )
+    options: dict[str, Any] = {
+        "timeout": timeout,
+        "probe_timeout": probe_timeout,
+        "observer": observer,
+        "retry": retry,
+        "breaker": breaker,
+        "max_concurrency": max_concurrency,
+        "max_notifications": max_notifications,
+        "client_info": client_info,
+        "validate": validate,
+    }
+    session = ClientSession(make_transport(server), **options)
     try:
         try:
             async with asyncio.timeout(timeout):
-                await session.open(protocol_version=protocol_version)
+                try:
+                    await session.open(protocol_version=protocol_version)
+                except HttpStatusError as exc:
+                    # Streamable HTTP back-compat rule: a 400/404/405 to initialize may mean an old
+                    # 2024-11-05 HTTP+SSE server; GET the same URL and look for its endpoint event.
+                    if not (
+                        isinstance(server, HttpServer)
+                        and exc.status in (400, 404, 405)
+                        and protocol_version in (None, "2024-11-05")
+                    ):
+                        raise
+                    await session.aclose()
+                    legacy = LegacySseServer(
+                        url=server.url,
+                        headers=server.headers,
+                        name=server.name,
+                        http_client=server.http_client,
+                        max_message_size=server.max_message_size,
+                    )
+                    session = ClientSession(LegacySseTransport(legacy), **options)
+                    try:
+                        await session.open(protocol_version=protocol_version)
+                    except ConnectError as legacy_exc:
+                        raise exc from legacy_exc  # not an old server either: report the first answer
         except TimeoutError:
             raise ConnectError(
-                f"{session.transport.name}: no connection within {timeout:.3g}s"
+                f"{session.transport.name}: no connection within {timeout}s"
             ) from None
         yield session
     finally:

@@ -141,3 +141,30 @@ async def test_a_refused_post_is_mapped_by_status():
         with pytest.raises(mcpclient.AuthorizationError):
             async with mcpclient.connect(mcpclient.LegacySseServer(url=srv.url)):
                 pass
+
+
+async def test_an_http_server_url_of_an_old_sse_server_falls_back_to_the_legacy_transport(
+    sdk_sse_url,
+):
+    async with mcpclient.connect(mcpclient.HttpServer(url=sdk_sse_url)) as client:
+        assert client.transport.kind == "legacy_sse"
+        assert (
+            await client.call_tool("echo", {"text": "fell back"})
+        ).text == "fell back"
+
+
+async def test_a_404_that_is_no_sse_server_either_reports_the_first_answer():
+    async def handler(request: Request) -> Reply:
+        return Reply(404, {}, [b"nothing here"])
+
+    async with scripted_server(handler) as srv:
+        with pytest.raises(mcpclient.HttpStatusError) as info:
+            async with mcpclient.connect(mcpclient.HttpServer(url=srv.url)):
+                pass
+    assert info.value.status == 404
+    assert isinstance(info.value.__cause__, mcpclient.ConnectError)
+    assert [r.method for r in srv.requests] == [
+        "POST",
+        "POST",
+        "GET",
+    ]  # discover, initialize, SSE probe
