@@ -147,17 +147,10 @@ def free_port() -> int:
 
 
 def database_url() -> str:
-    """The URL of the test database this process set up (its name is per process)."""
-    from urllib.parse import quote
+    """The URL of the test database this process set up (TCP or a socket directory)."""
+    from tests.livestack import child_database_url
 
-    from django.db import connection
-
-    db = connection.settings_dict
-    auth = quote(db["USER"] or "")
-    if db["PASSWORD"]:
-        auth += ":" + quote(db["PASSWORD"])
-    host = db["HOST"] or "127.0.0.1"
-    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+    return child_database_url()
 
 
 class Process:
