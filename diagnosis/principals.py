@@ -3,6 +3,7 @@
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -10,6 +11,7 @@ from django.utils import timezone
 from diagnosis.models import ApiToken, Membership, Role, Tenant
 
 TOKEN_PREFIX = "aops_"
+LAST_USED_GRANULARITY = timedelta(seconds=60)
 # Scopes a session user holds; a token holds those it was created with.
 ALL_SCOPES = (
     "incidents:read",
@@ -58,7 +60,10 @@ def principal_from_token(secret: str) -> Principal | None:
     )
     if token is None:
         return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    now = timezone.now()
+    # Every write is a commit, and every SSE reconnect authenticates: record use once a minute.
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     membership = token.membership
     return Principal(
         user=membership.user,
