@@ -48,7 +48,10 @@ def database_from_url(url: str) -> dict[str, object]:
         "CONN_MAX_AGE": int(os.environ.get("DB_CONN_MAX_AGE", "0")),
         "OPTIONS": query,
         # One test database per test process, so parallel runs on one server do not collide.
-        "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or f"test_agentops_{os.getpid()}"},
+        "TEST": {
+            "NAME": os.environ.get("TEST_DATABASE_NAME")
+            or f"test_agentops_{os.getpid()}"
+        },
     }
 
 
@@ -161,7 +164,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "diagnosis.tasks.diagnosis_reap",
         "schedule": DIAGNOSIS_REAPER_INTERVAL_SECONDS,
     },
-    "diagnosis-events-compact": {"task": "diagnosis.retention.events_compact", "schedule": 3600.0},
+    "diagnosis-events-compact": {
+        "task": "diagnosis.retention.events_compact",
+        "schedule": 3600.0,
+    },
 }
 # Tasks outside diagnosis/tasks.py that the worker must register.
 CELERY_IMPORTS = ["diagnosis.retention"]
