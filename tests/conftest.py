@@ -5,6 +5,23 @@ import pytest
 from tests import factories
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _end_stray_sessions_before_dropping_the_test_database(
+    django_db_setup, django_db_blocker
+):
+    """In-process SSE tests leave the stream reader's idle connections behind once their event
+    loops are gone; PostgreSQL refuses to drop a database with sessions, so end them first."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    connection.close()
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -13,6 +13,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
+CHILD_APPLICATION_NAME = "agentops-test-child"
+
 
 def child_database_url() -> str:
     """A DATABASE_URL for a child process that must use this test's database (TCP or socket)."""
@@ -23,9 +25,11 @@ def child_database_url() -> str:
         f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
     )
     host = db["HOST"] or "127.0.0.1"
+    # The name lets the test wait for exactly the children's sessions to end.
+    app = f"application_name={CHILD_APPLICATION_NAME}"
     if host.startswith("/"):  # a unix socket directory (the embedded PostgreSQL)
-        return f"postgresql://{auth}@/{db['NAME']}?host={quote(host, safe='')}"
-    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+        return f"postgresql://{auth}@/{db['NAME']}?host={quote(host, safe='')}&{app}"
+    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}?{app}"
 
 
 def redis_url_with_db(number: int) -> str:
@@ -140,7 +144,8 @@ def wait_for_other_sessions_to_close(timeout: float = 10) -> None:
     def closed() -> bool:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+                [CHILD_APPLICATION_NAME],
             )
             return cursor.fetchone()[0] == 0
 

@@ -50,7 +50,7 @@ def page(stack, monkeypatch):
         try:
             context = browser.new_context(base_url=stack)
             page = context.new_page()
-            page.set_default_timeout(30_000)
+            page.set_default_timeout(60_000)
             yield page
         finally:
             browser.close()

@@ -4,7 +4,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -12,22 +11,12 @@ from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.states import TaskState
 from tests import factories
-from tests.livestack import redis_url_with_db
+from tests.livestack import redis_url_with_db, stop, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 # A Redis database of its own, so no other worker on the machine takes these messages.
 BROKER_DB = 11
-
-
-def wait_for(predicate, *, timeout: float, what: str):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def start_worker(env, name, *, with_beat: bool, tmp_path):
@@ -55,16 +44,6 @@ def start_worker(env, name, *, with_beat: bool, tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-
-
-def stop(proc):
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def test_sigkilled_worker_task_is_requeued_and_finished_by_another(
