@@ -247,7 +247,7 @@ def _run_stack(
     # One process for the three set-up commands: each Django start costs a second or more.
     sup.step(
         "prepare",
-        _python("-m", "agentops.launcher", "prepare", "--url", f"{url}/admin/"),
+        _python("-m", "agentops.launcher", "prepare", "--url", f"{url}/"),
     )
     web = sup.spawn(
         "web (daphne)",
@@ -348,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prepare = commands.add_parser(
         "prepare", help="migrate, collectstatic, demo tenant (run does this first)"
     )
-    prepare.add_argument("--url", default="http://127.0.0.1:8000/admin/")
+    prepare.add_argument("--url", default="http://127.0.0.1:8000/")
     args = parser.parse_args(argv)
     if args.command == "run":
         return cmd_run(args)

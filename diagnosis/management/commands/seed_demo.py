@@ -44,7 +44,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--url", default="http://127.0.0.1:8000/admin/", help="where to log in"
+            "--url", default="http://127.0.0.1:8000/", help="where to log in"
         )
         parser.add_argument(
             "--new-token",
