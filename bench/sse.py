@@ -16,6 +16,7 @@ Measures, per server:
 
 from __future__ import annotations
 
+import abc
 import argparse
 import asyncio
 import os
@@ -187,7 +188,7 @@ async def open_conn(
     return conn
 
 
-class Server:
+class Server(abc.ABC):
     """One Daphne process and how to watch something on it."""
 
     name: str
@@ -215,13 +216,15 @@ class Server:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(30)
 
+    @abc.abstractmethod
     def path_headers(
         self, key: str, *, cursor: str | None = None
     ) -> tuple[str, dict[str, str]]:
-        raise NotImplementedError
+        """The stream's path and request headers for one task (or channel) key."""
 
+    @abc.abstractmethod
     def emit(self, key: str, round_no: int) -> None:
-        raise NotImplementedError
+        """Publish one event for the key, the way this server's producers do."""
 
     async def open_many(self, keys: list[str]) -> list[Conn]:
         gate = asyncio.Semaphore(OPEN_CONCURRENCY)
