@@ -79,16 +79,19 @@ def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
     if incident is None:
         raise Http404("no such incident")
     context = _panel_context(principal, incident)
+    if request.htmx:
+        return render(request, "diagnosis/incident_detail.html#panel", context)
     task = context["task"]
-    context["events"] = (
-        selectors.diagnosis_events_after(task_id=task.id, after_seq=0) if task else []
+    events = (
+        list(selectors.diagnosis_events_after(task_id=task.id, after_seq=0))
+        if task
+        else []
     )
-    template = (
-        "diagnosis/incident_detail.html#panel"
-        if request.htmx
-        else "diagnosis/incident_detail.html"
-    )
-    return render(request, template, context)
+    # The stream resumes after the last event rendered, not after task.last_seq: the task was
+    # read first, so events appended since are in this list and must not be streamed again.
+    context["events"] = events
+    context["events_last_seq"] = events[-1].seq if events else 0
+    return render(request, "diagnosis/incident_detail.html", context)
 
 
 @login_required

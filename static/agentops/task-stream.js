@@ -57,6 +57,13 @@
   source.addEventListener("server_draining", () => { status.textContent = "reconnecting…"; });
   source.onopen = () => { status.textContent = "live"; };
   source.onerror = () => {
-    status.textContent = source.readyState === EventSource.CLOSED ? "closed" : "reconnecting…";
+    if (source.readyState === EventSource.CLOSED) {
+      // A 204 (the task ended before this page's cursor was streamed) or a refusal: the browser
+      // will not retry, so show the panel as it is now.
+      status.textContent = "closed";
+      refreshPanel();
+    } else {
+      status.textContent = "reconnecting…";
+    }
   };
 })();

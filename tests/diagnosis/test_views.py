@@ -80,6 +80,28 @@ def test_detail_shows_events_and_stream_url(logged_in, tenant):
     assert "task_created" in body
 
 
+def test_detail_resumes_after_the_last_rendered_event_not_the_task_read_before_it(
+    logged_in, tenant, monkeypatch
+):
+    """An event appended between reading the task and reading its events is rendered, so the
+    stream must start after it; starting from the task's older last_seq showed it twice."""
+    from diagnosis import selectors, services
+
+    incident, _ = factories.make_incident(tenant)
+    read_events = selectors.diagnosis_events_after
+
+    def append_then_read(*, task_id, after_seq):
+        services.diagnosis_event_append(task_id=task_id, kind="tool_progress")
+        return read_events(task_id=task_id, after_seq=after_seq)
+
+    monkeypatch.setattr(selectors, "diagnosis_events_after", append_then_read)
+    body = logged_in.get(
+        reverse("diagnosis:incident-detail", args=[incident.id])
+    ).content.decode()
+    assert body.count("<li data-seq=") == 2
+    assert 'data-last-seq="2"' in body
+
+
 def test_detail_of_another_tenants_incident_is_404(logged_in, other_tenant):
     incident, _ = factories.make_incident(other_tenant)
     assert (
