@@ -5,6 +5,7 @@ engine runs here, so nothing is started."""
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ import pytest
 BASE_DIR = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = BASE_DIR / "docker-compose.yml"
 APP_SERVICES = ("migrate", "web", "worker", "beat")
+# Compose's ${NAME}, ${NAME:-default} and ${NAME-default}; $$ is a literal dollar.
+VARIABLE = re.compile(r"\$\$|\$\{(?P<name>\w+)(?:(?P<op>:?-)(?P<default>[^}]*))?\}")
 
 
 def _clean_env() -> dict[str, str]:
@@ -68,11 +71,30 @@ def _load_yaml(text: str) -> dict:
     )
 
 
+def _interpolate(value):
+    if isinstance(value, dict):
+        return {key: _interpolate(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_interpolate(item) for item in value]
+    if isinstance(value, str):
+        return VARIABLE.sub(
+            lambda m: "$" if m.group(0) == "$$" else m.group("default") or "", value
+        )
+    return value
+
+
+def test_interpolation_without_a_compose_cli_takes_the_defaults():
+    assert _interpolate({"a": ["${X:-0}", "${Y-b}", "${Z}", "$$HOME", 1]}) == {
+        "a": ["0", "b", "", "$HOME", 1]
+    }
+
+
 @pytest.fixture(scope="module")
 def compose() -> dict:
     cli = _compose_cli()
     if cli is None:
-        return _load_yaml(COMPOSE_FILE.read_text())
+        # What `config` would print with no variables set: every ${NAME…} takes its default.
+        return _interpolate(_load_yaml(COMPOSE_FILE.read_text()))
     argv, json_output = cli
     command = [*argv, "-f", str(COMPOSE_FILE), "config"]
     if json_output:

@@ -225,7 +225,7 @@ class StdioTransport:
             self.stderr.append(
                 line[:_STDERR_LINE_LIMIT].decode("utf-8", "replace").rstrip("\r")
             )
-        self._err_partial = partial[-_STDERR_LINE_LIMIT:]
+        self._err_partial = partial[:_STDERR_LINE_LIMIT]  # a line keeps its head
 
     def _on_exit(self, how: str) -> None:
         if self._proc is not None and self._proc.get_returncode() is not None:
