@@ -34,7 +34,15 @@ from diagnosis.principals import (
 from diagnosis.selectors import task_get
 from diagnosis.states import is_terminal
 from diagnosis.streaming import wire
-from diagnosis.streaming.hub import Frame, Hub, Subscriber, encode, get_hub, setting
+from diagnosis.streaming.hub import (
+    DirectWrite,
+    Frame,
+    Hub,
+    Subscriber,
+    encode,
+    get_hub,
+    setting,
+)
 from diagnosis.streaming.metrics import METRICS
 
 logger = logging.getLogger(__name__)
@@ -44,6 +52,9 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 # Given the server's send callable, a function returning the bytes written but not yet flushed
 # to the socket, or None when the server does not let us see them.
 UnflushedProbe = Callable[[Send], Callable[[], int] | None]
+# Given the server's send callable, a function writing bytes to the client at once (see
+# DirectWrite), or None when the server offers no such path.
+DirectProbe = Callable[[Send], DirectWrite | None]
 
 _CURSOR = re.compile(r"[0-9]{1,18}")
 _TASK_PATH = re.compile(r"/api/tasks/([^/]+)/events/?$")
@@ -90,6 +101,60 @@ def daphne_unflushed(send: Send) -> Callable[[], int] | None:
         )
 
     return unflushed
+
+
+def daphne_direct_write(send: Send) -> DirectWrite | None:
+    """Write to Daphne's socket now, not on Twisted's next writable callback.
+
+    Twisted's transport.write only buffers and registers the socket for writing (an epoll_ctl
+    each way); the bytes leave on the next loop pass, after every other stream's write. With a
+    thousand streams of one task that made the first client wait for the last stream's turn.
+    Here the bytes go out with one send(); whatever the kernel does not take goes into
+    Twisted's buffer, and when that buffer already holds bytes everything queues behind them,
+    so order holds. Plain TCP only: under TLS (or any other server) this returns None.
+    """
+    request = (
+        send.args[0] if isinstance(send, functools.partial) and send.args else None
+    )
+    transport = _daphne_transport(send)
+    sock = getattr(transport, "socket", None)
+    if (
+        request is None
+        or sock is None
+        or getattr(transport, "TLS", True)
+        or not hasattr(transport, "_tempDataLen")
+        or not hasattr(request, "chunked")
+    ):
+        return None
+
+    def write(body: bytes, chunk: bytes) -> bool:
+        if (
+            request.finished
+            or request._disconnected
+            or request.channel is None
+            or not request.startedWriting  # the headers go out with Twisted's first write
+            or not transport.connected
+            or transport.disconnecting
+        ):
+            return False
+        if not body:
+            return True  # an empty chunk would end the response
+        data = chunk if request.chunked else body
+        request.sentLength += len(body)
+        if transport._tempDataLen or len(transport.dataBuffer) > transport.offset:
+            transport.write(data)
+            return True
+        try:
+            sent = sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            return False  # the connection is going; Twisted will report it
+        if sent < len(data):
+            transport.write(data[sent:])
+        return True
+
+    return write
 
 
 @dataclass(frozen=True)
@@ -176,10 +241,17 @@ async def _reply_unavailable(send: Send) -> None:
 
 
 class EventStreamApp:
-    """The ASGI app. `unflushed_probe` is how the app sees unsent bytes (Daphne's by default)."""
+    """The ASGI app. `unflushed_probe` is how the app sees unsent bytes and `direct_probe` how
+    it writes without a round trip through the server (Daphne's by default)."""
 
-    def __init__(self, *, unflushed_probe: UnflushedProbe = daphne_unflushed) -> None:
+    def __init__(
+        self,
+        *,
+        unflushed_probe: UnflushedProbe = daphne_unflushed,
+        direct_probe: DirectProbe = daphne_direct_write,
+    ) -> None:
         self.unflushed_probe = unflushed_probe
+        self.direct_probe = direct_probe
 
     async def __call__(
         self, scope: dict[str, Any], receive: Receive, send: Send
@@ -247,6 +319,7 @@ class EventStreamApp:
             receive=receive,
             cursor=cursor,
             unflushed=self.unflushed_probe(send),
+            direct=self.direct_probe(send),
         )
         try:
             await stream.run()
@@ -278,6 +351,7 @@ class _Stream:
         receive: Receive,
         cursor: int | None,
         unflushed: Callable[[], int] | None,
+        direct: DirectWrite | None,
     ) -> None:
         self.hub = hub
         self.sub = sub
@@ -289,9 +363,21 @@ class _Stream:
             send
         )  # read now: Twisted unlinks it at finish()
         self.max_unflushed = setting("SSE_MAX_UNFLUSHED_BYTES", 1 << 20)
-        self.last = 0
+        self.direct = direct
+        sub.direct = direct
+        sub.unflushed = unflushed
+        sub.max_unflushed = self.max_unflushed
         self.ended = False
         self.task_id = sub.task_id
+
+    # The last seq written lives on the subscriber: the hub's direct writes advance it too.
+    @property
+    def last(self) -> int:
+        return self.sub.last
+
+    @last.setter
+    def last(self, seq: int) -> None:
+        self.sub.last = seq
 
     async def run(self) -> None:
         listener = asyncio.get_running_loop().create_task(self._listen())
@@ -329,7 +415,10 @@ class _Stream:
                 return
 
     async def _write(self, body: bytes) -> None:
-        await self.send({"type": "http.response.body", "body": body, "more_body": True})
+        if self.direct is None or not self.direct(body, wire.http_chunk(body)):
+            await self.send(
+                {"type": "http.response.body", "body": body, "more_body": True}
+            )
         if self.unflushed is not None and self.unflushed() > self.max_unflushed:
             raise _Cut
 
@@ -486,7 +575,11 @@ class _Stream:
     async def _live(self) -> None:
         sub = self.sub
         while True:
-            await sub.wait()
+            sub.is_live = True  # the hub may now write batches itself (Subscriber.push)
+            try:
+                await sub.wait()
+            finally:
+                sub.is_live = False
             if sub.closing is not None and await self._closing():
                 return
             out = bytearray()

@@ -4,7 +4,9 @@ Each event loop (one per Daphne process) has one Hub. The hub owns one channel-l
 task's group gets that channel once, however many streams of the process watch the task. A wake-up
 only says "look": the task's Feed then reads the rows after the highest seq it has seen (one query
 per task, coalesced while a read is running) and hands the same pre-encoded frames to every
-subscriber. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
+subscriber. A stream that is caught up and idle gets the batch written straight to its socket
+in the same pass (see Subscriber.push), so one wake-up costs one loop over the subscribers, not a
+task switch and a server round trip per stream. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
 and reads the tasks whose wake-ups were lost, so a Redis outage costs latency, never an event.
 """
 
@@ -14,6 +16,7 @@ import contextlib
 import logging
 import random
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +44,34 @@ class Frame:
     is_terminal: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Frames read together, joined once for every subscriber's direct write."""
+
+    frames: list[Frame]
+    body: bytes
+    chunk: bytes  # the body in HTTP/1.1 chunked framing
+    first: int
+    last: int
+    is_terminal: bool
+
+    @classmethod
+    def of(cls, frames: list[Frame]) -> "Batch":
+        body = b"".join(frame.data for frame in frames)
+        return cls(
+            frames=frames,
+            body=body,
+            chunk=wire.http_chunk(body),
+            first=frames[0].seq,
+            last=frames[-1].seq,
+            is_terminal=any(frame.is_terminal for frame in frames),
+        )
+
+
+# Writes (body, chunked body) to the client now; False when it cannot (the caller queues instead).
+DirectWrite = Callable[[bytes, bytes], bool]
+
+
 def encode(row: Row) -> Frame:
     return Frame(
         seq=row.seq,
@@ -56,9 +87,14 @@ class Subscriber:
     __slots__ = (
         "closing",
         "deadline",
+        "direct",
         "frames",
         "heartbeat_due",
+        "is_live",
+        "last",
+        "max_unflushed",
         "task_id",
+        "unflushed",
         "user_key",
         "waiter",
         "watermark",
@@ -73,12 +109,44 @@ class Subscriber:
         self.heartbeat_due = False
         self.closing: str | None = None
         self.watermark = 0
+        self.last = 0  # the highest seq written to this stream
+        # Set by the stream: True only while it waits in its live loop with nothing queued.
+        self.is_live = False
+        self.direct: DirectWrite | None = None
+        self.unflushed: Callable[[], int] | None = None
+        self.max_unflushed = 0
 
-    def push(self, frames: list[Frame], max_lag: int) -> None:
+    def push(
+        self, frames: list[Frame], max_lag: int, batch: Batch | None = None
+    ) -> None:
+        if batch is not None and self._write_now(batch):
+            return
         self.frames.extend(frames)
         if len(self.frames) > max_lag and self.closing is None:
             self.closing = "slow"
         self.wake()
+
+    def _write_now(self, batch: Batch) -> bool:
+        """The fast path: an idle, caught-up stream gets the batch on its socket at once.
+
+        Only when nothing is queued and the batch starts right after the last seq written, so
+        order and exactly-once hold; a terminal batch goes through the stream, which ends it.
+        """
+        if (
+            self.direct is None
+            or not self.is_live
+            or self.frames
+            or self.closing is not None
+            or batch.is_terminal
+            or batch.first != self.last + 1
+            or not self.direct(batch.body, batch.chunk)
+        ):
+            return False
+        self.last = batch.last
+        METRICS.events_sent += len(batch.frames)
+        if self.unflushed is not None and self.unflushed() > self.max_unflushed:
+            self.close("slow")
+        return True
 
     def close(self, reason: str) -> None:
         if self.closing is None:
@@ -238,8 +306,9 @@ class Hub:
                 if rows:
                     frames = [encode(row) for row in rows]
                     feed.high = frames[-1].seq
+                    batch = Batch.of(frames)
                     for sub in list(feed.subscribers):
-                        sub.push(frames, self.max_lag)
+                        sub.push(frames, self.max_lag, batch)
                 if len(rows) < self.page and not feed.dirty:
                     break
         except asyncio.CancelledError:

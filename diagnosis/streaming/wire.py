@@ -46,5 +46,10 @@ def retry(milliseconds: int) -> bytes:
     return f"retry: {max(0, int(milliseconds))}\n\n".encode()
 
 
+def http_chunk(body: bytes) -> bytes:
+    """`body` as one HTTP/1.1 chunk (RFC 9112 §7.1), for writes that bypass the server's framing."""
+    return b"%x\r\n%s\r\n" % (len(body), body)
+
+
 HEARTBEAT = b": hb\n\n"
 OPENING = b": ok\n\n"
