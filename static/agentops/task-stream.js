@@ -21,12 +21,23 @@
   let lastSeq = Number(list.dataset.lastSeq || "0");
   const source = new EventSource(list.dataset.eventsUrl + "?last_event_id=" + lastSeq);
 
+  // The panel says which seq it reflects (data-seq). A refresh can lose a race with another swap
+  // of the panel (the Cancel button's answer rendered before the task ended), so after every
+  // swap the panel is asked for again while it is older than the last event that changed it.
+  let panelWanted = 0;
+
   function refreshPanel() {
     const panel = document.getElementById("panel");
     if (panel && window.htmx) {
       htmx.ajax("GET", panel.dataset.panelUrl, { target: "#panel", swap: "outerHTML" });
     }
   }
+
+  document.body.addEventListener("htmx:afterSettle", () => {
+    const panel = document.getElementById("panel");
+    if (panel && panel.dataset.task === list.dataset.task
+        && Number(panel.dataset.seq || "0") < panelWanted) refreshPanel();
+  });
 
   function show(kind, event) {
     const seq = Number(event.lastEventId);
@@ -45,7 +56,10 @@
     detail.textContent = " " + (data.agent || data.tool || data.to || "");
     item.append(number, " ", name, detail);
     list.append(item);
-    if (REFRESH.has(kind)) refreshPanel();
+    if (REFRESH.has(kind)) {
+      panelWanted = seq;
+      refreshPanel();
+    }
     if (TERMINAL.has(kind)) {
       status.textContent = "finished";
       source.close();

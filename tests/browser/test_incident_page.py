@@ -150,3 +150,47 @@ def test_reopened_page_resumes_without_repeating_events(page, stack):
     page.wait_for_selector("#events li:has-text('task_completed')")
     task = DiagnosisTask.objects.get(pk=task_id)
     assert shown_seqs(page) == list(range(1, task.last_seq + 1))
+
+
+def test_a_panel_refresh_answered_after_the_cancel_answer_is_not_lost(page, stack):
+    """The stream asks for the panel (task_cancelling, task_cancelled) while the Cancel button's
+    request is still out; the Cancel answer (`cancelling`) swaps the panel first, so the
+    refreshes land on a panel no longer in the page. The page must still end up `cancelled`."""
+    tenant = factories.make_tenant("browser-race")
+    member = factories.make_member(
+        tenant, username="oncall4", password="pw-123456", role=Role.RESPONDER
+    )
+    incident_id, task_id = open_incident(stack, factories.make_token(member), [1] * 60)
+    wait_for(
+        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
+        timeout=60,
+        what="the worker",
+    )
+    held_cancel, held_refreshes, holding = [], [], [True]
+
+    def hold_cancel(route):
+        held_cancel.append((route, route.fetch()))  # the server cancels now
+
+    def hold_refreshes(route):
+        if holding[0] and route.request.headers.get("hx-request"):
+            held_refreshes.append(route)
+        else:
+            route.continue_()
+
+    log_in(page, "oncall4", "pw-123456")
+    page.route(f"**/incidents/{incident_id}/cancel", hold_cancel)
+    page.route(f"**/incidents/{incident_id}/", hold_refreshes)
+    page.goto(f"/incidents/{incident_id}/")
+    page.wait_for_selector("#stream-status:has-text('live')")
+    page.click("#cancel")
+    page.wait_for_selector("#events li:has-text('task_cancelled')")
+    assert held_refreshes and held_cancel
+
+    route, response = held_cancel[0]
+    assert "cancelling" in response.text()
+    route.fulfill(response=response)
+    page.wait_for_selector("#task-state:has-text('cancelling')")
+    holding[0] = False
+    for refresh in held_refreshes:
+        refresh.continue_()
+    page.wait_for_selector("#task-state:has-text('cancelled')")
