@@ -117,17 +117,28 @@ def daphne_direct_write(send: Send) -> DirectWrite | None:
         send.args[0] if isinstance(send, functools.partial) and send.args else None
     )
     transport = _daphne_transport(send)
-    sock = getattr(transport, "socket", None)
     if (
         request is None
-        or sock is None
+        or getattr(transport, "socket", None) is None
         or getattr(transport, "TLS", True)
         or not hasattr(transport, "_tempDataLen")
         or not hasattr(request, "chunked")
     ):
         return None
+    return _DaphneDirectWrite(request, transport)
 
-    def write(body: bytes, chunk: bytes) -> bool:
+
+class _DaphneDirectWrite:
+    # A slotted object, not a closure: one lives as long as its stream, and idle streams are
+    # counted in kilobytes.
+    __slots__ = ("request", "transport")
+
+    def __init__(self, request: Any, transport: Any) -> None:
+        self.request = request
+        self.transport = transport
+
+    def __call__(self, body: bytes, chunk: bytes) -> bool:
+        request, transport = self.request, self.transport
         if (
             request.finished
             or request._disconnected
@@ -145,7 +156,7 @@ def daphne_direct_write(send: Send) -> DirectWrite | None:
             transport.write(data)
             return True
         try:
-            sent = sock.send(data)
+            sent = transport.socket.send(data)
         except (BlockingIOError, InterruptedError):
             sent = 0
         except OSError:
@@ -153,8 +164,6 @@ def daphne_direct_write(send: Send) -> DirectWrite | None:
         if sent < len(data):
             transport.write(data[sent:])
         return True
-
-    return write
 
 
 @dataclass(frozen=True)
@@ -362,6 +371,12 @@ class _Stream:
         self.transport = _daphne_transport(
             send
         )  # read now: Twisted unlinks it at finish()
+        if hasattr(self.transport, "setTcpNoDelay"):
+            # As asyncio's transports do for every TCP socket. An SSE client never sends, so
+            # over a real network its ACKs are delayed (up to 40 ms on Linux), and with Nagle an
+            # event written while the previous one is unacknowledged waits for that ACK. (Not
+            # visible on loopback, where ACKs are immediate.)
+            self.transport.setTcpNoDelay(True)
         self.max_unflushed = setting("SSE_MAX_UNFLUSHED_BYTES", 1 << 20)
         self.direct = direct
         sub.direct = direct

@@ -17,7 +17,7 @@ from diagnosis.models import DiagnosisTask
 from diagnosis.states import TaskState
 from diagnosis.streaming import wire
 from diagnosis.streaming.consumer import EventStreamApp, parse_cursor
-from diagnosis.streaming.hub import Frame, get_hub
+from diagnosis.streaming.hub import Batch, Frame, Subscriber, get_hub
 from diagnosis.streaming.metrics import METRICS
 from tests import factories
 from tests.diagnosis.test_streaming_support import (
@@ -27,6 +27,7 @@ from tests.diagnosis.test_streaming_support import (
     finish,
     has_events,
     make_task,
+    parse_sse,
 )
 
 # The stream reads through its own connections (async psycopg, the ORM in a worker thread), so
@@ -362,6 +363,111 @@ async def test_lost_wakeup_is_covered_by_the_catchup_read(
     assert METRICS.catchup_hits >= 1 and METRICS.wakeups_received == 0
     assert b": hb\n\n" in client.body
     await client.disconnect()
+
+
+# --- direct writes from the hub (unit) ---------------------------------------------------------
+
+
+def _frames(first: int, count: int, *, terminal: bool = False) -> list[Frame]:
+    return [
+        Frame(seq, "tool_progress", f"id: {seq}\n\n".encode(), terminal)
+        for seq in range(first, first + count)
+    ]
+
+
+def _live_subscriber(written: list[bytes], *, accepts: bool = True) -> Subscriber:
+    sub = Subscriber("task", "user", deadline=1e18)
+    sub.last = 4
+    sub.is_live = True
+    sub.direct = lambda body, chunk: written.append(body) is None and accepts
+    sub.unflushed = lambda: sum(map(len, written))
+    sub.max_unflushed = 1_000
+    return sub
+
+
+def test_idle_caught_up_stream_gets_the_batch_written_directly():
+    written: list[bytes] = []
+    sub = _live_subscriber(written)
+    frames = _frames(5, 2)
+    sub.push(frames, 100, Batch.of(frames))
+    assert written == [b"id: 5\n\nid: 6\n\n"]
+    assert sub.last == 6 and not sub.frames and sub.closing is None
+    assert METRICS.events_sent == 2
+
+
+@pytest.mark.parametrize(
+    ("setup", "frames"),
+    [
+        ("busy", _frames(5, 1)),  # the stream is not parked in its live loop
+        ("queued", _frames(5, 1)),  # frames already wait in the mailbox
+        ("closing", _frames(5, 1)),
+        ("ok", _frames(7, 1)),  # a gap: the stream reads it from the table first
+        ("ok", _frames(3, 3)),  # overlaps what was written
+        ("ok", _frames(5, 1, terminal=True)),  # the stream must end itself
+        ("refused", _frames(5, 1)),  # the connection is going
+    ],
+)
+def test_batch_goes_through_the_stream_unless_it_can_be_written_in_order(setup, frames):
+    written: list[bytes] = []
+    sub = _live_subscriber(written, accepts=setup != "refused")
+    if setup == "busy":
+        sub.is_live = False
+    elif setup == "queued":
+        sub.frames.extend(_frames(9, 1))
+    elif setup == "closing":
+        sub.closing = "lifetime"
+    sub.push(frames, 100, Batch.of(frames))
+    assert sub.last == 4
+    assert list(sub.frames)[-len(frames) :] == frames
+
+
+def test_direct_write_past_the_unflushed_bound_closes_the_stream_as_slow():
+    written: list[bytes] = [b"x" * 999]
+    sub = _live_subscriber(written)
+    frames = _frames(5, 1)
+    sub.push(frames, 100, Batch.of(frames))
+    assert sub.last == 5 and sub.closing == "slow"
+
+
+def test_http_chunk_frames_the_body_with_its_hex_length():
+    assert wire.http_chunk(b"x" * 26) == b"1a\r\n" + b"x" * 26 + b"\r\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_direct_writes_interleave_with_the_streams_own_in_seq_order(
+    tenant, token, settings
+):
+    settings.SSE_HEARTBEAT_SECONDS = 60
+    by_hub: list[bytes] = []  # written while the stream's own task was parked
+
+    def into_the_client(send):
+        queue = send.__self__  # the communicator's output queue
+
+        def write(body, chunk):
+            (sub,) = get_hub().streams
+            if sub.is_live:
+                by_hub.append(body)
+            queue.put_nowait(
+                {"type": "http.response.body", "body": body, "more_body": True}
+            )
+            return True
+
+        return write
+
+    app = EventStreamApp(direct_probe=into_the_client)
+    task = await a_make_task(tenant, progress=2)
+    client = StreamClient(app, task.pk, headers=bearer(token))
+    await client.start()
+    await client.read_until(has_events(3))
+    for n in range(4, 9):
+        await a_append(task, n=n)
+        await client.read_until(has_events(n))
+    await a_finish(task)
+    await client.read_to_end()
+    assert client.seqs() == list(range(1, 11))
+    # 4..9 by the hub; the terminal 10 through the stream, which then ends the response.
+    assert [parse_sse(body)[0].id for body in by_hub] == [str(n) for n in range(4, 10)]
 
 
 @pytest.mark.anyio
