@@ -82,6 +82,23 @@ def open_incident(base_url: str, token: str, steps: list[float]) -> tuple[str, s
     return response.json()["id"], response.json()["task"]["id"]
 
 
+def running_incident(base_url: str, tenant_slug: str, username: str) -> tuple[str, str]:
+    """A responder's incident whose long timed plan the worker has started."""
+    tenant = factories.make_tenant(tenant_slug)
+    member = factories.make_member(
+        tenant, username=username, password="pw-123456", role=Role.RESPONDER
+    )
+    incident_id, task_id = open_incident(
+        base_url, factories.make_token(member), [1] * 60
+    )
+    wait_for(
+        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
+        timeout=60,
+        what="the worker",
+    )
+    return incident_id, task_id
+
+
 def shown_seqs(page) -> list[int]:
     return [
         int(s)
@@ -115,16 +132,7 @@ def test_new_incident_streams_its_events_live_until_the_end(page):
 
 
 def test_cancel_button_ends_a_running_diagnosis(page, stack):
-    tenant = factories.make_tenant("browser-cancel")
-    member = factories.make_member(
-        tenant, username="oncall2", password="pw-123456", role=Role.RESPONDER
-    )
-    incident_id, task_id = open_incident(stack, factories.make_token(member), [1] * 60)
-    wait_for(
-        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
-        timeout=60,
-        what="the worker",
-    )
+    incident_id, task_id = running_incident(stack, "browser-cancel", "oncall2")
 
     log_in(page, "oncall2", "pw-123456")
     page.goto(f"/incidents/{incident_id}/")
@@ -156,16 +164,7 @@ def test_a_panel_refresh_answered_after_the_cancel_answer_is_not_lost(page, stac
     """The stream asks for the panel (task_cancelling, task_cancelled) while the Cancel button's
     request is still out; the Cancel answer (`cancelling`) swaps the panel first, so the
     refreshes land on a panel no longer in the page. The page must still end up `cancelled`."""
-    tenant = factories.make_tenant("browser-race")
-    member = factories.make_member(
-        tenant, username="oncall4", password="pw-123456", role=Role.RESPONDER
-    )
-    incident_id, task_id = open_incident(stack, factories.make_token(member), [1] * 60)
-    wait_for(
-        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
-        timeout=60,
-        what="the worker",
-    )
+    incident_id, _ = running_incident(stack, "browser-race", "oncall4")
     held_cancel, held_refreshes, holding = [], [], [True]
 
     def hold_cancel(route):
