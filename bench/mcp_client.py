@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import cProfile
 import io
@@ -409,6 +410,11 @@ def main() -> None:
     parser.add_argument(
         "--target", choices=list(TARGETS), default="raw-stdio", help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--targets",
+        default=",".join(TARGETS),
+        help="comma-separated subset of: " + ", ".join(TARGETS),
+    )
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -431,12 +437,17 @@ def main() -> None:
     )
 
     cells: dict[tuple[str, str], list[dict[str, Any] | str]] = {}
-    order = [("raw-stdio", "pipe")] + [(t, c) for t in TARGETS for c in ("sdk", "ours")]
-    order += [("sdk-http", "httpc"), ("sdk-http-modern", "httpc")]
+    chosen = [t for t in TARGETS if t in args.targets.split(",")]
+    order = [("raw-stdio", "pipe")] if "raw-stdio" in chosen else []
+    order += [(t, c) for t in chosen for c in ("sdk", "ours")]
+    order += [(t, "httpc") for t in ("sdk-http", "sdk-http-modern") if t in chosen]
     for _ in range(args.rounds):
         for target, client in order:
             cells.setdefault((target, client), []).append(measure(client, target, args))
-    results = {key: best(rounds) for key, rounds in cells.items()}
+    results: dict[tuple[str, str], Measurement | str] = collections.defaultdict(
+        lambda: "not run"
+    )
+    results.update({key: best(rounds) for key, rounds in cells.items()})
 
     print(
         f"\n{'target':<36} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12}"
@@ -451,6 +462,8 @@ def main() -> None:
     def check(
         name: str, value: float | None, goal: str, *, ok: bool, target: str
     ) -> None:
+        if target not in chosen:
+            return
         shown = "n/a" if value is None else f"{value:.2f}x"
         print(f"  {name:<62} {shown:>7}   {goal:<8} {'pass' if ok else 'MISS'}")
         if not ok and target not in [t for t, _ in missed]:
