@@ -14,6 +14,7 @@ import email.utils
 import re
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.request import getproxies
 
 import httpcore
 import httpx
@@ -379,6 +380,7 @@ class StreamableHttpTransport:
         self._post_headers: httpx.Headers | None = None
         self._post_url = httpx.URL(server.url)
         self._extensions: dict[str, Any] = {}
+        self._direct: _PlainHttpTransport | None = None
         self._drain_streams = True
         self._rebuild_headers()
 
@@ -394,19 +396,23 @@ class StreamableHttpTransport:
         if self.session_id is not None and not self.modern:
             headers["mcp-session-id"] = self.session_id
         self._headers = headers
-        self._post_headers = (
-            None  # merged with the client's defaults again on the next POST
-        )
+        # Merged with the client's default headers again on the next POST.
+        self._post_headers = None
 
     async def start(self, deliver: Deliver, closed: Closed) -> None:
         self._deliver = deliver
         client = self._client
         if client is None:
+            # Our plain-http transport only where httpx would add nothing per request: no proxy
+            # from the environment (a custom transport turns httpx's env proxies off) and no
+            # credentials in the URL (httpx turns those into basic auth). POSTs then go straight
+            # to it (see send); otherwise this is httpx's default client, as before.
+            url = httpx.URL(self.url)
+            if url.scheme == "http" and not url.userinfo and not getproxies():
+                self._direct = _PlainHttpTransport()
             # Deadlines are the session's job; httpx only bounds connecting (so "never sent" stays exact).
-            plain = httpx.URL(self.url).scheme == "http"
             client = self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(None, connect=10.0),
-                transport=_PlainHttpTransport() if plain else None,
+                timeout=httpx.Timeout(None, connect=10.0), transport=self._direct
             )
         # What build_request would work out on every POST, worked out once: the URL merged with the
         # client's base_url and params, and its timeouts. Headers are merged in _post_headers_for.
@@ -466,15 +472,14 @@ class StreamableHttpTransport:
         had_session = "mcp-session-id" in self._headers
         data = _jsonrpc.encode(message)
         with map_httpx_errors(name=self.name):
-            if (
-                client.cookies
-            ):  # the jar adds a Cookie header: let httpx build the request
+            if client.cookies:  # the jar adds a Cookie header: let httpx do it all
                 request = client.build_request(
                     "POST",
                     self.url,
                     content=data,
                     headers={**self._headers, **extra} if extra else self._headers,
                 )
+                response = await client.send(request, stream=True)
             else:
                 # build_request re-parses the URL and re-merges headers on every call; this is the
                 # same request from what start() and _post_headers_for worked out once.
@@ -485,7 +490,16 @@ class StreamableHttpTransport:
                     headers=self._post_headers_for(client, extra),
                     extensions=self._extensions,
                 )
-            response = await client.send(request, stream=True)
+                direct = self._direct
+                if direct is None:
+                    response = await client.send(request, stream=True)
+                else:
+                    # Our own client has no auth, event hooks or redirects to run, and the
+                    # cookie jar needs a look only when the server sets one.
+                    response = await direct.handle_async_request(request)
+                    response.request = request
+                    if "set-cookie" in response.headers:
+                        client.cookies.extract_cookies(response)
             try:
                 await self._consume(message, response, had_session=had_session)
             finally:

@@ -58,6 +58,7 @@ async def test_our_own_client_for_an_http_url_uses_the_asyncio_backend():
     ):
         assert (await client.call_tool("read")).text == "ok"
         assert isinstance(client.transport._client._transport, _PlainHttpTransport)
+        assert client.transport._direct is client.transport._client._transport
     call = srv.requests[-2]  # the last is the DELETE on close
     assert call.headers["accept"] == "application/json, text/event-stream"
     assert call.headers["content-length"] == str(len(call.body))
@@ -76,6 +77,38 @@ async def test_an_https_url_keeps_httpx_s_default_transport():
     try:
         assert not isinstance(transport._client._transport, _PlainHttpTransport)
         assert transport._post_url == httpx.URL("https://127.0.0.1:1/mcp")
+    finally:
+        await transport.aclose()
+
+
+@pytest.mark.parametrize(
+    ("url", "env"),
+    [
+        ("http://mcp.example.invalid/mcp", {"HTTP_PROXY": "http://127.0.0.1:9"}),
+        ("http://user:secret@mcp.example.invalid/mcp", {}),
+    ],
+)
+async def test_a_proxy_or_url_credentials_keep_httpx_s_default_client(
+    url, env, monkeypatch
+):
+    for name in (
+        "NO_PROXY",
+        "no_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    transport = StreamableHttpTransport(mcpclient.HttpServer(url=url))
+    await transport.start(lambda message: None, lambda exc: None)
+    try:
+        assert transport._direct is None
+        assert not isinstance(transport._client._transport, _PlainHttpTransport)
+        if env:  # httpx mounted the proxy from the environment, as it always did
+            assert transport._client._mounts
     finally:
         await transport.aclose()
 
