@@ -9,6 +9,8 @@ Every measurement runs in a fresh process (``--worker``), so one client's import
 touch another's. The clients alternate in ``--rounds`` rounds and each cell keeps its best round (lowest
 median, highest calls/s): on a shared, noisy machine that compares the clients at their least disturbed.
 Each phase stops at its call count or its time cap, whichever comes first, so a run is bounded.
+The ``cpu ms`` column is the client process's own CPU time per sequential call (lowest round): the
+steadier figure when neighbours make wall-clock latency noisy. ``--targets`` runs a subset.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class Measurement:
     calls_per_s: float
     samples: int
     detail: str = ""
+    cpu_ms: float = 0.0  # the client process's CPU time per sequential call
 
 
 def _percentile(samples: list[float], q: float) -> float:
@@ -67,9 +70,10 @@ def _percentile(samples: list[float], q: float) -> float:
 
 
 def _summary(
-    latencies: list[float], calls_per_s: float, detail: str = ""
+    latencies: list[float], calls_per_s: float, detail: str = "", *, cpu_s: float
 ) -> dict[str, Any]:
     return {
+        "cpu_ms": cpu_s / len(latencies) * 1e3,
         "median_ms": statistics.median(latencies) * 1e3,
         "p99_ms": _percentile(latencies, 0.99) * 1e3,
         "calls_per_s": calls_per_s,
@@ -103,7 +107,10 @@ def worker_pipe(calls: int, per_caller: int) -> dict[str, Any]:
     os.write(fd, b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     params = {"name": "echo", "arguments": {"text": "hello"}}
     latencies = []
+    cpu = 0.0
     for i in range(WARMUP + calls):
+        if i == WARMUP:
+            cpu = time.process_time()
         start = time.perf_counter()
         os.write(fd, _raw_request(i + 1, "tools/call", params))
         line = stdout.readline()
@@ -111,6 +118,7 @@ def worker_pipe(calls: int, per_caller: int) -> dict[str, Any]:
         assert b'"hello"' in line, line
         if i >= WARMUP:
             latencies.append(elapsed)
+    cpu = time.process_time() - cpu
     # Pipelined: CALLERS requests in one write, then CALLERS answers, as 16 callers on one connection would.
     batch = b"".join(
         _raw_request(10_000 + i, "tools/call", params) for i in range(CALLERS)
@@ -123,7 +131,7 @@ def worker_pipe(calls: int, per_caller: int) -> dict[str, Any]:
     calls_per_s = CALLERS * per_caller / (time.perf_counter() - start)
     proc.stdin.close()
     proc.wait(5)
-    return _summary(latencies, calls_per_s, f"pipelined x{CALLERS}")
+    return _summary(latencies, calls_per_s, f"pipelined x{CALLERS}", cpu_s=cpu)
 
 
 def worker_httpc(target: str, calls: int) -> dict[str, Any]:
@@ -186,7 +194,10 @@ def worker_httpc(target: str, calls: int) -> dict[str, Any]:
             params = {"name": "echo", "arguments": {"text": "hello"}}
         latencies = []
         deadline = time.perf_counter() + LATENCY_CAP
+        cpu = 0.0
         for i in range(WARMUP + calls):
+            if i == WARMUP:
+                cpu = time.process_time()
             start = time.perf_counter()
             _, body = post(
                 {
@@ -203,7 +214,8 @@ def worker_httpc(target: str, calls: int) -> dict[str, Any]:
                 latencies.append(elapsed)
                 if start > deadline:
                     break
-        return _summary(latencies, 0.0, "http.client, latency only")
+        cpu = time.process_time() - cpu
+        return _summary(latencies, 0.0, "http.client, latency only", cpu_s=cpu)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -224,8 +236,14 @@ async def _http_server():
         await proc.wait()
 
 
-async def _measure(call, calls: int, per_caller: int) -> tuple[list[float], float]:
-    """Sequential latencies, then calls/s of CALLERS concurrent callers; each phase also stops at its cap."""
+async def _measure(
+    call, calls: int, per_caller: int
+) -> tuple[list[float], float, float]:
+    """Sequential latencies, then calls/s of CALLERS concurrent callers; each phase also stops at its cap.
+
+    Also the process CPU seconds of the sequential phase: on a shared machine the client's own cost
+    per call is steadier than its wall-clock latency, which includes the server and the neighbours.
+    """
     for _ in range(WARMUP):
         await call()
     if (
@@ -234,12 +252,14 @@ async def _measure(call, calls: int, per_caller: int) -> tuple[list[float], floa
         PROFILER.enable()
     latencies = []
     deadline = time.perf_counter() + LATENCY_CAP
+    cpu = time.process_time()
     for _ in range(calls):
         start = time.perf_counter()
         await call()
         latencies.append(time.perf_counter() - start)
         if start > deadline:
             break
+    cpu = time.process_time() - cpu
 
     stop = time.perf_counter() + THROUGHPUT_CAP
 
@@ -255,7 +275,7 @@ async def _measure(call, calls: int, per_caller: int) -> tuple[list[float], floa
     elapsed = time.perf_counter() - start
     if PROFILER is not None:
         PROFILER.disable()
-    return latencies, sum(done) / elapsed
+    return latencies, sum(done) / elapsed, cpu
 
 
 async def worker_sdk(target: str, calls: int, per_caller: int) -> dict[str, Any]:
@@ -275,8 +295,8 @@ async def worker_sdk(target: str, calls: int, per_caller: int) -> dict[str, Any]
             result = await client.call_tool("echo", {"text": "hello"})
             assert not result.is_error and result.content[0].text == "hello", result
 
-        latencies, calls_per_s = await _measure(call, calls, per_caller)
-    return _summary(latencies, calls_per_s)
+        latencies, calls_per_s, cpu = await _measure(call, calls, per_caller)
+    return _summary(latencies, calls_per_s, cpu_s=cpu)
 
 
 async def worker_ours(target: str, calls: int, per_caller: int) -> dict[str, Any]:
@@ -302,8 +322,8 @@ async def worker_ours(target: str, calls: int, per_caller: int) -> dict[str, Any
             result = await client.call_tool("echo", {"text": "hello"})
             assert not result.is_error and result.content[0]["text"] == "hello", result
 
-        latencies, calls_per_s = await _measure(call, calls, per_caller)
-    return _summary(latencies, calls_per_s)
+        latencies, calls_per_s, cpu = await _measure(call, calls, per_caller)
+    return _summary(latencies, calls_per_s, cpu_s=cpu)
 
 
 def run_worker(args: argparse.Namespace) -> None:
@@ -362,6 +382,7 @@ def best(rounds: list[dict[str, Any] | str]) -> Measurement | str:
         calls_per_s,
         fastest["samples"],
         fastest["detail"],
+        min(r["cpu_ms"] for r in good),
     )
 
 
@@ -370,7 +391,7 @@ def _row(label: str, client: str, m: Measurement | str) -> str:
         return f"{label:<36} {client:<5} {m}"
     extra = f"  ({m.detail})" if m.detail else ""
     rate = f"{m.calls_per_s:>12,.0f}" if m.calls_per_s else f"{'-':>12}"
-    return f"{label:<36} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {rate}{extra}"
+    return f"{label:<36} {client:<5} {m.median_ms:>9.3f} {m.p99_ms:>9.3f} {rate} {m.cpu_ms:>7.3f}{extra}"
 
 
 def _ratio(a: Measurement | str, b: Measurement | str, attr: str) -> float | None:
@@ -450,7 +471,7 @@ def main() -> None:
     results.update({key: best(rounds) for key, rounds in cells.items()})
 
     print(
-        f"\n{'target':<36} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12}"
+        f"\n{'target':<36} {'client':<5} {'median ms':>9} {'p99 ms':>9} {f'{CALLERS}-caller/s':>12} {'cpu ms':>7}"
     )
     for target, client in order:
         label = TARGETS[target][0] + (" (floor)" if client in ("pipe", "httpc") else "")
@@ -520,6 +541,11 @@ def main() -> None:
             print(
                 f"  {TARGETS[target][0]:<30} SDK client / http.client floor {ceiling:>5.2f}x (reachable ceiling),"
                 f" ours / floor {over:>5.2f}x"
+            )
+        cpu = _ratio(results[(target, "sdk")], results[(target, "ours")], "cpu_ms")
+        if cpu is not None:
+            print(
+                f"  {TARGETS[target][0]:<30} client CPU per call, SDK / ours {cpu:>5.2f}x"
             )
 
     if missed and not args.no_profile:
