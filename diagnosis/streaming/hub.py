@@ -4,9 +4,9 @@ Each event loop (one per Daphne process) has one Hub. The hub owns one channel-l
 task's group gets that channel once, however many streams of the process watch the task. A wake-up
 only says "look": the task's Feed then reads the rows after the highest seq it has seen (one query
 per task, coalesced while a read is running) and hands the same pre-encoded frames to every
-subscriber. A stream that is caught up and idle gets the batch written straight to its socket
-in the same pass (see Subscriber.push), so one wake-up costs one loop over the subscribers, not a
-task switch and a server round trip per stream. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
+subscriber. A stream that is caught up and idle gets the batch (and its heartbeat) written
+straight to its socket in the same pass (see Subscriber.push), so one wake-up costs one loop over
+the subscribers, not a task switch and a server round trip per stream. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
 and reads the tasks whose wake-ups were lost, so a Redis outage costs latency, never an event.
 """
 
@@ -68,6 +68,7 @@ class Batch:
         )
 
 
+HEARTBEAT_CHUNK = wire.http_chunk(wire.HEARTBEAT)
 # Writes (body, chunked body) to the client now; False when it cannot (the caller queues instead).
 DirectWrite = Callable[[bytes, bytes], bool]
 
@@ -133,17 +134,30 @@ class Subscriber:
         order and exactly-once hold; a terminal batch goes through the stream, which ends it.
         """
         if (
-            self.direct is None
-            or not self.is_live
-            or self.frames
-            or self.closing is not None
-            or batch.is_terminal
+            batch.is_terminal
             or batch.first != self.last + 1
-            or not self.direct(batch.body, batch.chunk)
+            or not self._direct(batch.body, batch.chunk)
         ):
             return False
         self.last = batch.last
         METRICS.events_sent += len(batch.frames)
+        return True
+
+    def beat(self) -> None:
+        """Heartbeat: written at once when the stream is idle, else left to the stream."""
+        if not self._direct(wire.HEARTBEAT, HEARTBEAT_CHUNK):
+            self.heartbeat_due = True
+            self.wake()
+
+    def _direct(self, body: bytes, chunk: bytes) -> bool:
+        if (
+            self.direct is None
+            or not self.is_live
+            or self.frames
+            or self.closing is not None
+            or not self.direct(body, chunk)
+        ):
+            return False
         if self.unflushed is not None and self.unflushed() > self.max_unflushed:
             self.close("slow")
         return True
@@ -424,8 +438,7 @@ class Hub:
             if sub.deadline <= now:
                 sub.close("lifetime")
             else:
-                sub.heartbeat_due = True
-                sub.wake()
+                sub.beat()
         feeds = [feed for feed in self.feeds.values() if feed.high >= 0]
         for start in range(0, len(feeds), 1000):
             chunk = feeds[start : start + 1000]

@@ -429,6 +429,21 @@ def test_direct_write_past_the_unflushed_bound_closes_the_stream_as_slow():
     assert sub.last == 5 and sub.closing == "slow"
 
 
+def test_heartbeat_of_an_idle_stream_is_written_without_waking_it():
+    written: list[bytes] = []
+    sub = _live_subscriber(written)
+    sub.beat()
+    assert written == [wire.HEARTBEAT] and not sub.heartbeat_due
+
+
+def test_heartbeat_of_a_busy_stream_is_left_to_the_stream():
+    written: list[bytes] = []
+    sub = _live_subscriber(written)
+    sub.is_live = False
+    sub.beat()
+    assert written == [] and sub.heartbeat_due
+
+
 def test_http_chunk_frames_the_body_with_its_hex_length():
     assert wire.http_chunk(b"x" * 26) == b"1a\r\n" + b"x" * 26 + b"\r\n"
 
