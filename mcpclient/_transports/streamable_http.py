@@ -351,8 +351,10 @@ class _PlainHttpTransport(httpx.AsyncHTTPTransport):
         # Not super().__init__(): that builds an SSL context this plain-http transport never uses.
         # handle_async_request and aclose only need ``_pool`` (httpx 0.28).
         self._pool = httpcore.AsyncConnectionPool(
-            max_connections=100,  # httpx's default limits
-            max_keepalive_connections=20,
+            # httpx's default limits, except that all may stay alive: this pool serves one origin,
+            # and a sequential caller can hold two (one still draining an answered SSE stream).
+            max_connections=100,
+            max_keepalive_connections=100,
             keepalive_expiry=5.0,
             network_backend=_AsyncioBackend(),
         )
@@ -382,6 +384,7 @@ class StreamableHttpTransport:
         self._extensions: dict[str, Any] = {}
         self._direct: _PlainHttpTransport | None = None
         self._drain_streams = True
+        self._draining: set[asyncio.Task[None]] = set()
         self._rebuild_headers()
 
     def _rebuild_headers(self) -> None:
@@ -500,14 +503,19 @@ class StreamableHttpTransport:
                     response.request = request
                     if "set-cookie" in response.headers:
                         client.cookies.extract_cookies(response)
+            handed_off = False
             try:
-                await self._consume(message, response, had_session=had_session)
+                handed_off = await self._consume(
+                    message, response, had_session=had_session
+                )
             finally:
-                await response.aclose()
+                if not handed_off:
+                    await response.aclose()
 
     async def _consume(
         self, message: dict[str, Any], response: httpx.Response, *, had_session: bool
-    ) -> None:
+    ) -> bool:
+        """Deliver what the answer holds; True when the rest of the response was left to a drain."""
         request_id = message.get("id") if "method" in message else None
         status = response.status_code
         if status >= 300:
@@ -520,7 +528,7 @@ class StreamableHttpTransport:
                 request_id=request_id,
             )
         if request_id is None:
-            return  # notification or response: 202 Accepted, nothing to read
+            return False  # notification or response: 202 Accepted, nothing to read
         if message.get("method") == "initialize":
             session_id = response.headers.get("mcp-session-id")
             if session_id is not None and _SESSION_ID.match(session_id):
@@ -528,8 +536,7 @@ class StreamableHttpTransport:
                 self._rebuild_headers()
         ctype = response.headers.get("content-type", "")
         if ctype.startswith("text/event-stream"):
-            await self._consume_sse(response, request_id)
-            return
+            return await self._consume_sse(response, request_id)
         body = await read_capped(response, self._max)
         if not ctype.startswith("application/json"):
             raise MalformedMessage(
@@ -540,15 +547,22 @@ class StreamableHttpTransport:
         if body[:1] == b"[":  # 2025-03-26 servers may answer with a batch
             for item in _jsonrpc.decode_batch(body):
                 deliver(item)
-            return
+            return False
         deliver(_jsonrpc.decode(body))
+        return False
 
-    async def _consume_sse(self, response: httpx.Response, request_id: Any) -> None:
+    async def _consume_sse(self, response: httpx.Response, request_id: Any) -> bool:
         parser = SseParser(self._max)
         chunks = response.aiter_bytes()
         if await self._read_events(chunks, parser, request_id):
-            await self._drain(chunks, parser)
-            return
+            if not self._drain_streams:
+                return False
+            # The caller has its answer now; the end of the stream (and the connection's return to
+            # the pool) comes off its path, in a task that close() waits for.
+            task = asyncio.ensure_future(self._drain(chunks, parser, response))
+            self._draining.add(task)
+            task.add_done_callback(self._draining.discard)
+            return True
         retry_ms = parser.retry_ms
         if self.modern or parser.last_event_id is None:
             raise ConnectionLost(
@@ -583,13 +597,13 @@ class StreamableHttpTransport:
             f"{self.name}: lost the answer to request {request_id} after resuming"
         )
 
-    async def _drain(self, chunks: AsyncIterator[bytes], parser: SseParser) -> None:
+    async def _drain(
+        self, chunks: AsyncIterator[bytes], parser: SseParser, response: httpx.Response
+    ) -> None:
         """Read the rest of an answered stream briefly: servers end it right after the answer, and a
         stream read to its end lets the connection go back to the pool instead of being closed."""
         deliver = self._deliver
         assert deliver is not None
-        if not self._drain_streams:
-            return
         try:
             async with asyncio.timeout(_DRAIN_TIMEOUT):
                 async for chunk in chunks:
@@ -602,6 +616,9 @@ class StreamableHttpTransport:
             )
         except (httpx.HTTPError, McpError):
             pass
+        finally:
+            with contextlib.suppress(httpx.HTTPError):
+                await response.aclose()
 
     async def _read_events(
         self, chunks: AsyncIterator[bytes], parser: SseParser, request_id: Any
@@ -629,6 +646,8 @@ class StreamableHttpTransport:
         if client is None:
             return
         self._client = None
+        if self._draining:  # each is bounded by _DRAIN_TIMEOUT
+            await asyncio.gather(*self._draining, return_exceptions=True)
         if self.session_id is not None and not self.modern:
             # End the session; servers MAY answer 405, and a dead server must not block close.
             with contextlib.suppress(httpx.HTTPError, TimeoutError):
