@@ -6,8 +6,9 @@ must treat a wake-up as "look at the table", and look anyway on a timer.
 
 import asyncio
 import logging
+import os
+import threading
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 logger = logging.getLogger(__name__)
@@ -31,10 +32,43 @@ async def _send(task_id: object, seq: int) -> None:
         )
 
 
+class _PublishLoop:
+    """One event loop thread per process for publishing, so the layer's Redis connection is
+    kept between wake-ups. (async_to_sync from a worker made a new loop, hence a new
+    connection, for every event: most of the time from commit to the stream's read.)
+    Started lazily and again in a forked child, where the parent's thread does not exist."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+
+    def run(self, coro, timeout: float) -> None:
+        future = asyncio.run_coroutine_threadsafe(coro, self._running_loop())
+        try:
+            future.result(timeout)
+        except BaseException:
+            future.cancel()
+            raise
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=loop.run_forever, name="agentops-wakeups", daemon=True
+                ).start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+
+_PUBLISHER = _PublishLoop()
+
+
 def publish_wakeup(task_id: object, seq: int) -> None:
     """Tell listeners of the task that seq exists. A failure is logged, never raised."""
     try:
-        async_to_sync(_send)(task_id, seq)
+        _PUBLISHER.run(_send(task_id, seq), timeout=SEND_TIMEOUT_SECONDS + 1.0)
     except Exception:
         logger.warning(
             "wake-up for task %s seq %s not sent", task_id, seq, exc_info=True
