@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 _ERROR_BODY_LIMIT = 64 * 1024
 _DRAIN_TIMEOUT = 0.05  # seconds an answered SSE stream gets to end by itself
+# Answered streams drained off the callers' path at once, at most: each holds a pooled connection
+# (and httpcore's pool scans all of them per request), so under many callers the rest drain inline.
+_MAX_DRAINING = 4
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
 _SESSION_ID = re.compile(r"^[\x21-\x7E]+$")
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -351,10 +354,8 @@ class _PlainHttpTransport(httpx.AsyncHTTPTransport):
         # Not super().__init__(): that builds an SSL context this plain-http transport never uses.
         # handle_async_request and aclose only need ``_pool`` (httpx 0.28).
         self._pool = httpcore.AsyncConnectionPool(
-            # httpx's default limits, except that all may stay alive: this pool serves one origin,
-            # and a sequential caller can hold two (one still draining an answered SSE stream).
-            max_connections=100,
-            max_keepalive_connections=100,
+            max_connections=100,  # httpx's defaults
+            max_keepalive_connections=20,
             keepalive_expiry=5.0,
             network_backend=_AsyncioBackend(),
         )
@@ -557,9 +558,13 @@ class StreamableHttpTransport:
         if await self._read_events(chunks, parser, request_id):
             if not self._drain_streams:
                 return False
+            drain = self._drain(chunks, parser, response)
+            if len(self._draining) >= _MAX_DRAINING:
+                await drain
+                return True
             # The caller has its answer now; the end of the stream (and the connection's return to
             # the pool) comes off its path, in a task that close() waits for.
-            task = asyncio.ensure_future(self._drain(chunks, parser, response))
+            task = asyncio.ensure_future(drain)
             self._draining.add(task)
             task.add_done_callback(self._draining.discard)
             return True

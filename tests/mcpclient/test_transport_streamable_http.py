@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 import mcpclient
+from mcpclient._transports import streamable_http
 
 from .servers.scripted_http import (
     DROP,
@@ -733,6 +734,27 @@ async def test_an_answered_stream_is_read_to_its_end_so_the_connection_is_reused
         # its next call starts while the last stream is still being drained.
         assert len(pool.connections) <= 2 and client.transport._drain_streams
         assert all(c.is_idle() for c in pool.connections)
+
+
+async def test_past_the_drain_limit_an_answered_stream_is_drained_before_the_call_returns(
+    monkeypatch,
+):
+    monkeypatch.setattr(streamable_http, "_MAX_DRAINING", 0)
+
+    async def on_call(request: Request) -> Reply:
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}
+        return sse_reply(event(ok(request)), event(note))
+
+    async with (
+        scripted_server(handshake_server(on_call)) as srv,
+        mcpclient.connect(mcpclient.HttpServer(url=srv.url)) as client,
+    ):
+        for _ in range(3):
+            await client.call_tool("read")
+            assert not client.transport._draining
+            assert client.notifications[-1]["method"] == "notifications/message"
+        pool = client.transport._client._transport._pool
+        assert len(pool.connections) == 1  # each stream ended before the next call
 
 
 async def test_a_server_that_keeps_answered_streams_open_is_not_waited_for_again():
