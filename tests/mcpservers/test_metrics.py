@@ -371,7 +371,8 @@ def prometheus(tmp_path_factory):
                 ready.set()
         ready.set()
 
-    threading.Thread(target=watch, daemon=True).start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         if not ready.wait(60) or proc.poll() is not None:
             raise AssertionError(
@@ -385,7 +386,10 @@ def prometheus(tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
-        if proc.stderr is not None:
+        # The pipe ends with the process: let the watcher read to EOF before the file is closed
+        # under it (closing first raced with its read: "I/O operation on closed file").
+        watcher.join(10)
+        if proc.stderr is not None and not watcher.is_alive():
             proc.stderr.close()
 
 
