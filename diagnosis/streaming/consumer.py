@@ -24,6 +24,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.http import HttpRequest
 
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, TERMINAL_EVENTS
 from diagnosis.principals import (
@@ -33,7 +34,7 @@ from diagnosis.principals import (
 )
 from diagnosis.selectors import task_get
 from diagnosis.states import is_terminal
-from diagnosis.streaming import wire
+from diagnosis.streaming import daphne_compat, twisted_compat, wire
 from diagnosis.streaming.hub import (
     DirectWrite,
     Frame,
@@ -78,92 +79,22 @@ def parse_cursor(raw: str | None) -> int | None:
     return int(raw) if _CURSOR.fullmatch(raw) else None
 
 
-def _daphne_transport(send: Send) -> Any:
-    """Daphne's send is partial(server.handle_reply, protocol); the protocol's channel holds
-    the Twisted TCP transport. None under any other server."""
-    if not (isinstance(send, functools.partial) and send.args):
-        return None
-    return getattr(getattr(send.args[0], "channel", None), "transport", None)
-
-
 def daphne_unflushed(send: Send) -> Callable[[], int] | None:
     """Daphne's send never blocks (no producer), so the only measure of a client that does not
     read is the Twisted transport's write buffer."""
-    transport = _daphne_transport(send)
-    if transport is None or not hasattr(transport, "dataBuffer"):
+    request = daphne_compat.twisted_request(send)
+    transport = None if request is None else twisted_compat.tcp_transport(request)
+    if transport is None:
         return None
-
-    def unflushed() -> int:
-        return (
-            len(transport.dataBuffer)
-            - getattr(transport, "offset", 0)
-            + getattr(transport, "_tempDataLen", 0)
-        )
-
-    return unflushed
+    return functools.partial(twisted_compat.unflushed_bytes, transport)
 
 
 def daphne_direct_write(send: Send) -> DirectWrite | None:
-    """Write to Daphne's socket now, not on Twisted's next writable callback.
-
-    Twisted's transport.write only buffers and registers the socket for writing (an epoll_ctl
-    each way); the bytes leave on the next loop pass, after every other stream's write. With a
-    thousand streams of one task that made the first client wait for the last stream's turn.
-    Here the bytes go out with one send(); whatever the kernel does not take goes into
-    Twisted's buffer, and when that buffer already holds bytes everything queues behind them,
-    so order holds. Plain TCP only: under TLS (or any other server) this returns None.
-    """
-    request = (
-        send.args[0] if isinstance(send, functools.partial) and send.args else None
-    )
-    transport = _daphne_transport(send)
-    if (
-        request is None
-        or getattr(transport, "socket", None) is None
-        or getattr(transport, "TLS", True)
-        or not hasattr(transport, "_tempDataLen")
-        or not hasattr(request, "chunked")
-    ):
-        return None
-    return _DaphneDirectWrite(request, transport)
-
-
-class _DaphneDirectWrite:
-    # A slotted object, not a closure: one lives as long as its stream, and idle streams are
-    # counted in kilobytes.
-    __slots__ = ("request", "transport")
-
-    def __init__(self, request: Any, transport: Any) -> None:
-        self.request = request
-        self.transport = transport
-
-    def __call__(self, body: bytes, chunk: bytes) -> bool:
-        request, transport = self.request, self.transport
-        if (
-            request.finished
-            or request._disconnected
-            or request.channel is None
-            or not request.startedWriting  # the headers go out with Twisted's first write
-            or not transport.connected
-            or transport.disconnecting
-        ):
-            return False
-        if not body:
-            return True  # an empty chunk would end the response
-        data = chunk if request.chunked else body
-        request.sentLength += len(body)
-        if transport._tempDataLen or len(transport.dataBuffer) > transport.offset:
-            transport.write(data)
-            return True
-        try:
-            sent = transport.socket.send(data)
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        except OSError:
-            return False  # the connection is going; Twisted will report it
-        if sent < len(data):
-            transport.write(data[sent:])
-        return True
+    """Write to Daphne's socket at once (twisted_compat.DirectWrite): with a thousand streams of
+    one task, Twisted's buffered write made the first client wait for the last stream's turn.
+    Plain TCP only: under TLS (or any other server) this returns None."""
+    request = daphne_compat.twisted_request(send)
+    return None if request is None else twisted_compat.direct_write(request)
 
 
 @dataclass(frozen=True)
@@ -174,13 +105,6 @@ class Access:
     user_key: str = ""
     is_finished: bool = False
     last_seq: int = 0
-
-
-class _SessionRequest:
-    """What django.contrib.auth.get_user needs from a request: its session."""
-
-    def __init__(self, session: Any) -> None:
-        self.session = session
 
 
 def authorize(
@@ -199,8 +123,12 @@ def authorize(
             jar.load(cookies)
         morsel = jar.get(settings.SESSION_COOKIE_NAME)
         if morsel is not None and morsel.value:
-            store = import_module(settings.SESSION_ENGINE).SessionStore(morsel.value)
-            principal = principal_from_user(get_user(_SessionRequest(store)))
+            # get_user needs only the request's session.
+            request = HttpRequest()
+            request.session = import_module(settings.SESSION_ENGINE).SessionStore(
+                morsel.value
+            )
+            principal = principal_from_user(get_user(request))
     if principal is None:
         return Access(401, "not_authenticated")
     if not principal.has_scope("tasks:read"):
@@ -368,10 +296,12 @@ class _Stream:
         self.receive = receive
         self.cursor = cursor
         self.unflushed = unflushed
-        self.transport = _daphne_transport(
-            send
-        )  # read now: Twisted unlinks it at finish()
-        if hasattr(self.transport, "setTcpNoDelay"):
+        request = daphne_compat.twisted_request(send)
+        # Read now: Twisted unlinks it at finish().
+        self.transport = (
+            None if request is None else twisted_compat.connection_transport(request)
+        )
+        if self.transport is not None and hasattr(self.transport, "setTcpNoDelay"):
             # As asyncio's transports do for every TCP socket. An SSE client never sends, so
             # over a real network its ACKs are delayed (up to 40 ms on Linux), and with Nagle an
             # event written while the previous one is unacknowledged waits for that ACK. (Not
@@ -610,8 +540,8 @@ class _Stream:
                         out += gap.data
                         sent += 1
                         self.last = gap.seq
-                        finished = gap.is_terminal
-                        if finished:
+                        if gap.is_terminal:
+                            finished = True
                             break
                     if finished:
                         break

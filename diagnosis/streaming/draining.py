@@ -12,6 +12,7 @@ import asyncio
 import logging
 import sys
 
+from diagnosis.streaming import twisted_compat
 from diagnosis.streaming.hub import all_hubs, setting
 
 logger = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ def install_shutdown_trigger() -> bool:
     reactor = sys.modules.get("twisted.internet.reactor")
     if _installed or reactor is None or "daphne.server" not in sys.modules:
         return _installed
-    reactor.addSystemEventTrigger("before", "shutdown", _before_shutdown)  # type: ignore[attr-defined]
+    reactor.addSystemEventTrigger("before", "shutdown", _before_shutdown)
     _installed = True
     return True
 
@@ -53,9 +54,8 @@ async def wait_drained(timeout: float) -> None:
             # The streams have ended; give the reactor a moment to flush the final chunks.
             from twisted.internet import reactor
 
-            while loop.time() < deadline and any(
-                getattr(t, "dataBuffer", b"") or getattr(t, "_tempDataLen", 0)
-                for t in _open_transports(reactor)
+            while loop.time() < deadline and twisted_compat.any_unflushed(
+                _open_transports(reactor)
             ):
                 await asyncio.sleep(0.02)
     except TimeoutError:
