@@ -1,32 +1,47 @@
 """Admin: read-mostly views of the diagnosis tables; state is only ever changed by services."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 from diagnosis import models
 
+if TYPE_CHECKING:
+    # ModelAdmin is generic only in django-stubs: subscripting it at run time would need
+    # django_stubs_ext.monkeypatch(), a dev-only package.
+    ModelAdmin = admin.ModelAdmin[Model]
+else:
+    ModelAdmin = admin.ModelAdmin
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+
+class ReadOnlyAdmin(ModelAdmin):
+    def has_add_permission(
+        self, request: HttpRequest, obj: Model | None = None
+    ) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(
+        self, request: HttpRequest, obj: Model | None = None
+    ) -> bool:
         return False
 
 
 @admin.register(models.Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(ModelAdmin):
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
 
 
 @admin.register(models.Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(ModelAdmin):
     list_display = ["user", "tenant", "role"]
     list_filter = ["role", "tenant"]
 
 
 @admin.register(models.ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(ModelAdmin):
     list_display = [
         "prefix",
         "name",
@@ -43,7 +58,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "last_used_at",
     ]
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(
+        self, request: HttpRequest, obj: Model | None = None
+    ) -> bool:
         return False  # tokens are made by `manage.py create_api_token`, which shows the secret once
 
 

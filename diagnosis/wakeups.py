@@ -8,6 +8,8 @@ import asyncio
 import logging
 import os
 import threading
+from collections.abc import Coroutine
+from typing import Any
 
 from channels.layers import get_channel_layer
 
@@ -43,7 +45,7 @@ class _PublishLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = 0
 
-    def run(self, coro, timeout: float) -> None:
+    def run(self, coro: Coroutine[Any, Any, object], timeout: float) -> None:
         future = asyncio.run_coroutine_threadsafe(coro, self._running_loop())
         try:
             future.result(timeout)
