@@ -19,7 +19,9 @@ class IncidentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["plan"].choices = [(name, name) for name in plan_names()]
+        plan = self.fields["plan"]
+        assert isinstance(plan, forms.ChoiceField)  # fields is typed dict[str, Field]
+        plan.choices = [(name, name) for name in plan_names()]
 
 
 class DecisionForm(forms.Form):

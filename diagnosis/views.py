@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
 
 from diagnosis import selectors, services
 from diagnosis.exceptions import ActiveTaskExists, TaskFinished
@@ -17,6 +18,12 @@ from diagnosis.forms import DecisionForm, IncidentForm
 from diagnosis.models import ApprovalStatus, Role
 from diagnosis.principals import Principal, principal_from_user
 from diagnosis.states import TERMINAL
+
+
+class HtmxHttpRequest(HttpRequest):
+    """What django-htmx's middleware adds to every request (its documented typing recipe)."""
+
+    htmx: HtmxDetails
 
 
 def _principal(request: HttpRequest) -> Principal:
@@ -44,7 +51,7 @@ def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def incident_list(request: HttpRequest) -> HttpResponse:
+def incident_list(request: HtmxHttpRequest) -> HttpResponse:
     principal = _principal(request)
     form = IncidentForm(request.POST or None)
     if request.method == "POST":
@@ -73,7 +80,7 @@ def incident_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
+def incident_detail(request: HtmxHttpRequest, incident_id: str) -> HttpResponse:
     principal = _principal(request)
     incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
     if incident is None:

@@ -54,7 +54,7 @@ def request_hash(method: str, path: str, data: dict[str, Any]) -> str:
 
 def idempotency_key(headers: Any) -> str | None:
     """The request's key, or None. Raises ApiError 400 for a blank or over-long key."""
-    key = headers.get(HEADER)
+    key: str | None = headers.get(HEADER)
     if key is None:
         return None
     key = key.strip()
