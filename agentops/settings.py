@@ -144,6 +144,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker outage is ridden out (the celery pin in pyproject.toml says why 5.7.0 cannot):
+# reconnect for as long as it lasts, and let a running diagnosis go on meanwhile. Its lease
+# lives in PostgreSQL, and its unacknowledged message, redelivered, finds the task finished.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
 # Durable runner (diagnosis.runner): a lease is renewed every LEASE_SECONDS / 3.
 DIAGNOSIS_LEASE_SECONDS = int(os.environ.get("DIAGNOSIS_LEASE_SECONDS", "30"))

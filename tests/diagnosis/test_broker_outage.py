@@ -1,0 +1,160 @@
+"""Redis, the Celery broker, stops for 10 s while a diagnosis runs: the worker, beat and Daphne
+ride it out, the running diagnosis finishes, and one created during the outage runs afterwards
+(its queued row is the outbox; the reaper re-dispatches it)."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from diagnosis.events import TERMINAL_EVENTS, EventKind
+from diagnosis.models import DiagnosisTask, TaskEvent
+from diagnosis.states import TaskState
+from tests import factories
+from tests.livestack import free_port, stop, wait_for, wait_for_other_sessions_to_close
+from tests.redisproc import RedisProcess
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+OUTAGE_SECONDS = 10
+
+
+def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", *argv],
+            env=env,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _state(task_id: str) -> str:
+    return DiagnosisTask.objects.get(pk=task_id).state
+
+
+def _check_events(task_id: str) -> None:
+    events = list(TaskEvent.objects.filter(task_id=task_id).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert sum(e.type in TERMINAL_EVENTS for e in events) == 1
+
+
+def test_worker_rides_out_a_redis_outage_and_incidents_from_it_complete(
+    live_db_env, tmp_path
+):
+    with RedisProcess(tmp_path / "redis") as broker:
+        env = {
+            **live_db_env,
+            "REDIS_URL": broker.url,
+            "CELERY_BROKER_URL": broker.url,
+            # The reaper re-dispatches a queued task that nobody took after 1 s.
+            "DIAGNOSIS_QUEUED_REDISPATCH_SECONDS": "1",
+            "DIAGNOSIS_REAPER_INTERVAL_SECONDS": "0.5",
+            "DIAGNOSIS_TEST_PLANS": "1",
+        }
+        port = free_port()
+        logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker", "beat")}
+        procs = {
+            "web": _start(
+                ["daphne", "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
+                env,
+                logs["web"],
+            ),
+            # As the launcher runs it (prefork, gossip and mingle on), with acks_late: the
+            # running task's message is unacknowledged when the connection drops.
+            "worker": _start(
+                ["celery", "-A", "agentops", "worker", "--concurrency=2", "-n",
+                 f"outage{port}@%h", "--loglevel=INFO"],
+                env,
+                logs["worker"],
+            ),
+            "beat": _start(
+                ["celery", "-A", "agentops", "beat", "--loglevel=INFO",
+                 "-s", str(tmp_path / "beat-schedule")],
+                env,
+                logs["beat"],
+            ),
+        }  # fmt: skip
+        tenant = factories.make_tenant("outage")
+        secret = factories.make_token(factories.make_member(tenant))
+        base = f"http://127.0.0.1:{port}"
+
+        def create(steps: list[float]) -> str:
+            response = httpx.post(
+                f"{base}/api/incidents",
+                headers={"Authorization": f"Bearer {secret}"},
+                json={
+                    "title": "checkout 502s",
+                    "service": "checkout",
+                    "severity": "sev2",
+                    "plan": "timed",
+                    "plan_args": {"steps": steps},
+                },
+                timeout=30,
+            )
+            assert response.status_code == 201, response.text
+            return response.json()["task"]["id"]
+
+        def up() -> bool:
+            try:
+                return httpx.get(f"{base}/healthz", timeout=1).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        try:
+            wait_for(up, timeout=30, what="daphne to answer /healthz")
+            running = create([0.5] * 30)
+            wait_for(
+                lambda: (
+                    TaskEvent.objects.filter(
+                        task_id=running, type=EventKind.AGENT_COMPLETED
+                    ).count()
+                    >= 2
+                ),
+                timeout=60,
+                what="the worker to finish two steps",
+            )
+
+            broker.stop()
+            stopped_at = time.monotonic()
+            # Daphne answers while its enqueue fails: the queued row is the outbox.
+            during = create([0.1])
+            assert _state(during) == TaskState.QUEUED
+            # The outage itself is the fault under test, so it lasts its full length.
+            time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped_at)))
+            broker.start()
+
+            for task_id, what in ((running, "running"), (during, "created")):
+                try:
+                    wait_for(
+                        lambda task_id=task_id: _state(task_id) == TaskState.SUCCEEDED,
+                        timeout=60,
+                        what=f"the diagnosis {what} during the outage to succeed",
+                    )
+                except AssertionError as exc:
+                    raise AssertionError(
+                        f"{exc}; worker log:\n{_tail(logs['worker'])}"
+                    ) from None
+            for name, proc in procs.items():
+                assert proc.poll() is None, f"{name} exited:\n{_tail(logs[name])}"
+        finally:
+            for proc in procs.values():
+                stop(proc)
+            wait_for_other_sessions_to_close()
+
+    # The running diagnosis went on through the outage: same attempt, no re-queue.
+    assert DiagnosisTask.objects.get(pk=running).attempt == 1
+    assert not TaskEvent.objects.filter(
+        task_id=running, type=EventKind.TASK_REQUEUED
+    ).exists()
+    _check_events(running)
+    _check_events(during)
