@@ -1,7 +1,13 @@
-"""Who is calling: a user acting in one tenant with a role and scopes (session or bearer token)."""
+"""Who is calling: a user acting in one tenant with a role and scopes (session or bearer token).
+
+The one owner of what a role may do: ROLE_SCOPES. A session holds its role's scopes; a token
+holds the scopes it was created with that its role still allows (the role may have changed
+since), so every check elsewhere is a scope check (`Principal.has_scope`).
+"""
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -12,7 +18,6 @@ from diagnosis.models import ApiToken, Membership, Role, Tenant
 
 TOKEN_PREFIX = "aops_"
 LAST_USED_GRANULARITY = timedelta(seconds=60)
-# Scopes a session user holds; a token holds those it was created with.
 ALL_SCOPES = (
     "incidents:read",
     "incidents:write",
@@ -20,6 +25,24 @@ ALL_SCOPES = (
     "tasks:cancel",
     "approvals:decide",
 )
+_READ = frozenset({"incidents:read", "tasks:read"})
+_RESPOND = _READ | {"incidents:write", "tasks:cancel"}
+ROLE_SCOPES: dict[str, frozenset[str]] = {
+    Role.VIEWER: _READ,
+    Role.RESPONDER: _RESPOND,
+    Role.APPROVER: _RESPOND | {"approvals:decide"},
+    Role.ADMIN: frozenset(ALL_SCOPES),
+}
+
+
+def role_scopes(role: str) -> frozenset[str]:
+    """The scopes `role` allows; an unknown role allows none."""
+    return ROLE_SCOPES.get(role, frozenset())
+
+
+def scopes_beyond_role(role: str, scopes: Iterable[str]) -> list[str]:
+    """Those of `scopes` that `role` does not allow, sorted (what create_api_token refuses)."""
+    return sorted(set(scopes) - role_scopes(role))
 
 
 @dataclass(frozen=True)
@@ -47,6 +70,13 @@ def new_token_secret() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
+def _token_scopes(stored: Any) -> frozenset[str]:
+    # The JSON column is written by create_api_token, but read it as untrusted all the same.
+    if not isinstance(stored, list):
+        return frozenset()
+    return frozenset(s for s in stored if isinstance(s, str))
+
+
 def principal_from_token(secret: str) -> Principal | None:
     """The principal of a live bearer token, or None."""
     token = (
@@ -69,7 +99,8 @@ def principal_from_token(secret: str) -> Principal | None:
         user=membership.user,
         tenant=membership.tenant,
         role=membership.role,
-        scopes=frozenset(token.scopes or ()),  # an empty list grants nothing
+        # An empty list grants nothing; a scope the role does not allow is never effective.
+        scopes=_token_scopes(token.scopes) & role_scopes(membership.role),
         token_id=token.pk,
     )
 
@@ -86,14 +117,11 @@ def principal_from_user(user: Any) -> Principal | None:
     )
     if membership is None:
         return None
-    scopes = set(ALL_SCOPES)
-    if membership.role == Role.VIEWER:
-        scopes = {s for s in scopes if s.endswith(":read")}
     return Principal(
         user=user,
         tenant=membership.tenant,
         role=membership.role,
-        scopes=frozenset(scopes),
+        scopes=role_scopes(membership.role),
     )
 
 

@@ -15,7 +15,7 @@ from django_htmx.middleware import HtmxDetails
 from diagnosis import selectors, services
 from diagnosis.exceptions import ActiveTaskExists, TaskFinished
 from diagnosis.forms import DecisionForm, IncidentForm
-from diagnosis.models import ApprovalStatus, Role
+from diagnosis.models import ApprovalStatus
 from diagnosis.principals import Principal, principal_from_user
 from diagnosis.states import TERMINAL
 
@@ -43,8 +43,9 @@ def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
         "is_finished": task is None or task.state in TERMINAL,
         "spans": list(selectors.task_spans(task=task)) if task else [],
         "approvals": list(task.approvals.order_by("requested_at")) if task else [],
-        "can_decide": principal.role in {Role.APPROVER, Role.ADMIN},
-        "can_act": principal.role != Role.VIEWER,
+        "can_decide": principal.has_scope("approvals:decide"),
+        "can_cancel": principal.has_scope("tasks:cancel"),
+        "can_rerun": principal.has_scope("incidents:write"),
         "pending": ApprovalStatus.PENDING,
     }
 
@@ -55,8 +56,8 @@ def incident_list(request: HtmxHttpRequest) -> HttpResponse:
     principal = _principal(request)
     form = IncidentForm(request.POST or None)
     if request.method == "POST":
-        if principal.role == Role.VIEWER:
-            raise Http404("viewers cannot open incidents")
+        if not principal.has_scope("incidents:write"):
+            raise Http404("this role cannot open incidents")
         if form.is_valid():
             incident, _task = services.incident_create(
                 tenant=principal.tenant, user=request.user, **form.cleaned_data
@@ -106,7 +107,7 @@ def incident_detail(request: HtmxHttpRequest, incident_id: str) -> HttpResponse:
 def incident_cancel(request: HttpRequest, incident_id: str) -> HttpResponse:
     principal = _principal(request)
     incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
-    if incident is None or principal.role == Role.VIEWER:
+    if incident is None or not principal.has_scope("tasks:cancel"):
         raise Http404("no such incident")
     task = selectors.incident_active_task(incident=incident)
     if task is not None:
@@ -124,7 +125,7 @@ def incident_cancel(request: HttpRequest, incident_id: str) -> HttpResponse:
 def incident_rerun(request: HttpRequest, incident_id: str) -> HttpResponse:
     principal = _principal(request)
     incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
-    if incident is None or principal.role == Role.VIEWER:
+    if incident is None or not principal.has_scope("incidents:write"):
         raise Http404("no such incident")
     latest = selectors.incident_tasks(incident=incident).first()
     with suppress(ActiveTaskExists):  # a diagnosis already runs; the page shows it
@@ -144,7 +145,7 @@ def incident_rerun(request: HttpRequest, incident_id: str) -> HttpResponse:
 def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     principal = _principal(request)
     approval = selectors.approval_get(tenant=principal.tenant, approval_id=approval_id)
-    if approval is None or principal.role not in {Role.APPROVER, Role.ADMIN}:
+    if approval is None or not principal.has_scope("approvals:decide"):
         raise Http404("no such approval")
     form = DecisionForm(request.POST)
     if form.is_valid():

@@ -6,8 +6,6 @@ A request that sends `Authorization` is judged by it alone: a bad token is a 401
 fallback to the session.
 """
 
-from collections.abc import Iterable
-
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
 
@@ -17,6 +15,7 @@ from diagnosis.principals import (
     bearer_secret,
     principal_from_token,
     principal_from_user,
+    role_scopes,
 )
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
@@ -80,19 +79,11 @@ def authenticate(request: HttpRequest) -> Principal:
 
 
 def require_scope(principal: Principal, scope: str) -> None:
-    """Raises ApiError 403 unless the principal holds `scope`."""
-    if not principal.has_scope(scope):
-        raise ApiError(
-            403, f"missing scope {scope}", code="forbidden", required_scope=scope
-        )
-
-
-def require_role(principal: Principal, roles: Iterable[str]) -> None:
-    """Raises ApiError 403 unless the principal's role is one of `roles`."""
-    allowed = sorted(roles)
-    if principal.role not in allowed:
-        raise ApiError(
-            403,
-            f"role {principal.role} may not do this; needs one of {', '.join(allowed)}",
-            code="forbidden",
-        )
+    """Raises ApiError 403 unless the principal holds `scope` (its role bounds its scopes)."""
+    if principal.has_scope(scope):
+        return
+    if scope not in role_scopes(principal.role):
+        message = f"role {principal.role} does not allow {scope}"
+    else:
+        message = f"missing scope {scope}"
+    raise ApiError(403, message, code="forbidden", required_scope=scope)

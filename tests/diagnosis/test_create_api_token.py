@@ -102,12 +102,71 @@ def test_each_run_mints_a_new_token(db):
     assert ApiToken.objects.count() == 2
 
 
-def test_default_scopes_are_all_scopes(db):
-    from diagnosis.principals import ALL_SCOPES
+@pytest.mark.parametrize(
+    ("role", "scopes"),
+    [
+        ("viewer", ["incidents:read", "tasks:read"]),
+        (
+            "responder",
+            ["incidents:read", "incidents:write", "tasks:cancel", "tasks:read"],
+        ),
+        (
+            "admin",
+            [
+                "approvals:decide",
+                "incidents:read",
+                "incidents:write",
+                "tasks:cancel",
+                "tasks:read",
+            ],
+        ),
+    ],
+)
+def test_default_scopes_are_what_the_role_allows(db, role, scopes):
+    lines = _run("--tenant", "acme", "--user", "alice", "--role", role)
+
+    assert sorted(ApiToken.objects.get().scopes) == scopes
+    assert f"scopes {','.join(scopes)}:" in lines[-2]
+
+
+def test_default_scopes_of_an_existing_viewer_are_read_only(db):
+    factories.make_member(
+        factories.make_tenant("acme"), username="alice", role="viewer"
+    )
 
     _run("--tenant", "acme", "--user", "alice")
 
-    assert sorted(ApiToken.objects.get().scopes) == sorted(ALL_SCOPES)
+    assert sorted(ApiToken.objects.get().scopes) == ["incidents:read", "tasks:read"]
+
+
+@pytest.mark.parametrize(
+    ("role", "scopes", "refused"),
+    [
+        ("viewer", "incidents:read,tasks:cancel", "tasks:cancel"),
+        ("viewer", "incidents:write", "incidents:write"),
+        ("responder", "tasks:read,approvals:decide", "approvals:decide"),
+    ],
+)
+def test_scopes_beyond_the_role_are_refused_and_nothing_is_created(
+    db, role, scopes, refused
+):
+    with pytest.raises(CommandError, match=f"role {role} does not allow {refused}"):
+        _run("--tenant", "acme", "--user", "alice", "--role", role, "--scopes", scopes)
+
+    # The tenant, user and membership the run would have made are rolled back with it.
+    assert (Tenant.objects.count(), Membership.objects.count()) == (0, 0)
+    assert ApiToken.objects.count() == 0
+
+
+def test_scopes_beyond_an_existing_members_role_are_refused(db):
+    factories.make_member(
+        factories.make_tenant("acme"), username="alice", role="viewer"
+    )
+
+    with pytest.raises(CommandError, match="does not allow tasks:cancel"):
+        _run("--tenant", "acme", "--user", "alice", "--scopes", "tasks:cancel")
+
+    assert ApiToken.objects.count() == 0
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,9 @@
 """manage.py create_api_token: mint a bearer token for a user in a tenant.
 
-Creates the tenant, the user and the membership when absent. Only the token's SHA-256 is
-stored; the secret is printed once, alone on the last line of stdout, so scripts can take
-`| tail -n 1`.
+Creates the tenant, the user and the membership when absent. The token's scopes default to
+those of the membership's role and may not go beyond them (diagnosis.principals.ROLE_SCOPES).
+Only the token's SHA-256 is stored; the secret is printed once, alone on the last line of
+stdout, so scripts can take `| tail -n 1`.
 """
 
 from typing import Any
@@ -14,7 +15,13 @@ from django.core.validators import validate_slug
 from django.db import transaction
 
 from diagnosis.models import ApiToken, Membership, Role, Tenant
-from diagnosis.principals import ALL_SCOPES, new_token_secret, token_hash
+from diagnosis.principals import (
+    ALL_SCOPES,
+    new_token_secret,
+    role_scopes,
+    scopes_beyond_role,
+    token_hash,
+)
 
 
 def _scopes(value: str) -> list[str]:
@@ -41,8 +48,9 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--scopes",
-            default=",".join(ALL_SCOPES),
-            help=f"comma-separated, from {','.join(ALL_SCOPES)} (default: all)",
+            default=None,
+            help=f"comma-separated, from {','.join(ALL_SCOPES)}, within what the role "
+            "allows (default: all the role allows)",
         )
         parser.add_argument("--name", default="", help="a label for the token")
 
@@ -54,7 +62,7 @@ class Command(BaseCommand):
             raise CommandError(f"--tenant: {slug!r} is not a slug") from None
         if not username.strip():
             raise CommandError("--user must not be blank")
-        scopes = _scopes(options["scopes"])
+        requested = None if options["scopes"] is None else _scopes(options["scopes"])
         name = options["name"]
         limit = ApiToken._meta.get_field("name").max_length
         if limit is not None and len(name) > limit:
@@ -86,6 +94,17 @@ class Command(BaseCommand):
                     f"{username} is already {membership.role} in {slug}, not {role}; "
                     "change the role in the admin"
                 )
+            if requested is None:
+                scopes = sorted(role_scopes(membership.role))
+            elif beyond := scopes_beyond_role(membership.role, requested):
+                # Raised inside the transaction: a tenant, user or membership made above is undone.
+                raise CommandError(
+                    f"--scopes: role {membership.role} does not allow "
+                    f"{', '.join(beyond)}; it allows "
+                    f"{', '.join(sorted(role_scopes(membership.role)))}"
+                )
+            else:
+                scopes = requested
             secret = new_token_secret()
             ApiToken.objects.create(
                 membership=membership,
