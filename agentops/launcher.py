@@ -2,7 +2,9 @@
 
 run       embedded PostgreSQL + Redis (unless DATABASE_URL / REDIS_URL are set), migrate,
           collectstatic, the demo tenant and user, then Daphne, a Celery worker and beat.
-          If any child dies, everything stops and the exit status is non-zero.
+          A child that exits is restarted, after a delay that doubles with each quick exit in
+          a row (AGENTOPS_RESTART_DELAY, at most AGENTOPS_RESTART_MAX_DELAY); each exit and
+          restart is logged. Only a stop signal stops everything.
 prepare   migrate, collectstatic and the demo tenant against the configured services.
 test      the same services (a throw-away Redis per run), then pytest; exits with its status.
 services  only the embedded services; prints their URLs until Ctrl-C.
@@ -21,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +42,31 @@ class Stop(Exception):
     """A stop signal arrived while we were starting up."""
 
 
+@dataclass
+class Restart:
+    """How one supervised child is started again, and how often it has died lately."""
+
+    argv: list[str]
+    started_at: float
+    # Exits in a row that came sooner than the longest delay after their start.
+    quick_exits: int = 0
+    restarts: int = 0
+    # When the pending restart is due (time.monotonic()); None while the child runs.
+    due_at: float | None = None
+
+
+def restart_delay(quick_exits: int, *, first: float, longest: float) -> float:
+    """The wait before a restart: first, doubled for each further quick exit, at most longest."""
+    return min(longest, first * 2 ** max(0, quick_exits - 1))
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-returncode).name}"
+    return f"exited with status {returncode}"
+
+
 class Supervisor:
     """Starts children in their own sessions and stops them in reverse order."""
 
@@ -47,6 +75,9 @@ class Supervisor:
         self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
         self.stop_signal: int | None = None
         self.grace = float(os.environ.get("AGENTOPS_STOP_TIMEOUT", "10"))
+        self.restart_first = float(os.environ.get("AGENTOPS_RESTART_DELAY", "1"))
+        self.restart_longest = float(os.environ.get("AGENTOPS_RESTART_MAX_DELAY", "30"))
+        self.restarts: dict[str, Restart] = {}
 
     def install_signal_handlers(self) -> None:
         def handler(signum: int, _frame: object) -> None:
@@ -59,8 +90,8 @@ class Supervisor:
         if self.stop_signal is not None:
             raise Stop(signal.Signals(self.stop_signal).name)
 
-    def spawn(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
+    def _popen(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             list(argv),
             cwd=BASE_DIR,
             env=self.env,
@@ -68,7 +99,16 @@ class Supervisor:
             start_new_session=True,
             preexec_fn=embedded.die_with_parent(os.getpid()),
         )
+
+    def spawn(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        proc = self._popen(argv)
         self.children.append((name, proc))
+        return proc
+
+    def supervise(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        """Spawn a child that watch() restarts whenever it exits."""
+        proc = self.spawn(name, argv)
+        self.restarts[name] = Restart(argv=list(argv), started_at=time.monotonic())
         return proc
 
     def step(self, name: str, argv: Sequence[str]) -> None:
@@ -87,21 +127,69 @@ class Supervisor:
             )
 
     def watch(self) -> int:
-        """Wait until a stop signal (→ 0) or until a child exits on its own (→ 1)."""
+        """Restart supervised children that exit, until a stop signal (→ 0); an unsupervised
+        child that exits stops everything (→ 1)."""
         while True:
             if self.stop_signal is not None:
                 name = signal.Signals(self.stop_signal).name
                 print(f"launcher: {name}, stopping", flush=True)
                 return 0
-            for name, proc in self.children:
-                if proc.poll() is not None:
-                    print(
-                        f"launcher: {name} exited with status {proc.returncode}; stopping everything",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                    return 1
+            for index, (name, proc) in enumerate(self.children):
+                restart = self.restarts.get(name)
+                if restart is None:
+                    if proc.poll() is not None:
+                        print(
+                            f"launcher: {name} {describe_exit(proc.returncode)}; stopping everything",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+                        return 1
+                elif restart.due_at is None:
+                    if proc.poll() is not None:
+                        self._schedule_restart(name, proc, restart)
+                elif time.monotonic() >= restart.due_at:
+                    self.children[index] = (name, self._restart(name, restart))
             time.sleep(0.1)
+
+    def _schedule_restart(
+        self, name: str, proc: subprocess.Popen[bytes], restart: Restart
+    ) -> None:
+        now = time.monotonic()
+        ran = now - restart.started_at
+        # A child that ran at least the longest delay was healthy: start counting again.
+        restart.quick_exits = (
+            1 if ran >= self.restart_longest else restart.quick_exits + 1
+        )
+        delay = restart_delay(
+            restart.quick_exits, first=self.restart_first, longest=self.restart_longest
+        )
+        restart.due_at = now + delay
+        # What the dead leader leaves behind in its session (a worker's pool processes).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        in_a_row = (
+            f", {restart.quick_exits} quick exits in a row"
+            if restart.quick_exits > 1
+            else ""
+        )
+        print(
+            f"launcher: {name} {describe_exit(proc.returncode)} after {ran:.1f}s"
+            f"{in_a_row}; restarting it in {delay:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def _restart(self, name: str, restart: Restart) -> subprocess.Popen[bytes]:
+        proc = self._popen(restart.argv)
+        restart.started_at = time.monotonic()
+        restart.due_at = None
+        restart.restarts += 1
+        print(
+            f"launcher: {name} restarted (pid {proc.pid}, restart {restart.restarts})",
+            file=sys.stderr,
+            flush=True,
+        )
+        return proc
 
     def stop_all(self) -> None:
         """SIGTERM each child (newest first), wait up to the grace period, then SIGKILL its group."""
@@ -126,6 +214,7 @@ class Supervisor:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         self.children.clear()
+        self.restarts.clear()
 
 
 def _python(*args: str) -> list[str]:
@@ -249,7 +338,8 @@ def _run_stack(
         "prepare",
         _python("-m", "agentops.launcher", "prepare", "--url", f"{url}/"),
     )
-    web = sup.spawn(
+    # Supervised: watch() restarts any of the three that exits.
+    web = sup.supervise(
         "web (daphne)",
         _python(
             "-m",
@@ -261,7 +351,7 @@ def _run_stack(
             "agentops.asgi:application",
         ),
     )
-    sup.spawn(
+    sup.supervise(
         "worker (celery)",
         _python(
             "-m", "celery", "-A", "agentops", "worker",
@@ -270,7 +360,7 @@ def _run_stack(
             "--hostname", f"agentops-{os.getpid()}@%h",
         ),
     )  # fmt: skip
-    sup.spawn(
+    sup.supervise(
         "beat (celery)",
         _python(
             "-m", "celery", "-A", "agentops", "beat",

@@ -1,14 +1,17 @@
 """The launcher: embedded PostgreSQL and Redis really start, stop without leftovers, keep their data,
-survive a crashed launcher; `run` serves /readyz and Ctrl-C stops every child."""
+survive a crashed launcher; `run` serves /readyz, restarts a child that dies, and Ctrl-C stops
+every child."""
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +22,7 @@ import pytest
 import redis
 
 from agentops.embedded import embedded_services, prepare_runtime_dir
+from agentops.launcher import Supervisor
 
 pytestmark = pytest.mark.slow
 
@@ -200,27 +204,59 @@ def _status(url: str) -> int | None:
         return None
 
 
-def test_run_serves_readyz_and_sigint_stops_every_child(data_dir, tmp_path):
-    port = _free_port()
-    log = tmp_path / "run.log"
+def _launch_run(
+    data: Path, log: Path, port: int, **env: str
+) -> subprocess.Popen[bytes]:
     with log.open("w") as out:
-        launcher = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", "agentops.launcher", "run", "--port", str(port)],
             cwd=BASE_DIR,
-            env=_child_env(data_dir),
+            env={**_child_env(data), **env},
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+
+
+def _wait_ready(launcher: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 90
+    status = None
+    while time.monotonic() < deadline and launcher.poll() is None:
+        status = _status(f"http://127.0.0.1:{port}/readyz")
+        if status == 200:
+            return
+        time.sleep(0.2)
+    raise AssertionError(
+        f"/readyz answered {status}; launcher output:\n{log.read_text()}"
+    )
+
+
+def _stop_launcher(launcher: subprocess.Popen[bytes]) -> int:
+    launcher.send_signal(signal.SIGINT)
     try:
-        deadline = time.monotonic() + 90
-        status = None
-        while time.monotonic() < deadline and launcher.poll() is None:
-            status = _status(f"http://127.0.0.1:{port}/readyz")
-            if status == 200:
-                break
-            time.sleep(0.2)
+        return launcher.wait(45)
+    except subprocess.TimeoutExpired:
+        launcher.kill()
+        raise
+
+
+def _children_named(launcher_pid: int, *words: str) -> list[psutil.Process]:
+    """The launcher's direct children whose command line holds every word."""
+    found = []
+    for child in psutil.Process(launcher_pid).children():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            argv = child.cmdline()
+            if all(word in argv for word in words):
+                found.append(child)
+    return found
+
+
+def test_run_serves_readyz_and_sigint_stops_every_child(data_dir, tmp_path):
+    port = _free_port()
+    log = tmp_path / "run.log"
+    launcher = _launch_run(data_dir, log, port)
+    try:
+        _wait_ready(launcher, port, log)
         output = log.read_text()
-        assert status == 200, f"/readyz answered {status}; launcher output:\n{output}"
         assert "Log in at http://127.0.0.1:" in output
         assert "as user 'demo'" in output
         children = _tree(launcher.pid) - {launcher.pid}
@@ -231,12 +267,92 @@ def test_run_serves_readyz_and_sigint_stops_every_child(data_dir, tmp_path):
         assert any("redis-server" in name for name in names)
         children |= _postgres_pids(data_dir)
     finally:
-        launcher.send_signal(signal.SIGINT)
-        try:
-            code = launcher.wait(45)
-        except subprocess.TimeoutExpired:
-            launcher.kill()
-            raise
+        code = _stop_launcher(launcher)
     assert code == 0, log.read_text()
     assert _wait_gone(children) == []
     assert _leftover_pid_files(data_dir) == []
+
+
+def test_run_restarts_a_killed_worker_and_logs_it_without_stopping_the_rest(
+    data_dir, tmp_path
+):
+    port = _free_port()
+    log = tmp_path / "run.log"
+    launcher = _launch_run(data_dir, log, port, AGENTOPS_RESTART_DELAY="0.2")
+    try:
+        _wait_ready(launcher, port, log)
+        [web] = _children_named(launcher.pid, "daphne")
+        [worker] = _children_named(launcher.pid, "celery", "worker")
+        # The dead leader's pool processes are swept with it.
+        old_worker = _tree(worker.pid)
+        worker.send_signal(signal.SIGKILL)
+
+        deadline = time.monotonic() + 60
+        restarted: list[psutil.Process] = []
+        while time.monotonic() < deadline and launcher.poll() is None:
+            restarted = [
+                proc
+                for proc in _children_named(launcher.pid, "celery", "worker")
+                if proc.pid != worker.pid
+            ]
+            if restarted:
+                break
+            time.sleep(0.1)
+        output = log.read_text()
+        assert restarted, f"no new worker; launcher output:\n{output}"
+        assert launcher.poll() is None, output
+        assert "launcher: worker (celery) was killed by SIGKILL after" in output
+        assert re.search(
+            rf"launcher: worker \(celery\) restarted \(pid {restarted[0].pid}, restart 1\)",
+            output,
+        ), output
+        assert "stopping everything" not in output
+        assert _wait_gone(old_worker) == []
+        # Web and beat were left alone, and the app still answers.
+        assert _children_named(launcher.pid, "daphne") == [web]
+        assert _status(f"http://127.0.0.1:{port}/readyz") == 200
+        children = (_tree(launcher.pid) - {launcher.pid}) | _postgres_pids(data_dir)
+    finally:
+        code = _stop_launcher(launcher)
+    assert code == 0, log.read_text()
+    assert _wait_gone(children) == []
+    assert _leftover_pid_files(data_dir) == []
+
+
+def test_supervisor_restarts_a_crash_looping_child_with_doubling_logged_delays(
+    monkeypatch, capfd
+):
+    monkeypatch.setenv("AGENTOPS_RESTART_DELAY", "0.1")
+    monkeypatch.setenv("AGENTOPS_RESTART_MAX_DELAY", "1")
+    sup = Supervisor(dict(os.environ))
+    python = [sys.executable, "-I", "-S", "-c"]
+    steady = sup.supervise("steady", [*python, "import time; time.sleep(120)"])
+    sup.supervise("crasher", [*python, "raise SystemExit(3)"])
+    deadline = time.monotonic() + 60
+
+    def stop_after_five_restarts() -> None:
+        while time.monotonic() < deadline and sup.restarts["crasher"].restarts < 5:
+            time.sleep(0.02)
+        sup.stop_signal = signal.SIGTERM
+
+    helper = threading.Thread(target=stop_after_five_restarts)
+    helper.start()
+    try:
+        assert sup.watch() == 0
+        helper.join()
+        restarts = sup.restarts["crasher"].restarts
+        assert sup.children[0] == ("steady", steady)
+        assert steady.poll() is None
+    finally:
+        sup.stop_all()
+    assert restarts >= 5
+    err = capfd.readouterr().err
+    delays = re.findall(
+        r"launcher: crasher exited with status 3 after [\d.]+s"
+        r"(?:, \d+ quick exits in a row)?; restarting it in ([\d.]+)s",
+        err,
+    )
+    # Each quick exit doubles the wait, up to AGENTOPS_RESTART_MAX_DELAY.
+    assert [float(d) for d in delays[:5]] == [0.1, 0.2, 0.4, 0.8, 1.0], err
+    assert err.count("launcher: crasher restarted (pid ") == restarts
+    assert "steady" not in err
