@@ -57,7 +57,7 @@ class Restart:
 
 def restart_delay(quick_exits: int, *, first: float, longest: float) -> float:
     """The wait before a restart: first, doubled for each further quick exit, at most longest."""
-    return min(longest, first * 2 ** max(0, quick_exits - 1))
+    return min(longest, first * 2.0 ** max(0, quick_exits - 1))
 
 
 def describe_exit(returncode: int) -> str:
