@@ -42,6 +42,7 @@ from ._retry import RetryPolicy
 from ._session import ClientSession
 from ._transports import Transport, map_httpx_errors, memory_pair
 from ._types import (
+    DEFAULT_INHERITED_ENV,
     KNOWN_VERSIONS,
     MODERN_VERSION,
     CallRecord,
@@ -61,6 +62,7 @@ from ._types import (
 )
 
 __all__ = [
+    "DEFAULT_INHERITED_ENV",
     "KNOWN_VERSIONS",
     "MODERN_VERSION",
     "AuthorizationError",

@@ -50,6 +50,7 @@ async def connect(
     breaker: CircuitBreaker | None = None,
     max_concurrency: int = 64,
     max_notifications: int = 1000,
+    max_server_requests: int = 32,
     client_info: dict[str, Any] | None = None,
     validate: bool = True,
 ) -> AsyncIterator[ClientSession]:
@@ -72,6 +73,7 @@ async def connect(
         "breaker": breaker,
         "max_concurrency": max_concurrency,
         "max_notifications": max_notifications,
+        "max_server_requests": max_server_requests,
         "client_info": client_info,
         "validate": validate,
     }

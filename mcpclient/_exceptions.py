@@ -22,7 +22,8 @@
         ├── OutputSchemaMismatch      structuredContent does not match outputSchema
         └── MalformedResult           result of the wrong shape
 
-UsageError (a RuntimeError, outside the tree) reports misuse: calling before the handshake or after close.
+``.local`` marks an error raised on our side before anything reached the server (never counted by
+the circuit breaker). UsageError (a RuntimeError, outside the tree) reports misuse: calling before the handshake or after close.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ class McpError(Exception):
     layer: Layer = Layer.PROTOCOL
     retryable: bool = False
     outcome_unknown: bool = False
+    #: Raised on our side before anything reached the server (a header httpx refuses to send):
+    #: says nothing about the server's health, so it never counts towards its circuit breaker.
+    local: bool = False
     code: int | str | None = None
 
     def __init__(self, message: str = "") -> None:

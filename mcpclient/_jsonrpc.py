@@ -18,16 +18,19 @@ def encode(message: dict[str, Any]) -> bytes:
     return _dumps(message).encode()
 
 
+#: Deepest nesting of arrays and objects accepted in a message. Deeper JSON is refused as malformed:
+#: it would otherwise surface as a RecursionError in whatever walks the value next (hashing, schema
+#: validation, the application's redaction).
+MAX_DEPTH = 100
+
+
 def decode(data: bytes | str) -> dict[str, Any]:
     """Parse one JSON-RPC message.
 
     Raises:
-        MalformedMessage: not JSON, not an object, or not JSON-RPC 2.0.
+        MalformedMessage: not JSON, nested deeper than MAX_DEPTH, not an object, or not JSON-RPC 2.0.
     """
-    try:
-        message = _loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MalformedMessage(f"not JSON: {_preview(data)}") from exc
+    message = _parse(data)
     if type(message) is not dict or message.get("jsonrpc") != "2.0":
         raise MalformedMessage(f"not a JSON-RPC 2.0 message: {_preview(data)}")
     return message
@@ -39,15 +42,44 @@ def decode_batch(data: bytes) -> list[dict[str, Any]]:
     Raises:
         MalformedMessage: not an array of JSON-RPC 2.0 messages.
     """
-    try:
-        items = _loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MalformedMessage(f"not JSON: {_preview(data)}") from exc
+    items = _parse(data)
     if type(items) is not list or not all(
         type(m) is dict and m.get("jsonrpc") == "2.0" for m in items
     ):
         raise MalformedMessage(f"not a JSON-RPC batch: {_preview(data)}")
     return items
+
+
+def _parse(data: bytes | str) -> Any:
+    try:
+        value = _loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise MalformedMessage(f"not JSON: {_preview(data)}") from exc
+    # Only a message with more brackets than MAX_DEPTH can be too deep: counting is a C loop.
+    brackets = data.count(b"[" if isinstance(data, bytes) else "[") + data.count(
+        b"{" if isinstance(data, bytes) else "{"
+    )
+    if brackets > MAX_DEPTH and depth_exceeds(value, MAX_DEPTH):
+        raise MalformedMessage(
+            f"JSON nested deeper than {MAX_DEPTH} levels: {_preview(data)}"
+        )
+    return value
+
+
+def depth_exceeds(value: Any, limit: int) -> bool:
+    """True when ``value`` nests arrays/objects more than ``limit`` deep (iterative, no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = (
+            node.values() if type(node) is dict else node if type(node) is list else ()
+        )
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def _preview(data: bytes | str, limit: int = 120) -> str:

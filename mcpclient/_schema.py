@@ -1,26 +1,136 @@
-"""JSON Schema helpers: validators compiled once per schema hash, and 2026-07-28 x-mcp-header maps."""
+"""JSON Schema helpers: validators compiled once per schema hash, and 2026-07-28 x-mcp-header maps.
+
+A tool's schema comes from the server and is untrusted (seed 000 §7.1): no ``$ref`` ever reaches the
+network or the disk. Every validator gets a ``referencing`` registry that holds only the document
+itself (and the JSON Schema metaschemas) and refuses to retrieve anything else. A reference that
+cannot be resolved inside the document is not enforced: it is removed before compiling, the rest of
+the schema is still validated, and the fact is reported (``Validator.warnings``, ``Tool.schema_warnings``
+and a log line), never silently.
+"""
 
 from __future__ import annotations
 
+import logging
 import re
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import jsonschema.exceptions
 import jsonschema.validators
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+from jsonschema_specifications import REGISTRY as _METASCHEMAS
 
 from ._types import canonical_json, sha256_hex
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-_VALIDATORS: dict[str, Any] = {}
+logger = logging.getLogger("mcpclient")
+
+_VALIDATORS: dict[str, Validator | None] = {}
+_WARNINGS: dict[str, tuple[str, ...]] = {}
 _MAX_CACHED = 1024
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+# Where subschemas live (drafts 4 to 2020-12). Anything else is data or a keyword no validator
+# applies, so a "$ref" in it is never followed.
+_SCHEMA_MAPS = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "$defs",
+        "definitions",
+        "dependentSchemas",
+        "dependencies",
+    }
+)
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_VALUES = frozenset(
+    {
+        "not",
+        "if",
+        "then",
+        "else",
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+
+
+def _refuse(uri: str) -> referencing.Resource[Any]:
+    """The registry's retrieve hook: nothing outside the document is ever fetched."""
+    raise referencing.exceptions.NoSuchResource(ref=uri)
+
+
+#: Metaschemas (in memory, from jsonschema-specifications) plus a retrieve hook that refuses.
+LOCAL_ONLY: referencing.Registry[Any] = _METASCHEMAS.combine(
+    referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+)
 
 
 def schema_hash(schema: Any) -> str:
     return sha256_hex(canonical_json(schema))
+
+
+def without_unresolvable_refs(schema: Any) -> tuple[Any, list[str]]:
+    """``schema`` minus every reference that does not resolve inside it, and the refs removed.
+
+    Same-document pointers (``#/$defs/x``), anchors and ``$id``-named subschemas (``urn:…``) resolve;
+    anything else (``http://…``, ``file://…``, a relative ref against a remote ``$id``) would need a
+    retrieval, which the registry refuses. The copy keeps every other keyword, so validation still
+    checks what it can.
+    """
+    if not isinstance(schema, dict):
+        return schema, []
+    resource = referencing.Resource.from_contents(
+        schema, default_specification=referencing.jsonschema.DRAFT202012
+    )
+    root_uri = resource.id() or ""
+    registry = LOCAL_ONLY.with_resource(root_uri, resource).crawl()
+    dropped: list[str] = []
+
+    def resolves(ref: Any, base: str) -> bool:
+        if not isinstance(ref, str):
+            return False
+        try:
+            registry.resolver(base_uri=base).lookup(ref)
+        except referencing.exceptions.Unresolvable:
+            return False
+        except Exception:  # a malformed pointer or URI: it cannot resolve either
+            return False
+        return True
+
+    def clean(node: Any, base: str) -> Any:
+        # Recursion is bounded: messages are depth-limited (_jsonrpc.MAX_DEPTH).
+        if not isinstance(node, dict):
+            return node
+        node_id = node.get("$id")
+        if isinstance(node_id, str):
+            base = urllib.parse.urljoin(base, node_id)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in _REF_KEYWORDS and not resolves(value, base):
+                dropped.append(f"{key} {value!r}")
+                continue
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                value = {name: clean(sub, base) for name, sub in value.items()}
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                value = [clean(sub, base) for sub in value]
+            elif key in _SCHEMA_VALUES:
+                value = clean(value, base)
+            out[key] = value
+        return out
+
+    cleaned = clean(schema, root_uri)
+    return cleaned, dropped
 
 
 class Validator:
@@ -29,17 +139,23 @@ class Validator:
     Most tool schemas are "an object with typed properties, some required". For those a closure
     answers "valid" in a few microseconds; jsonschema runs only when that check says "invalid"
     (to word the errors) or when the schema uses anything beyond the plain keywords.
+    ``warnings`` lists what of the schema is not enforced (references that would need a fetch).
     """
 
-    __slots__ = ("fast", "full")
+    __slots__ = ("fast", "full", "warnings")
 
     def __init__(self, schema: dict[str, Any]) -> None:
         cls = jsonschema.validators.validator_for(
             schema, default=jsonschema.Draft202012Validator
         )
         cls.check_schema(schema)
-        self.full = cls(schema)
-        self.fast = _compile(schema)
+        cleaned, dropped = without_unresolvable_refs(schema)
+        self.warnings = tuple(
+            f"not enforced: {ref} does not resolve inside the schema (never fetched)"
+            for ref in dropped
+        )
+        self.full = cls(cleaned, registry=LOCAL_ONLY)
+        self.fast = _compile(cleaned)
 
     def errors(self, instance: Any) -> list[str]:
         """Human-readable validation errors; empty when valid."""
@@ -50,24 +166,42 @@ class Validator:
                 f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
                 for e in self.full.iter_errors(instance)
             ][:10]
-        except Exception:
-            return []
+        except Exception as exc:  # e.g. a "pattern" that is not a regex
+            # Fail closed: a schema we cannot apply is reported, never taken as "valid".
+            return [f"<schema>: cannot be applied: {type(exc).__name__}: {exc}"[:500]]
 
 
 def validator_for(schema: dict[str, Any], digest: str) -> Validator | None:
-    """The compiled validator for ``schema`` (cached by its hash); None if the schema itself is invalid."""
+    """The compiled validator for ``schema`` (cached by its hash); None if the schema itself is invalid.
+
+    ``warnings_for(digest)`` then says why nothing (or not everything) is enforced.
+    """
     try:
         return _VALIDATORS[digest]
     except KeyError:
         pass
+    validator: Validator | None
     try:
-        validator: Validator | None = Validator(schema)
-    except (jsonschema.exceptions.SchemaError, TypeError):
+        validator = Validator(schema)
+        warnings = validator.warnings
+    except (jsonschema.exceptions.SchemaError, TypeError, RecursionError) as exc:
         validator = None
+        reason = (
+            exc.message if isinstance(exc, jsonschema.exceptions.SchemaError) else exc
+        )
+        warnings = (f"not enforced: not a valid JSON Schema ({reason})",)
     if len(_VALIDATORS) >= _MAX_CACHED:
-        _VALIDATORS.pop(next(iter(_VALIDATORS)))
+        oldest = next(iter(_VALIDATORS))
+        _VALIDATORS.pop(oldest)
+        _WARNINGS.pop(oldest, None)
     _VALIDATORS[digest] = validator
+    _WARNINGS[digest] = warnings
     return validator
+
+
+def warnings_for(digest: str) -> tuple[str, ...]:
+    """What ``validator_for(…, digest)`` could not enforce (empty when everything is)."""
+    return _WARNINGS.get(digest, ())
 
 
 def without_optional_nulls(
@@ -218,7 +352,7 @@ def x_mcp_headers(input_schema: Any) -> dict[tuple[str, ...], str] | str:
             token = node["x-mcp-header"]
             if not path:
                 return "x-mcp-header on the schema root"
-            if not isinstance(token, str) or not _TOKEN.match(token):
+            if not isinstance(token, str) or not _TOKEN.fullmatch(token):
                 return f"x-mcp-header {token!r} on {'.'.join(path)} is not a token"
             if node.get("type") not in ("string", "integer", "boolean"):
                 return f"x-mcp-header on {'.'.join(path)} needs a string, integer or boolean property"

@@ -84,6 +84,10 @@ def _supported(exc: JsonRpcError) -> list[str]:
     )
 
 
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
 def _expire(future: asyncio.Future[Any]) -> None:
     if not future.done():
         future.set_exception(TimeoutError())
@@ -103,6 +107,7 @@ class ClientSession:
         breaker: CircuitBreaker | None = None,
         max_concurrency: int = 64,
         max_notifications: int = 1000,
+        max_server_requests: int = 32,
         client_info: dict[str, Any] | None = None,
         validate: bool = True,
     ) -> None:
@@ -118,9 +123,10 @@ class ClientSession:
         self.notifications: collections.deque[dict[str, Any]] = collections.deque(
             maxlen=max_notifications
         )
-        self.unknown_responses = (
-            0  # answers to ids we no longer wait for (late, or wrong ids)
-        )
+        #: Answers to ids we no longer wait for (late), or whose id is not one we could have sent.
+        self.unknown_responses = 0
+        #: Server-to-client requests dropped: over the queue's bound, or forbidden by the version.
+        self.refused_server_requests = 0
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
@@ -133,6 +139,10 @@ class ClientSession:
         self._next_id = 1
         self._dead: McpError | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        # Answers to server-to-client requests, sent in order by one task, at most this many queued.
+        self._replies: collections.deque[dict[str, Any]] = collections.deque()
+        self._max_replies = max_server_requests
+        self._replying = False
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._tools: dict[str, Tool] | None = None
         self._validators: dict[str, tuple[Any, Any]] = {}
@@ -279,7 +289,9 @@ class ClientSession:
         self.instructions = instructions if isinstance(instructions, str) else None
         return True
 
-    async def _initialize(self, version: str, *, pinned: bool) -> None:
+    async def _initialize(
+        self, version: str, *, pinned: bool, timeout: float | None = None
+    ) -> None:
         self._set_version(None, modern=False)
         params = {
             "protocolVersion": version,
@@ -287,7 +299,11 @@ class ClientSession:
             "clientInfo": self.client_info,
         }
         result = await self._request(
-            self._new_id(), "initialize", params, self.timeout, notify_cancel=False
+            self._new_id(),
+            "initialize",
+            params,
+            self.timeout if timeout is None else timeout,
+            notify_cancel=False,
         )
         answered = result.get("protocolVersion")
         if answered not in HANDSHAKE_VERSIONS or (pinned and answered != version):
@@ -319,14 +335,14 @@ class ClientSession:
         )
         self.transport.configure(protocol_version=version, modern=modern)  # type: ignore[arg-type]
 
-    async def _reinitialize(self, generation: int) -> None:
+    async def _reinitialize(self, generation: int, *, timeout: float) -> None:
         """After a 404 on our session: a new initialize, once, however many calls saw the 404."""
         async with self._reinit_lock:
             if generation != self._session_generation:
                 return
             self.transport.reset_session()  # type: ignore[attr-defined]
             assert self.protocol_version is not None
-            await self._initialize(self.protocol_version, pinned=True)
+            await self._initialize(self.protocol_version, pinned=True, timeout=timeout)
             self._session_generation += 1
 
     async def aclose(self) -> None:
@@ -357,9 +373,14 @@ class ClientSession:
     # -- incoming ----------------------------------------------------------------------------------
 
     def _deliver(self, message: dict[str, Any]) -> None:
+        """Route one decoded message; never raises, whatever the server put in its fields."""
         method = message.get("method")
         if method is None:
-            future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+            request_id = message.get("id")
+            # Only an int can answer one of our requests: 4.0 or true must not answer 4 or 1.
+            future = (
+                self._pending.pop(request_id, None) if type(request_id) is int else None
+            )
             if future is None:
                 self.unknown_responses += 1
             elif not future.done():
@@ -368,29 +389,44 @@ class ClientSession:
         if "id" in message:
             self._answer_server_request(message)
         elif method == "notifications/progress":
-            self._on_progress(message.get("params") or {})
+            self._on_progress(message.get("params"))
         else:
             if method == "notifications/tools/list_changed":
                 self._tools = None
             self.notifications.append(message)
 
-    def _on_progress(self, params: dict[str, Any]) -> None:
-        callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
-        if callback is None:
+    def _on_progress(self, params: Any) -> None:
+        if type(params) is not dict:
+            return
+        token = params.get("progressToken")
+        callback = self._progress.get(token) if type(token) is int else None
+        progress = params.get("progress", 0)
+        total = params.get("total")
+        text = params.get("message")
+        if (
+            callback is None
+            or not _is_number(progress)
+            or not (total is None or _is_number(total))
+            or not (text is None or type(text) is str)
+        ):
             return
         try:
-            outcome = callback(
-                params.get("progress", 0), params.get("total"), params.get("message")
-            )
+            outcome = callback(progress, total, text)
             if inspect.isawaitable(outcome):
                 self._spawn(outcome)
         except Exception:
             logger.exception("progress callback failed")
 
     def _answer_server_request(self, message: dict[str, Any]) -> None:
+        """Answer a server-to-client request: in order, bounded, and only where the version allows."""
+        if self._modern and self.transport.kind == "streamable_http":
+            # 2026-07-28 HTTP: servers send no requests and clients MUST NOT POST responses.
+            self.refused_server_requests += 1
+            return
+        method = message["method"]
         # We declare no client capabilities, so sampling, elicitation and roots get "method not found"
         # at once rather than a server waiting forever; ping (handshake era) MUST be answered.
-        if message["method"] == "ping" and not self._modern:
+        if method == "ping" and not self._modern:
             reply: dict[str, Any] = {
                 "jsonrpc": "2.0",
                 "id": message["id"],
@@ -400,9 +436,37 @@ class ClientSession:
             reply = _jsonrpc.error_response(
                 message["id"],
                 METHOD_NOT_FOUND,
-                f"client does not support {message['method']}",
+                f"client does not support {str(method)[:100]!r}",
             )
-        self._spawn(self.transport.send(reply))
+        send_nowait = self._send_nowait
+        if not self._replies and send_nowait is not None:
+            with contextlib.suppress(McpError):
+                if send_nowait(reply):
+                    return  # stdio: written in this loop iteration, in order
+        if len(self._replies) >= self._max_replies:
+            # A burst beyond the bound is refused (left unanswered), not one POST per request.
+            self.refused_server_requests += 1
+            logger.warning(
+                "%s: more than %d server requests waiting for an answer; dropping one",
+                self.transport.name,
+                self._max_replies,
+            )
+            return
+        self._replies.append(reply)
+        if not self._replying:
+            self._replying = True
+            self._spawn(self._send_replies())
+
+    async def _send_replies(self) -> None:
+        try:
+            while self._replies:
+                reply = self._replies.popleft()
+                try:
+                    await self.transport.send(reply)
+                except McpError as exc:
+                    logger.debug("answer to a server request failed: %s", exc)
+        finally:
+            self._replying = False
 
     def _spawn(self, awaitable: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(awaitable)
@@ -533,17 +597,25 @@ class ClientSession:
         *,
         timeout: float | None,
         idempotent: bool,
+        deadline: float | None = None,
         on_progress: ProgressCallback | None = None,
         headers: dict[str, str] | None = None,
         tool: str | None = None,
         schema_hash: str | None = None,
         arguments: Any = None,
     ) -> dict[str, Any]:
-        """One logical call: breaker, bulkhead, retries within the deadline, the observer record."""
+        """One logical call: breaker, bulkhead, retries within the deadline, the observer record.
+
+        ``deadline`` (the loop's clock) bounds an operation of several calls (pages, a re-list and
+        retry); without it the call gets ``timeout`` (the session's by default) of its own.
+        """
         self._check_open()
         loop = asyncio.get_running_loop()
-        budget = self.timeout if timeout is None else timeout
-        deadline = loop.time() + budget
+        if deadline is None:
+            budget = self.timeout if timeout is None else timeout
+            deadline = loop.time() + budget
+        else:
+            budget = max(0.0, deadline - loop.time())
         observer = self.observer
         started = time.time() if observer is not None else 0.0
         attempt = 0
@@ -574,13 +646,15 @@ class ClientSession:
                         )
                 except SessionExpired:
                     self.breaker.record_success()  # the server answered: it is alive
-                    await self._reinitialize(generation)
+                    await self._reinitialize(
+                        generation, timeout=max(0.0, deadline - loop.time())
+                    )
                     if not idempotent or attempt > 0:
                         raise
                     attempt += 1
                     continue
                 except McpError as exc:
-                    if exc.layer is Layer.TRANSPORT:
+                    if exc.layer is Layer.TRANSPORT and not exc.local:
                         self.breaker.record_failure()
                     else:
                         self.breaker.record_success()
@@ -730,6 +804,13 @@ class ClientSession:
                 else None
             )
             self._validators[digest] = (in_validator, out_validator)
+        warnings = _schema.warnings_for(_schema.schema_hash(input_schema))
+        if output_schema is not None:
+            warnings += _schema.warnings_for(_schema.schema_hash(output_schema))
+        for warning in warnings:
+            logger.warning(
+                "%s: tool %r: %s", self.transport.name, item["name"], warning
+            )
         description = item.get("description")
         title = item.get("title")
         return Tool(
@@ -745,6 +826,7 @@ class ClientSession:
             schema_hash=digest,
             title=title if isinstance(title, str) else None,
             raw=item,
+            schema_warnings=warnings,
         )
 
     async def call_tool(
@@ -806,6 +888,7 @@ class ClientSession:
         if idempotent is None:
             idempotent = tool is not None and tool.is_idempotent
         params = self._params({"name": name, "arguments": arguments})
+        deadline = self._deadline(timeout)
         for attempt in range(2):
             headers = None
             if (
@@ -819,6 +902,7 @@ class ClientSession:
                     "tools/call",
                     params,
                     timeout=timeout,
+                    deadline=deadline,
                     idempotent=idempotent,
                     on_progress=on_progress,
                     headers=headers,
@@ -832,7 +916,10 @@ class ClientSession:
                 # annotations may have changed) and retry; the server rejected it before running it.
                 if exc.code != HEADER_MISMATCH or attempt or not self._modern:
                     raise
-                await self.list_tools(timeout=timeout)
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    raise
+                await self.list_tools(timeout=remaining)
         self._check_complete(raw, "tools/call")
         content = raw.get("content")
         if type(content) is not list or not all(
@@ -879,16 +966,27 @@ class ClientSession:
 
     # -- resources and prompts -------------------------------------------------------------------
 
+    def _deadline(self, timeout: float | None) -> float:
+        """The loop-clock deadline of an operation that may take several requests."""
+        budget = self.timeout if timeout is None else timeout
+        return asyncio.get_running_loop().time() + budget
+
     async def _paginate(
         self, method: str, key: str, timeout: float | None
     ) -> list[Any]:
+        """Every page of a list; ``timeout`` bounds them all together, not each page."""
         items: list[Any] = []
         cursor: str | None = None
         seen: set[str] = set()
+        deadline = self._deadline(timeout)
         for _ in range(_MAX_PAGES):
             params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
             page = await self._call(
-                method, self._params(params), timeout=timeout, idempotent=True
+                method,
+                self._params(params),
+                timeout=timeout,
+                deadline=deadline,
+                idempotent=True,
             )
             batch = page.get(key)
             if not isinstance(batch, list):

@@ -16,22 +16,32 @@ class SseEvent:
 
 
 class SseParser:
-    """Feed bytes, get complete events; an event larger than ``max_size`` raises MessageTooLarge."""
+    """Feed bytes, get complete events; an event larger than ``max_size`` raises MessageTooLarge.
+
+    Linear in the input however it is chunked: only each new chunk is scanned for line ends, and
+    the pieces of an unfinished line are joined once, when its end arrives.
+    """
 
     __slots__ = (
-        "_buf",
         "_data",
         "_event",
         "_id",
         "_max",
+        "_partial",
+        "_partial_size",
         "_retry",
         "_size",
+        "_skip_lf",
         "last_event_id",
         "retry_ms",
     )
 
     def __init__(self, max_size: int) -> None:
-        self._buf = b""
+        self._partial: list[bytes] = []  # the pieces of the line still in flight
+        self._partial_size = 0
+        self._skip_lf = (
+            False  # the last chunk ended in CR: a leading LF is its CRLF's second half
+        )
         self._max = max_size
         self._data: list[str] = []
         self._event = ""
@@ -42,23 +52,31 @@ class SseParser:
         self.retry_ms: int | None = None
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
-        buf = self._buf + chunk if self._buf else chunk
-        pending_cr = False
-        if b"\r" in buf:
-            # Normalise CRLF and lone CR; a CR at the very end may be half of a CRLF still in flight.
-            pending_cr = buf.endswith(b"\r")
-            if pending_cr:
-                buf = buf[:-1]
-            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if self._skip_lf and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        self._skip_lf = False
+        if b"\r" in chunk:
+            # Normalise CRLF and lone CR to LF; a CR at the very end already ends its line.
+            self._skip_lf = chunk.endswith(b"\r")
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         events: list[SseEvent] = []
         start = 0
-        while (nl := buf.find(b"\n", start)) >= 0:
-            self._line(buf[start:nl], events)
+        nl = chunk.find(b"\n")
+        if nl >= 0 and self._partial:
+            self._partial.append(chunk[:nl])
+            line = b"".join(self._partial)
+            self._partial = []
+            self._partial_size = 0
+            self._line(line, events)
             start = nl + 1
-        rest = buf[start:]
-        if len(rest) + self._size > self._max:
+        while (nl := chunk.find(b"\n", start)) >= 0:
+            self._line(chunk[start:nl], events)
+            start = nl + 1
+        if start < len(chunk):
+            self._partial.append(chunk[start:] if start else chunk)
+            self._partial_size += len(chunk) - start
+        if self._partial_size + self._size > self._max:
             raise MessageTooLarge(f"SSE event over {self._max} bytes", limit=self._max)
-        self._buf = rest + b"\r" if pending_cr else rest
         return events
 
     def _line(self, raw: bytes, events: list[SseEvent]) -> None:

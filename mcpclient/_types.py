@@ -40,12 +40,16 @@ def sha256_hex(data: bytes) -> str:
 class StdioServer:
     """A server started as a subprocess speaking newline-delimited JSON-RPC on stdin/stdout.
 
-    ``env`` is added to this process's environment (None: inherit it as is). Closing waits
-    ``close_timeout`` after closing stdin, then SIGTERM and ``terminate_timeout``, then SIGKILL.
+    The child gets a minimal environment: the names in ``DEFAULT_INHERITED_ENV`` that this process
+    has (as the official SDKs do; values starting with ``()``, shell functions, are skipped) plus
+    ``env``. Nothing else of this process (``DATABASE_URL``, ``SECRET_KEY``, tokens) reaches it
+    unless ``inherit_env=True`` asks for the whole environment. Closing waits ``close_timeout``
+    after closing stdin, then SIGTERM and ``terminate_timeout``, then SIGKILL.
     """
 
     command: Sequence[str]
     env: Mapping[str, str] | None = None
+    inherit_env: bool = False
     cwd: str | None = None
     name: str | None = None
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
@@ -56,6 +60,24 @@ class StdioServer:
     @property
     def display_name(self) -> str:
         return self.name or " ".join(self.command)
+
+
+#: What a stdio server inherits by default (the MCP Python SDK's list for POSIX).
+DEFAULT_INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
+
+def child_environment(server: StdioServer, parent: Mapping[str, str]) -> dict[str, str]:
+    """The environment a stdio server is started with (see :class:`StdioServer`)."""
+    if server.inherit_env:
+        env = dict(parent)
+    else:
+        env = {
+            name: value
+            for name in DEFAULT_INHERITED_ENV
+            if (value := parent.get(name)) is not None and not value.startswith("()")
+        }
+    env.update(server.env or {})
+    return env
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +126,7 @@ class ToolAnnotations:
         if not raw:
             return _DEFAULT_ANNOTATIONS
         return cls(
-            title=raw.get("title"),
+            title=raw["title"] if isinstance(raw.get("title"), str) else None,
             read_only_hint=raw.get("readOnlyHint") is True,
             destructive_hint=raw.get("destructiveHint") is not False,
             idempotent_hint=raw.get("idempotentHint") is True,
@@ -127,6 +149,8 @@ class Tool:
     schema_hash: str
     title: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: What of the schemas this client does not enforce, and why (e.g. a ``$ref`` it will not fetch).
+    schema_warnings: tuple[str, ...] = ()
 
     @property
     def is_idempotent(self) -> bool:

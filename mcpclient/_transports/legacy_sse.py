@@ -25,6 +25,7 @@ from .streamable_http import (
     _ERROR_BODY_LIMIT,
     map_httpx_errors,
     read_capped,
+    read_prefix,
     status_error,
 )
 
@@ -70,7 +71,7 @@ class LegacySseTransport:
             )
         if response.status_code != 200:
             with map_httpx_errors(name=self.name):
-                body = await read_capped(response, _ERROR_BODY_LIMIT)
+                body = await read_prefix(response, _ERROR_BODY_LIMIT)
                 await response.aclose()
             exc = status_error(response, body, name=self.name, had_session=False)
             raise ConnectError(
@@ -131,20 +132,29 @@ class LegacySseTransport:
         if self._dead is not None or self.endpoint is None or self._client is None:
             raise ConnectionLost(f"{self.name}: connection closed ({self._dead})")
         client = self._client
+        request = client.build_request(
+            "POST",
+            self.endpoint,
+            content=_jsonrpc.encode(message),
+            headers={**self._headers, "content-type": "application/json"},
+        )
         with map_httpx_errors(name=self.name):
-            response = await client.post(
-                self.endpoint,
-                content=_jsonrpc.encode(message),
-                headers={**self._headers, "content-type": "application/json"},
-            )
-        if response.status_code >= 300:
-            raise status_error(
-                response,
-                response.content[:_ERROR_BODY_LIMIT],
-                name=self.name,
-                had_session=False,
-                request_id=message.get("id"),
-            )
+            # Streamed, so the answer's body is bounded like everything else this client reads (the
+            # answer itself comes on the event stream; the POST's body is only "Accepted").
+            response = await client.send(request, stream=True)
+            try:
+                if response.status_code >= 300:
+                    body = await read_prefix(response, _ERROR_BODY_LIMIT)
+                    raise status_error(
+                        response,
+                        body,
+                        name=self.name,
+                        had_session=False,
+                        request_id=message.get("id"),
+                    )
+                await read_capped(response, self.server.max_message_size)
+            finally:
+                await response.aclose()
 
     async def aclose(self) -> None:
         if self._dead is None:

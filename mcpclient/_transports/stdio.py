@@ -22,6 +22,7 @@ from mcpclient._exceptions import (
     MessageTooLarge,
     UsageError,
 )
+from mcpclient._types import child_environment
 
 if TYPE_CHECKING:
     from mcpclient._types import StdioServer
@@ -94,7 +95,7 @@ class StdioTransport:
     async def start(self, deliver: Deliver, closed: Closed) -> None:
         self._deliver = deliver
         self._closed_cb = closed
-        env = None if self.server.env is None else {**os.environ, **self.server.env}
+        env = child_environment(self.server, os.environ)
         loop = asyncio.get_running_loop()
         try:
             proc, _ = await loop.subprocess_exec(

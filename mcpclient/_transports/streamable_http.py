@@ -12,11 +12,12 @@ import base64
 import contextlib
 import email.utils
 import re
+import socket
+import ssl
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.request import getproxies
 
-import httpcore
 import httpx
 
 from mcpclient import _jsonrpc
@@ -34,8 +35,10 @@ from mcpclient._exceptions import (
 )
 from mcpclient._sse import SseParser
 
+from ._httpx_compat import plain_http_transport
+
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable, Iterator
+    from collections.abc import AsyncIterator, Iterator
 
     from mcpclient._types import HttpServer
 
@@ -46,8 +49,14 @@ _DRAIN_TIMEOUT = 0.05  # seconds an answered SSE stream gets to end by itself
 # Answered streams drained off the callers' path at once, at most: each holds a pooled connection
 # (and httpcore's pool scans all of them per request), so under many callers the rest drain inline.
 _MAX_DRAINING = 4
-_HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
-_SESSION_ID = re.compile(r"^[\x21-\x7E]+$")
+# Patterns are applied with fullmatch: "$" would also match before a final newline.
+_HEADER_SAFE = re.compile(r"[\x20-\x7E]*")
+_SESSION_ID = re.compile(
+    r"[\x21-\x7E]+"
+)  # visible ASCII (Streamable HTTP, "Session Management")
+_MAX_SESSION_ID = 1024
+# An SSE id we would echo in Last-Event-ID: visible ASCII and space, bounded.
+_EVENT_ID = re.compile(r"[\x20-\x7E]{0,1024}")
 NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -62,15 +71,23 @@ def map_httpx_errors(*, name: str = "server") -> Iterator[None]:
     """
     try:
         yield
+    except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as exc:
+        # Our own request could not be written (a header value h11 refuses, a bad scheme): nothing
+        # reached the server, so this says nothing about it, and a retry would fail the same way.
+        error = ConnectError(f"{name}: {type(exc).__name__}: {exc}")
+        error.local = True
+        error.retryable = False
+        raise error from exc
     except (
         httpx.ConnectError,
         httpx.ConnectTimeout,
         httpx.PoolTimeout,
-        httpx.UnsupportedProtocol,
         httpx.ProxyError,
-        httpx.LocalProtocolError,
     ) as exc:
-        raise ConnectError(f"{name}: {type(exc).__name__}: {exc}") from exc
+        error = ConnectError(f"{name}: {type(exc).__name__}: {exc}")
+        if _is_permanent_connect_failure(exc):
+            error.retryable = False
+        raise error from exc
     except httpx.TimeoutException as exc:
         raise ResponseTimeout(f"{name}: {type(exc).__name__}: {exc}") from exc
     except httpx.DecodingError as exc:
@@ -82,10 +99,38 @@ def map_httpx_errors(*, name: str = "server") -> Iterator[None]:
         raise ConnectionLost(f"{name}: {type(exc).__name__}: {exc}") from exc
 
 
+def _is_permanent_connect_failure(exc: BaseException) -> bool:
+    """A certificate that fails verification or a name that does not exist: retrying cannot help.
+
+    httpx keeps the original error in the cause chain (ssl.SSLCertVerificationError, or
+    socket.gaierror with EAI_NONAME for NXDOMAIN; EAI_AGAIN, a SERVFAIL or timeout, stays retryable).
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return True
+        if isinstance(cause, socket.gaierror) and cause.errno in _NXDOMAIN_ERRNOS:
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+_NXDOMAIN_ERRNOS = frozenset(
+    code
+    for code in (
+        getattr(socket, "EAI_NONAME", None),
+        getattr(socket, "EAI_NODATA", None),
+    )
+    if code is not None
+)
+
+
 def encode_header_value(value: str) -> str:
     """Pass printable ASCII through; wrap anything else as ``=?base64?…?=`` (2026-07-28 transports)."""
     if (
-        _HEADER_SAFE.match(value)
+        _HEADER_SAFE.fullmatch(value)
         and value == value.strip()
         and not (value.startswith("=?base64?") and value.endswith("?="))
     ):
@@ -105,6 +150,22 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+async def read_prefix(response: httpx.Response, limit: int) -> bytes:
+    """At most the first ``limit`` bytes of the (decoded) body; the rest is never read.
+
+    For error answers: a 502 with a 10 MiB HTML page is still a 502 (retryable), a 401 still an
+    AuthorizationError; only the head of the body goes into the message.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
 
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:
@@ -183,182 +244,12 @@ def status_error(
     )
 
 
-# -- a plain-http network backend for httpcore ---------------------------------------------------
-# httpcore's default backend (anyio) writes the request head and body in two send() calls, so the
-# server wakes twice per request, and wraps every read and write in cancel scopes. With the request
-# built once (see send) this backend halved our client's CPU time per call on the benchmark's SDK
-# server. It keeps httpx and httpcore (HTTP/1.1 framing, pool, keep-alive) and only changes the
-# socket layer: a plain asyncio Protocol that sends everything written for a request in one go once
-# the reader starts waiting for the answer. Used only for http:// URLs on a client we create.
-
-_READ_HIGH_WATER = 256 * 1024  # bytes buffered before we stop reading the socket
-_WRITE_COALESCE = 64 * 1024  # bytes held back at most before writing anyway
-
-
-class _StreamProtocol(asyncio.Protocol):
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.buffer = bytearray()
-        self.eof = False
-        self.error: BaseException | None = None
-        self.reading_paused = False
-        self._waiter: asyncio.Future[None] | None = None
-        self._drain: asyncio.Future[None] | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if len(self.buffer) > _READ_HIGH_WATER and not self.reading_paused:
-            assert self.transport is not None
-            self.transport.pause_reading()
-            self.reading_paused = True
-        self._wake()
-
-    def eof_received(self) -> bool:
-        self.eof = True
-        self._wake()
-        return False  # let the transport close itself
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = True
-        self.error = exc
-        self._wake()
-        self.resume_writing()
-
-    def pause_writing(self) -> None:
-        self._drain = asyncio.get_running_loop().create_future()
-
-    def resume_writing(self) -> None:
-        drain, self._drain = self._drain, None
-        if drain is not None and not drain.done():
-            drain.set_result(None)
-
-    def _wake(self) -> None:
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def wait_readable(self) -> None:
-        self._waiter = asyncio.get_running_loop().create_future()
-        await self._waiter
-
-    async def wait_writable(self) -> None:
-        drain = self._drain
-        if drain is not None:
-            if drain.cancelled():  # an earlier writer gave up waiting (a write timeout)
-                drain = self._drain = asyncio.get_running_loop().create_future()
-            await drain
-
-
-class _AsyncioStream(httpcore.AsyncNetworkStream):
-    """One TCP connection; writes are held until the first read (or 64 KiB) and sent together."""
-
-    def __init__(self, transport: asyncio.Transport, protocol: _StreamProtocol) -> None:
-        self._transport = transport
-        self._protocol = protocol
-        self._pending: list[bytes] = []
-        self._pending_size = 0
-
-    def _flush(self) -> None:
-        data = b"".join(self._pending)
-        self._pending.clear()
-        self._pending_size = 0
-        # A connection the server already closed gets nothing; the read that follows sees the EOF
-        # and httpcore reports it as it would a failed write (the server may still have answered).
-        if not self._transport.is_closing():
-            self._transport.write(data)
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        if self._pending:
-            self._flush()
-        protocol = self._protocol
-        if not protocol.buffer and not protocol.eof:
-            if timeout is None:  # our own client: deadlines are the session's job
-                await protocol.wait_readable()
-            else:
-                try:
-                    async with asyncio.timeout(timeout):
-                        await protocol.wait_readable()
-                except TimeoutError as exc:
-                    raise httpcore.ReadTimeout(str(exc)) from exc
-        buffer = protocol.buffer
-        if buffer:
-            data = bytes(buffer[:max_bytes])
-            del buffer[:max_bytes]
-            if protocol.reading_paused and len(buffer) <= _READ_HIGH_WATER // 2:
-                protocol.reading_paused = False
-                self._transport.resume_reading()
-            return data
-        if protocol.error is not None:
-            raise httpcore.ReadError(str(protocol.error)) from protocol.error
-        return b""
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        self._pending.append(buffer)
-        self._pending_size += len(buffer)
-        if self._pending_size >= _WRITE_COALESCE:
-            self._flush()
-            try:
-                async with asyncio.timeout(timeout):
-                    await self._protocol.wait_writable()
-            except TimeoutError as exc:
-                raise httpcore.WriteTimeout(str(exc)) from exc
-
-    async def aclose(self) -> None:
-        self._pending.clear()
-        self._transport.close()
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":  # httpcore asks before reusing an idle connection
-            return bool(self._protocol.buffer) or self._protocol.eof
-        names = {"client_addr": "sockname", "server_addr": "peername"}
-        return self._transport.get_extra_info(names.get(info, info))
-
-
-class _AsyncioBackend(httpcore.AsyncNetworkBackend):
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_connection(
-                    _StreamProtocol,
-                    host,
-                    port,
-                    local_addr=None if local_address is None else (local_address, 0),
-                )
-        except TimeoutError as exc:
-            raise httpcore.ConnectTimeout(str(exc)) from exc
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        return _AsyncioStream(transport, protocol)  # asyncio sets TCP_NODELAY itself
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-class _PlainHttpTransport(httpx.AsyncHTTPTransport):
-    """httpx's own transport (httpcore pool, error mapping) over the asyncio backend; http:// only."""
-
-    def __init__(self) -> None:
-        # Not super().__init__(): that builds an SSL context this plain-http transport never uses.
-        # handle_async_request and aclose only need ``_pool`` (httpx 0.28).
-        self._pool = httpcore.AsyncConnectionPool(
-            max_connections=100,  # httpx's defaults
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
-            network_backend=_AsyncioBackend(),
-        )
+def _answers(message: dict[str, Any], request_id: Any) -> bool:
+    """True when ``message`` is the response to our (int) ``request_id``; 4.0 or true never are."""
+    answer_id = message.get("id")
+    return (
+        type(answer_id) is int and answer_id == request_id and "method" not in message
+    )
 
 
 class StreamableHttpTransport:
@@ -383,7 +274,7 @@ class StreamableHttpTransport:
         self._post_headers: httpx.Headers | None = None
         self._post_url = httpx.URL(server.url)
         self._extensions: dict[str, Any] = {}
-        self._direct: _PlainHttpTransport | None = None
+        self._direct: httpx.AsyncHTTPTransport | None = None
         self._drain_streams = True
         self._draining: set[asyncio.Task[None]] = set()
         self._rebuild_headers()
@@ -413,7 +304,7 @@ class StreamableHttpTransport:
             # to it (see send); otherwise this is httpx's default client, as before.
             url = httpx.URL(self.url)
             if url.scheme == "http" and not url.userinfo and not getproxies():
-                self._direct = _PlainHttpTransport()
+                self._direct = plain_http_transport()  # None if httpx changed under us
             # Deadlines are the session's job; httpx only bounds connecting (so "never sent" stays exact).
             client = self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(None, connect=10.0), transport=self._direct
@@ -520,7 +411,7 @@ class StreamableHttpTransport:
         request_id = message.get("id") if "method" in message else None
         status = response.status_code
         if status >= 300:
-            body = await read_capped(response, _ERROR_BODY_LIMIT)
+            body = await read_prefix(response, _ERROR_BODY_LIMIT)
             raise status_error(
                 response,
                 body,
@@ -532,7 +423,14 @@ class StreamableHttpTransport:
             return False  # notification or response: 202 Accepted, nothing to read
         if message.get("method") == "initialize":
             session_id = response.headers.get("mcp-session-id")
-            if session_id is not None and _SESSION_ID.match(session_id):
+            if session_id is not None:
+                if len(session_id) > _MAX_SESSION_ID or not _SESSION_ID.fullmatch(
+                    session_id
+                ):
+                    raise MalformedMessage(
+                        f"{self.name}: invalid Mcp-Session-Id ({len(session_id)} characters,"
+                        f" visible ASCII of at most {_MAX_SESSION_ID} required): {session_id[:40]!r}"
+                    )
                 self.session_id = session_id
                 self._rebuild_headers()
         ctype = response.headers.get("content-type", "")
@@ -545,11 +443,22 @@ class StreamableHttpTransport:
             )
         deliver = self._deliver
         assert deliver is not None
-        if body[:1] == b"[":  # 2025-03-26 servers may answer with a batch
-            for item in _jsonrpc.decode_batch(body):
-                deliver(item)
-            return False
-        deliver(_jsonrpc.decode(body))
+        # 2025-03-26 servers may answer with a batch.
+        items = (
+            _jsonrpc.decode_batch(body) if body[:1] == b"[" else [_jsonrpc.decode(body)]
+        )
+        answered = False
+        for item in items:
+            deliver(item)
+            answered = answered or _answers(item, request_id)
+        if not answered:
+            # This POST carried one request; a JSON answer without its response will not be
+            # followed by another, so fail now instead of waiting out the deadline.
+            ids = [item.get("id") for item in items if "method" not in item]
+            raise MalformedMessage(
+                f"{self.name}: the JSON answer to request {request_id} carries "
+                f"{'the id(s) ' + repr(ids)[:100] if ids else 'no response'}"
+            )
         return False
 
     async def _consume_sse(self, response: httpx.Response, request_id: Any) -> bool:
@@ -574,19 +483,44 @@ class StreamableHttpTransport:
                 f"{self.name}: the response stream ended before the answer to request {request_id}"
             )
         # Handshake era with event ids: resume with GET + Last-Event-ID (2025-11-25 transports).
+        # The POST was delivered, so from here on every failure leaves the outcome unknown: a
+        # "never sent" ConnectError or a 503 of the GET must not read as "safe to send again".
+        try:
+            return await self._resume(parser, request_id, retry_ms)
+        except (httpx.HTTPError, McpError) as exc:
+            if isinstance(exc, McpError) and exc.outcome_unknown:
+                raise
+            raise ConnectionLost(
+                f"{self.name}: lost the answer to request {request_id}: resuming failed: {exc}"
+            ) from exc
+
+    async def _resume(
+        self, parser: SseParser, request_id: Any, retry_ms: int | None
+    ) -> bool:
+        """GET + Last-Event-ID until the answer arrives, then False (nothing left to drain).
+
+        Raises:
+            ConnectionLost: every attempt ended without the answer.
+        """
         for _ in range(self.server.resume_attempts):
+            last_event_id = parser.last_event_id
+            if last_event_id is None or not _EVENT_ID.fullmatch(last_event_id):
+                raise ConnectionLost(
+                    f"{self.name}: the response stream to request {request_id} broke and its last"
+                    " event id is not a header-safe value; not resuming with it"
+                )
             if retry_ms:
                 await asyncio.sleep(min(retry_ms, 10_000) / 1000)
             headers = {k: v for k, v in self._headers.items() if k != "content-type"}
             headers["accept"] = "text/event-stream"
-            headers["last-event-id"] = parser.last_event_id
+            headers["last-event-id"] = last_event_id
             client = self._client
             assert client is not None
             request = client.build_request("GET", self.url, headers=headers)
             resumed = await client.send(request, stream=True)
             try:
                 if resumed.status_code != 200:
-                    body = await read_capped(resumed, _ERROR_BODY_LIMIT)
+                    body = await read_prefix(resumed, _ERROR_BODY_LIMIT)
                     raise status_error(
                         resumed,
                         body,
@@ -594,7 +528,7 @@ class StreamableHttpTransport:
                         had_session=self.session_id is not None,
                     )
                 if await self._read_events(resumed.aiter_bytes(), parser, request_id):
-                    return
+                    return False  # answered; the resumed stream is closed here, not drained
             finally:
                 await resumed.aclose()
             retry_ms = parser.retry_ms or retry_ms
@@ -638,7 +572,7 @@ class StreamableHttpTransport:
                         continue  # priming events carry an id and no data
                     message = _jsonrpc.decode(event.data)
                     deliver(message)
-                    if message.get("id") == request_id and "method" not in message:
+                    if _answers(message, request_id):
                         return True
         except (httpx.ReadError, httpx.RemoteProtocolError):
             return False

@@ -129,3 +129,9 @@ def test_client_scenario_passes(runs, run_id):
     assert not bad, "\n".join(bad) + "\n" + run.summary()
     assert "FAIL " not in run.driver_output, run.summary()
     assert run.returncode == 0, run.summary()
+    if scenario_of(run_id) == "json-schema-ref-no-deref":
+        assert "validated locally, sent" in run.driver_output, run.summary()
+
+
+def scenario_of(run_id: str) -> str:
+    return RUNS[run_id][0]

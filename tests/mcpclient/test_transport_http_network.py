@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 import mcpclient
-from mcpclient._transports.streamable_http import (
-    StreamableHttpTransport,
-    _AsyncioBackend,
-    _PlainHttpTransport,
+from mcpclient._transports._asyncio_backend import AsyncioBackend as _AsyncioBackend
+from mcpclient._transports._httpx_compat import (
+    PlainHttpTransport as _PlainHttpTransport,
 )
+from mcpclient._transports.streamable_http import StreamableHttpTransport
 
 from .servers.scripted_http import Reply, Request, json_reply, scripted_server
 from .test_transport_streamable_http import handshake_server, ok

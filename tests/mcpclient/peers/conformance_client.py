@@ -18,7 +18,8 @@ from typing import Any
 
 import mcpclient
 
-# Scenarios whose servers serve tools/list only: calling their tools would fail on the server's side.
+# Scenarios whose servers serve tools/list only: their tools are called with every property given,
+# which exercises local validation (the refs in the schema), and the server's refusal is expected.
 LIST_ONLY = {"json-schema-ref-no-deref"}
 SCHEMA_ECHO = "json_schema_echo"
 
@@ -110,6 +111,9 @@ class Driver:
                 {"name": tool.name, "arguments": _sample(tool.input_schema)}
                 for tool in tools
             ]
+        if scenario in LIST_ONLY:
+            for tool in tools or []:
+                await self.validated_locally(client, tool)
         for call in calls or []:
             result = await self.step(
                 f"tools/call {call['name']}",
@@ -131,6 +135,25 @@ class Driver:
                     f"prompts/get {prompt.name}",
                     client.get_prompt(prompt.name, arguments),
                 )
+
+    async def validated_locally(
+        self, client: mcpclient.ClientSession, tool: mcpclient.Tool
+    ) -> None:
+        """Call ``tool`` with every property present: it must pass our validation and be sent."""
+        properties = tool.input_schema.get("properties") or {}
+        arguments = {name: _sample(sub) for name, sub in properties.items()}
+        label = f"tools/call {tool.name} with every property"
+        try:
+            await client.call_tool(tool.name, arguments)
+        except mcpclient.ToolValidationError as exc:
+            self.failed += 1
+            print(f"FAIL {label}: refused locally: {exc}", flush=True)
+            return
+        except mcpclient.JsonRpcError as exc:
+            print(f"ok   {label}: validated locally, sent; the server answered {exc}")
+            return
+        print(f"ok   {label}: validated locally, sent, answered")
+        print(f"     schema warnings: {list(tool.schema_warnings)}")
 
 
 def main() -> None:
