@@ -56,8 +56,10 @@ def _parse(data: bytes | str) -> Any:
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise MalformedMessage(f"not JSON: {_preview(data)}") from exc
     # Only a message with more brackets than MAX_DEPTH can be too deep: counting is a C loop.
-    brackets = data.count(b"[" if isinstance(data, bytes) else "[") + data.count(
-        b"{" if isinstance(data, bytes) else "{"
+    brackets = (
+        data.count(b"[") + data.count(b"{")
+        if isinstance(data, bytes)
+        else data.count("[") + data.count("{")
     )
     if brackets > MAX_DEPTH and depth_exceeds(value, MAX_DEPTH):
         raise MalformedMessage(

@@ -17,7 +17,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before attempt ``attempt + 1`` (``attempt`` counts from 0)."""
-        base = min(self.base * (2**attempt), self.cap)
+        base = min(self.base * 2.0**attempt, self.cap)
         if retry_after is not None:
             base = max(base, retry_after)  # the server knows better than our schedule
         return base + random.uniform(0.0, base * self.jitter)

@@ -67,7 +67,8 @@ _SCHEMA_VALUES = frozenset(
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
     """The registry's retrieve hook: nothing outside the document is ever fetched."""
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    # An attrs exception; mypy's view of its generated __init__ misses the field.
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 #: Metaschemas (in memory, from jsonschema-specifications) plus a retrieve hook that refuses.
@@ -252,6 +253,10 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+def _any_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    return lambda v: any(c(v) for c in checks)
+
+
 def _compile(schema: Any) -> Callable[[Any], bool] | None:
     """A closure deciding validity for plain schemas (type, properties, required, items,
     additionalProperties), or None when the schema uses anything else."""
@@ -281,7 +286,7 @@ def _compile(schema: Any) -> Callable[[Any], bool] | None:
         checks.append(
             type_checks[0]
             if len(type_checks) == 1
-            else lambda v, cs=type_checks: any(c(v) for c in cs)
+            else _any_of(type_checks)
         )
     props = schema.get("properties", {})
     required = schema.get("required", [])

@@ -857,6 +857,7 @@ class ClientSession:
         )
         if (
             validators is not None
+            and tool is not None
             and self.validate
             and (
                 errors := _schema.errors_of(
@@ -875,7 +876,7 @@ class ClientSession:
                     self.observer,
                     "tools/call",
                     name,
-                    tool.schema_hash if tool else None,
+                    tool.schema_hash,
                     None,
                     arguments,
                     time.time(),
