@@ -3,6 +3,11 @@
 ``python bench/mcp_sdk_server.py`` serves stdio; ``--http`` binds 127.0.0.1 on a free port, prints
 ``PORT <n>`` once it listens and serves Streamable HTTP at /mcp (stateful; SSE answers to handshake-era
 requests, JSON answers to 2026-07-28 requests).
+
+Configured as the SDK's ``MCPServer.run("streamable-http")`` does it (uvicorn, the SDK's
+``streamable_http_app``, log level warning, stateful, SSE answers); the socket is bound here only
+to pick a free port, with the TCP protocol set so that asyncio enables TCP_NODELAY exactly as it
+does for a socket uvicorn binds itself. Both clients talk to this same server.
 """
 
 import asyncio

@@ -385,6 +385,16 @@ class Ours(Server):
 
 
 class Peer(Server):
+    """django-eventstream as its README sets it up, nothing tuned for or against it.
+
+    Daphne serving Django's own ASGI handler (README "Setup" and "Deploying": no Channels routing),
+    "daphne" and "django_eventstream" in INSTALLED_APPS; EVENTSTREAM_REDIS so that
+    ``send_event`` from this process reaches the server's listeners (README "Multiple instances
+    and scaling"); no storage for the live measures (the README's default) and
+    DjangoModelStorage for replay (README "Event storage"); CONN_MAX_AGE 0, as Django's database
+    notes say for ASGI. The project's middleware stays, as in any app that adds the package.
+    """
+
     name = "django-eventstream 5.3"
     ready = b"event: stream-open"
 
