@@ -283,11 +283,7 @@ def _compile(schema: Any) -> Callable[[Any], bool] | None:
         ):
             return None
         type_checks = [_TYPE_CHECKS[n] for n in names]
-        checks.append(
-            type_checks[0]
-            if len(type_checks) == 1
-            else _any_of(type_checks)
-        )
+        checks.append(type_checks[0] if len(type_checks) == 1 else _any_of(type_checks))
     props = schema.get("properties", {})
     required = schema.get("required", [])
     extra = schema.get("additionalProperties", True)

@@ -1,8 +1,11 @@
-"""ClientSession: version negotiation, one Future per request id, timeouts, retries, typed calls.
+"""ClientSession: the lifecycle, one Future per request id, the call policy, the typed calls.
 
 The hot path of a call is: build the message, register a Future under a fresh id, hand the message to
 the transport, await the Future (the transport's reader or the POST itself resolves it). No task is
-created per call; cancellation and timeouts free the id and tell the server.
+created per call; cancellation and timeouts free the id and tell the server. The session composes
+the other concerns, each in its own module: what handshake answers mean (_negotiation), the tool
+listing and its schemas (_tools), untrusted results into typed values (_catalog), what the server
+sends unasked (_incoming), the observer's record (_records), retries (_retry), the breaker (_breaker).
 """
 
 from __future__ import annotations
@@ -16,11 +19,10 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import _jsonrpc, _schema
+from . import _catalog, _jsonrpc, _schema
 from ._breaker import CircuitBreaker
 from ._exceptions import (
     HEADER_MISMATCH,
-    METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
     CapabilityError,
     ConnectionLost,
@@ -29,33 +31,35 @@ from ._exceptions import (
     Layer,
     MalformedResult,
     McpError,
-    OutputSchemaMismatch,
     ResponseTimeout,
     SessionExpired,
     ToolValidationError,
     UsageError,
     VersionMismatch,
 )
+from ._incoming import ServerRequests, progress_arguments
+from ._negotiation import (
+    ServerHello,
+    hello_from_discover,
+    hello_from_initialize,
+    modern_meta,
+    supported_versions,
+)
+from ._records import call_record, notify
 from ._retry import RetryPolicy
+from ._tools import ToolCatalog
 from ._types import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
     MODERN_VERSION,
-    CallRecord,
     CallToolResult,
     GetPromptResult,
     Observer,
     ProgressCallback,
     Prompt,
-    PromptArgument,
-    PromptMessage,
     ReadResourceResult,
     Resource,
-    ResourceContents,
     Tool,
-    ToolAnnotations,
-    canonical_json,
-    sha256_hex,
 )
 
 if TYPE_CHECKING:
@@ -66,26 +70,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpclient")
 
 CLIENT_INFO = {"name": "mcpclient", "version": "0.1.0"}
-_META_VERSION = "io.modelcontextprotocol/protocolVersion"
-_META_CAPS = "io.modelcontextprotocol/clientCapabilities"
-_META_INFO = "io.modelcontextprotocol/clientInfo"
-_META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 _MAX_PAGES = 1000
 _NEW, _OPENING, _OPEN, _CLOSED = range(4)
-
-
-def _supported(exc: JsonRpcError) -> list[str]:
-    """The ``supported`` versions a -32022 error lists (empty when it lists none)."""
-    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
-    return (
-        [v for v in supported if isinstance(v, str)]
-        if isinstance(supported, list)
-        else []
-    )
-
-
-def _is_number(value: Any) -> bool:
-    return type(value) in (int, float)
 
 
 def _expire(future: asyncio.Future[Any]) -> None:
@@ -125,8 +111,6 @@ class ClientSession:
         )
         #: Answers to ids we no longer wait for (late), or whose id is not one we could have sent.
         self.unknown_responses = 0
-        #: Server-to-client requests dropped: over the queue's bound, or forbidden by the version.
-        self.refused_server_requests = 0
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
@@ -139,14 +123,11 @@ class ClientSession:
         self._next_id = 1
         self._dead: McpError | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        # Answers to server-to-client requests, sent in order by one task, at most this many queued.
-        self._replies: collections.deque[dict[str, Any]] = collections.deque()
-        self._max_replies = max_server_requests
-        self._replying = False
+        self._server_requests = ServerRequests(
+            transport, self._spawn, limit=max_server_requests
+        )
         self._semaphore = asyncio.Semaphore(max_concurrency)
-        self._tools: dict[str, Tool] | None = None
-        self._validators: dict[str, tuple[Any, Any]] = {}
-        self._header_maps: dict[str, dict[tuple[str, ...], str]] = {}
+        self._tools = ToolCatalog(transport.name)
         self._session_generation = 0
         self._reinit_lock = asyncio.Lock()
         self._pinned: str | None = None
@@ -165,6 +146,11 @@ class ClientSession:
     def is_modern(self) -> bool:
         """True on 2026-07-28 (stateless, per-request ``_meta``)."""
         return self._modern
+
+    @property
+    def refused_server_requests(self) -> int:
+        """Server-to-client requests left unanswered: over the bound, or forbidden by the version."""
+        return self._server_requests.refused
 
     @property
     def stderr(self) -> list[str]:
@@ -241,7 +227,7 @@ class ClientSession:
                 # (2026-07-28 basic/versioning: the client SHOULD retry with a mutual version).
                 if not (
                     exc.code == UNSUPPORTED_PROTOCOL_VERSION
-                    and MODERN_VERSION in _supported(exc)
+                    and MODERN_VERSION in supported_versions(exc)
                 ):
                     raise
                 result = await self._request(
@@ -267,7 +253,7 @@ class ClientSession:
                 ) from exc
             logger.debug("server/discover failed (%s); falling back to initialize", exc)
             if isinstance(exc, JsonRpcError):
-                self._probe_supported = _supported(exc)
+                self._probe_supported = supported_versions(exc)
             self._set_version(None, modern=False)
             return False
         supported = result.get("supportedVersions")
@@ -280,13 +266,7 @@ class ClientSession:
                 )
             self._set_version(None, modern=False)
             return False
-        caps = result.get("capabilities")
-        self.server_capabilities = caps if isinstance(caps, dict) else {}
-        meta = result.get("_meta")
-        info = meta.get(_META_SERVER_INFO) if isinstance(meta, dict) else None
-        self.server_info = info if isinstance(info, dict) else {}
-        instructions = result.get("instructions")
-        self.instructions = instructions if isinstance(instructions, str) else None
+        self._hello(hello_from_discover(result))
         return True
 
     async def _initialize(
@@ -312,27 +292,19 @@ class ClientSession:
                 requested=version,
                 supported=[answered] if isinstance(answered, str) else [],
             )
-        caps = result.get("capabilities")
-        self.server_capabilities = caps if isinstance(caps, dict) else {}
-        info = result.get("serverInfo")
-        self.server_info = info if isinstance(info, dict) else {}
-        instructions = result.get("instructions")
-        self.instructions = instructions if isinstance(instructions, str) else None
+        self._hello(hello_from_initialize(result))
         self._set_version(answered, modern=False)
         await self.transport.send(_jsonrpc.notification("notifications/initialized"))
+
+    def _hello(self, hello: ServerHello) -> None:
+        self.server_capabilities = hello.capabilities
+        self.server_info = hello.server_info
+        self.instructions = hello.instructions
 
     def _set_version(self, version: str | None, *, modern: bool) -> None:
         self.protocol_version = version
         self._modern = modern
-        self._meta = (
-            {
-                _META_VERSION: MODERN_VERSION,
-                _META_CAPS: {},
-                _META_INFO: self.client_info,
-            }
-            if modern
-            else {}
-        )
+        self._meta = modern_meta(self.client_info) if modern else {}
         self.transport.configure(protocol_version=version, modern=modern)  # type: ignore[arg-type]
 
     async def _reinitialize(self, generation: int, *, timeout: float) -> None:
@@ -387,86 +359,25 @@ class ClientSession:
                 future.set_result(message)
             return
         if "id" in message:
-            self._answer_server_request(message)
+            self._server_requests.answer(message, modern=self._modern)
         elif method == "notifications/progress":
             self._on_progress(message.get("params"))
         else:
             if method == "notifications/tools/list_changed":
-                self._tools = None
+                self._tools.forget()
             self.notifications.append(message)
 
     def _on_progress(self, params: Any) -> None:
-        if type(params) is not dict:
-            return
-        token = params.get("progressToken")
-        callback = self._progress.get(token) if type(token) is int else None
-        progress = params.get("progress", 0)
-        total = params.get("total")
-        text = params.get("message")
-        if (
-            callback is None
-            or not _is_number(progress)
-            or not (total is None or _is_number(total))
-            or not (text is None or type(text) is str)
-        ):
+        arguments = progress_arguments(params)
+        callback = self._progress.get(arguments[0]) if arguments is not None else None
+        if arguments is None or callback is None:
             return
         try:
-            outcome = callback(progress, total, text)
+            outcome = callback(*arguments[1:])
             if inspect.isawaitable(outcome):
                 self._spawn(outcome)
         except Exception:
             logger.exception("progress callback failed")
-
-    def _answer_server_request(self, message: dict[str, Any]) -> None:
-        """Answer a server-to-client request: in order, bounded, and only where the version allows."""
-        if self._modern and self.transport.kind == "streamable_http":
-            # 2026-07-28 HTTP: servers send no requests and clients MUST NOT POST responses.
-            self.refused_server_requests += 1
-            return
-        method = message["method"]
-        # We declare no client capabilities, so sampling, elicitation and roots get "method not found"
-        # at once rather than a server waiting forever; ping (handshake era) MUST be answered.
-        if method == "ping" and not self._modern:
-            reply: dict[str, Any] = {
-                "jsonrpc": "2.0",
-                "id": message["id"],
-                "result": {},
-            }
-        else:
-            reply = _jsonrpc.error_response(
-                message["id"],
-                METHOD_NOT_FOUND,
-                f"client does not support {str(method)[:100]!r}",
-            )
-        send_nowait = self._send_nowait
-        if not self._replies and send_nowait is not None:
-            with contextlib.suppress(McpError):
-                if send_nowait(reply):
-                    return  # stdio: written in this loop iteration, in order
-        if len(self._replies) >= self._max_replies:
-            # A burst beyond the bound is refused (left unanswered), not one POST per request.
-            self.refused_server_requests += 1
-            logger.warning(
-                "%s: more than %d server requests waiting for an answer; dropping one",
-                self.transport.name,
-                self._max_replies,
-            )
-            return
-        self._replies.append(reply)
-        if not self._replying:
-            self._replying = True
-            self._spawn(self._send_replies())
-
-    async def _send_replies(self) -> None:
-        try:
-            while self._replies:
-                reply = self._replies.popleft()
-                try:
-                    await self.transport.send(reply)
-                except McpError as exc:
-                    logger.debug("answer to a server request failed: %s", exc)
-        finally:
-            self._replying = False
 
     def _spawn(self, awaitable: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(awaitable)
@@ -709,44 +620,24 @@ class ClientSession:
         result: dict[str, Any] | None,
         failure: BaseException | None,
     ) -> None:
-        ended = time.time()
-        record = CallRecord(
-            server=self.transport.name,
-            transport=self.transport.kind,
-            protocol_version=self.protocol_version,
-            method=method,
-            tool=tool,
-            schema_hash=schema_hash,
-            request_id=request_id,
-            arguments_hash=sha256_hex(canonical_json(arguments))
-            if arguments is not None
-            else None,
-            started_at=started,
-            latency_ms=(ended - started) * 1000.0,
-            deadline=started + budget,
-            retries=retries,
-            outcome="ok",
+        notify(
+            observer,
+            call_record(
+                server=self.transport.name,
+                transport=self.transport.kind,
+                protocol_version=self.protocol_version,
+                method=method,
+                tool=tool,
+                schema_hash=schema_hash,
+                request_id=request_id,
+                arguments=arguments,
+                started=started,
+                budget=budget,
+                retries=retries,
+                result=result,
+                failure=failure,
+            ),
         )
-        if failure is not None:
-            record.outcome = "error"
-            if isinstance(failure, McpError):
-                record.error_layer = str(failure.layer)
-                record.error_code = failure.code
-                record.error_message = failure.message
-            else:
-                record.error_code = type(failure).__name__
-                record.error_message = str(failure)
-        elif result is not None:
-            if result.get("isError") is True:
-                record.outcome = "tool_error"
-                record.error_layer = str(Layer.TOOL_EXECUTION)
-            data = canonical_json(result)
-            record.result_hash = sha256_hex(data)
-            record.result_size = len(data)
-        try:
-            observer(record)
-        except Exception:
-            logger.exception("observer failed")
 
     # -- tools -------------------------------------------------------------------------------------
 
@@ -759,75 +650,7 @@ class ClientSession:
         self._check_open()
         self._require("tools")
         raw = await self._paginate("tools/list", "tools", timeout)
-        tools: dict[str, Tool] = {}
-        self._header_maps = {}  # rebuilt from this listing: annotations may have gone
-        for item in raw:
-            tool = self._parse_tool(item)
-            if tool is not None:
-                tools[tool.name] = tool
-        self._tools = tools
-        return list(tools.values())
-
-    def _parse_tool(self, item: Any) -> Tool | None:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("name"), str)
-            or not isinstance(item.get("inputSchema"), dict)
-        ):
-            raise MalformedResult(
-                f"{self.transport.name}: malformed tool entry {str(item)[:200]!r}"
-            )
-        input_schema = item["inputSchema"]
-        output_schema = (
-            item.get("outputSchema")
-            if isinstance(item.get("outputSchema"), dict)
-            else None
-        )
-        digest = _schema.schema_hash(
-            {"inputSchema": input_schema, "outputSchema": output_schema}
-        )
-        if self._modern:
-            header_map = _schema.x_mcp_headers(input_schema)
-            if isinstance(header_map, str):
-                # 2026-07-28: clients MUST drop tools whose x-mcp-header annotations are invalid.
-                logger.warning("dropping tool %r: %s", item["name"], header_map)
-                return None
-            if header_map:
-                self._header_maps[item["name"]] = header_map
-        if digest not in self._validators:
-            in_validator = _schema.validator_for(
-                input_schema, _schema.schema_hash(input_schema)
-            )
-            out_validator = (
-                _schema.validator_for(output_schema, _schema.schema_hash(output_schema))
-                if output_schema is not None
-                else None
-            )
-            self._validators[digest] = (in_validator, out_validator)
-        warnings = _schema.warnings_for(_schema.schema_hash(input_schema))
-        if output_schema is not None:
-            warnings += _schema.warnings_for(_schema.schema_hash(output_schema))
-        for warning in warnings:
-            logger.warning(
-                "%s: tool %r: %s", self.transport.name, item["name"], warning
-            )
-        description = item.get("description")
-        title = item.get("title")
-        return Tool(
-            name=item["name"],
-            description=description if isinstance(description, str) else None,
-            input_schema=input_schema,
-            output_schema=output_schema,
-            annotations=ToolAnnotations.from_wire(
-                item.get("annotations")
-                if isinstance(item.get("annotations"), dict)
-                else None
-            ),
-            schema_hash=digest,
-            title=title if isinstance(title, str) else None,
-            raw=item,
-            schema_warnings=warnings,
-        )
+        return self._tools.replace(raw, modern=self._modern)
 
     async def call_tool(
         self,
@@ -851,20 +674,11 @@ class ClientSession:
         self._check_open()
         self._require("tools")
         arguments = {} if arguments is None else arguments
-        tool = self._tools.get(name) if self._tools is not None else None
-        validators = (
-            self._validators.get(tool.schema_hash) if tool is not None else None
-        )
+        tool = self._tools.get(name)
         if (
-            validators is not None
-            and tool is not None
+            tool is not None
             and self.validate
-            and (
-                errors := _schema.errors_of(
-                    validators[0],
-                    _schema.without_optional_nulls(arguments, tool.input_schema),
-                )
-            )
+            and (errors := self._tools.argument_errors(tool, arguments))
         ):
             error = ToolValidationError(
                 f"arguments for {name!r} do not match its inputSchema: {'; '.join(errors)}",
@@ -895,7 +709,7 @@ class ClientSession:
             if (
                 self._modern
                 and self._supports_headers
-                and (header_map := self._header_maps.get(name))
+                and (header_map := self._tools.header_map(name))
             ):
                 headers = _schema.param_headers(header_map, arguments)
             try:
@@ -921,49 +735,10 @@ class ClientSession:
                 if remaining <= 0:
                     raise
                 await self.list_tools(timeout=remaining)
-        self._check_complete(raw, "tools/call")
-        content = raw.get("content")
-        if type(content) is not list or not all(
-            type(b) is dict and type(b.get("type")) is str for b in content
-        ):
-            raise MalformedResult(
-                f"{self.transport.name}: tools/call {name!r} returned malformed content"
-            )
-        result = CallToolResult(
-            content,
-            raw.get("structuredContent"),
-            raw.get("isError") is True,
-            raw.get("_meta"),
-            name,
-            raw,
-        )
-        if (
-            validators is not None
-            and validators[1] is not None
-            and self.validate
-            and not result.is_error
-        ):
-            if result.structured_content is None:
-                raise OutputSchemaMismatch(
-                    f"{name!r} declares an outputSchema but returned no structuredContent",
-                    tool=name,
-                    errors=["structuredContent missing"],
-                )
-            if errors := _schema.errors_of(validators[1], result.structured_content):
-                raise OutputSchemaMismatch(
-                    f"structuredContent of {name!r} does not match its outputSchema: {'; '.join(errors)}",
-                    tool=name,
-                    errors=errors,
-                )
+        result = _catalog.tool_result(raw, name, server=self.transport.name)
+        if tool is not None and self.validate:
+            self._tools.check_output(tool, result)
         return result
-
-    def _check_complete(self, raw: dict[str, Any], method: str) -> None:
-        result_type = raw.get("resultType", "complete")
-        if result_type != "complete":
-            # MRTR (InputRequiredResult) needs elicitation/sampling/roots, which we do not implement.
-            raise CapabilityError(
-                f"{self.transport.name}: {method} answered resultType {result_type!r}, which this client does not support"
-            )
 
     # -- resources and prompts -------------------------------------------------------------------
 
@@ -1016,23 +791,7 @@ class ClientSession:
         self._check_open()
         self._require("resources")
         raw = await self._paginate("resources/list", "resources", timeout)
-        out = []
-        for item in raw:
-            if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
-                raise MalformedResult(
-                    f"{self.transport.name}: malformed resource entry {str(item)[:200]!r}"
-                )
-            out.append(
-                Resource(
-                    item["uri"],
-                    item.get("name"),
-                    item.get("description"),
-                    item.get("mimeType"),
-                    item.get("title"),
-                    item,
-                )
-            )
-        return out
+        return _catalog.resources(raw, server=self.transport.name)
 
     async def list_resource_templates(
         self, *, timeout: float | None = None
@@ -1061,23 +820,7 @@ class ClientSession:
             timeout=timeout,
             idempotent=True,
         )
-        self._check_complete(raw, "resources/read")
-        contents = raw.get("contents")
-        if not isinstance(contents, list) or not all(
-            isinstance(c, dict) and isinstance(c.get("uri"), str) for c in contents
-        ):
-            raise MalformedResult(
-                f"{self.transport.name}: resources/read {uri!r} returned malformed contents"
-            )
-        return ReadResourceResult(
-            [
-                ResourceContents(
-                    c["uri"], c.get("mimeType"), c.get("text"), c.get("blob"), c
-                )
-                for c in contents
-            ],
-            raw,
-        )
+        return _catalog.read_result(raw, uri, server=self.transport.name)
 
     async def list_prompts(self, *, timeout: float | None = None) -> list[Prompt]:
         """Every prompt, following nextCursor.
@@ -1088,25 +831,7 @@ class ClientSession:
         self._check_open()
         self._require("prompts")
         raw = await self._paginate("prompts/list", "prompts", timeout)
-        out = []
-        for item in raw:
-            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-                raise MalformedResult(
-                    f"{self.transport.name}: malformed prompt entry {str(item)[:200]!r}"
-                )
-            args = [
-                PromptArgument(
-                    a["name"], a.get("description"), a.get("required") is True
-                )
-                for a in item.get("arguments") or []
-                if isinstance(a, dict) and isinstance(a.get("name"), str)
-            ]
-            out.append(
-                Prompt(
-                    item["name"], item.get("description"), args, item.get("title"), item
-                )
-            )
-        return out
+        return _catalog.prompts(raw, server=self.transport.name)
 
     async def get_prompt(
         self,
@@ -1128,20 +853,7 @@ class ClientSession:
         raw = await self._call(
             "prompts/get", self._params(params), timeout=timeout, idempotent=True
         )
-        self._check_complete(raw, "prompts/get")
-        messages = raw.get("messages")
-        if not isinstance(messages, list) or not all(
-            isinstance(m, dict) and isinstance(m.get("content"), dict) for m in messages
-        ):
-            raise MalformedResult(
-                f"{self.transport.name}: prompts/get {name!r} returned malformed messages"
-            )
-        description = raw.get("description")
-        return GetPromptResult(
-            description if isinstance(description, str) else None,
-            [PromptMessage(str(m.get("role")), m["content"]) for m in messages],
-            raw,
-        )
+        return _catalog.prompt_result(raw, name, server=self.transport.name)
 
     async def send_request(
         self,

@@ -394,14 +394,14 @@ async def test_notifications_are_kept_bounded_and_list_changed_drops_the_tool_ca
 
     async with session(handler, max_notifications=3) as (client, _):
         await client.list_tools()
-        assert client._tools is not None
+        assert client._tools.tools is not None
         await client.call_tool("x")
         assert [n.get("params", {}).get("i") for n in client.notifications] == [
             3,
             4,
             None,
         ]
-        assert client._tools is None
+        assert client._tools.tools is None
 
 
 async def test_the_server_going_away_fails_every_pending_call_at_once():
