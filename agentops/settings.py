@@ -162,7 +162,18 @@ DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
 )
 # The broker must not redeliver an unacknowledged task while its lease can still be alive.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4)
+    "visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4),
+    # A broker that hangs (paused, or gone without closing TCP) must fail an enqueue within
+    # seconds, not hold the request forever (it did): the queued row is the outbox, and the
+    # reaper sends it later. Two tries of up to 2 s each (the policy below), then give up.
+    "socket_timeout": 2,
+    "socket_connect_timeout": 2,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
 }
 CELERY_BEAT_SCHEDULE = {
     "diagnosis-reaper": {

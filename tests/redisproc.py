@@ -2,6 +2,7 @@
 again on the same port (a broker outage) without touching the machine's Redis or the run's."""
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -54,12 +55,23 @@ class RedisProcess:
         proc, self.process = self.process, None
         if proc is None or proc.poll() is not None:
             return
+        proc.send_signal(signal.SIGCONT)  # a paused server must run to stop
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+    def pause(self) -> None:
+        """SIGSTOP: connections stay open and connects still succeed (the kernel accepts them),
+        but nothing answers, as when a broker hangs or the network drops its packets."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
 
     def __enter__(self) -> "RedisProcess":
         self.start()

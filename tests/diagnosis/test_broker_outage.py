@@ -1,6 +1,7 @@
 """Redis, the Celery broker, stops for 10 s while a diagnosis runs: the worker, beat and Daphne
 ride it out, the running diagnosis finishes, and one created during the outage runs afterwards
-(its queued row is the outbox; the reaper re-dispatches it)."""
+(its queued row is the outbox; the reaper re-dispatches it). A broker that hangs instead fails
+Daphne's enqueue within seconds, and the incident is still created."""
 
 import subprocess
 import sys
@@ -158,3 +159,53 @@ def test_worker_rides_out_a_redis_outage_and_incidents_from_it_complete(
     ).exists()
     _check_events(running)
     _check_events(during)
+
+
+def test_incident_create_answers_while_the_broker_hangs(live_db_env, tmp_path):
+    with RedisProcess(tmp_path / "redis") as broker:
+        env = {
+            **live_db_env,
+            "REDIS_URL": broker.url,
+            "CELERY_BROKER_URL": broker.url,
+        }
+        port = free_port()
+        log = tmp_path / "web.log"
+        web = _start(
+            ["daphne", "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
+            env,
+            log,
+        )
+        tenant = factories.make_tenant("hang")
+        secret = factories.make_token(factories.make_member(tenant))
+        base = f"http://127.0.0.1:{port}"
+
+        def create() -> httpx.Response:
+            return httpx.post(
+                f"{base}/api/incidents",
+                headers={"Authorization": f"Bearer {secret}"},
+                json={"title": "t", "service": "s", "severity": "sev2"},
+                # Generous: the enqueue gives up within seconds; without a socket timeout it
+                # waited for as long as the broker hung.
+                timeout=60,
+            )
+
+        def up() -> bool:
+            try:
+                return httpx.get(f"{base}/healthz", timeout=1).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        try:
+            wait_for(up, timeout=30, what="daphne to answer /healthz")
+            # The first create opens the pooled broker connection that then hangs.
+            assert create().status_code == 201
+            broker.pause()
+            try:
+                response = create()
+            finally:
+                broker.resume()
+            assert response.status_code == 201, f"{response.text}\n{_tail(log)}"
+            assert _state(response.json()["task"]["id"]) == TaskState.QUEUED
+        finally:
+            stop(web)
+            wait_for_other_sessions_to_close()
