@@ -424,7 +424,9 @@ async def test_a_404_with_a_huge_body_on_our_session_still_reinitializes():
     ) == 2
 
 
-async def test_a_legacy_post_answer_is_bounded_like_everything_else():
+def _legacy_posts_answered(reply: Reply):
+    """A 2024-11-05 server: the event stream announces /m and stays open; every POST gets ``reply``."""
+
     async def handler(request: Request) -> Reply:
         if request.method == "GET":
 
@@ -433,9 +435,17 @@ async def test_a_legacy_post_answer_is_bounded_like_everything_else():
                 await asyncio.Event().wait()
 
             return Reply(200, {"content-type": "text/event-stream"}, held_open())  # type: ignore[arg-type]
-        return Reply(202, {"content-type": "text/plain"}, [b"y" * 100_000])
+        return reply
 
-    async with scripted_server(handler) as srv:
+    return handler
+
+
+async def test_a_legacy_post_answer_is_bounded_like_everything_else():
+    async with scripted_server(
+        _legacy_posts_answered(
+            Reply(202, {"content-type": "text/plain"}, [b"y" * 100_000])
+        )
+    ) as srv:
         with pytest.raises(mcpclient.MessageTooLarge):
             async with mcpclient.connect(
                 mcpclient.LegacySseServer(url=srv.url, max_message_size=10_000)
@@ -444,17 +454,7 @@ async def test_a_legacy_post_answer_is_bounded_like_everything_else():
 
 
 async def test_a_legacy_error_answer_with_a_huge_body_keeps_its_status():
-    async def handler(request: Request) -> Reply:
-        if request.method == "GET":
-
-            async def held_open():
-                yield b"event: endpoint\ndata: /m\n\n"
-                await asyncio.Event().wait()
-
-            return Reply(200, {"content-type": "text/event-stream"}, held_open())  # type: ignore[arg-type]
-        return Reply(403, {}, [BIG])
-
-    async with scripted_server(handler) as srv:
+    async with scripted_server(_legacy_posts_answered(Reply(403, {}, [BIG]))) as srv:
         with pytest.raises(mcpclient.AuthorizationError):
             async with mcpclient.connect(mcpclient.LegacySseServer(url=srv.url)):
                 pass
@@ -717,41 +717,19 @@ async def test_an_unknown_host_is_not_retried():
     assert not info.value.retryable
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 async def test_a_certificate_that_fails_verification_is_not_retried(tmp_path):
-    cert, key = _self_signed(tmp_path)
+    from mcpservers.scenarios._certs import self_signed
+
+    now = datetime.datetime.now(datetime.UTC)
+    files = self_signed(
+        tmp_path,
+        "leaf",
+        ["127.0.0.1"],
+        not_before=now - datetime.timedelta(days=1),
+        not_after=now + datetime.timedelta(days=1),
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
+    context.load_cert_chain(files.cert, files.key)
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.close()
