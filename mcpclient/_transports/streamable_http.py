@@ -51,9 +51,8 @@ _DRAIN_TIMEOUT = 0.05  # seconds an answered SSE stream gets to end by itself
 _MAX_DRAINING = 4
 # Patterns are applied with fullmatch: "$" would also match before a final newline.
 _HEADER_SAFE = re.compile(r"[\x20-\x7E]*")
-_SESSION_ID = re.compile(
-    r"[\x21-\x7E]+"
-)  # visible ASCII (Streamable HTTP, "Session Management")
+# Mcp-Session-Id: visible ASCII (Streamable HTTP, "Session Management"), bounded by us.
+_SESSION_ID = re.compile(r"[\x21-\x7E]+")
 _MAX_SESSION_ID = 1024
 # An SSE id we would echo in Last-Event-ID: visible ASCII and space, bounded.
 _EVENT_ID = re.compile(r"[\x20-\x7E]{0,1024}")
