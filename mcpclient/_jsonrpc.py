@@ -120,7 +120,7 @@ def error_from(
 ) -> JsonRpcError | MalformedMessage:
     """Build the exception for a response that carries ``error``."""
     err = message.get("error")
-    if not isinstance(err, dict) or not isinstance(err.get("code"), int):
+    if not isinstance(err, dict) or type(err.get("code")) is not int:  # true is no code
         return MalformedMessage(f"malformed error object: {_preview(json.dumps(err))}")
     msg = err.get("message")
     return JsonRpcError(

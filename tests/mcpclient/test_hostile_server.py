@@ -343,6 +343,15 @@ async def test_a_json_answer_nested_too_deep_is_malformed_over_http():
         await _call_over_http(on_call)
 
 
+def test_an_error_whose_code_is_a_bool_is_malformed():
+    from mcpclient import _jsonrpc
+
+    error = _jsonrpc.error_from(
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "x"}}
+    )
+    assert isinstance(error, mcpclient.MalformedMessage)
+
+
 async def _call_over_http(on_call, *, timeout: float = 5, **connect_kwargs):
     async with (
         scripted_server(handshake_server(on_call)) as srv,
