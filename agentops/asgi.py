@@ -14,6 +14,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path, re_path  # noqa: E402
 
+from agentops import daphne_forms  # noqa: E402
 from diagnosis.streaming.consumer import EventStreamApp  # noqa: E402
 from diagnosis.streaming.draining import install_shutdown_trigger  # noqa: E402
 
@@ -30,3 +31,4 @@ application = ProtocolTypeRouter(
     }
 )
 install_shutdown_trigger()
+daphne_forms.install()

@@ -160,6 +160,9 @@ DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
 DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
     os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5")
 )
+# Test-only plans (diagnosis.plans: the `timed` plan of sleeps) offered by the API and pages;
+# the test suite turns it on. Off, they are reachable only through the service layer.
+DIAGNOSIS_TEST_PLANS = env_bool("DIAGNOSIS_TEST_PLANS", default=False)
 # The broker must not redeliver an unacknowledged task while its lease can still be alive.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4),

@@ -3,6 +3,7 @@
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from diagnosis.models import Severity
 from diagnosis.plans import plan_names
@@ -19,9 +20,10 @@ class IncidentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        names = plan_names(include_test_only=settings.DIAGNOSIS_TEST_PLANS)
         plan = self.fields["plan"]
         assert isinstance(plan, forms.ChoiceField)  # fields is typed dict[str, Field]
-        plan.choices = [(name, name) for name in plan_names()]
+        plan.choices = [(name, name) for name in names]
 
 
 class DecisionForm(forms.Form):

@@ -1,6 +1,7 @@
 """Tables of the diagnosis app (DESIGN §3): tenancy, incidents, tasks, their events and traces."""
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -8,6 +9,9 @@ from django.db.models import Q
 
 from diagnosis.events import EventKind
 from diagnosis.states import ACTIVE, TaskState
+
+if TYPE_CHECKING:
+    from django.db.models.sql.compiler import SQLCompiler, _AsSqlType, _ParamsT
 
 
 class Tenant(models.Model):
@@ -68,6 +72,24 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.membership})"
 
 
+class CallerDateTimeField(models.DateTimeField):  # type: ignore[type-arg]
+    """A datetime a caller supplied. PostgreSQL holds instants Python's datetime cannot (years
+    10000+, BC, infinity), and psycopg fails the whole query reading one: such a value, written
+    before diagnosis.bounds checked input, is read as NULL so one bad row cannot poison a list.
+    """
+
+    def select_format(
+        self, compiler: "SQLCompiler", sql: str, params: "_ParamsT"
+    ) -> "_AsSqlType":
+        sql, params = super().select_format(compiler, sql, params)
+        # The column is named twice, so its parameters (none for a plain column) are too.
+        return (
+            f"CASE WHEN {sql} BETWEEN '0001-01-01 00:00:00+00'::timestamptz "
+            f"AND '9999-12-31 23:59:59.999999+00'::timestamptz THEN {sql} END",
+            (*params, *params),
+        )
+
+
 class Severity(models.TextChoices):
     SEV1 = "sev1"
     SEV2 = "sev2"
@@ -86,8 +108,8 @@ class Incident(models.Model):
         max_length=8, choices=Severity.choices, default=Severity.SEV3
     )
     symptoms = models.TextField(blank=True, max_length=4000)
-    window_start = models.DateTimeField(null=True, blank=True)
-    window_end = models.DateTimeField(null=True, blank=True)
+    window_start = CallerDateTimeField(null=True, blank=True)
+    window_end = CallerDateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -1,16 +1,22 @@
 """Plans: the ordered steps a diagnosis runs. The engine registers its plans here.
 
-A plan is a function `(task) -> list[Step]`. A Step has a name and a callable that receives a
+A plan is a factory `(plan_args) -> list[Step]` registered with a check of its arguments
+(`plan_args` is caller input: a JSON object, checked for type and bounds before any row is
+made, and again by `build_plan` before the worker runs it). A test-only plan (the `timed` plan
+of sleeps) is offered by the API and the pages only where settings.DIAGNOSIS_TEST_PLANS is on;
+the service layer takes it always. A Step has a name and a callable that receives a
 StepContext; it may emit events through the context and must return promptly when
 `context.should_stop()` turns true. Steps must be safe to run again: a task whose worker died
 resumes at its checkpoint, so the step that was running when it died runs a second time.
 """
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from diagnosis.bounds import json_error
 from diagnosis.events import EventKind
 
 
@@ -31,32 +37,87 @@ class Step:
 
 
 PlanFactory = Callable[[Mapping[str, Any]], list[Step]]
-
-_PLANS: dict[str, PlanFactory] = {}
+# Returns why the arguments are refused (naming the key), or None; never raises.
+ArgsCheck = Callable[[Mapping[str, Any]], str | None]
 
 
 class UnknownPlan(LookupError):
     pass
 
 
-def register_plan(name: str) -> Callable[[PlanFactory], PlanFactory]:
+class InvalidPlanArgs(ValueError):
+    pass
+
+
+def no_args(plan_args: Mapping[str, Any]) -> str | None:
+    """The check of a plan that takes no arguments."""
+    return (
+        f"unknown key {sorted(plan_args)[0]!r}; this plan takes none"
+        if plan_args
+        else None
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    factory: PlanFactory
+    check_args: ArgsCheck
+    is_test_only: bool
+
+
+_PLANS: dict[str, _Plan] = {}
+
+
+def register_plan(
+    name: str, *, check_args: ArgsCheck = no_args, is_test_only: bool = False
+) -> Callable[[PlanFactory], PlanFactory]:
     def decorate(factory: PlanFactory) -> PlanFactory:
-        _PLANS[name] = factory
+        _PLANS[name] = _Plan(factory, check_args, is_test_only)
         return factory
 
     return decorate
 
 
-def plan_names() -> list[str]:
-    return sorted(_PLANS)
+def plan_names(*, include_test_only: bool = False) -> list[str]:
+    """Names of the registered plans; test-only ones only when asked for."""
+    return sorted(
+        n for n, p in _PLANS.items() if include_test_only or not p.is_test_only
+    )
+
+
+def plan_errors(
+    plan: Any, plan_args: Any, *, include_test_only: bool
+) -> dict[str, str]:
+    """{"plan" | "plan_args": reason} for a plan name and arguments a caller sent; {} if good."""
+    known = plan_names(include_test_only=include_test_only)
+    if not isinstance(plan, str) or plan not in known:
+        return {"plan": f"unknown plan; one of {', '.join(known)}"}
+    if not isinstance(plan_args, dict):
+        return {"plan_args": "must be a JSON object"}
+    if (reason := json_error(plan_args)) is not None:
+        return {"plan_args": reason}
+    try:
+        reason = _PLANS[plan].check_args(plan_args)
+    except Exception as exc:  # a check that raises refuses, never crashes its caller
+        reason = f"not accepted ({type(exc).__name__})"
+    return {"plan_args": reason} if reason else {}
 
 
 def build_plan(name: str, plan_args: Mapping[str, Any]) -> list[Step]:
+    """The steps of a plan, its arguments checked first.
+
+    Raises:
+        UnknownPlan: no plan has that name.
+        InvalidPlanArgs: the arguments are refused (a row written before they were checked).
+    """
     try:
-        factory = _PLANS[name]
+        plan = _PLANS[name]
     except KeyError:
         raise UnknownPlan(name) from None
-    return factory(plan_args)
+    errors = plan_errors(name, plan_args, include_test_only=True)
+    if errors:
+        raise InvalidPlanArgs(errors["plan_args"])
+    return plan.factory(plan_args)
 
 
 def _sleep_step(seconds: float) -> Callable[[StepContext], None]:
@@ -71,14 +132,52 @@ def _sleep_step(seconds: float) -> Callable[[StepContext], None]:
     return run
 
 
-@register_plan("timed")
-def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
-    """A plan of timed steps, each reported as an agent run; used by tests and the demo.
+TIMED_MAX_STEPS = 50
+TIMED_MAX_STEP_SECONDS = 60.0
+TIMED_MAX_TOTAL_SECONDS = 300.0
+_TIMED_DEFAULT_STEPS = (0.5, 0.5, 0.5)
 
-    plan_args: {"steps": [seconds, …]} (default three steps of 0.5 s), {"fail_at": index}.
-    It calls no tool and claims no diagnosis: its report says exactly that.
+
+def _is_number(value: Any) -> bool:
+    # bool is an int to Python, not a number to a caller writing JSON.
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
+
+
+def timed_args_error(plan_args: Mapping[str, Any]) -> str | None:
+    """The check of the timed plan's arguments (see timed_plan)."""
+    unknown = sorted(set(plan_args) - {"steps", "fail_at"})
+    if unknown:
+        return f"unknown key {unknown[0]!r}; the timed plan takes steps and fail_at"
+    steps = plan_args.get("steps", list(_TIMED_DEFAULT_STEPS))
+    if not isinstance(steps, list) or not 1 <= len(steps) <= TIMED_MAX_STEPS:
+        return f"steps must be a list of 1 to {TIMED_MAX_STEPS} durations in seconds"
+    if not all(_is_number(s) and 0 <= s <= TIMED_MAX_STEP_SECONDS for s in steps):
+        return f"steps: each a number of seconds from 0 to {TIMED_MAX_STEP_SECONDS:g}"
+    if sum(steps) > TIMED_MAX_TOTAL_SECONDS:
+        return f"steps: at most {TIMED_MAX_TOTAL_SECONDS:g} seconds in all"
+    fail_at = plan_args.get("fail_at")
+    if fail_at is not None and not (
+        isinstance(fail_at, int)
+        and not isinstance(fail_at, bool)
+        and 0 <= fail_at < len(steps)
+    ):
+        return f"fail_at must be a step index from 0 to {len(steps) - 1}"
+    return None
+
+
+@register_plan("timed", check_args=timed_args_error, is_test_only=True)
+def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
+    """A plan of timed steps, each reported as an agent run; for tests (test-only).
+
+    plan_args: {"steps": [seconds, …]} (default three steps of 0.5 s; bounds in
+    timed_args_error), {"fail_at": index}. It calls no tool and claims no diagnosis: its report
+    says exactly that.
     """
-    durations = [float(s) for s in plan_args.get("steps", [0.5, 0.5, 0.5])]
+    durations = [float(s) for s in plan_args.get("steps", _TIMED_DEFAULT_STEPS)]
     fail_at = plan_args.get("fail_at")
     steps: list[Step] = []
     for index, seconds in enumerate(durations):
@@ -111,5 +210,10 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
     return steps
 
 
-# Until the diagnosis engine registers "default", the default plan is the timed plan.
-register_plan("default")(timed_plan)
+@register_plan("default")
+def default_plan(plan_args: Mapping[str, Any]) -> list[Step]:
+    """Until the diagnosis engine registers its own: the timed plan's three 0.5 s steps.
+
+    It takes no arguments, so no caller can stretch or break it.
+    """
+    return timed_plan({})

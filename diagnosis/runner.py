@@ -25,7 +25,7 @@ from django.utils import timezone
 from diagnosis import services
 from diagnosis.exceptions import StaleTransition
 from diagnosis.models import DiagnosisTask
-from diagnosis.plans import UnknownPlan, build_plan
+from diagnosis.plans import InvalidPlanArgs, UnknownPlan, build_plan
 from diagnosis.states import TaskState
 
 logger = logging.getLogger(__name__)
@@ -127,6 +127,25 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             error_layer="engine",
             error_code="unknown_plan",
             error_message=f"no plan named {task.plan!r}",
+        )
+    except InvalidPlanArgs as exc:
+        # A row written before its arguments were checked: it fails once, blamed on its input.
+        return _finish(
+            context.task_id,
+            TaskState.FAILED,
+            error_layer="engine",
+            error_code="invalid_plan_args",
+            error_message=f"plan {task.plan!r}: {exc}"[:2000],
+        )
+    except Exception as exc:
+        # A plan that cannot be built never takes the worker down, nor waits out its lease.
+        logger.exception("plan %r of task %s failed to build", task.plan, task.pk)
+        return _finish(
+            context.task_id,
+            TaskState.FAILED,
+            error_layer="engine",
+            error_code=type(exc).__name__,
+            error_message=str(exc)[:2000],
         )
     for index in range(task.checkpoint, len(steps)):
         current = DiagnosisTask.objects.get(pk=context.task_id)

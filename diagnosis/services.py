@@ -16,8 +16,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from diagnosis import bounds, plans
 from diagnosis.events import EventKind
-from diagnosis.exceptions import ActiveTaskExists, StaleTransition, TaskFinished
+from diagnosis.exceptions import (
+    ActiveTaskExists,
+    StaleTransition,
+    TaskFinished,
+    ValidationFailed,
+)
 from diagnosis.models import (
     Approval,
     ApprovalStatus,
@@ -140,6 +146,13 @@ def _enqueue_on_commit(task_id: uuid.UUID) -> None:
     transaction.on_commit(send)
 
 
+def _plan_errors(plan: str, plan_args: Mapping[str, Any] | None) -> dict[str, str]:
+    args = {} if plan_args is None else plan_args
+    return plans.plan_errors(
+        plan, dict(args) if isinstance(args, Mapping) else args, include_test_only=True
+    )
+
+
 def incident_create(
     *,
     tenant: Tenant,
@@ -153,7 +166,18 @@ def incident_create(
     plan: str = "default",
     plan_args: Mapping[str, Any] | None = None,
 ) -> tuple[Incident, DiagnosisTask]:
-    """Create an incident and start its first diagnosis, in one transaction."""
+    """Create an incident and start its first diagnosis, in one transaction.
+
+    Window datetimes are stored in UTC.
+
+    Raises:
+        ValidationFailed: a window datetime out of bounds (diagnosis.bounds), an end before
+            its start, or a plan or plan_args `diagnosis.plans` refuses; nothing is written.
+    """
+    window, window_start, window_end = bounds.window_errors(window_start, window_end)
+    errors = {**_plan_errors(plan, plan_args), **window}
+    if errors:
+        raise ValidationFailed(errors)
     with transaction.atomic():
         incident = Incident.objects.create(
             tenant=tenant,
@@ -180,9 +204,16 @@ def diagnosis_start(
 ) -> DiagnosisTask:
     """Queue a new diagnosis of the incident and enqueue it after commit.
 
+    Any registered plan is taken here, test-only ones included; callers facing users decide
+    which plans they offer (diagnosis.plans.plan_errors).
+
     Raises:
         ActiveTaskExists: the incident already has an unfinished task.
+        ValidationFailed: `diagnosis.plans` refuses the plan or its arguments.
     """
+    errors = _plan_errors(plan, plan_args)
+    if errors:
+        raise ValidationFailed(errors)
     now = timezone.now()
     try:
         with transaction.atomic():

@@ -1,8 +1,21 @@
 """Shared fixtures. Tests run against the real PostgreSQL and Redis named by DATABASE_URL / REDIS_URL."""
 
+import os
+
 import pytest
 
 from tests import factories
+
+# Test-only plans (the `timed` plan of sleeps) through the API and pages: for the web and worker
+# processes tests start (they inherit the environment) and, below, for this one.
+os.environ["DIAGNOSIS_TEST_PLANS"] = "1"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_plans_offered():
+    from django.conf import settings
+
+    settings.DIAGNOSIS_TEST_PLANS = True
 
 
 @pytest.fixture(scope="session", autouse=True)

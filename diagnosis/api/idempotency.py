@@ -16,6 +16,7 @@ PROCESSING_STALE (its request died) may be taken over too.
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -34,6 +35,7 @@ KEY_MAX = 200
 RECORD_TTL = timedelta(hours=24)
 PROCESSING_STALE = timedelta(minutes=5)
 REPLAYED_HEADER = "Idempotent-Replayed"
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]+")
 
 Result = tuple[int, dict[str, Any]]
 # An effect returns its 2xx answer and raises ApiError or a DiagnosisError for anything else.
@@ -53,17 +55,22 @@ def request_hash(method: str, path: str, data: dict[str, Any]) -> str:
 
 
 def idempotency_key(headers: Any) -> str | None:
-    """The request's key, or None. Raises ApiError 400 for a blank or over-long key."""
+    """The request's key, or None.
+
+    Raises:
+        ApiError: 400 for a blank or over-long key, or one with characters other than
+            printable ASCII (a NUL would fail the INSERT; header bytes arrive as Latin-1).
+    """
     key: str | None = headers.get(HEADER)
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > KEY_MAX:
+    if not key or len(key) > KEY_MAX or not _PRINTABLE_ASCII.fullmatch(key):
         raise ApiError(
             400,
             "invalid Idempotency-Key",
             code="invalid",
-            fields={HEADER: f"1 to {KEY_MAX} characters"},
+            fields={HEADER: f"1 to {KEY_MAX} printable ASCII characters"},
         )
     return key
 

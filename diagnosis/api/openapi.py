@@ -7,6 +7,9 @@ schemas below (which list every field and forbid others).
 
 from typing import Any
 
+from django.conf import settings
+
+from diagnosis import bounds, plans
 from diagnosis.api.idempotency import KEY_MAX
 from diagnosis.api.validation import (
     MAX_BODY_BYTES,
@@ -17,7 +20,6 @@ from diagnosis.api.validation import (
     TITLE_MAX,
 )
 from diagnosis.models import ApprovalStatus, Severity
-from diagnosis.plans import plan_names
 from diagnosis.states import TaskState
 
 # Paths served outside Django's URL resolver (agentops/asgi.py routes them first).
@@ -75,8 +77,25 @@ def _schemas() -> dict[str, Schema]:
             _object({"layer": STR, "code": STR, "message": STR}),
         ]
     }
-    plan = {"type": "string", "enum": plan_names(), "default": "default"}
-    plan_args = {"type": "object", "description": "Arguments of the plan."}
+    names = plans.plan_names(include_test_only=settings.DIAGNOSIS_TEST_PLANS)
+    plan = {"type": "string", "enum": names, "default": "default"}
+    plan_args = {
+        "type": "object",
+        "default": {},
+        "description": "Arguments of the plan, checked before anything is created. `default` "
+        "takes none."
+        + (
+            " `timed` (test-only): `steps`, 1 to "
+            f"{plans.TIMED_MAX_STEPS} durations of 0 to {plans.TIMED_MAX_STEP_SECONDS:g} s, "
+            f"{plans.TIMED_MAX_TOTAL_SECONDS:g} s in all; `fail_at`, a step index."
+            if "timed" in names
+            else ""
+        ),
+    }
+    window = (
+        "ISO 8601 with a UTC offset within ±15:59, from 10 years before to 1 year after the "
+        "server's clock; stored and answered in UTC."
+    )
     return {
         "Error": {
             **_object(
@@ -97,8 +116,11 @@ def _schemas() -> dict[str, Schema]:
                     "maxLength": SYMPTOMS_MAX,
                     "default": "",
                 },
-                "window_start": DATETIME,
-                "window_end": {**DATETIME, "description": "Not before window_start."},
+                "window_start": {**DATETIME, "description": window},
+                "window_end": {
+                    **DATETIME,
+                    "description": f"{window} Not before window_start.",
+                },
                 "plan": plan,
                 "plan_args": plan_args,
             },
@@ -223,9 +245,13 @@ def _schemas() -> dict[str, Schema]:
 
 
 _ERROR_TEXT = {
-    400: "Invalid input; `fields` names each bad field and why. Nothing was changed.",
+    400: "Invalid input; `fields` names each bad field and why (`body` for the body as a "
+    "whole). Strings must be valid Unicode without NUL, JSON at most "
+    f"{bounds.MAX_JSON_DEPTH} levels deep, numbers finite doubles; the body must be "
+    "application/json. Nothing was changed.",
     401: "No valid session or bearer token.",
-    403: "Missing scope or role, or a session write without a valid CSRF token.",
+    403: "Missing scope (a token holds only the scopes its role allows), or a session "
+    "write without a valid CSRF token.",
     404: "No such object in the caller's tenant (another tenant's id, or not a UUID).",
     409: "Conflict with the current state, or the Idempotency-Key is still being processed.",
     413: f"Body over {MAX_BODY_BYTES} bytes. Nothing was changed.",
@@ -254,7 +280,13 @@ _IDEMPOTENCY_KEY = {
     "required": False,
     "description": "Same key and body within 24 h: the saved answer (header "
     "Idempotent-Replayed: true), no second effect. An error answer does not keep the key.",
-    "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX},
+    "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": KEY_MAX,
+        "pattern": "^[\\x20-\\x7e]+$",
+        "description": "Printable ASCII.",
+    },
 }
 
 
@@ -329,6 +361,7 @@ def build_document() -> Schema:
                                 "maximum": MAX_PAGE_SIZE,
                                 "default": 20,
                             },
+                            "description": "ASCII digits only.",
                         },
                         {
                             "name": "cursor",

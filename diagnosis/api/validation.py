@@ -2,23 +2,27 @@
 
 Every failure raises ApiError before anything is written: 413 for a body over MAX_BODY_BYTES,
 400 (`{"error", "code": "invalid", "fields": {name: reason}}`) for the rest, including a
-content type other than application/json.
+content type other than application/json. Every field of a body is checked by
+diagnosis.bounds.json_error (depth, valid Unicode, NUL, numbers a double holds) first.
 """
 
 import base64
 import binascii
 import json
+import math
+import re
 import uuid
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, QueryDict
 from django.utils.dateparse import parse_datetime
 
+from diagnosis import bounds, plans
 from diagnosis.api.errors import ApiError, validation_error
 from diagnosis.models import Severity
-from diagnosis.plans import plan_names
 
 MAX_BODY_BYTES = 64 * 1024
 TITLE_MAX = 200
@@ -27,6 +31,7 @@ SYMPTOMS_MAX = 4000
 REASON_MAX = 2000
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+_ASCII_INT = re.compile(r"[0-9]{1,6}")
 
 
 def _too_large() -> ApiError:
@@ -41,6 +46,24 @@ def _too_large() -> ApiError:
 def _reject_constant(name: str) -> Any:
     # NaN and Infinity are not JSON (RFC 8259), and PostgreSQL's jsonb refuses them.
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_float(text: str) -> float | bounds.OutOfRangeNumber:
+    # 1e400 is valid JSON but no double: json.loads would make it inf, which jsonb refuses.
+    # A marker instead lets the field check name the field it is in.
+    value = float(text)
+    return value if math.isfinite(value) else bounds.OutOfRangeNumber(text)
+
+
+def _field_errors(data: Mapping[str, Any]) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    for name, value in data.items():
+        if bounds.json_error(name) is not None:
+            # Not echoed: a name that is not valid Unicode cannot be a key of the answer.
+            errors["body"] = "field names must be valid Unicode without NUL characters"
+        elif (reason := bounds.json_error(value)) is not None:
+            errors[name] = reason
+    return errors
 
 
 def read_json_object(
@@ -75,7 +98,11 @@ def read_json_object(
             "unsupported content type",
         )
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        data = json.loads(
+            raw.decode("utf-8"),
+            parse_constant=_reject_constant,
+            parse_float=_parse_float,
+        )
     except RecursionError:
         raise validation_error(
             {"body": "nested too deeply"}, "malformed JSON"
@@ -89,6 +116,7 @@ def read_json_object(
             {"body": f"must be a JSON object, not {type(data).__name__}"},
             "the body must be a JSON object",
         )
+    _raise_if(_field_errors(data))
     return data
 
 
@@ -141,37 +169,23 @@ def _datetime(
     if parsed is None:
         errors[name] = "not an ISO 8601 date-time"
         return None
-    if parsed.tzinfo is None:
-        errors[name] = "must carry a UTC offset (e.g. Z or +00:00)"
-        return None
-    return parsed
-
-
-def _has_nul(value: Any) -> bool:
-    # PostgreSQL text and jsonb cannot store U+0000: refuse it here rather than fail in the INSERT.
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
+    return parsed  # bounded by diagnosis.bounds.window_errors
 
 
 def _plan(
     data: Mapping[str, Any], errors: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
     plan = data.get("plan", "default")
-    known = plan_names()
-    if not isinstance(plan, str) or plan not in known:
-        errors["plan"] = f"unknown plan; one of {', '.join(known)}"
     plan_args = data.get("plan_args", {})
-    if not isinstance(plan_args, dict):
-        errors["plan_args"] = "must be a JSON object"
-        plan_args = {}
-    elif _has_nul(plan_args):
-        errors["plan_args"] = "must not contain NUL characters"
-    return str(plan), plan_args
+    # Test-only plans (sleeps) are offered only where settings.DIAGNOSIS_TEST_PLANS is on.
+    plan_errors = plans.plan_errors(
+        plan, plan_args, include_test_only=settings.DIAGNOSIS_TEST_PLANS
+    )
+    for name, reason in plan_errors.items():
+        errors.setdefault(name, reason)
+    if plan_errors or not isinstance(plan, str) or not isinstance(plan_args, dict):
+        return "default", {}
+    return plan, dict(plan_args)
 
 
 def _raise_if(errors: dict[str, str]) -> None:
@@ -206,8 +220,9 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
         errors["severity"] = f"unknown severity; one of {', '.join(Severity.values)}"
     window_start = _datetime(data, "window_start", errors)
     window_end = _datetime(data, "window_end", errors)
-    if window_start and window_end and window_end < window_start:
-        errors["window_end"] = "must not be before window_start"
+    window, window_start, window_end = bounds.window_errors(window_start, window_end)
+    for name, reason in window.items():
+        errors.setdefault(name, reason)
     plan, plan_args = _plan(data, errors)
     _raise_if(errors)
     return {
@@ -261,16 +276,35 @@ def encode_cursor(created_at: datetime, pk: uuid.UUID) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+def _cursor_parts(cursor: str) -> tuple[datetime, uuid.UUID]:
+    padded = cursor + "=" * (-len(cursor) % 4)
+    # Decoded text is checked for shape before any of it is used: it may have been crafted.
+    parts = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    if not (
+        isinstance(parts, list)
+        and len(parts) == 2
+        and all(isinstance(p, str) and len(p) <= 64 for p in parts)
+    ):
+        raise ValueError("not a [created_at, id] pair")
+    created, pk = parts
+    when = datetime.fromisoformat(created)
+    offset = when.utcoffset()
+    if offset is None or abs(offset) > bounds.MAX_UTC_OFFSET:
+        raise ValueError("naive, or an offset PostgreSQL refuses")
+    return when.astimezone(UTC), uuid.UUID(pk)
+
+
 def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
     """Raises ApiError 400 for a cursor this API did not make."""
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        created, pk = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        when = datetime.fromisoformat(created)
-        if when.tzinfo is None:
-            raise ValueError("naive")
-        return when, uuid.UUID(pk)
-    except (binascii.Error, ValueError, TypeError, UnicodeError):
+        return _cursor_parts(cursor)
+    except (
+        binascii.Error,
+        ValueError,  # UnicodeError and json.JSONDecodeError included
+        TypeError,
+        OverflowError,
+        RecursionError,
+    ):
         raise validation_error(
             {"cursor": "not a cursor returned by this API"}
         ) from None
@@ -283,7 +317,8 @@ def list_params(query: QueryDict) -> tuple[int, tuple[datetime, uuid.UUID] | Non
     limit = DEFAULT_PAGE_SIZE
     raw_limit = query.get("limit")
     if raw_limit is not None:
-        if raw_limit.isdigit() and 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
+        # ASCII digits only: str.isdigit() and int() also take "²" and "①" (or reject them).
+        if _ASCII_INT.fullmatch(raw_limit) and 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
             limit = int(raw_limit)
         else:
             errors["limit"] = f"an integer from 1 to {MAX_PAGE_SIZE}"

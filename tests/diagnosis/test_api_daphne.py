@@ -12,7 +12,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from diagnosis.models import TaskEvent
+from diagnosis.models import Incident, TaskEvent
 from tests import factories
 from tests.livestack import child_database_url
 
@@ -145,3 +145,45 @@ def test_create_snapshot_cancel_over_daphne_ends_cancelled_with_gap_free_events(
         .values_list("seq", flat=True)
     )
     assert seqs == ids
+
+
+# curl -F's body and two malformed ones: Twisted parsed them in front of Daphne and answered a
+# bare 400 of its own before agentops.daphne_forms turned its form parsing off.
+CURL_FORM_TYPE = (
+    "multipart/form-data; boundary=------------------------d74496d66958873e"
+)
+CURL_FORM = (
+    b"--------------------------d74496d66958873e\r\n"
+    b'Content-Disposition: form-data; name="title"\r\n\r\n'
+    b"x\r\n"
+    b"--------------------------d74496d66958873e--\r\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        (CURL_FORM_TYPE, CURL_FORM),
+        ("multipart/form-data", b"--x\r\n"),
+        ("multipart/form-data; boundary=zz", b"junk"),
+        ("application/x-www-form-urlencoded", b"title=x&service=y&severity=sev2"),
+    ],
+)
+def test_form_post_over_daphne_gets_the_json_refusal(
+    daphne, tenant, content_type, body
+):
+    token = factories.make_token(factories.make_member(tenant))
+
+    response = httpx.post(
+        f"{daphne}/api/incidents",
+        content=body,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": content_type},
+        timeout=10,
+    )
+
+    assert response.status_code == 400, response.content
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["fields"] == {
+        "Content-Type": f"must be application/json, not {content_type.split(';')[0]}"
+    }
+    assert Incident.objects.count() == 0

@@ -121,10 +121,40 @@ def test_failing_step_ends_failed_with_its_error(tenant_row):
 
 
 def test_unknown_plan_fails_the_task(tenant_row):
-    _, task = factories.make_incident(tenant_row, plan="no-such-plan")
+    # A row naming a plan no longer registered: the service refuses to write one today.
+    _, task = factories.make_incident(tenant_row)
+    DiagnosisTask.objects.filter(pk=task.pk).update(plan="no-such-plan")
     assert runner.run_task(str(task.id), owner="w1") == TaskState.FAILED
     task.refresh_from_db()
     assert task.error_code == "unknown_plan"
+
+
+@pytest.mark.parametrize(
+    ("plan", "plan_args"),
+    [
+        ("timed", {"steps": "abc"}),
+        ("timed", {"steps": [1e9]}),
+        ("timed", {"steps": [0.01], "fail_at": "x"}),
+        ("timed", ["not", "an", "object"]),
+        ("default", {"steps": [0.01]}),
+    ],
+)
+def test_bad_plan_args_in_a_row_fail_the_task_once_blamed_on_its_input(
+    tenant_row, plan, plan_args
+):
+    # Rows written before plan_args were checked: the worker must neither crash nor sleep.
+    _, task = factories.make_incident(tenant_row)
+    DiagnosisTask.objects.filter(pk=task.pk).update(plan=plan, plan_args=plan_args)
+
+    assert runner.run_task(str(task.id), owner="w1") == TaskState.FAILED
+
+    task.refresh_from_db()
+    assert (task.attempt, task.error_layer, task.error_code) == (
+        1,
+        "engine",
+        "invalid_plan_args",
+    )
+    assert types(task)[-1] == EventKind.TASK_FAILED
 
 
 def test_requeued_task_resumes_at_its_checkpoint(tenant_row):
@@ -159,3 +189,28 @@ def test_runner_that_lost_its_lease_stops_without_an_end(tenant_row, settings):
     assert not thread.is_alive()
     assert result["state"] is None
     assert not set(types(task)) & TERMINAL_EVENTS
+
+
+def test_plan_that_fails_to_build_fails_the_task_not_the_worker(
+    tenant_row, monkeypatch
+):
+    from dataclasses import replace
+
+    from diagnosis import plans
+
+    def broken(plan_args):
+        raise KeyError("a plan with a bug")
+
+    monkeypatch.setitem(
+        plans._PLANS, "timed", replace(plans._PLANS["timed"], factory=broken)
+    )
+    _, task = factories.make_incident(tenant_row)
+
+    assert runner.run_task(str(task.id), owner="w1") == TaskState.FAILED
+
+    task.refresh_from_db()
+    assert (task.attempt, task.error_layer, task.error_code) == (
+        1,
+        "engine",
+        "KeyError",
+    )
