@@ -87,6 +87,7 @@ class StdioTransport:
         self._stdin: asyncio.WriteTransport | None = None
         self._closing = False
         self._out: list[bytes] = []
+        self._pass_open = False  # a message was written during this loop iteration
 
     @property
     def pid(self) -> int | None:
@@ -141,14 +142,23 @@ class StdioTransport:
                 limit=self._max,
                 size=len(data),
             )
-        # Coalesce: every message queued during one loop iteration goes out in one write(), so 16
-        # concurrent callers cost one syscall (and one wake-up of the server), not sixteen.
-        out = self._out
-        out.append(data)
-        out.append(b"\n")
-        if len(out) == 2:
-            asyncio.get_running_loop().call_soon(self._flush)
+        if not self._pass_open:
+            # The first message of a loop iteration is written at once (a lone caller's request
+            # reaches the server now, not one loop pass later) ...
+            self._pass_open = True
+            stdin.write(data + b"\n")
+            asyncio.get_running_loop().call_soon(self._end_pass)
+            return True
+        # ... and the rest of that iteration's messages go out together in one write(), so 16
+        # concurrent callers cost two syscalls (and wake-ups of the server), not sixteen.
+        self._out.append(data)
+        self._out.append(b"\n")
         return True
+
+    def _end_pass(self) -> None:
+        self._pass_open = False
+        if self._out:
+            self._flush()
 
     async def send(self, message: dict[str, Any]) -> None:
         while not self.send_nowait(message):
