@@ -206,6 +206,9 @@ SSE_RETENTION_SECONDS = int(os.environ.get("SSE_RETENTION_SECONDS", str(7 * 8640
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# While wake-ups are unavailable (Redis away: the hub probes it), every stream reads the
+# table this often; also how often the hub probes. At most 2 s.
+SSE_FALLBACK_POLL_SECONDS = float(os.environ.get("SSE_FALLBACK_POLL_SECONDS", "1"))
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

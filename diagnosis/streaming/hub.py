@@ -7,7 +7,15 @@ per task, coalesced while a read is running) and hands the same pre-encoded fram
 subscriber. A stream that is caught up and idle gets the batch (and its heartbeat) written
 straight to its socket in the same pass (see Subscriber.push), so one wake-up costs one loop over
 the subscribers, not a task switch and a server round trip per stream. At every heartbeat tick the hub also checks all watched tasks' watermarks in one query
-and reads the tasks whose wake-ups were lost, so a Redis outage costs latency, never an event.
+and reads the tasks whose wake-ups were lost.
+
+Wake-ups are trusted only while they are seen to work: every SSE_FALLBACK_POLL_SECONDS the hub
+sends a probe through its own group and expects it back within SSE_LAYER_TIMEOUT_SECONDS. When
+the probe, a receive or a group_add fails (Redis stopped, hung, or restarted empty and so without
+our groups), the hub falls back to polling: every tick it runs that watermark check for all its
+streams, and it opens new streams without touching Redis. It goes back to wake-ups once a probe
+gets through and every watched task is in its group again, then reads once more, so the switch
+loses nothing; the per-task seq cursor (Feed.high) means nothing is read twice.
 """
 
 import asyncio
@@ -15,6 +23,7 @@ import collections
 import contextlib
 import logging
 import random
+import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +39,8 @@ from diagnosis.streaming.metrics import METRICS
 from diagnosis.wakeups import WAKEUP_TYPE, group_name
 
 logger = logging.getLogger(__name__)
+
+PROBE_TYPE = "sse.probe"
 
 
 def setting(name: str, default: Any) -> Any:
@@ -216,7 +227,15 @@ class Hub:
         self._starting: asyncio.Future[None] | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
+        self._health: asyncio.Task[None] | None = None
+        self._recovering: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        # True only while wake-ups are seen to arrive (see the module docstring); False: poll.
+        self.wakeups_ok = False
+        self._outages = 0  # bumped whenever wake-ups are lost, so a recovery can tell
+        self.probe_group = f"sse-probe.{uuid.uuid4().hex}"
+        self._probe_seq = 0
+        self._probes: dict[int, asyncio.Future[None]] = {}
         self._last_group_refresh = 0.0
         self.page = setting("SSE_PAGE_SIZE", 1000)
         self.max_lag = setting("SSE_MAX_LAG_EVENTS", 5000)
@@ -260,7 +279,9 @@ class Hub:
     async def _join(self, feed: Feed) -> None:
         assert feed.ready is not None
         try:
-            await self._group_add(feed)
+            if self.wakeups_ok:
+                await self._group_add(feed)  # bounded; on failure this stream polls
+            # else: the polling tick covers the task, and the recovery adds it to its group.
             feed.high = await self.reader.watermark(feed.task_id)
         except BaseException as exc:
             if self.feeds.get(feed.task_id) is feed:
@@ -341,13 +362,18 @@ class Hub:
         await asyncio.shield(self._starting)
 
     async def _open_link(self) -> None:
+        """Start the tasks; no Redis call here (new_channel is local), so opening never waits
+        on it. Streams poll until the recovery has proven the wake-up path."""
         loop = asyncio.get_running_loop()
+        self.wakeups_ok = False
         self._ticker = loop.create_task(self._tick_loop())
+        self._health = loop.create_task(self._health_loop())
         if DEFAULT_CHANNEL_LAYER in channel_layers.configs:
             layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
             self.channel = await layer.new_channel("sse.")
             self.layer = layer
             self._receiver = loop.create_task(self._receive_loop(layer, self.channel))
+            self._recovering = loop.create_task(self._recover())
 
     async def _stop(self) -> None:
         starting, self._starting = self._starting, None
@@ -355,9 +381,15 @@ class Hub:
             with contextlib.suppress(BaseException):
                 await starting
         # Detach everything first: a subscriber arriving during the awaits below starts afresh.
-        tasks = [t for t in (self._receiver, self._ticker) if t is not None]
+        tasks = [
+            t
+            for t in (self._receiver, self._ticker, self._health, self._recovering)
+            if t is not None
+        ]
         layer = self.layer
         self._receiver = self._ticker = self.layer = self.channel = None
+        self._health = self._recovering = None
+        self.wakeups_ok = False
         for task in tasks:
             task.cancel()
         for task in tasks + list(self._background):
@@ -365,7 +397,8 @@ class Hub:
                 await task
         if layer is not None and hasattr(layer, "close_pools"):
             with contextlib.suppress(Exception):
-                await layer.close_pools()
+                async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
+                    await layer.close_pools()
         if not self.streams:
             await self.reader.aclose()
 
@@ -374,19 +407,23 @@ class Hub:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _group_add(self, feed: Feed) -> None:
-        layer = self.layer
-        if layer is None or self.channel is None:
-            return
+    async def _group_add(self, feed: Feed) -> bool:
+        layer, channel = self.layer, self.channel
+        if layer is None or channel is None:
+            return False
         try:
             async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
-                await layer.group_add(group_name(feed.task_id), self.channel)
-            feed.in_group = True
+                await layer.group_add(group_name(feed.task_id), channel)
         except Exception:
-            # The catch-up read covers this task until a later tick re-adds it.
+            # Polling covers this task until the recovery re-adds it.
             METRICS.group_add_failures += 1
             feed.in_group = False
-            logger.warning("sse: group_add for task %s failed", feed.task_id)
+            self._wakeups_lost(f"group_add for task {feed.task_id} failed")
+            return False
+        feed.in_group = True
+        if self.feeds.get(feed.task_id) is not feed:  # unwatched meanwhile
+            self._spawn(self._group_discard(layer, feed.task_id, channel))
+        return True
 
     async def _group_discard(self, layer: Any, task_id: str, channel: str) -> None:
         if layer is None:
@@ -407,17 +444,108 @@ class Hub:
                     # redis-py's socket timeout can fire just before BZPOPMIN's own timeout
                     # returns nil: an empty poll, not an outage.
                     continue
-                logger.warning(
-                    "sse: channel layer receive failed; retrying", exc_info=True
+                # Once per run of failures; the outage itself is logged by _wakeups_lost.
+                logger.log(
+                    logging.WARNING if backoff == 0.2 else logging.DEBUG,
+                    "sse: channel layer receive failed; retrying",
+                    exc_info=True,
                 )
-                for feed in self.feeds.values():
-                    feed.in_group = False  # re-added by the next tick
+                self._wakeups_lost(f"receive failed: {exc!r}")
                 await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+                backoff = min(backoff * 2, 2.0)
                 continue
             backoff = 0.2
-            if message.get("type") == WAKEUP_TYPE:
+            kind = message.get("type")
+            if kind == WAKEUP_TYPE:
                 self.on_wakeup(str(message.get("task_id")), message.get("seq"))
+            elif kind == PROBE_TYPE:
+                probe = self._probes.get(message.get("n", -1))
+                if probe is not None and not probe.done():
+                    probe.set_result(None)
+
+    # --- wake-up health and the polling fallback -------------------------------------------
+
+    def _wakeups_lost(self, reason: str) -> None:
+        """Wake-ups may not arrive: poll from now on (and read at once), until _recover."""
+        self._outages += 1
+        for feed in self.feeds.values():
+            feed.in_group = False  # a Redis that restarted empty has none of our groups
+        if not self.wakeups_ok:
+            return
+        self.wakeups_ok = False
+        METRICS.wakeup_outages += 1
+        logger.warning(
+            "sse: wake-ups unavailable (%s); streams read the table every %s s",
+            reason,
+            setting("SSE_FALLBACK_POLL_SECONDS", 1.0),
+        )
+        self._spawn(self._poll())
+
+    async def _probe(self) -> bool:
+        """Does a message sent to our probe group come back through the receive loop?"""
+        layer = self.layer
+        if layer is None or self._receiver is None:
+            return False
+        self._probe_seq += 1
+        n = self._probe_seq
+        probe = self._probes[n] = asyncio.get_running_loop().create_future()
+        try:
+            async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
+                await layer.group_send(self.probe_group, {"type": PROBE_TYPE, "n": n})
+                await probe
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return False
+        finally:
+            del self._probes[n]
+        return True
+
+    async def _recover(self) -> None:
+        """Back to wake-ups: probe, put every watched task in its group, then read once more
+        (events appended while the groups were being re-added had no wake-up)."""
+        layer, channel, outages = self.layer, self.channel, self._outages
+        if layer is None or channel is None or self.wakeups_ok:
+            return
+        try:
+            async with asyncio.timeout(setting("SSE_LAYER_TIMEOUT_SECONDS", 2.0)):
+                await layer.group_add(self.probe_group, channel)
+        except Exception:
+            return
+        if not await self._probe():
+            return
+        while pending := [f for f in self.feeds.values() if not f.in_group]:
+            for feed in pending:
+                if not await self._group_add(feed):
+                    return
+        if outages != self._outages or self.layer is not layer:
+            return  # lost again meanwhile: the next tick tries again
+        if METRICS.wakeup_outages:
+            logger.warning("sse: wake-ups are back; streams follow them again")
+        self.wakeups_ok = True
+        await self._poll()
+
+    async def _poll(self) -> None:
+        try:
+            await self.catch_up()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.warning("sse: fallback read failed", exc_info=True)
+
+    async def _health_loop(self) -> None:
+        """Every SSE_FALLBACK_POLL_SECONDS: probe while on wake-ups; else read and recover."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(setting("SSE_FALLBACK_POLL_SECONDS", 1.0))
+            if self.wakeups_ok and not await self._probe():
+                self._wakeups_lost("a probe did not come back")
+                continue  # _wakeups_lost has started a read
+            if not self.wakeups_ok:
+                METRICS.fallback_polls += 1
+                await self._poll()
+                if self._recovering is None or self._recovering.done():
+                    self._recovering = loop.create_task(self._recover())
 
     async def _tick_loop(self) -> None:
         interval = setting("SSE_HEARTBEAT_SECONDS", 15.0)
@@ -439,6 +567,21 @@ class Hub:
                 sub.close("lifetime")
             else:
                 sub.beat()
+        await self.catch_up()
+        if not self.wakeups_ok:
+            return  # the health loop polls and re-adds the groups
+        # channels-redis drops group members after group_expiry: re-add well before that.
+        refresh = now - self._last_group_refresh >= setting(
+            "SSE_GROUP_REFRESH_SECONDS", 3600.0
+        )
+        if refresh:
+            self._last_group_refresh = now
+        for feed in list(self.feeds.values()):
+            if (refresh or not feed.in_group) and not await self._group_add(feed):
+                break  # the layer is away: polling covers it, the recovery re-adds
+
+    async def catch_up(self) -> None:
+        """One watermark query for all watched tasks; read those with unannounced events."""
         feeds = [feed for feed in self.feeds.values() if feed.high >= 0]
         for start in range(0, len(feeds), 1000):
             chunk = feeds[start : start + 1000]
@@ -448,17 +591,6 @@ class Hub:
                 if marks.get(feed.task_id, -1) > feed.high and feed.reading is None:
                     METRICS.catchup_hits += 1
                     self._poke(feed)
-        # channels-redis drops group members after group_expiry: re-add well before that.
-        refresh = now - self._last_group_refresh >= setting(
-            "SSE_GROUP_REFRESH_SECONDS", 3600.0
-        )
-        if refresh:
-            self._last_group_refresh = now
-        for feed in list(self.feeds.values()):
-            if refresh or not feed.in_group:
-                await self._group_add(feed)
-                if not feed.in_group:
-                    break  # the layer is away: try the rest next tick, not 2 s each now
 
     # --- draining --------------------------------------------------------------------------
 

@@ -22,6 +22,8 @@ class StreamMetrics:
     lifetime_expired: int = 0
     drained: int = 0
     group_add_failures: int = 0
+    wakeup_outages: int = 0  # times wake-ups were found unavailable (then: polling)
+    fallback_polls: int = 0  # table reads on the fallback tick while wake-ups were away
 
     def snapshot(self) -> dict[str, int]:
         return asdict(self)
