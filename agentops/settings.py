@@ -201,14 +201,14 @@ SSE_MAX_LAG_EVENTS = int(os.environ.get("SSE_MAX_LAG_EVENTS", "5000"))
 SSE_DRAIN_SECONDS = float(os.environ.get("SSE_DRAIN_SECONDS", "3"))
 SSE_DRAIN_RETRY_JITTER_MS = int(os.environ.get("SSE_DRAIN_RETRY_JITTER_MS", "3000"))
 SSE_DB_POOL_SIZE = int(os.environ.get("SSE_DB_POOL_SIZE", "4"))
+# While wake-ups are unavailable (Redis away: the hub probes it), every stream reads the
+# table this often; also how often the hub probes. At most 2 s.
+SSE_FALLBACK_POLL_SECONDS = float(os.environ.get("SSE_FALLBACK_POLL_SECONDS", "1"))
 SSE_RETENTION_SECONDS = int(os.environ.get("SSE_RETENTION_SECONDS", str(7 * 86400)))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
-# While wake-ups are unavailable (Redis away: the hub probes it), every stream reads the
-# table this often; also how often the hub probes. At most 2 s.
-SSE_FALLBACK_POLL_SECONDS = float(os.environ.get("SSE_FALLBACK_POLL_SECONDS", "1"))
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
