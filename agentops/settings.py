@@ -163,6 +163,11 @@ DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
 # Test-only plans (diagnosis.plans: the `timed` plan of sleeps) offered by the API and pages;
 # the test suite turns it on. Off, they are reachable only through the service layer.
 DIAGNOSIS_TEST_PLANS = env_bool("DIAGNOSIS_TEST_PLANS", default=False)
+# The server registry (environments of MCP servers; format in diagnosis/registry.py), checked
+# at start by diagnosis.checks. Default: the bundled file.
+AGENTOPS_SERVERS = os.environ.get("AGENTOPS_SERVERS") or str(
+    BASE_DIR / "diagnosis" / "servers.toml"
+)
 # The broker must not redeliver an unacknowledged task while its lease can still be alive.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": max(3600, DIAGNOSIS_LEASE_SECONDS * 4),

@@ -1,0 +1,888 @@
+"""The server registry: named environments of MCP servers, read from one TOML file (DESIGN §10).
+
+Users pick an environment by name; they never type a URL or a command, so the app cannot be
+turned into an SSRF or command-injection tool. The file is `settings.AGENTOPS_SERVERS` (default:
+the bundled `diagnosis/servers.toml`) and is validated at start (`diagnosis.checks`). Pure
+Python: no ORM, no Django.
+
+File format::
+
+    default_environment = "default"     # optional; the environment used when none is named
+    tenant_defaults = { acme = "prod" } # optional; per-tenant override of default_environment
+
+    [defaults]                          # optional; every server's fallback for these four fields
+    connect_timeout = 10                # seconds: spawn/connect plus the handshake
+    call_timeout = 30                   # seconds: one tool call (the engine trims it to the budget)
+    max_concurrency = 4                 # calls in flight on one connection
+    protocol_version = "2025-11-25"     # pin; absent = negotiate (mcpclient.KNOWN_VERSIONS)
+
+    [demo]                              # optional; one environment per scenario folder
+    scenarios_dir = "{here}/scenarios"  # optional; default the bundled mcpservers/scenarios
+    tenants = ["acme"]                  # optional; default every tenant
+
+    [environments.prod]
+    description = "Production cluster"  # shown to users
+    tenants = ["acme", "globex"]        # optional; absent = every tenant
+
+    [environments.prod.servers.logs]    # the table key is the server's name
+    transport = "stdio"                 # "stdio" (default when `command` is given) or "http"
+    command = ["{python}", "-m", "mcpservers.logs", "--loki-url", "http://loki:3100"]
+    env = ["LOKI_TOKEN"]                # worker variables passed to the child by name
+    tools = ["search_logs", "top_errors"]  # optional allowlist; absent = every listed tool
+    approval_required = []              # tools that always need a person, whatever annotations say
+    tenants = ["acme"]                  # optional; absent = every tenant of the environment
+    # connect_timeout, call_timeout, max_concurrency, protocol_version as in [defaults]
+
+    [environments.prod.servers.metrics]
+    transport = "http"
+    url = "https://metrics-mcp.internal/mcp"   # http or https, no credentials in it
+    auth_env = "METRICS_MCP_TOKEN"      # sent as "Authorization: Bearer <value>" at connect time
+
+Names (environments, servers) are lowercase letters, digits, "-" and "_". In `command` and
+`scenarios_dir`, `{python}` is the interpreter running the app and `{here}` the file's folder;
+any other `{...}` is an error. A stdio child starts with PATH, HOME and LANG of the worker (plus
+the few harmless names mcpclient always passes: LOGNAME, SHELL, TERM, USER) and the names in `env`;
+nothing else, and never the app's own secrets (`env` may not name them). A bad entry is a
+`RegistryError` naming the file, the entry, the field and the reason.
+
+Demo environments are named `demo-<6 hex digits>` from a hash of the scenario's folder name, so
+the name (and the order, sorted by name) says nothing of the cause; the description is the
+scenario's incident title. Their logs, metrics and runbooks servers read that scenario's data;
+netcheck allows loopback only until `Environment.bind_live()` gives it the live listeners' args.
+"""
+
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+import tomllib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+
+import mcpclient
+
+__all__ = [
+    "BUNDLED_FILE",
+    "DEMO_SERVERS",
+    "Environment",
+    "EnvironmentForbidden",
+    "EnvironmentLookupError",
+    "MissingSecret",
+    "Registry",
+    "RegistryError",
+    "ServerEntry",
+    "UnknownEnvironment",
+    "bundled_scenarios_dir",
+    "child_env",
+    "client_server",
+    "connect_server",
+    "demo_environment_name",
+    "demo_environments",
+    "load_registry",
+]
+
+BUNDLED_FILE = Path(__file__).resolve().parent / "servers.toml"
+#: What a stdio child gets from the worker besides the names its entry declares.
+CHILD_ENV = ("PATH", "HOME", "LANG")
+#: The app's own secrets: an entry may not pass them to a child, whatever it declares.
+APP_SECRETS = frozenset(
+    {
+        "SECRET_KEY",
+        "DATABASE_URL",
+        "REDIS_URL",
+        "CELERY_BROKER_URL",
+        "CELERY_RESULT_BACKEND",
+        "LLM_API_KEY",
+        "AGENTOPS_SERVERS",
+    }
+)
+#: The bundled servers a demo environment runs, in this order.
+DEMO_SERVERS = ("logs", "metrics", "runbooks", "netcheck", "actions")
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_CALL_TIMEOUT = 30.0
+DEFAULT_MAX_CONCURRENCY = 4
+MAX_TIMEOUT = 3600.0
+MAX_CONCURRENCY = 64  # mcpclient.connect's own bound
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+# Tenant.slug is a SlugField(max_length=64).
+_TENANT = re.compile(r"[-a-zA-Z0-9_]{1,64}")
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# Demo netcheck before bind_live(): loopback may be probed, nothing else.
+_DEMO_NETCHECK_ARGS = ("--allow-net", "127.0.0.1/32", "--allow", "127.0.0.1")
+
+_TOP_KEYS = (
+    "default_environment",
+    "tenant_defaults",
+    "defaults",
+    "demo",
+    "environments",
+)
+_DEFAULT_KEYS = (
+    "connect_timeout",
+    "call_timeout",
+    "max_concurrency",
+    "protocol_version",
+)
+_DEMO_KEYS = ("scenarios_dir", "tenants")
+_ENV_KEYS = ("description", "tenants", "servers")
+_SERVER_KEYS = (
+    "transport",
+    "command",
+    "env",
+    "url",
+    "auth_env",
+    "tools",
+    "approval_required",
+    "tenants",
+    *_DEFAULT_KEYS,
+)
+
+
+class RegistryError(Exception):
+    """The registry file is unreadable or breaks the format; the message names file, entry, field."""
+
+    def __init__(self, path: Path | str, entry: str, field: str, reason: str) -> None:
+        where = ", ".join(
+            part for part in (entry, field and f"field {field!r}") if part
+        )
+        super().__init__(f"{path}: {where}: {reason}" if where else f"{path}: {reason}")
+        self.path, self.entry, self.field, self.reason = str(path), entry, field, reason
+
+
+class EnvironmentLookupError(LookupError):
+    """Base of `Registry.get` failures; an API answers both the same way (404)."""
+
+    def __init__(self, name: str, tenant: str | None) -> None:
+        super().__init__(name, tenant)
+        self.name, self.tenant = name, tenant
+
+
+class UnknownEnvironment(EnvironmentLookupError):
+    def __str__(self) -> str:
+        return f"no environment named {self.name!r}"
+
+
+class EnvironmentForbidden(EnvironmentLookupError):
+    def __str__(self) -> str:
+        return f"tenant {self.tenant!r} may not use environment {self.name!r}"
+
+
+class MissingSecret(RuntimeError):
+    """An HTTP server's `auth_env` variable is unset or empty in this process."""
+
+    def __init__(self, server: str, env_name: str) -> None:
+        super().__init__(
+            f"server {server!r}: environment variable {env_name} (its auth_env) is unset or empty"
+        )
+        self.server, self.env_name = server, env_name
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEntry:
+    """One MCP server of an environment, as the registry file declares it."""
+
+    name: str
+    transport: Literal["stdio", "http"]
+    # stdio: program and arguments, placeholders expanded.
+    command: tuple[str, ...] | None = None
+    url: str | None = None  # http: the Streamable HTTP endpoint
+    env: tuple[str, ...] = ()  # stdio: worker variables passed through by name
+    auth_env: str | None = None  # http: variable holding the bearer token
+    protocol_version: str | None = None  # None: negotiate
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    tools: frozenset[str] | None = None  # None: every tool the server lists
+    approval_required: frozenset[str] = frozenset()
+    tenants: frozenset[str] | None = None  # None: every tenant of the environment
+
+    def is_tool_allowed(self, tool: str) -> bool:
+        return self.tools is None or tool in self.tools
+
+    def is_approval_required(self, tool: str) -> bool:
+        """True when the registry marks `tool`; annotations (destructiveHint) are the engine's check."""
+        return tool in self.approval_required
+
+    def is_usable_by(self, tenant: str) -> bool:
+        return self.tenants is None or tenant in self.tenants
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """A named set of MCP servers an incident is diagnosed against."""
+
+    name: str
+    description: str
+    servers: tuple[ServerEntry, ...]
+    tenants: frozenset[str] | None = None  # None: every tenant
+    # A demo environment's scenario folder name: for starting its live listeners, never for
+    # the planner or the user (the name and description are what they see).
+    scenario: str | None = field(default=None, repr=False)
+
+    def is_usable_by(self, tenant: str) -> bool:
+        return self.tenants is None or tenant in self.tenants
+
+    def server(self, name: str) -> ServerEntry:
+        """The server called `name`.
+
+        Raises:
+            KeyError: no such server in this environment.
+        """
+        for entry in self.servers:
+            if entry.name == name:
+                return entry
+        raise KeyError(name)
+
+    def for_tenant(self, tenant: str) -> "Environment":
+        """This environment with only the servers `tenant` may use."""
+        servers = tuple(s for s in self.servers if s.is_usable_by(tenant))
+        return self if servers == self.servers else replace(self, servers=servers)
+
+    def bind_live(self, server_args: Mapping[str, Sequence[str]]) -> "Environment":
+        """A demo environment whose bundled servers take these arguments instead of the static ones.
+
+        `server_args` is `mcpservers.scenarios.LiveScenario.server_args()`: netcheck then allows
+        exactly the running listeners, and logs may point at a live back end.
+
+        Raises:
+            ValueError: this is not a demo environment.
+        """
+        if self.scenario is None:
+            raise ValueError(f"environment {self.name!r} is not a demo environment")
+        servers = tuple(
+            replace(s, command=(*_demo_prefix(s.name), *server_args[s.name]))
+            if s.name in server_args and s.command is not None
+            else s
+            for s in self.servers
+        )
+        return replace(self, servers=servers)
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """Every environment of the registry file, by name, and the defaults per tenant."""
+
+    path: str
+    environments: Mapping[str, Environment]
+    default_environment: str | None = None
+    tenant_defaults: Mapping[str, str] = field(default_factory=dict)
+
+    def for_tenant(self, tenant: str) -> list[Environment]:
+        """The environments `tenant` may use, each with only the servers it may use, by name."""
+        return [
+            env.for_tenant(tenant)
+            for env in self.environments.values()
+            if env.is_usable_by(tenant)
+        ]
+
+    def get(self, name: str, *, tenant: str) -> Environment:
+        """The environment `name` as `tenant` may use it.
+
+        Raises:
+            UnknownEnvironment: no environment has that name.
+            EnvironmentForbidden: it exists, but not for this tenant.
+        """
+        env = self.environments.get(name)
+        if env is None:
+            raise UnknownEnvironment(name, tenant)
+        if not env.is_usable_by(tenant):
+            raise EnvironmentForbidden(name, tenant)
+        return env.for_tenant(tenant)
+
+    def default_for(self, tenant: str) -> Environment | None:
+        """The tenant's default environment (`tenant_defaults`, else `default_environment`).
+
+        Raises:
+            EnvironmentForbidden: the global default is closed to this tenant.
+        """
+        name = self.tenant_defaults.get(tenant, self.default_environment)
+        return None if name is None else self.get(name, tenant=tenant)
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def load_registry(path: Path | str) -> Registry:
+    """Read and validate a registry file (format in the module docstring).
+
+    Raises:
+        RegistryError: the file is unreadable, not TOML, or an entry breaks the format.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise RegistryError(path, "", "", f"cannot read: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        # Also how a name declared twice shows up: "Cannot overwrite a value (at line 9, ...)".
+        raise RegistryError(path, "", "", f"not valid TOML: {exc}") from exc
+    return _Loader(path).registry(doc)
+
+
+class _Loader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.here = str(path.resolve().parent)
+
+    def fail(self, entry: str, field: str, reason: str) -> RegistryError:
+        return RegistryError(self.path, entry, field, reason)
+
+    def registry(self, doc: dict[str, Any]) -> Registry:
+        self.check_keys(doc, _TOP_KEYS, "")
+        defaults = self.table(doc, "defaults", "")
+        self.check_keys(defaults, _DEFAULT_KEYS, "[defaults]")
+        # Checked here so a bad default is reported as [defaults], not as the first server.
+        self.seconds(defaults, "connect_timeout", "[defaults]", DEFAULT_CONNECT_TIMEOUT)
+        self.seconds(defaults, "call_timeout", "[defaults]", DEFAULT_CALL_TIMEOUT)
+        self.concurrency(defaults, "[defaults]")
+        self.version(defaults, "[defaults]")
+        environments: dict[str, Environment] = {}
+        for name, body in self.table(doc, "environments", "").items():
+            environments[name] = self.environment(name, body, defaults)
+        if "demo" in doc:
+            for env in self.demo(self.table(doc, "demo", ""), defaults):
+                if env.name in environments:
+                    raise self.fail(
+                        f"environment {env.name!r}",
+                        "",
+                        "the name is taken by a demo environment; choose another",
+                    )
+                environments[env.name] = env
+        if not environments:
+            raise self.fail("", "environments", "no environment is defined")
+        return Registry(
+            path=str(self.path),
+            environments=environments,
+            default_environment=self.default_name(doc, environments),
+            tenant_defaults=self.tenant_defaults(doc, environments),
+        )
+
+    def default_name(
+        self, doc: dict[str, Any], environments: Mapping[str, Environment]
+    ) -> str | None:
+        name = doc.get("default_environment")
+        if name is None:
+            return None
+        if not isinstance(name, str) or name not in environments:
+            raise self.fail(
+                "",
+                "default_environment",
+                f"must name a defined environment, got {name!r}",
+            )
+        return name
+
+    def tenant_defaults(
+        self, doc: dict[str, Any], environments: Mapping[str, Environment]
+    ) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for tenant, name in self.table(doc, "tenant_defaults", "").items():
+            entry = f"tenant_defaults.{tenant}"
+            if not _TENANT.fullmatch(tenant):
+                raise self.fail(entry, "", "not a tenant slug")
+            if not isinstance(name, str) or name not in environments:
+                raise self.fail(
+                    entry, tenant, f"must name a defined environment, got {name!r}"
+                )
+            if not environments[name].is_usable_by(tenant):
+                raise self.fail(
+                    entry, tenant, f"environment {name!r} is closed to this tenant"
+                )
+            out[tenant] = name
+        return out
+
+    def environment(
+        self, name: str, body: Any, defaults: Mapping[str, Any]
+    ) -> Environment:
+        entry = f"environment {name!r}"
+        if not _NAME.fullmatch(name):
+            raise self.fail(entry, "", _name_reason())
+        if not isinstance(body, dict):
+            raise self.fail(entry, "", "must be a table")
+        self.check_keys(body, _ENV_KEYS, entry)
+        description = body.get("description", "")
+        if not isinstance(description, str):
+            raise self.fail(entry, "description", "must be a string")
+        tenants = self.tenants(body, entry)
+        servers_doc = self.table(body, "servers", entry)
+        if not servers_doc:
+            raise self.fail(
+                entry, "servers", "an environment needs at least one server"
+            )
+        servers = tuple(
+            self.server(name, server_name, server_body, defaults, tenants)
+            for server_name, server_body in servers_doc.items()
+        )
+        return Environment(
+            name=name, description=description, servers=servers, tenants=tenants
+        )
+
+    def server(
+        self,
+        env_name: str,
+        name: str,
+        body: Any,
+        defaults: Mapping[str, Any],
+        env_tenants: frozenset[str] | None,
+    ) -> ServerEntry:
+        entry = f"environment {env_name!r}, server {name!r}"
+        if not _NAME.fullmatch(name):
+            raise self.fail(entry, "", _name_reason())
+        if not isinstance(body, dict):
+            raise self.fail(entry, "", "must be a table")
+        self.check_keys(body, _SERVER_KEYS, entry)
+        transport = body.get("transport", "http" if "url" in body else "stdio")
+        if transport not in ("stdio", "http"):
+            raise self.fail(
+                entry, "transport", f'must be "stdio" or "http", got {transport!r}'
+            )
+        other = ("url", "auth_env") if transport == "stdio" else ("command", "env")
+        for key in other:
+            if key in body:
+                raise self.fail(
+                    entry, key, f"does not apply to transport {transport!r}"
+                )
+        tenants = self.tenants(body, entry)
+        if tenants is not None and env_tenants is not None:
+            stray = sorted(tenants - env_tenants)
+            if stray:
+                raise self.fail(
+                    entry,
+                    "tenants",
+                    f"{', '.join(stray)} may not use the environment itself",
+                )
+        tools = self.names(body, "tools", entry)
+        approval = self.names(body, "approval_required", entry) or frozenset()
+        if tools is not None and not approval <= tools:
+            raise self.fail(
+                entry,
+                "approval_required",
+                f"names tools outside the allowlist: {', '.join(sorted(approval - tools))}",
+            )
+        settings = {**defaults, **body}
+        common: dict[str, Any] = {
+            "name": name,
+            "protocol_version": self.version(settings, entry),
+            "connect_timeout": self.seconds(
+                settings, "connect_timeout", entry, DEFAULT_CONNECT_TIMEOUT
+            ),
+            "call_timeout": self.seconds(
+                settings, "call_timeout", entry, DEFAULT_CALL_TIMEOUT
+            ),
+            "max_concurrency": self.concurrency(settings, entry),
+            "tools": tools,
+            "approval_required": approval,
+            "tenants": tenants,
+        }
+        if transport == "stdio":
+            return ServerEntry(
+                transport="stdio",
+                command=self.command(body, entry),
+                env=self.env_names(body, entry),
+                **common,
+            )
+        return ServerEntry(
+            transport="http",
+            url=self.url(body, entry),
+            auth_env=self.auth_env(body, entry),
+            **common,
+        )
+
+    def demo(
+        self, body: dict[str, Any], defaults: Mapping[str, Any]
+    ) -> list[Environment]:
+        self.check_keys(body, _DEMO_KEYS, "[demo]")
+        tenants = self.tenants(body, "[demo]")
+        raw = body.get("scenarios_dir")
+        if raw is None:
+            root = bundled_scenarios_dir()
+        elif isinstance(raw, str) and raw:
+            root = Path(self.expand(raw, "[demo]", "scenarios_dir"))
+        else:
+            raise self.fail("[demo]", "scenarios_dir", "must be a non-empty string")
+        if root is None or not root.is_dir():
+            raise self.fail(
+                "[demo]", "scenarios_dir", f"{root or 'mcpservers'} is not a directory"
+            )
+        try:
+            return demo_environments(
+                root,
+                tenants=tenants,
+                connect_timeout=self.seconds(
+                    defaults, "connect_timeout", "[defaults]", DEFAULT_CONNECT_TIMEOUT
+                ),
+                call_timeout=self.seconds(
+                    defaults, "call_timeout", "[defaults]", DEFAULT_CALL_TIMEOUT
+                ),
+                max_concurrency=self.concurrency(defaults, "[defaults]"),
+                protocol_version=self.version(defaults, "[defaults]"),
+            )
+        except ValueError as exc:
+            raise self.fail("[demo]", "scenarios_dir", str(exc)) from exc
+
+    # --- fields --------------------------------------------------------------------------------
+
+    def check_keys(
+        self, body: Mapping[str, Any], known: Sequence[str], entry: str
+    ) -> None:
+        for key in body:
+            if key not in known:
+                raise self.fail(entry, key, f"unknown key (known: {', '.join(known)})")
+
+    def table(self, body: Mapping[str, Any], key: str, entry: str) -> dict[str, Any]:
+        value = body.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(entry, key, "must be a table")
+        return value
+
+    def tenants(self, body: Mapping[str, Any], entry: str) -> frozenset[str] | None:
+        if "tenants" not in body:
+            return None
+        value = body["tenants"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(
+                entry, "tenants", "must be a list of tenant slugs (strings)"
+            )
+        if not value:
+            raise self.fail(
+                entry, "tenants", "an empty list admits no tenant; leave it out for all"
+            )
+        for slug in value:
+            if not _TENANT.fullmatch(slug):
+                raise self.fail(entry, "tenants", f"{slug!r} is not a tenant slug")
+        return frozenset(value)
+
+    def names(
+        self, body: Mapping[str, Any], key: str, entry: str
+    ) -> frozenset[str] | None:
+        if key not in body:
+            return None
+        value = body[key]
+        if not isinstance(value, list) or not all(
+            isinstance(v, str) and v for v in value
+        ):
+            raise self.fail(
+                entry, key, "must be a list of tool names (non-empty strings)"
+            )
+        if len(set(value)) != len(value):
+            raise self.fail(entry, key, "names a tool twice")
+        return frozenset(value)
+
+    def version(self, body: Mapping[str, Any], entry: str) -> str | None:
+        value = body.get("protocol_version")
+        if value is None or value in mcpclient.KNOWN_VERSIONS:
+            return value
+        raise self.fail(
+            entry,
+            "protocol_version",
+            f"{value!r} is not a known version ({', '.join(mcpclient.KNOWN_VERSIONS)})",
+        )
+
+    def seconds(
+        self, body: Mapping[str, Any], key: str, entry: str, default: float
+    ) -> float:
+        value = body.get(key, default)
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or not 0 < value <= MAX_TIMEOUT
+        ):
+            raise self.fail(
+                entry,
+                key,
+                f"must be a number of seconds, > 0 and <= {MAX_TIMEOUT:g}, got {value!r}",
+            )
+        return float(value)
+
+    def concurrency(self, body: Mapping[str, Any], entry: str) -> int:
+        value = body.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)
+        if (
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not 1 <= value <= MAX_CONCURRENCY
+        ):
+            raise self.fail(
+                entry,
+                "max_concurrency",
+                f"must be an integer from 1 to {MAX_CONCURRENCY}, got {value!r}",
+            )
+        return value
+
+    def command(self, body: Mapping[str, Any], entry: str) -> tuple[str, ...]:
+        if "command" not in body:
+            raise self.fail(entry, "command", "required for transport 'stdio'")
+        value = body["command"]
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, str) for v in value)
+        ):
+            raise self.fail(
+                entry,
+                "command",
+                "must be a non-empty list of strings (program, args...)",
+            )
+        if any("\0" in v for v in value):
+            raise self.fail(entry, "command", "contains a NUL character")
+        command = tuple(self.expand(v, entry, "command") for v in value)
+        program = command[0]
+        if not program.strip():
+            raise self.fail(entry, "command", "the program (first element) is empty")
+        # A bare name is looked up on PATH when the server starts; a path must be absolute so
+        # the meaning does not depend on the worker's current directory.
+        if "/" in program and not Path(program).is_absolute():
+            raise self.fail(
+                entry,
+                "command",
+                f"program {program!r} must be a bare name (found on PATH) or an absolute path",
+            )
+        return command
+
+    def env_names(self, body: Mapping[str, Any], entry: str) -> tuple[str, ...]:
+        value = body.get("env", [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(
+                entry, "env", "must be a list of environment variable names"
+            )
+        for name in value:
+            if not _ENV_NAME.fullmatch(name):
+                raise self.fail(entry, "env", f"{name!r} is not a variable name")
+            if name in APP_SECRETS:
+                raise self.fail(
+                    entry,
+                    "env",
+                    f"{name} is the app's own secret and never reaches a server",
+                )
+        if len(set(value)) != len(value):
+            raise self.fail(entry, "env", "names a variable twice")
+        return tuple(value)
+
+    def url(self, body: Mapping[str, Any], entry: str) -> str:
+        if "url" not in body:
+            raise self.fail(entry, "url", "required for transport 'http'")
+        value = body["url"]
+        if not isinstance(value, str) or not value:
+            raise self.fail(entry, "url", "must be a non-empty string")
+        try:
+            parsed = httpx.URL(value)
+        except httpx.InvalidURL as exc:
+            raise self.fail(entry, "url", f"not a URL: {exc}") from exc
+        if parsed.scheme not in ("http", "https"):
+            raise self.fail(
+                entry, "url", f"scheme must be http or https, got {parsed.scheme!r}"
+            )
+        if not parsed.host:
+            raise self.fail(entry, "url", "has no host")
+        if parsed.userinfo:
+            raise self.fail(
+                entry, "url", "must not carry credentials; name a variable in auth_env"
+            )
+        if parsed.fragment:
+            raise self.fail(entry, "url", "must not have a fragment")
+        return value
+
+    def auth_env(self, body: Mapping[str, Any], entry: str) -> str | None:
+        value = body.get("auth_env")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not _ENV_NAME.fullmatch(value):
+            raise self.fail(
+                entry, "auth_env", f"must be a variable name, got {value!r}"
+            )
+        if value in APP_SECRETS:
+            raise self.fail(
+                entry,
+                "auth_env",
+                f"{value} is the app's own secret and never leaves it",
+            )
+        return value
+
+    def expand(self, value: str, entry: str, field: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            key = match.group(1)
+            if key == "python":
+                return sys.executable
+            if key == "here":
+                return self.here
+            raise self.fail(
+                entry,
+                field,
+                f"unknown placeholder {{{key}}} (known: {{python}}, {{here}})",
+            )
+
+        return _PLACEHOLDER.sub(one, value)
+
+
+def _name_reason() -> str:
+    return "the name must be 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit"
+
+
+# --- demo environments -------------------------------------------------------------------------
+
+
+def bundled_scenarios_dir() -> Path | None:
+    """The bundled scenarios folder (mcpservers/scenarios), found without importing mcpservers."""
+    spec = find_spec("mcpservers")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "scenarios"
+
+
+def demo_environment_name(scenario: str) -> str:
+    """A neutral, stable name for a scenario's environment: `demo-` and 6 hex digits of a hash."""
+    digest = hashlib.sha256(
+        f"agentops demo environment:{scenario}".encode()
+    ).hexdigest()
+    return f"demo-{digest[:6]}"
+
+
+def _demo_prefix(server: str) -> tuple[str, ...]:
+    return (sys.executable, "-m", f"mcpservers.{server}")
+
+
+def demo_environments(
+    root: Path,
+    *,
+    tenants: frozenset[str] | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    call_timeout: float = DEFAULT_CALL_TIMEOUT,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    protocol_version: str | None = None,
+) -> list[Environment]:
+    """One environment per scenario folder under `root` (a folder with an incident.json).
+
+    Raises:
+        ValueError: an incident.json without a title, or two scenarios whose names collide.
+    """
+    out: dict[str, Environment] = {}
+    for folder in sorted(root.iterdir()):
+        if folder.name[0] in "._" or not (folder / "incident.json").is_file():
+            continue
+        try:
+            incident = json.loads(
+                (folder / "incident.json").read_text(encoding="utf-8")
+            )
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{folder / 'incident.json'}: unreadable: {exc}") from exc
+        title = incident.get("title") if isinstance(incident, dict) else None
+        if not isinstance(title, str) or not title:
+            raise ValueError(f"{folder / 'incident.json'}: no title")
+        name = demo_environment_name(folder.name)
+        if name in out:
+            raise ValueError(
+                f"scenarios {folder.name!r} and another share the name {name}"
+            )
+        servers = tuple(
+            ServerEntry(
+                name=server,
+                transport="stdio",
+                command=(*_demo_prefix(server), *_demo_args(server, folder)),
+                protocol_version=protocol_version,
+                connect_timeout=connect_timeout,
+                call_timeout=call_timeout,
+                max_concurrency=max_concurrency,
+                approval_required=_DEMO_APPROVALS.get(server, frozenset()),
+            )
+            for server in DEMO_SERVERS
+        )
+        out[name] = Environment(
+            name=name,
+            description=title,
+            servers=servers,
+            tenants=tenants,
+            scenario=folder.name,
+        )
+    return [out[name] for name in sorted(out)]
+
+
+# The actions server's writes need a person even if a server's annotations said otherwise.
+_DEMO_APPROVALS = {"actions": frozenset({"restart_workload", "scale_workload"})}
+
+
+def _demo_args(server: str, folder: Path) -> tuple[str, ...]:
+    if server in ("logs", "metrics", "runbooks"):
+        # A path, not the slug: `--scenario` takes either, and a path also serves a custom root.
+        return ("--scenario", str(folder))
+    if server == "netcheck":
+        return _DEMO_NETCHECK_ARGS
+    return ()
+
+
+# --- to mcpclient --------------------------------------------------------------------------------
+
+
+def child_env(entry: ServerEntry, environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables a stdio entry passes on top of mcpclient's minimal default: LANG, then `env`."""
+    names = (*CHILD_ENV, *entry.env)
+    return {name: environ[name] for name in names if name in environ}
+
+
+def client_server(
+    entry: ServerEntry,
+    *,
+    environ: Mapping[str, str] | None = None,
+    http_client: httpx.AsyncClient | None = None,
+) -> mcpclient.StdioServer | mcpclient.HttpServer:
+    """The mcpclient server spec for `entry`; HTTP auth is read from `environ` now.
+
+    Raises:
+        MissingSecret: `auth_env` is set but the variable is unset or empty.
+    """
+    environ = os.environ if environ is None else environ
+    if entry.transport == "stdio":
+        assert entry.command is not None  # the loader guarantees it
+        return mcpclient.StdioServer(
+            command=list(entry.command),
+            env=child_env(entry, environ),
+            inherit_env=False,
+            name=entry.name,
+        )
+    assert entry.url is not None
+    headers: dict[str, str] = {}
+    if entry.auth_env is not None:
+        token = environ.get(entry.auth_env, "").strip()
+        if not token:
+            raise MissingSecret(entry.name, entry.auth_env)
+        headers["Authorization"] = f"Bearer {token}"
+    return mcpclient.HttpServer(
+        url=entry.url, headers=headers or None, name=entry.name, http_client=http_client
+    )
+
+
+@asynccontextmanager
+async def connect_server(
+    entry: ServerEntry,
+    *,
+    environ: Mapping[str, str] | None = None,
+    http_client: httpx.AsyncClient | None = None,
+    observer: Callable[[mcpclient.CallRecord], None] | None = None,
+) -> AsyncIterator[mcpclient.ClientSession]:
+    """`mcpclient.connect` with the entry's version pin, connect timeout and concurrency bound.
+
+    The session's default call timeout is `connect_timeout`; pass `entry.call_timeout` (trimmed
+    to the budget) to each `call_tool`.
+
+    Raises:
+        MissingSecret: see `client_server`.
+        mcpclient.McpError: the server could not be started, reached or spoken to.
+    """
+    spec = client_server(entry, environ=environ, http_client=http_client)
+    async with mcpclient.connect(
+        spec,
+        protocol_version=entry.protocol_version,
+        timeout=entry.connect_timeout,
+        max_concurrency=entry.max_concurrency,
+        observer=observer,
+    ) as session:
+        yield session
