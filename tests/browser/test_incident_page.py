@@ -89,7 +89,7 @@ def running_incident(base_url: str, tenant_slug: str, username: str) -> tuple[st
         tenant, username=username, password="pw-123456", role=Role.RESPONDER
     )
     incident_id, task_id = open_incident(
-        base_url, factories.make_token(member), [1] * 60
+        base_url, factories.make_token(member), [2] * 30
     )
     wait_for(
         lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
