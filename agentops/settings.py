@@ -160,6 +160,12 @@ DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
 DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
     os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5")
 )
+# Incident creation per tenant (API and page form): at most INCIDENT_RATE_LIMIT incidents in any
+# INCIDENT_RATE_WINDOW_SECONDS (a sliding window counted in PostgreSQL, which must work while
+# Redis is down; diagnosis.selectors.incident_create_retry_after). Over it: 429 + Retry-After.
+# 0 turns the limit off.
+INCIDENT_RATE_LIMIT = int(os.environ.get("INCIDENT_RATE_LIMIT", "120"))
+INCIDENT_RATE_WINDOW_SECONDS = int(os.environ.get("INCIDENT_RATE_WINDOW_SECONDS", "60"))
 # Test-only plans (diagnosis.plans: the `timed` plan of sleeps) offered by the API and pages;
 # the test suite turns it on. Off, they are reachable only through the service layer.
 DIAGNOSIS_TEST_PLANS = env_bool("DIAGNOSIS_TEST_PLANS", default=False)

@@ -5,7 +5,8 @@ DiagnosisError
 ├── StaleTransition       the row moved on since it was read (lost compare-and-swap)
 ├── TaskFinished          the task is already in a terminal state
 ├── ActiveTaskExists      the incident already has a task that is not finished
-└── ValidationFailed      bad input; `.fields` maps each field to its reason
+├── ValidationFailed      bad input; `.fields` maps each field to its reason
+└── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
 """
 
 
@@ -47,3 +48,9 @@ class ValidationFailed(DiagnosisError):
     def __init__(self, fields: dict[str, str], message: str = "invalid input") -> None:
         super().__init__(message)
         self.fields = fields
+
+
+class RateLimited(DiagnosisError):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many incidents opened; retry in {retry_after} s")
+        self.retry_after = retry_after

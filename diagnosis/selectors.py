@@ -1,8 +1,11 @@
 """Reads of the diagnosis domain, always scoped to a tenant."""
 
+import math
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from diagnosis.models import (
@@ -30,6 +33,28 @@ def incident_get(*, tenant: Tenant, incident_id: Any) -> Incident | None:
 
 def incident_list(*, tenant: Tenant) -> QuerySet[Incident]:
     return Incident.objects.filter(tenant=tenant).order_by("-created_at", "-id")
+
+
+def incident_create_retry_after(*, tenant: Tenant, now: datetime) -> int | None:
+    """Seconds until the tenant may open another incident, or None while it is under its quota.
+
+    A sliding window over the incidents table itself (INCIDENT_RATE_LIMIT incidents in the last
+    INCIDENT_RATE_WINDOW_SECONDS): only incidents that exist count, so a refused request, an
+    Idempotency-Key replay or a rolled-back create never uses up the quota. A limit of 0 is off.
+    """
+    limit = settings.INCIDENT_RATE_LIMIT
+    if limit <= 0:
+        return None
+    window = timedelta(seconds=settings.INCIDENT_RATE_WINDOW_SECONDS)
+    # The limit-th newest incident inside the window, read on the incident_tenant_recent
+    # index (at most `limit` entries walked). A slot frees when it leaves the window.
+    recent = incident_list(tenant=tenant).filter(created_at__gt=now - window)
+    edge = next(
+        iter(recent.values_list("created_at", flat=True)[limit - 1 : limit]), None
+    )
+    if edge is None:
+        return None
+    return max(1, math.ceil((edge + window - now).total_seconds()))
 
 
 def task_get(*, tenant: Tenant, task_id: Any) -> DiagnosisTask | None:

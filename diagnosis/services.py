@@ -16,10 +16,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from diagnosis import bounds, plans
+from diagnosis import bounds, plans, selectors
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
+    RateLimited,
     StaleTransition,
     TaskFinished,
     ValidationFailed,
@@ -173,12 +174,22 @@ def incident_create(
     Raises:
         ValidationFailed: a window datetime out of bounds (diagnosis.bounds), an end before
             its start, or a plan or plan_args `diagnosis.plans` refuses; nothing is written.
+        RateLimited: the tenant opened INCIDENT_RATE_LIMIT incidents within the window.
     """
     window, window_start, window_end = bounds.window_errors(window_start, window_end)
     errors = {**_plan_errors(plan, plan_args), **window}
     if errors:
         raise ValidationFailed(errors)
     with transaction.atomic():
+        # Counted in PostgreSQL, not Redis: creating incidents must work while Redis is down.
+        # The tenant row lock serialises a tenant's creates, so two racing requests cannot
+        # both take the last slot; it is held only for this short transaction.
+        list(Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk"))
+        retry_after = selectors.incident_create_retry_after(
+            tenant=tenant, now=timezone.now()
+        )
+        if retry_after is not None:
+            raise RateLimited(retry_after)
         incident = Incident.objects.create(
             tenant=tenant,
             title=title,

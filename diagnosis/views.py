@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from diagnosis import selectors, services
-from diagnosis.exceptions import ActiveTaskExists, TaskFinished
+from diagnosis.exceptions import ActiveTaskExists, RateLimited, TaskFinished
 from diagnosis.forms import DecisionForm, IncidentForm
 from diagnosis.models import ApprovalStatus
 from diagnosis.principals import Principal, principal_from_user
@@ -58,19 +58,31 @@ def incident_list(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
         if not principal.has_scope("incidents:write"):
             raise Http404("this role cannot open incidents")
+        retry_after = None
         if form.is_valid():
-            incident, _task = services.incident_create(
-                tenant=principal.tenant, user=request.user, **form.cleaned_data
-            )
-            url = reverse("diagnosis:incident-detail", args=[incident.id])
-            return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-        if request.htmx:
-            return render(
+            try:
+                incident, _task = services.incident_create(
+                    tenant=principal.tenant, user=request.user, **form.cleaned_data
+                )
+            except RateLimited as exc:
+                form.add_error(None, str(exc))
+                retry_after = exc.retry_after
+            else:
+                url = reverse("diagnosis:incident-detail", args=[incident.id])
+                return (
+                    HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+                )
+        if request.htmx or retry_after is not None:
+            response = render(
                 request,
-                "diagnosis/incident_list.html#new-incident",
+                "diagnosis/incident_list.html"
+                + ("#new-incident" if request.htmx else ""),
                 {"form": form},
-                status=400,
+                status=400 if retry_after is None else 429,
             )
+            if retry_after is not None:
+                response["Retry-After"] = str(retry_after)
+            return response
     incidents = selectors.incident_list(tenant=principal.tenant).prefetch_related(
         "tasks"
     )[:100]

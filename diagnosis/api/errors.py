@@ -12,6 +12,7 @@ from diagnosis.exceptions import (
     ActiveTaskExists,
     DiagnosisError,
     InvalidTransition,
+    RateLimited,
     StaleTransition,
     TaskFinished,
     ValidationFailed,
@@ -68,6 +69,14 @@ def api_error_from(exc: DiagnosisError) -> ApiError:
     if isinstance(exc, TaskFinished):
         return ApiError(
             409, "the task has already finished", code="task_finished", state=exc.state
+        )
+    if isinstance(exc, RateLimited):
+        return ApiError(
+            429,
+            str(exc),
+            code="rate_limited",
+            headers={"Retry-After": str(exc.retry_after)},
+            retry_after=exc.retry_after,
         )
     if isinstance(exc, StaleTransition | InvalidTransition):
         return ApiError(

@@ -60,6 +60,7 @@ def _schemas() -> dict[str, Schema]:
         "allowed": {"type": "array", "items": STR},
         "required_scope": STR,
         "limit": {"type": "integer"},
+        "retry_after": {"type": "integer", "minimum": 1},
     }
     incident = {
         "id": UUID,
@@ -103,7 +104,8 @@ def _schemas() -> dict[str, Schema]:
                 optional=tuple(k for k in error_props if k not in {"error", "code"}),
             ),
             "description": "Every error body. `fields` ({name: reason}) on 400s; `state` "
-            "(of the task) or `status` (of the approval) on 409s.",
+            "(of the task) or `status` (of the approval) on 409s; `retry_after` (seconds) "
+            "on 429s.",
         },
         "Incident": _object(incident),
         "IncidentCreate": _object(
@@ -256,6 +258,15 @@ _ERROR_TEXT = {
     409: "Conflict with the current state, or the Idempotency-Key is still being processed.",
     413: f"Body over {MAX_BODY_BYTES} bytes. Nothing was changed.",
     422: "The Idempotency-Key was already used with a different request.",
+    429: "The tenant opened INCIDENT_RATE_LIMIT incidents within the last "
+    "INCIDENT_RATE_WINDOW_SECONDS; retry after `retry_after` seconds (also the Retry-After "
+    "header). Nothing was changed; an Idempotency-Key replay is not counted.",
+}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds until a slot frees.",
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 
 
@@ -267,7 +278,10 @@ def _json(description: str, schema: Schema) -> Schema:
 
 
 def _errors(*codes: int) -> dict[str, Schema]:
-    return {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in codes}
+    answers = {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in codes}
+    if "429" in answers:
+        answers["429"]["headers"] = _RETRY_AFTER
+    return answers
 
 
 def _path_param(name: str) -> Schema:
@@ -376,6 +390,7 @@ def build_document() -> Schema:
                     "incidentCreate",
                     201,
                     _json("Created, with its queued task.", _ref("IncidentCreated")),
+                    429,
                     body="IncidentCreate",
                 ),
             },

@@ -257,6 +257,11 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     )  # 202 cancelled
     created = api.call("post", "/api/incidents", token=token, body=INCIDENT)
     assert created.status_code == 201
+    settings.INCIDENT_RATE_LIMIT = 1
+    limited = api.call("post", "/api/incidents", token=token, body=INCIDENT)
+    assert limited.status_code == 429
+    assert int(limited.headers["Retry-After"]) >= 1
+    settings.INCIDENT_RATE_LIMIT = 0
     api.call("get", "/api/openapi.json")
     api.call("get", "/healthz")
     api.call("get", "/readyz")
