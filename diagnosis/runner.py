@@ -7,8 +7,12 @@
 3. Between steps: a cancel request ends the task `cancelled`; a passed deadline `timed_out`.
    After each step the checkpoint is saved, so a re-queued task resumes where it was.
 4. The end is exactly one terminal state; the state table has no move out of one.
+5. Every database call goes through `db_retry.call`: a session PostgreSQL ended is replaced
+   and the call retried within the same attempt; writes that might have committed before the
+   error (the claim, an event) are checked for before they are tried again.
 """
 
+import functools
 import logging
 import os
 import socket
@@ -22,11 +26,11 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from diagnosis import services
+from diagnosis import db_retry, services
 from diagnosis.exceptions import StaleTransition
-from diagnosis.models import DiagnosisTask
+from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.plans import InvalidPlanArgs, UnknownPlan, build_plan
-from diagnosis.states import TaskState
+from diagnosis.states import LEASED, TaskState, is_terminal
 
 logger = logging.getLogger(__name__)
 
@@ -40,19 +44,45 @@ class _Context:
     task_id: str
     plan_args: Mapping[str, Any]
     owner: str
+    # The seq of the last event this run saw committed: events it appends come after it.
+    last_seq: int = 0
     lease_lost: threading.Event = field(default_factory=threading.Event)
     report: dict[str, Any] | None = None
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None:
-        services.diagnosis_event_append(task_id=self.task_id, kind=kind, data=data)
+        event = db_retry.call(
+            lambda: services.diagnosis_event_append(
+                task_id=self.task_id, kind=kind, data=data
+            ),
+            what=f"append of {kind} to task {self.task_id}",
+            committed=lambda: self._appended(kind, data),
+        )
+        self.last_seq = event.seq
+
+    def _appended(self, kind: str, data: Mapping[str, Any] | None) -> TaskEvent | None:
+        # The lease holder alone appends step events, so one of this kind and data after the
+        # run's last seq is the append whose COMMIT went through before the error.
+        return (
+            TaskEvent.objects.filter(
+                task_id=uuid.UUID(self.task_id),
+                seq__gt=self.last_seq,
+                type=kind,
+                data__contains=dict(data or {}),
+            )
+            .order_by("seq")
+            .first()
+        )
 
     def should_stop(self) -> bool:
         if self.lease_lost.is_set():
             return True
-        row = (
-            DiagnosisTask.objects.filter(pk=self.task_id)
-            .values("state", "cancel_requested_at", "deadline_at")
-            .first()
+        row = db_retry.call(
+            lambda: (
+                DiagnosisTask.objects.filter(pk=self.task_id)
+                .values("state", "cancel_requested_at", "deadline_at")
+                .first()
+            ),
+            what=f"read of task {self.task_id}",
         )
         if (
             row is None
@@ -73,11 +103,24 @@ class _Heartbeat(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
+        task_id, owner = self.context.task_id, self.context.owner
         try:
             while not self.stopped.wait(self.interval):
-                if not services.diagnosis_lease_renew(
-                    task_id=self.context.task_id, owner=self.context.owner
-                ):
+                try:
+                    renewed = db_retry.call(
+                        lambda: services.diagnosis_lease_renew(
+                            task_id=task_id, owner=owner
+                        ),
+                        what=f"lease renewal of task {task_id}",
+                    )
+                except db_retry.RETRYABLE:
+                    # Not lost: unrenewed. Try again next tick; once the lease expires
+                    # the reaper re-queues the task and the renewal answers False.
+                    logger.warning(
+                        "lease of task %s not renewed", task_id, exc_info=True
+                    )
+                    continue
+                if not renewed:
                     self.context.lease_lost.set()
                     return
         finally:
@@ -86,11 +129,23 @@ class _Heartbeat(threading.Thread):
 
 def run_task(task_id: str, *, owner: str | None = None) -> str | None:
     """Run the task's plan to a terminal state; return that state, or None if not ours to run."""
-    owner = owner or worker_identity()
-    task = services.diagnosis_claim(task_id=task_id, owner=owner)
+    claimer = owner or worker_identity()
+    task = db_retry.call(
+        lambda: services.diagnosis_claim(task_id=task_id, owner=claimer),
+        what=f"claim of task {task_id}",
+        # A claim whose COMMIT went through before the error shows as our lease.
+        committed=lambda: DiagnosisTask.objects.filter(
+            pk=task_id, lease_owner=claimer, state__in=LEASED
+        ).first(),
+    )
     if task is None:
         return None
-    context = _Context(task_id=str(task.id), plan_args=task.plan_args, owner=owner)
+    context = _Context(
+        task_id=str(task.id),
+        plan_args=task.plan_args,
+        owner=claimer,
+        last_seq=task.last_seq,
+    )
     heartbeat = _Heartbeat(
         context, interval=max(settings.DIAGNOSIS_LEASE_SECONDS / 3, 0.1)
     )
@@ -102,17 +157,34 @@ def run_task(task_id: str, *, owner: str | None = None) -> str | None:
         heartbeat.join()
 
 
+def _load(task_id: str) -> DiagnosisTask:
+    return db_retry.call(
+        lambda: DiagnosisTask.objects.get(pk=task_id), what=f"read of task {task_id}"
+    )
+
+
 def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
     """Move to a terminal state; a task that moved to cancelling meanwhile ends cancelled."""
-    task = DiagnosisTask.objects.get(pk=task_id)
+    task = _load(task_id)
     for _ in range(3):
+        if is_terminal(task.state):
+            # Ended already: by a move of ours whose COMMIT went through before the error
+            # (the compare-and-swap on version made its retry stale), or by the reaper.
+            return task.state
         target = TaskState.CANCELLED if task.state == TaskState.CANCELLING else to
         try:
-            return services.diagnosis_transition(
-                task=task, to=target, fields=fields if target == to else None
-            ).state
+            moved = db_retry.call(
+                functools.partial(
+                    services.diagnosis_transition,
+                    task=task,
+                    to=target,
+                    fields=fields if target == to else None,
+                ),
+                what=f"move of task {task_id} to {target}",
+            )
+            return moved.state
         except StaleTransition:
-            task.refresh_from_db()
+            task = _load(task_id)
     logger.warning("task %s kept moving; leaving it to the reaper", task_id)
     return None
 
@@ -148,7 +220,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             error_message=str(exc)[:2000],
         )
     for index in range(task.checkpoint, len(steps)):
-        current = DiagnosisTask.objects.get(pk=context.task_id)
+        current = _load(context.task_id)
         if context.lease_lost.is_set() or current.lease_owner != context.owner:
             return None
         if (
@@ -166,6 +238,10 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             )
         try:
             steps[index].run(context)
+        except db_retry.RETRYABLE:
+            # The database stayed away through every retry: not the step's fault. The task
+            # stays running; once its lease expires the reaper re-queues it.
+            raise
         except Exception as exc:
             logger.exception(
                 "step %s of task %s failed", steps[index].name, context.task_id
@@ -179,10 +255,16 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             )
         if context.lease_lost.is_set():
             return None
-        services.diagnosis_checkpoint(
-            task_id=context.task_id, owner=context.owner, checkpoint=index + 1
+        db_retry.call(
+            functools.partial(
+                services.diagnosis_checkpoint,
+                task_id=context.task_id,
+                owner=context.owner,
+                checkpoint=index + 1,
+            ),
+            what=f"checkpoint of task {context.task_id}",
         )
-    current = DiagnosisTask.objects.get(pk=context.task_id)
+    current = _load(context.task_id)
     if current.cancel_requested_at is not None or current.state == TaskState.CANCELLING:
         return _finish(context.task_id, TaskState.CANCELLED)
     return _finish(context.task_id, TaskState.SUCCEEDED, report=context.report or {})
