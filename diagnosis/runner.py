@@ -30,7 +30,7 @@ from diagnosis import db_retry, services
 from diagnosis.exceptions import StaleTransition
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.plans import InvalidPlanArgs, UnknownPlan, build_plan
-from diagnosis.states import LEASED, TaskState, is_terminal
+from diagnosis.states import LEASED, TERMINAL, TaskState, is_terminal
 
 logger = logging.getLogger(__name__)
 
@@ -168,9 +168,7 @@ def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
     task = _load(task_id)
     for _ in range(3):
         if is_terminal(task.state):
-            # Ended already: by a move of ours whose COMMIT went through before the error
-            # (the compare-and-swap on version made its retry stale), or by the reaper.
-            return task.state
+            return task.state  # ended meanwhile, by the reaper
         target = TaskState.CANCELLED if task.state == TaskState.CANCELLING else to
         try:
             moved = db_retry.call(
@@ -181,6 +179,10 @@ def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
                     fields=fields if target == to else None,
                 ),
                 what=f"move of task {task_id} to {target}",
+                # A move whose COMMIT went through before the error shows as the row ended.
+                committed=lambda: DiagnosisTask.objects.filter(
+                    pk=task_id, state__in=TERMINAL
+                ).first(),
             )
             return moved.state
         except StaleTransition:
