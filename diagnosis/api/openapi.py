@@ -19,6 +19,7 @@ from diagnosis.api.validation import (
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
+from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.models import ApprovalStatus, Severity
 from diagnosis.states import TaskState
 
@@ -236,6 +237,37 @@ def _schemas() -> dict[str, Schema]:
                 "reason": STR,
             }
         ),
+        "StreamEvent": {
+            **_object(
+                {
+                    "event": {
+                        "type": "string",
+                        "enum": [*EventKind.values, RESYNC_REQUIRED, SERVER_DRAINING],
+                    },
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "description": "The event's payload, one line of JSON.",
+                    },
+                    "id": {
+                        "type": "string",
+                        "pattern": "^[0-9]+$",
+                        "description": "seq of the task's event (resync_required: the "
+                        "watermark to resume after); server_draining has none.",
+                    },
+                    "retry": {"type": "integer", "minimum": 0},
+                },
+                optional=("id", "retry"),
+            ),
+            "description": "One event of the stream (OpenAPI 3.1: `schema` describes "
+            "each event). Comments (heartbeats) carry no event.",
+        },
+        "StreamError": {
+            **_object({"error": STR, "detail": STR}),
+            "description": "A refusal of the event stream: `error` is a code "
+            "(not_authenticated, permission_denied, not_found, too_many_streams), `detail` "
+            "says it in words.",
+        },
         "Health": _object({"status": {"const": "ok"}}),
         "Ready": _object(
             {
@@ -267,6 +299,20 @@ _RETRY_AFTER = {
         "description": "Seconds until a slot frees.",
         "schema": {"type": "integer", "minimum": 1},
     }
+}
+
+
+# The stream is answered by its own ASGI app (diagnosis.streaming.consumer), before Django.
+_STREAM_CURSOR: Schema = {
+    "type": "string",
+    "description": "seq of the last event received (ASCII digits, at most 18); any other "
+    "value is taken as malformed: the stream opens with resync_required.",
+}
+_STREAM_ERRORS = {
+    401: "No valid session or bearer token (header WWW-Authenticate).",
+    403: "The token lacks the tasks:read scope.",
+    404: "No such task in the caller's tenant.",
+    429: "Too many open streams for this user (header Retry-After).",
 }
 
 
@@ -466,25 +512,38 @@ def build_document() -> Schema:
                         {
                             "name": "Last-Event-ID",
                             "in": "header",
-                            "schema": {"type": "string"},
+                            "schema": _STREAM_CURSOR,
                         },
                         {
                             "name": "last_event_id",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 0},
+                            "schema": _STREAM_CURSOR,
+                            "description": "Used when the Last-Event-ID header is absent.",
                         },
                     ],
                     "responses": {
                         "200": {
-                            "description": "The stream.",
+                            "description": "The stream. Opens with `resync_required` for a "
+                            "malformed cursor or one inside a compacted range; while the "
+                            "database is unreachable, an empty stream asking (`retry:`) for "
+                            "a later reconnect with the same cursor.",
                             "content": {
-                                "text/event-stream": {"schema": {"type": "string"}}
+                                "text/event-stream": {"schema": _ref("StreamEvent")}
                             },
                         },
                         "204": {
                             "description": "The cursor already covers a finished task."
                         },
-                        **_errors(401, 403, 404),
+                        **{
+                            str(code): _json(text, _ref("StreamError"))
+                            for code, text in _STREAM_ERRORS.items()
+                        },
+                        # An id that is not a UUID misses the stream's route: Django's 404.
+                        "404": _json(
+                            _STREAM_ERRORS[404] + " An id that is not a UUID gets the "
+                            "API's 404 (Error).",
+                            {"anyOf": [_ref("StreamError"), _ref("Error")]},
+                        ),
                     },
                 }
             },

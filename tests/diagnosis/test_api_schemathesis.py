@@ -1,0 +1,108 @@
+"""/api/openapi.json against the server (issue 10 item 8): schemathesis over real HTTP to Daphne.
+
+Every operation of the served document gets a bounded, derandomized set of generated requests
+(positive and negative), authenticated with an admin token of tenant A, and every answer must
+pass not_a_server_error, status_code_conformance, content_type_conformance and
+response_schema_conformance. Half the examples aim at real rows (a finished task, so its SSE
+stream closes; its incident; a pending approval) instead of random ids, so the 2xx bodies are
+checked too. ./test runs this, and .ci/run runs ./test.
+"""
+
+import time
+
+import hypothesis
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from diagnosis.models import Approval, Role
+from tests import factories
+from tests.diagnosis.test_streaming_support import finish, start_daphne
+from tests.livestack import redis_url_with_db
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+MAX_EXAMPLES = 25  # per operation and generation mode
+TIME_BUDGET = 90.0  # seconds for the whole run, on top of hypothesis' own bound
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+
+@pytest.fixture
+def served(live_db_env, tenant):
+    """Daphne on loopback (its broker a Redis database no worker reads), and real rows."""
+    _incident, task = factories.make_incident(tenant)
+    finish(task)
+    approval = Approval.objects.create(task=task, action={"tool": "restart"})
+    token = factories.make_token(factories.make_member(tenant, role=Role.ADMIN))
+    proc, base = start_daphne(CELERY_BROKER_URL=redis_url_with_db(15))
+    try:
+        yield (
+            base,
+            token,
+            {
+                "incident_id": str(task.incident_id),
+                "task_id": str(task.pk),
+                "approval_id": str(approval.pk),
+            },
+        )
+    finally:
+        proc.stop()
+
+
+def _run(operation, mode, *, base, session, real, started):
+    """Up to MAX_EXAMPLES derandomized cases of one operation in one generation mode."""
+
+    @hypothesis.settings(
+        max_examples=MAX_EXAMPLES,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(case=operation.as_strategy(generation_mode=mode), aim=st.booleans())
+    def check(case, aim):
+        assert time.monotonic() - started < TIME_BUDGET, "over the time budget"
+        if aim and case.path_parameters and mode is GenerationMode.POSITIVE:
+            case.path_parameters = {name: real[name] for name in case.path_parameters}
+        case.call_and_validate(
+            base_url=base, session=session, checks=CHECKS, timeout=15
+        )
+
+    try:
+        check()
+    except hypothesis.errors.Unsatisfiable:
+        # Nothing to negate (no parameters, no body): only the positive cases apply.
+        assert mode is GenerationMode.NEGATIVE, operation.label
+
+
+def test_the_document_matches_the_server(served):
+    base, token, real = served
+    schema = schemathesis.openapi.from_url(f"{base}/api/openapi.json")
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {token}"
+    started = time.monotonic()
+    ran = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            _run(
+                operation, mode, base=base, session=session, real=real, started=started
+            )
+        ran.append(operation.label)
+    assert len(ran) >= len(schema.raw_schema["paths"])
