@@ -27,6 +27,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, TERMINAL_EVENTS
+from diagnosis.http_headers import security_headers
 from diagnosis.principals import (
     bearer_secret,
     principal_from_token,
@@ -65,6 +66,12 @@ STREAM_HEADERS = [
     (b"cache-control", b"no-cache"),
     (b"x-accel-buffering", b"no"),
 ]
+
+
+def _stream_headers() -> list[tuple[bytes, bytes]]:
+    # This app answers outside Django's middleware: the CSP and the other security headers
+    # every response carries are added here.
+    return [*STREAM_HEADERS, *security_headers()]
 
 
 def snapshot_url(task_id: str) -> str:
@@ -162,6 +169,7 @@ async def _reply_json(
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
         *(extra or []),
+        *security_headers(),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
@@ -171,7 +179,7 @@ async def _reply_unavailable(send: Send) -> None:
     """The database is away: a 503 would make EventSource give up for good, so open an empty
     stream that asks for a later reconnect with the same Last-Event-ID and ends."""
     await send(
-        {"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS}
+        {"type": "http.response.start", "status": 200, "headers": _stream_headers()}
     )
     body = wire.retry(setting("SSE_RETRY_MS", 2000) * 2) + b": unavailable\n\n"
     await send({"type": "http.response.body", "body": body})
@@ -234,7 +242,13 @@ class EventStreamApp:
         if access.is_finished and cursor == access.last_seq:
             # The client has the terminal event: 204 makes EventSource stop for good.
             METRICS.no_content += 1
-            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 204,
+                    "headers": security_headers(),
+                }
+            )
             await send({"type": "http.response.body", "body": b""})
             return
         hub = get_hub()
@@ -409,7 +423,7 @@ class _Stream:
 
     async def _run(self) -> None:
         await self.send(
-            {"type": "http.response.start", "status": 200, "headers": STREAM_HEADERS}
+            {"type": "http.response.start", "status": 200, "headers": _stream_headers()}
         )
         METRICS.streams_opened += 1
         # Daphne writes the headers with the first body chunk: send it now.

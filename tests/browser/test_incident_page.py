@@ -51,7 +51,18 @@ def page(stack, monkeypatch):
             context = browser.new_context(base_url=stack)
             page = context.new_page()
             page.set_default_timeout(60_000)
+            # Chromium logs each resource or inline code the Content-Security-Policy blocks.
+            violations = []
+            page.on(
+                "console",
+                lambda message: (
+                    violations.append(message.text)
+                    if "Content Security Policy" in message.text
+                    else None
+                ),
+            )
             yield page
+            assert violations == []
         finally:
             browser.close()
 
