@@ -138,7 +138,8 @@ async def _send_refusal(send: Send, limit: int) -> None:
 
 def _request_path(request: Any) -> str:
     # Twisted's HTTPChannel keeps the request target of the request being read in `_path`
-    # until the body is complete (Request.path is set only then).
+    # until the body is complete (Request.path is set only then). This and the three hooks
+    # below are checked against the installed Twisted by tests/test_daphne_patches.py.
     target = getattr(request.channel, "_path", b"")
     target = target if isinstance(target, bytes) else b""
     return target.split(b"?", 1)[0].decode("latin-1")

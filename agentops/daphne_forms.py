@@ -6,7 +6,7 @@ bare 400 with no body, so the API's JSON refusal never went out. Daphne never re
 hands the raw body to the ASGI app, which refuses what it does not take. Requests Daphne makes
 are built with `parsePOSTFormSubmission=False` (a Twisted Request parameter, within the range
 pinned in pyproject.toml); tests/diagnosis/test_api_inputs.py posts such a body over real HTTP,
-and tests/test_daphne_forms.py fails, naming the versions, when Twisted or Daphne change shape.
+and tests/test_daphne_patches.py fails, naming the versions, when Twisted or Daphne change shape.
 """
 
 import functools
