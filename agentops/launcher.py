@@ -222,12 +222,14 @@ def _python(*args: str) -> list[str]:
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    """migrate, collectstatic (copies only what changed) and the demo tenant, in this process."""
+    """System checks (a bad AGENTOPS_SERVERS file stops here), migrate, collectstatic (copies
+    only what changed) and the demo tenant, in this process."""
     import django
     from django.core.management import call_command
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
     django.setup()
+    call_command("check")  # migrate skips the system checks
     call_command("migrate", interactive=False, verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
     call_command("seed_demo", url=args.url)

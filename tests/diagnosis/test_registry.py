@@ -714,12 +714,17 @@ async def test_stdio_child_never_sees_the_workers_secrets(tmp_path, monkeypatch)
 # --- start-up check ---------------------------------------------------------------------------
 
 
-def test_manage_py_check_fails_on_a_bad_registry_file(tmp_path):
+@pytest.mark.parametrize(
+    "command",
+    [["manage.py", "check"], ["-m", "agentops.launcher", "prepare"]],
+    ids=["manage.py check", "launcher prepare (./run)"],
+)
+def test_start_up_fails_on_a_bad_registry_file(tmp_path, command):
     path = write(tmp_path, MINIMAL + "connect_timeout = -5\n")
     env = {**os.environ, "AGENTOPS_SERVERS": str(path)}
 
     proc = subprocess.run(
-        [sys.executable, "manage.py", "check"],
+        [sys.executable, *command],
         cwd=REPO,
         env=env,
         capture_output=True,
