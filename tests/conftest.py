@@ -83,3 +83,55 @@ def live_db_env(transactional_db):
         }
     )
     return env
+
+
+# --- reliability record (docs/reliability.md) --------------------------------------------------
+# A fault or limit test is marked `@pytest.mark.fault("what is done to the stack", kind="fault")`
+# (kind "limit" for a bound the app enforces) and calls the `reliability_record` fixture with what
+# it observed and its figures. When AGENTOPS_RELIABILITY_OUT names a file, each such test appends
+# one JSON line to it at teardown; `python -m scripts.reliability_report` turns a run into the doc.
+RELIABILITY_OUT = "AGENTOPS_RELIABILITY_OUT"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "call":
+        item.stash[_call_outcome] = report.outcome
+    return report
+
+
+_call_outcome = pytest.StashKey[str]()
+
+
+@pytest.fixture
+def reliability_record(request):
+    """record(observed=..., figures={...}): what this fault or limit test saw, for the doc."""
+    import json
+    from pathlib import Path
+
+    marker = request.node.get_closest_marker("fault")
+    assert marker is not None and marker.args, (
+        "reliability_record needs @pytest.mark.fault('title')"
+    )
+    recorded: list[dict[str, object]] = []
+
+    def record(*, observed: str, figures: dict[str, object]) -> None:
+        recorded.append({"observed": observed, "figures": figures})
+
+    yield record
+    out = os.environ.get(RELIABILITY_OUT)
+    if not out:
+        return
+    assert recorded, f"{request.node.nodeid} is marked fault but recorded nothing"
+    line = {
+        "nodeid": request.node.nodeid,
+        "fault": marker.args[0],
+        "kind": marker.kwargs.get("kind", "fault"),
+        "outcome": request.node.stash.get(_call_outcome, "unknown"),
+        **recorded[-1],
+    }
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(line, sort_keys=True) + "\n")

@@ -87,14 +87,19 @@ SURROGATE = "\ud800"
         (json.dumps(VALID)[:-1] + ', "symptoms": "\\udfff"}', "symptoms"),
     ],
 )
+@pytest.mark.fault("Lone UTF-16 surrogate in a JSON string", kind="limit")
 def test_lone_surrogate_in_any_string_is_400_naming_the_field(
-    client, token, raw, field
+    client, token, raw, field, reliability_record
 ):
     before = _counts()
 
     response = _post(client, token, raw)
 
     _assert_refused(response, field, before)
+    reliability_record(
+        observed="400 JSON naming the field; nothing written",
+        figures={"status": 400, "field": field},
+    )
 
 
 def _nested(depth):
@@ -118,12 +123,19 @@ def _nested(depth):
         (json.dumps(VALID)[:-1] + f', "x": {_nested(5000)}}}', "body"),
     ],
 )
-def test_json_nested_too_deep_is_400_naming_the_field(client, token, raw, field):
+@pytest.mark.fault("JSON nested 40 to 5000 deep", kind="limit")
+def test_json_nested_too_deep_is_400_naming_the_field(
+    client, token, raw, field, reliability_record
+):
     before = _counts()
 
     response = _post(client, token, raw)
 
     _assert_refused(response, field, before)
+    reliability_record(
+        observed="400 JSON naming the field (the body when deeper than the parser goes); nothing written",
+        figures={"status": 400, "field": field},
+    )
 
 
 @pytest.mark.parametrize(
@@ -135,12 +147,19 @@ def test_json_nested_too_deep_is_400_naming_the_field(client, token, raw, field)
         (json.dumps({**VALID, "severity": None})[:-5] + "1E+999}", "severity"),
     ],
 )
-def test_number_out_of_double_range_is_400_naming_the_field(client, token, raw, field):
+@pytest.mark.fault("A number no double holds (1e400)", kind="limit")
+def test_number_out_of_double_range_is_400_naming_the_field(
+    client, token, raw, field, reliability_record
+):
     before = _counts()
 
     response = _post(client, token, raw)
 
     _assert_refused(response, field, before, reason="out of range")
+    reliability_record(
+        observed="400 out of range naming the field; nothing written",
+        figures={"status": 400, "field": field},
+    )
 
 
 @pytest.mark.parametrize(
@@ -202,13 +221,20 @@ def test_idempotency_key_that_is_not_printable_ascii_is_400(client, token, key):
     "limit",
     ["²", "①", "٣", "１", "+5", "-1", " 5", "5 ", "0", "101", "1e1", "0x10"],  # noqa: RUF001
 )
-def test_limit_that_is_not_ascii_digits_in_range_is_400(client, token, limit):
+@pytest.mark.fault("?limit= that is not ASCII digits in 1..100", kind="limit")
+def test_limit_that_is_not_ascii_digits_in_range_is_400(
+    client, token, limit, reliability_record
+):
     response = client.get(
         "/api/incidents", {"limit": limit}, headers={"Authorization": f"Bearer {token}"}
     )
 
     assert response.status_code == 400
     assert set(response.json()["fields"]) == {"limit"}
+    reliability_record(
+        observed="400 naming limit (Unicode digits, signs, spaces, out of range)",
+        figures={"status": 400, "field": "limit"},
+    )
 
 
 def _cursor(value):
@@ -242,7 +268,10 @@ PK = str(uuid.uuid4())
         "A",
     ],
 )
-def test_crafted_cursor_is_400_naming_the_cursor(client, token, cursor):
+@pytest.mark.fault("Crafted pagination cursor", kind="limit")
+def test_crafted_cursor_is_400_naming_the_cursor(
+    client, token, cursor, reliability_record
+):
     response = client.get(
         "/api/incidents",
         {"cursor": cursor},
@@ -251,6 +280,10 @@ def test_crafted_cursor_is_400_naming_the_cursor(client, token, cursor):
 
     assert response.status_code == 400
     assert set(response.json()["fields"]) == {"cursor"}
+    reliability_record(
+        observed="400 naming cursor for each malformed shape, datetime, encoding and size",
+        figures={"status": 400, "field": "cursor"},
+    )
 
 
 def test_cursor_made_by_the_api_still_pages(client, token, tenant):
@@ -287,7 +320,10 @@ CURL_TYPE = "multipart/form-data; boundary=------------------------d74496d669588
         ("application/x-www-form-urlencoded", b"title=x&service=y"),
     ],
 )
-def test_form_post_gets_the_json_refusal(client, token, content_type, raw):
+@pytest.mark.fault("Form or multipart POST to the API", kind="limit")
+def test_form_post_gets_the_json_refusal(
+    client, token, content_type, raw, reliability_record
+):
     before = _counts()
 
     response = client.post(
@@ -298,6 +334,10 @@ def test_form_post_gets_the_json_refusal(client, token, content_type, raw):
     )
 
     _assert_refused(response, "Content-Type", before)
+    reliability_record(
+        observed="the API's JSON 400 naming Content-Type, not a bare 400",
+        figures={"status": 400, "field": "Content-Type"},
+    )
 
 
 # --- item 1: datetimes are bounded; a bad stored row does not break the reads --------------
@@ -322,14 +362,21 @@ def _iso(moment):
     ],
 )
 @pytest.mark.parametrize("field", ["window_start", "window_end"])
+@pytest.mark.fault(
+    "Datetime out of range or with a UTC offset beyond ±15:59", kind="limit"
+)
 def test_datetime_out_of_bounds_is_400_and_changes_nothing(
-    client, token, field, value, reason
+    client, token, field, value, reason, reliability_record
 ):
     before = _counts()
 
     response = _post(client, token, _with(**{field: value}))
 
     _assert_refused(response, field, before, reason=reason)
+    reliability_record(
+        observed="400 naming the field with the accepted range; nothing written",
+        figures={"status": 400, "field": field},
+    )
 
 
 def test_datetime_with_an_offset_postgresql_takes_is_accepted_and_stored_in_utc(
@@ -500,14 +547,21 @@ def test_service_layer_still_takes_the_timed_plan_when_off(tenant, settings):
         ("default", "steps", "object"),
     ],
 )
+@pytest.mark.fault(
+    "plan_args the plan cannot run (wrong types, unbounded steps)", kind="limit"
+)
 def test_bad_plan_args_are_400_before_anything_is_created(
-    client, token, plan, plan_args, reason
+    client, token, plan, plan_args, reason, reliability_record
 ):
     before = _counts()
 
     response = _post(client, token, _with(plan=plan, plan_args=plan_args))
 
     _assert_refused(response, "plan_args", before, reason=reason)
+    reliability_record(
+        observed="400 naming plan_args before any incident or task exists",
+        figures={"status": 400, "field": "plan_args"},
+    )
 
 
 @pytest.mark.parametrize("plan", [5, None, ["timed"], {"name": "timed"}, "", "TIMED"])

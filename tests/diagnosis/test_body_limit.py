@@ -46,7 +46,10 @@ def _head(path: str, *fields: str) -> bytes:
     return "\r\n".join(lines).encode()
 
 
-def test_a_declared_100_mib_api_body_is_refused_before_it_is_sent(server):
+@pytest.mark.fault("API request declaring a 100 MiB body", kind="limit")
+def test_a_declared_100_mib_api_body_is_refused_before_it_is_sent(
+    server, reliability_record
+):
     head = _head(
         "/api/incidents",
         "Content-Type: application/json",
@@ -66,9 +69,21 @@ def test_a_declared_100_mib_api_body_is_refused_before_it_is_sent(server):
         "code": "too_large",
         "limit": MAX_BODY_BYTES,
     }
+    reliability_record(
+        observed="413 with the API's JSON error and Connection: close after 11 bytes of body; "
+        "the rest was never read; security headers present",
+        figures={
+            "declared_bytes": 100 * MiB,
+            "limit_bytes": MAX_BODY_BYTES,
+            "status": 413,
+        },
+    )
 
 
-def test_a_page_body_over_the_django_limit_is_refused_before_it_is_sent(server):
+@pytest.mark.fault("Page form POST declaring a body over Django's limit", kind="limit")
+def test_a_page_body_over_the_django_limit_is_refused_before_it_is_sent(
+    server, reliability_record
+):
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     head = _head(
         "/accounts/login/",
@@ -80,9 +95,14 @@ def test_a_page_body_over_the_django_limit_is_refused_before_it_is_sent(server):
 
     assert status == 413
     assert json.loads(body)["limit"] == limit
+    reliability_record(
+        observed="413 before the body was read",
+        figures={"limit_bytes": limit, "status": 413},
+    )
 
 
-def test_a_chunked_body_is_cut_off_at_the_limit(server):
+@pytest.mark.fault("Chunked API body that runs past the limit", kind="limit")
+def test_a_chunked_body_is_cut_off_at_the_limit(server, reliability_record):
     head = _head(
         "/api/incidents", "Content-Type: application/json", "Transfer-Encoding: chunked"
     )
@@ -97,6 +117,15 @@ def test_a_chunked_body_is_cut_off_at_the_limit(server):
 
     assert status == 413
     assert json.loads(body)["code"] == "too_large"
+    reliability_record(
+        observed="413 too_large once the chunks passed the limit, the connection closed with "
+        "the client still sending",
+        figures={
+            "sent_bytes": len(chunks),
+            "limit_bytes": MAX_BODY_BYTES,
+            "status": 413,
+        },
+    )
 
 
 def test_a_body_within_the_limit_still_reaches_the_api(server):

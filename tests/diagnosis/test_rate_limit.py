@@ -37,7 +37,10 @@ def _post(client, token, key=None):
     )
 
 
-def test_over_the_limit_answers_429_with_retry_after_and_creates_nothing(client, token):
+@pytest.mark.fault("Incident creation over the per-tenant rate limit", kind="limit")
+def test_over_the_limit_answers_429_with_retry_after_and_creates_nothing(
+    client, token, reliability_record
+):
     with time_machine.travel(T0, tick=False) as clock:
         assert _post(client, token).status_code == 201
         clock.shift(10)
@@ -56,6 +59,11 @@ def test_over_the_limit_answers_429_with_retry_after_and_creates_nothing(client,
         "retry_after": 40,
     }
     assert (Incident.objects.count(), DiagnosisTask.objects.count()) == before
+    reliability_record(
+        observed="the third create in the window got 429 rate_limited with Retry-After "
+        "(seconds until the oldest incident leaves the window); nothing created",
+        figures={"limit": 2, "window_s": 60, "status": 429, "retry_after_s": 40},
+    )
 
 
 def test_a_slot_frees_when_the_oldest_incident_leaves_the_window(client, token):
@@ -128,8 +136,9 @@ def test_the_page_form_is_limited_too(client, member):
     assert Incident.objects.count() == 2
 
 
+@pytest.mark.fault("4 racing creates for the last rate-limit slot", kind="limit")
 @pytest.mark.django_db(transaction=True)
-def test_racing_creates_cannot_both_take_the_last_slot(settings):
+def test_racing_creates_cannot_both_take_the_last_slot(settings, reliability_record):
     settings.INCIDENT_RATE_LIMIT = 1
     tenant = factories.make_tenant("race")
     barrier = threading.Barrier(4)
@@ -155,6 +164,10 @@ def test_racing_creates_cannot_both_take_the_last_slot(settings):
 
     assert sorted(outcomes) == ["created", "limited", "limited", "limited"]
     assert Incident.objects.filter(tenant=tenant).count() == 1
+    reliability_record(
+        observed="the tenant row lock let exactly one create through",
+        figures={"racers": 4, "created": 1, "limited": 3},
+    )
 
 
 def test_selector_answers_none_under_the_limit(tenant):

@@ -7,6 +7,7 @@ explain any of it.
 """
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -75,8 +76,9 @@ def _assert_exactly(client: StreamClient, last: int) -> None:
     assert client.seqs() == list(range(1, last + 1))
 
 
+@pytest.mark.fault("Redis (channel layer) stopped under an open SSE stream")
 async def test_event_appended_during_an_outage_reaches_an_open_stream(
-    broker: RedisProcess, tenant: Any, token: str
+    broker: RedisProcess, tenant: Any, token: str, reliability_record: Any
 ) -> None:
     task = await a_make_task(tenant)  # seq 1
     client = StreamClient(application, task.pk, headers=bearer(token))
@@ -87,9 +89,12 @@ async def test_event_appended_during_an_outage_reaches_an_open_stream(
     assert METRICS.wakeups_received >= 1
 
     await asyncio.to_thread(broker.stop)
+    delays = []
     for seq in (3, 4):
+        appended = time.monotonic()
         await a_append(task)
         await client.read_until(has_events(seq), timeout=OUTAGE_WAIT)
+        delays.append(time.monotonic() - appended)
     _assert_exactly(client, 4)
 
     await asyncio.to_thread(broker.start)
@@ -101,11 +106,22 @@ async def test_event_appended_during_an_outage_reaches_an_open_stream(
     assert METRICS.wakeups_received > wakeups
     _assert_exactly(client, 6)
     await client.disconnect()
+    reliability_record(
+        observed="events appended while Redis was down reached the open stream by the table "
+        "fallback; wake-ups resumed once Redis was back; seqs 1..6 once each, in order",
+        figures={
+            "events_during_outage": 2,
+            "max_outage_delivery_s": round(max(delays), 2),
+            "events_lost": 0,
+            "events_duplicated": 0,
+        },
+    )
 
 
+@pytest.mark.fault("SSE stream opened while Redis is stopped or hung (SIGSTOP)")
 @pytest.mark.parametrize("outage", ["stopped", "paused"])
 async def test_stream_opened_during_an_outage_replays_then_goes_live(
-    broker: RedisProcess, tenant: Any, token: str, outage: str
+    broker: RedisProcess, tenant: Any, token: str, outage: str, reliability_record: Any
 ) -> None:
     task = await a_make_task(tenant, progress=2)  # seqs 1..3
     if outage == "stopped":
@@ -113,8 +129,10 @@ async def test_stream_opened_during_an_outage_replays_then_goes_live(
     else:
         broker.pause()  # connects succeed, nothing answers
     client = StreamClient(application, task.pk, headers=bearer(token))
+    opened = time.monotonic()
     assert await client.start() == 200
     await client.read_until(has_events(3), timeout=OUTAGE_WAIT)
+    replay_s = time.monotonic() - opened
     await a_append(task)  # seq 4, with Redis still away
     await client.read_until(has_events(4), timeout=OUTAGE_WAIT)
     _assert_exactly(client, 4)
@@ -129,3 +147,12 @@ async def test_stream_opened_during_an_outage_replays_then_goes_live(
     await client.read_until(has_events(6))
     _assert_exactly(client, 6)
     await client.disconnect()
+    reliability_record(
+        observed=f"Redis {outage}: the stream opened (200), replayed seqs 1..3 from the table, "
+        "got seq 4 by the fallback tick and 5..6 after Redis was back, each once",
+        figures={
+            "open_and_replay_s": round(replay_s, 2),
+            "events_lost": 0,
+            "events_duplicated": 0,
+        },
+    )

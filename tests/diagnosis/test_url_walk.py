@@ -369,8 +369,9 @@ def test_the_table_covers_every_route_and_only_routes_that_exist():
             assert sorted(table) == sorted(CALLERS)
 
 
+@pytest.mark.fault("Every URLconf route, every method, as each caller", kind="limit")
 @pytest.mark.parametrize("who", CALLERS)
-def test_walk_every_urlconf_route(tenant, other_tenant, who):
+def test_walk_every_urlconf_route(tenant, other_tenant, who, reliability_record):
     caller = _callers(tenant, other_tenant)[who]
     objects = _objects(tenant)
     secrets = {SECRET_TITLE, objects["incident_id"], objects["task_id"]}
@@ -399,6 +400,15 @@ def test_walk_every_urlconf_route(tenant, other_tenant, who):
                 if leaked:
                     failures.append(f"{method} {path}: tenant B sees {leaked}")
     assert not failures, "\n".join(failures)
+    reliability_record(
+        observed="every answer was the expected one (refusal, login redirect or own-tenant "
+        "data); no 2xx to another tenant mentioned tenant A's rows",
+        figures={
+            "callers": len(CALLERS),
+            "requests": sum(len(methods) for methods in EXPECTED.values()),
+            "unexpected": 0,
+        },
+    )
 
 
 @pytest.mark.django_db(transaction=True)
