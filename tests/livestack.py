@@ -150,3 +150,21 @@ def wait_for_other_sessions_to_close(timeout: float = 10) -> None:
             return cursor.fetchone()[0] == 0
 
     wait_for(closed, timeout=timeout, what="the children's database sessions to close")
+
+
+def start_logged(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    """``python -m <argv>`` in its own session, stdout and stderr into ``log``."""
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", *argv],
+            env=env,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def log_tail(log: Path, lines: int = 60) -> str:
+    """The last ``lines`` lines of a child's log, for an assertion message."""
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])

@@ -3,10 +3,7 @@ ride it out, the running diagnosis finishes, and one created during the outage r
 (its queued row is the outbox; the reaper re-dispatches it). A broker that hangs instead fails
 Daphne's enqueue within seconds, and the incident is still created."""
 
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,28 +12,19 @@ from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.states import TaskState
 from tests import factories
-from tests.livestack import free_port, stop, wait_for, wait_for_other_sessions_to_close
+from tests.livestack import (
+    free_port,
+    log_tail,
+    start_logged,
+    stop,
+    wait_for,
+    wait_for_other_sessions_to_close,
+)
 from tests.redisproc import RedisProcess
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 OUTAGE_SECONDS = 10
-
-
-def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", *argv],
-            env=env,
-            start_new_session=True,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _tail(log: Path, lines: int = 40) -> str:
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 def _state(task_id: str) -> str:
@@ -66,20 +54,20 @@ def test_worker_rides_out_a_redis_outage_and_incidents_from_it_complete(
         port = free_port()
         logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker", "beat")}
         procs = {
-            "web": _start(
+            "web": start_logged(
                 ["daphne", "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
                 env,
                 logs["web"],
             ),
             # As the launcher runs it (prefork, gossip and mingle on), with acks_late: the
             # running task's message is unacknowledged when the connection drops.
-            "worker": _start(
+            "worker": start_logged(
                 ["celery", "-A", "agentops", "worker", "--concurrency=2", "-n",
                  f"outage{port}@%h", "--loglevel=INFO"],
                 env,
                 logs["worker"],
             ),
-            "beat": _start(
+            "beat": start_logged(
                 ["celery", "-A", "agentops", "beat", "--loglevel=INFO",
                  "-s", str(tmp_path / "beat-schedule")],
                 env,
@@ -144,10 +132,10 @@ def test_worker_rides_out_a_redis_outage_and_incidents_from_it_complete(
                     )
                 except AssertionError as exc:
                     raise AssertionError(
-                        f"{exc}; worker log:\n{_tail(logs['worker'])}"
+                        f"{exc}; worker log:\n{log_tail(logs['worker'])}"
                     ) from None
             for name, proc in procs.items():
-                assert proc.poll() is None, f"{name} exited:\n{_tail(logs[name])}"
+                assert proc.poll() is None, f"{name} exited:\n{log_tail(logs[name])}"
         finally:
             for proc in procs.values():
                 stop(proc)
@@ -186,7 +174,7 @@ def test_incident_create_answers_while_the_broker_hangs(
         }
         port = free_port()
         log = tmp_path / "web.log"
-        web = _start(
+        web = start_logged(
             ["daphne", "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
             env,
             log,
@@ -222,7 +210,7 @@ def test_incident_create_answers_while_the_broker_hangs(
             finally:
                 broker.resume()
             answered_s = time.monotonic() - started
-            assert response.status_code == 201, f"{response.text}\n{_tail(log)}"
+            assert response.status_code == 201, f"{response.text}\n{log_tail(log)}"
             assert _state(response.json()["task"]["id"]) == TaskState.QUEUED
             reliability_record(
                 observed="POST /api/incidents answered 201 with the task queued; the enqueue "

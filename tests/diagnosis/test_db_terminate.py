@@ -3,11 +3,8 @@ runs: the worker reconnects and finishes the run in the same attempt, with every
 table once, and a watcher over SSE (through Daphne, whose connections are ended too) sees each
 event once."""
 
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,28 +15,19 @@ from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.states import TaskState, is_terminal
 from tests import factories
-from tests.livestack import free_port, stop, wait_for, wait_for_other_sessions_to_close
+from tests.livestack import (
+    free_port,
+    log_tail,
+    start_logged,
+    stop,
+    wait_for,
+    wait_for_other_sessions_to_close,
+)
 from tests.redisproc import RedisProcess
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 STEPS = 12
-
-
-def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", *argv],
-            env=env,
-            start_new_session=True,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def _tail(log: Path, lines: int = 60) -> str:
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 def _terminate_other_backends() -> int:
@@ -116,12 +104,12 @@ def test_terminated_database_connections_mid_run_reconnect_in_the_same_attempt(
         base = f"http://127.0.0.1:{port}"
         logs = {name: tmp_path / f"{name}.log" for name in ("web", "worker")}
         procs = {
-            "web": _start(
+            "web": start_logged(
                 ["daphne", "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
                 env,
                 logs["web"],
             ),
-            "worker": _start(
+            "worker": start_logged(
                 ["celery", "-A", "agentops", "worker", "--pool=solo", "-n",
                  f"pgterm{port}@%h", "--without-gossip", "--without-mingle",
                  "--loglevel=INFO"],
@@ -189,11 +177,11 @@ def test_terminated_database_connections_mid_run_reconnect_in_the_same_attempt(
             )
             assert final.state == TaskState.SUCCEEDED, (
                 f"task {final.state} (lease {final.lease_expires_at}); "
-                f"worker log:\n{_tail(logs['worker'])}"
+                f"worker log:\n{log_tail(logs['worker'])}"
             )
             assert watcher.done.wait(30), "the watcher did not see the stream end"
             for name, proc in procs.items():
-                assert proc.poll() is None, f"{name} exited:\n{_tail(logs[name])}"
+                assert proc.poll() is None, f"{name} exited:\n{log_tail(logs[name])}"
         finally:
             for proc in procs.values():
                 stop(proc)
