@@ -594,48 +594,27 @@ class ClientSession:
             if observer is not None:
                 self._observe(
                     observer,
-                    method,
-                    tool,
-                    schema_hash,
-                    request_id,
-                    arguments,
-                    started,
-                    budget,
-                    attempt,
-                    result,
-                    failure,
+                    method=method,
+                    tool=tool,
+                    schema_hash=schema_hash,
+                    request_id=request_id,
+                    arguments=arguments,
+                    started=started,
+                    budget=budget,
+                    retries=attempt,
+                    result=result,
+                    failure=failure,
                 )
 
-    def _observe(
-        self,
-        observer: Observer,
-        method: str,
-        tool: str | None,
-        schema_hash: str | None,
-        request_id: int | None,
-        arguments: Any,
-        started: float,
-        budget: float,
-        retries: int,
-        result: dict[str, Any] | None,
-        failure: BaseException | None,
-    ) -> None:
+    def _observe(self, observer: Observer, **fields: Any) -> None:
+        """One CallRecord of this server's call to ``observer`` (fields as ``call_record`` takes)."""
         notify(
             observer,
             call_record(
                 server=self.transport.name,
                 transport=self.transport.kind,
                 protocol_version=self.protocol_version,
-                method=method,
-                tool=tool,
-                schema_hash=schema_hash,
-                request_id=request_id,
-                arguments=arguments,
-                started=started,
-                budget=budget,
-                retries=retries,
-                result=result,
-                failure=failure,
+                **fields,
             ),
         )
 
@@ -688,16 +667,16 @@ class ClientSession:
             if self.observer is not None:
                 self._observe(
                     self.observer,
-                    "tools/call",
-                    name,
-                    tool.schema_hash,
-                    None,
-                    arguments,
-                    time.time(),
-                    0,
-                    0,
-                    None,
-                    error,
+                    method="tools/call",
+                    tool=name,
+                    schema_hash=tool.schema_hash,
+                    request_id=None,
+                    arguments=arguments,
+                    started=time.time(),
+                    budget=0,
+                    retries=0,
+                    result=None,
+                    failure=error,
                 )
             raise error
         if idempotent is None:
