@@ -1,12 +1,7 @@
 """Over real HTTP against Daphne: create with a token → 201, snapshot, cancel → 202, ends cancelled,
 and the task's events are seq 1..n without a gap (read back over the SSE stream)."""
 
-import os
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -14,69 +9,20 @@ from django.conf import settings
 
 from diagnosis.models import Incident, TaskEvent
 from tests import factories
+from tests.diagnosis import daphneproc
 from tests.livestack import child_database_url
 
-ROOT = Path(settings.BASE_DIR)
 pytestmark = pytest.mark.slow
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def daphne(transactional_db):
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "agentops.settings",
-        "DATABASE_URL": child_database_url(),
-        "PYTHONPATH": str(ROOT),
-    }
+    env = {"DATABASE_URL": child_database_url()}
     if settings.REDIS_URL.startswith("redis://"):
         # A broker database no worker reads: the queued row is all this test needs.
         env["CELERY_BROKER_URL"] = settings.REDIS_URL.rsplit("/", 1)[0] + "/15"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "agentops.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"daphne did not start: {process.stderr.read().decode()[-2000:]}"
-                )
-            time.sleep(0.1)
+    with daphneproc.daphne(env) as (base, _port):
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        process.stderr.close()
 
 
 def _sse_ids_and_types(base, task_id, headers):
