@@ -110,6 +110,8 @@ class Incident(models.Model):
     symptoms = models.TextField(blank=True, max_length=4000)
     window_start = CallerDateTimeField(null=True, blank=True)
     window_end = CallerDateTimeField(null=True, blank=True)
+    # The registry environment (diagnosis.registry) its diagnoses run against, by name.
+    environment = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -154,6 +156,13 @@ class DiagnosisTask(models.Model):
     error_code = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
     report = models.JSONField(null=True, blank=True)
+    # What the engine runs against and on whose behalf (diagnosis.engine.policy checks both).
+    environment = models.CharField(max_length=64, blank=True)
+    principal = models.CharField(max_length=200, blank=True)
+    granted_scopes = models.JSONField(default=list, blank=True)
+    # 1 for an incident's first diagnosis, +1 per re-run: part of an action's idempotency key.
+    generation = models.PositiveIntegerField(default=1)
+    trace_id = models.CharField(max_length=32, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -167,7 +176,8 @@ class DiagnosisTask(models.Model):
             # At most one unfinished task per incident.
             models.UniqueConstraint(
                 fields=["incident"],
-                condition=Q(state__in=[s.value for s in ACTIVE]),
+                # In TaskState order, so the migration state does not change with hash seeds.
+                condition=Q(state__in=[s.value for s in TaskState if s in ACTIVE]),
                 name="task_one_active_per_incident",
             ),
         ]
@@ -207,11 +217,18 @@ class TaskEvent(models.Model):
 
 
 class SpanState(models.TextChoices):
-    STARTED = "started"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    WAITING_APPROVAL = "waiting_approval"
-    DENIED = "denied"
+    STARTED = "started"  # in flight
+    OK = "ok"
+    ERROR = "error"
+    REFUSED = "refused"  # by policy, a denied or expired approval: never sent
+    CANCELLED = "cancelled"
+    UNKNOWN_OUTCOME = "unknown_outcome"  # sent, no answer: a write may or may not have happened
+
+
+# A span in one of these states is not called again by a re-queued attempt (its replay key).
+FINISHED_SPAN_STATES = frozenset(
+    {SpanState.OK, SpanState.ERROR, SpanState.REFUSED, SpanState.UNKNOWN_OUTCOME}
+)
 
 
 class ToolCallSpan(models.Model):
@@ -244,7 +261,13 @@ class ToolCallSpan(models.Model):
         max_length=20, choices=SpanState.choices, default=SpanState.STARTED
     )
     started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
+    # (agent, call ordinal, arguments hash): a re-queued attempt reuses the finished span.
+    replay_key = models.CharField(max_length=200, blank=True)
+    attempt = models.PositiveIntegerField(default=1)
+    # OpenTelemetry GenAI and MCP semantic-convention attributes, by their names.
+    attributes = models.JSONField(default=dict, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
     retry_count = models.PositiveIntegerField(default=0)
     error_layer = models.CharField(max_length=32, blank=True)
@@ -254,12 +277,16 @@ class ToolCallSpan(models.Model):
     result_size = models.PositiveIntegerField(null=True, blank=True)
     result_preview = models.TextField(blank=True)
     result_uri = models.CharField(max_length=500, blank=True)
+    # The redacted result the engine reasoned on (None when it went to result_uri).
+    result = models.JSONField(null=True, blank=True)
     side_effect_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
         indexes = [
             # The trace view: a task's spans in start order.
             models.Index(fields=["task", "started_at"], name="span_task_started"),
+            # Replay: a re-queued attempt looks up the finished span of a call.
+            models.Index(fields=["task", "replay_key"], name="span_task_replay"),
         ]
 
     def __str__(self) -> str:
@@ -281,6 +308,12 @@ class Approval(models.Model):
     span = models.ForeignKey(
         ToolCallSpan, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # What exactly is approved: other arguments void it (the hash of the canonical arguments).
+    server_name = models.CharField(max_length=100, blank=True)
+    tool_name = models.CharField(max_length=200, blank=True)
+    arguments_hash = models.CharField(max_length=64, blank=True)
+    replay_key = models.CharField(max_length=200, blank=True)
+    # {"arguments": redacted, "target": ..., "why": ..., "idempotency_key": ...}
     action = models.JSONField(default=dict)
     status = models.CharField(
         max_length=16, choices=ApprovalStatus.choices, default=ApprovalStatus.PENDING
