@@ -6,7 +6,8 @@ DiagnosisError
 ├── TaskFinished          the task is already in a terminal state
 ├── ActiveTaskExists      the incident already has a task that is not finished
 ├── ValidationFailed      bad input; `.fields` maps each field to its reason
-└── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
+├── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
+└── LeaseLost             the writer no longer holds the task's lease; nothing was written
 """
 
 
@@ -54,3 +55,9 @@ class RateLimited(DiagnosisError):
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"too many incidents opened; retry in {retry_after} s")
         self.retry_after = retry_after
+
+
+class LeaseLost(DiagnosisError):
+    def __init__(self, task_id: object, owner: str) -> None:
+        super().__init__(f"task {task_id}: {owner} no longer holds its lease")
+        self.task_id, self.owner = task_id, owner
