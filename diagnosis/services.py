@@ -20,6 +20,7 @@ from diagnosis import bounds, plans, selectors
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
+    LeaseLost,
     RateLimited,
     StaleTransition,
     TaskFinished,
@@ -52,19 +53,31 @@ TRANSITION_EVENTS: dict[TaskState, EventKind] = {
 
 
 def diagnosis_event_append(
-    *, task_id: uuid.UUID | str, kind: str, data: Mapping[str, Any] | None = None
+    *,
+    task_id: uuid.UUID | str,
+    kind: str,
+    data: Mapping[str, Any] | None = None,
+    lease_owner: str | None = None,
 ) -> TaskEvent:
     """Append one event to a task: lock the task row, take seq = last_seq + 1, insert, bump last_seq.
 
     Runs in the caller's transaction when there is one. After commit, a wake-up is sent on the
-    task's channel-layer group; a failed wake-up is logged, never fatal.
+    task's channel-layer group; a failed wake-up is logged, never fatal. With `lease_owner`
+    (the engine's step events), the append is refused unless that owner holds the lease.
+
+    Raises:
+        LeaseLost: `lease_owner` was given and no longer holds the lease; nothing is written.
     """
     with transaction.atomic():
         task = (
             DiagnosisTask.objects.select_for_update()
-            .only("id", "incident_id", "last_seq")
+            .only("id", "incident_id", "last_seq", "lease_owner", "state")
             .get(pk=task_id)
         )
+        if lease_owner is not None and (
+            task.lease_owner != lease_owner or TaskState(task.state) not in LEASED
+        ):
+            raise LeaseLost(task.id, lease_owner)
         seq = task.last_seq + 1
         now = timezone.now()
         payload = {
