@@ -158,11 +158,27 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 DIAGNOSIS_LEASE_SECONDS = int(os.environ.get("DIAGNOSIS_LEASE_SECONDS", "30"))
 DIAGNOSIS_MAX_ATTEMPTS = int(os.environ.get("DIAGNOSIS_MAX_ATTEMPTS", "3"))
 DIAGNOSIS_DEADLINE_SECONDS = int(os.environ.get("DIAGNOSIS_DEADLINE_SECONDS", "900"))
+# The engine's budget (diagnosis.engine.policy): tool calls, seconds of calling (also bounded
+# by the task's deadline), and seconds kept back to write the report.
+DIAGNOSIS_MAX_TOOL_CALLS = int(os.environ.get("DIAGNOSIS_MAX_TOOL_CALLS", "40"))
+DIAGNOSIS_BUDGET_SECONDS = float(os.environ.get("DIAGNOSIS_BUDGET_SECONDS", "120"))
+DIAGNOSIS_DEADLINE_RESERVE_SECONDS = float(
+    os.environ.get("DIAGNOSIS_DEADLINE_RESERVE_SECONDS", "3")
+)
+# How long netcheck watches an event stream for an idle cut when the symptoms talk of streams.
+DIAGNOSIS_STREAM_WATCH_SECONDS = float(
+    os.environ.get("DIAGNOSIS_STREAM_WATCH_SECONDS", "6")
+)
 DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
     os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30")
 )
 DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
     os.environ.get("DIAGNOSIS_REAPER_INTERVAL_SECONDS", "5")
+)
+# How long an approval waits for a person (diagnosis.approvals); then the reaper expires it
+# and the parked task runs on without the action.
+DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
+    os.environ.get("DIAGNOSIS_APPROVAL_TTL_SECONDS", "900")
 )
 # Incident creation per tenant (API and page form): at most INCIDENT_RATE_LIMIT incidents in any
 # INCIDENT_RATE_WINDOW_SECONDS (a sliding window counted in PostgreSQL, which must work while

@@ -11,6 +11,7 @@ resumes at its checkpoint, so the step that was running when it died runs a seco
 """
 
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from diagnosis.events import EventKind
 class StepContext(Protocol):
     task_id: str
     plan_args: Mapping[str, Any]
+    owner: str
+    lease_lost: threading.Event
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None: ...
     def should_stop(self) -> bool: ...
@@ -47,6 +50,10 @@ class UnknownPlan(LookupError):
 
 class InvalidPlanArgs(ValueError):
     pass
+
+
+class StepTimedOut(Exception):
+    """A step stopped because the task's deadline passed: the task ends timed_out."""
 
 
 def no_args(plan_args: Mapping[str, Any]) -> str | None:
@@ -212,8 +219,28 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
 
 @register_plan("default")
 def default_plan(plan_args: Mapping[str, Any]) -> list[Step]:
-    """Until the diagnosis engine registers its own: the timed plan's three 0.5 s steps.
+    """The diagnosis engine (diagnosis.engine.runtime) as one step; it takes no arguments.
 
-    It takes no arguments, so no caller can stretch or break it.
+    The step is the whole asyncio program: it saves its own progress (spans by replay key,
+    the report as it grows), so a re-queued attempt runs it again without repeating calls.
     """
-    return timed_plan({})
+
+    def run(context: StepContext) -> None:
+        from diagnosis.engine import runtime  # the engine imports the ORM and mcpclient
+
+        outcome = runtime.run_diagnosis(
+            runtime.StepHooks(
+                task_id=context.task_id,
+                owner=context.owner,
+                emit=context.emit,
+                should_stop=context.should_stop,
+                set_report=context.set_report,
+            )
+        )
+        if outcome in ("parked", "lease_lost"):
+            # Parked: the approval released the lease; either way this run is over.
+            context.lease_lost.set()
+        elif outcome == "timed_out":
+            raise StepTimedOut("the task's deadline passed during the diagnosis")
+
+    return [Step(name="diagnose", run=run)]

@@ -27,9 +27,9 @@ from django.db import connection
 from django.utils import timezone
 
 from diagnosis import db_retry, services
-from diagnosis.exceptions import StaleTransition
+from diagnosis.exceptions import LeaseLost, StaleTransition
 from diagnosis.models import DiagnosisTask, TaskEvent
-from diagnosis.plans import InvalidPlanArgs, UnknownPlan, build_plan
+from diagnosis.plans import InvalidPlanArgs, StepTimedOut, UnknownPlan, build_plan
 from diagnosis.states import LEASED, TERMINAL, TaskState, is_terminal
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class _Context:
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None:
         event = db_retry.call(
             lambda: services.diagnosis_event_append(
-                task_id=self.task_id, kind=kind, data=data
+                task_id=self.task_id, kind=kind, data=data, lease_owner=self.owner
             ),
             what=f"append of {kind} to task {self.task_id}",
             committed=lambda: self._appended(kind, data),
@@ -240,6 +240,16 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             )
         try:
             steps[index].run(context)
+        except StepTimedOut as exc:
+            return _finish(
+                context.task_id,
+                TaskState.TIMED_OUT,
+                error_layer="deadline",
+                error_code="deadline_exceeded",
+                error_message=str(exc),
+            )
+        except LeaseLost:
+            return None  # the reaper took the task back; it is no longer ours to end
         except db_retry.RETRYABLE:
             # The database stayed away through every retry: not the step's fault. The task
             # stays running; once its lease expires the reaper re-queues it.

@@ -75,7 +75,9 @@ class ActionRecord:
     server: str
     tool: str
     target: str
-    status: str  # proposed | waiting_approval | done | denied | expired | failed | unknown
+    status: (
+        str  # proposed | waiting_approval | done | denied | expired | failed | unknown
+    )
     span_id: str | None = None
     approval_id: str | None = None
     effect: str | None = None  # what a probe after the action showed

@@ -1,0 +1,62 @@
+"""Agents: a round's calls grouped by agent (metrics, logs, network, runbook …), run concurrently.
+
+Each agent reports agent_started and agent_completed; its calls run at most
+AGENT_CONCURRENCY at a time, and the agents of a round run side by side. The order of the
+observations is the order of the planned calls, whatever order they finish in, so a replayed
+attempt sees exactly what the first one saw.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from diagnosis.engine.executor import Executor
+from diagnosis.engine.observations import Observation, PlannedCall
+from diagnosis.events import EventKind
+
+AGENT_CONCURRENCY = 4
+
+
+async def run_round(
+    executor: Executor,
+    calls: Sequence[PlannedCall],
+    *,
+    round_no: int,
+    emit: Callable[[str, Mapping[str, Any]], Awaitable[None]],
+    label: str | None = None,
+) -> list[Observation]:
+    """Run one round of calls; the observations come back in the order of `calls`."""
+    prefix = label or f"r{round_no}"
+    by_agent: dict[str, list[int]] = {}
+    for index, call in enumerate(calls):
+        by_agent.setdefault(call.agent, []).append(index)
+    results: list[Observation | None] = [None] * len(calls)
+
+    async def agent(name: str, indexes: list[int]) -> None:
+        await emit(
+            EventKind.AGENT_STARTED,
+            {"agent": name, "round": round_no, "calls": len(indexes)},
+        )
+        bound = asyncio.Semaphore(AGENT_CONCURRENCY)
+
+        async def one(index: int) -> None:
+            async with bound:
+                results[index] = await executor.execute(
+                    calls[index], f"{prefix}.{index}"
+                )
+
+        async with asyncio.TaskGroup() as group:
+            for index in indexes:
+                group.create_task(one(index))
+        failed = sum(
+            1 for i in indexes if (r := results[i]) is not None and not r.is_ok
+        )
+        await emit(
+            EventKind.AGENT_COMPLETED,
+            {"agent": name, "round": round_no, "calls": len(indexes), "failed": failed},
+        )
+
+    async with asyncio.TaskGroup() as group:
+        for name, indexes in by_agent.items():
+            group.create_task(agent(name, indexes))
+    return [r for r in results if r is not None]

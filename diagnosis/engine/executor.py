@@ -1,0 +1,555 @@
+"""Every tool call goes through here: policy, approval, the call, its span and its events.
+
+1. Replay: a call a re-queued attempt already finished (same replay key) is not made again;
+   its stored result is the observation.
+2. Policy (diagnosis.engine.policy): a refusal is a span `refused`, layer policy.
+3. A write (not read-only and destructive, or marked in the registry) needs an approval bound
+   to server, tool and the canonical arguments' hash; without one the task parks (`Parked`).
+   Its idempotency key is incident + tool + target + generation and goes to the tool; it is
+   never retried, and after an unknown outcome its status is asked before anything else.
+4. The call gets min(the server's call timeout, the budget left minus a reserve).
+5. The span ends ok, error, cancelled or unknown_outcome; tool_started, tool_progress (at most
+   4 a second), tool_completed or tool_failed carry span_id, agent, server, tool and the layer.
+"""
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import mcpclient
+from diagnosis import approvals, tracing
+from diagnosis.engine import artifacts, layers, policy
+from diagnosis.engine.observations import Investigation, Observation, PlannedCall
+from diagnosis.engine.redaction import redact
+from diagnosis.engine.sessions import (
+    ServerUnavailable,
+    SessionPool,
+    current_record,
+    session_attributes,
+)
+from diagnosis.events import EventKind
+from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL = 0.25  # at most 4 tool_progress events a second per span
+STATUS_TOOL = "get_action_status"
+
+Write = Callable[..., Awaitable[Any]]
+
+
+class Parked(Exception):
+    """The task waits for a person's decision on `approval_id`; the lease is released."""
+
+    def __init__(self, approval_id: str) -> None:
+        super().__init__(f"waiting for approval {approval_id}")
+        self.approval_id = approval_id
+
+
+@dataclass
+class RunContext:
+    """Who runs the diagnosis and on whose behalf (read once from the task row)."""
+
+    task_id: str
+    incident_id: str
+    owner: str
+    attempt: int
+    tenant: str
+    principal: str
+    granted_scopes: frozenset[str]
+    generation: int
+    trace_id: str
+    budget: policy.Budget
+    # Runs a function on the diagnosis's database thread, in order.
+    db: Write
+    emit: Callable[[str, Mapping[str, Any]], Awaitable[None]]
+    abandoned_writes: set[str] = field(default_factory=set)  # replay keys
+
+
+def replay_key(call: PlannedCall, ordinal: str) -> str:
+    digest = artifacts.arguments_hash(call.arguments)[:16]
+    return f"{call.agent}:{ordinal}:{call.server}.{call.tool}:{digest}"[:200]
+
+
+class Executor:
+    def __init__(
+        self, run: RunContext, pool: SessionPool, investigation: Investigation
+    ) -> None:
+        self.run_ctx, self.pool, self.investigation = run, pool, investigation
+        self._approved: dict[str, str] = {}  # replay key → the approval that allowed it
+
+    # -- the one entry point -----------------------------------------------------------------
+
+    async def execute(self, call: PlannedCall, ordinal: str) -> Observation:
+        run = self.run_ctx
+        key = replay_key(call, ordinal)
+        previous = await run.db(
+            tracing.span_replay, task_id=run.task_id, replay_key=key
+        )
+        needs_approval = self._needs_approval(call)
+        if previous is not None and not (
+            needs_approval and previous.state == SpanState.UNKNOWN_OUTCOME
+        ):
+            return await self._replayed(previous)
+        tool = self.investigation.tool(call.server, call.tool)
+        loop = asyncio.get_running_loop()
+        refusal = policy.check_call(
+            call,
+            tool=tool,
+            entry=self.pool.entry(call.server),
+            tenant=run.tenant,
+            granted_scopes=run.granted_scopes,
+            budget=run.budget,
+            now=loop.time(),
+        )
+        if refusal is not None:
+            return await self._refused(call, key, refusal.code, refusal.message)
+        idempotency_key = ""
+        if needs_approval:
+            idempotency_key = self._idempotency_key(call)
+            decision = await self._approval(call, key, idempotency_key)
+            if decision is not None:
+                return decision
+            if previous is not None or key in run.abandoned_writes:
+                # The write may have happened: ask before anything else (never blindly again).
+                done = await self._status_of(call, idempotency_key, ordinal)
+                if done is not None:
+                    return done
+        run.budget.calls += 1
+        return await self._call(call, key, idempotency_key)
+
+    # -- approvals ---------------------------------------------------------------------------
+
+    def _needs_approval(self, call: PlannedCall) -> bool:
+        entry = self.pool.entry(call.server)
+        if entry is not None and entry.is_approval_required(call.tool):
+            return True
+        tool = self.investigation.tool(call.server, call.tool)
+        return tool is not None and not tool.is_read_only and tool.is_destructive
+
+    def _idempotency_key(self, call: PlannedCall) -> str:
+        target = _target(call.arguments)
+        run = self.run_ctx
+        return f"{run.incident_id}:{call.tool}:{target}:{run.generation}"[:200]
+
+    async def _approval(
+        self, call: PlannedCall, key: str, idempotency_key: str
+    ) -> Observation | None:
+        """None when approved for exactly these arguments; else a refusal, or park the task."""
+        run = self.run_ctx
+        digest = artifacts.arguments_hash(call.arguments)
+        approval = await run.db(
+            approvals.approval_for, task_id=run.task_id, replay_key=key
+        )
+        if approval is not None and approval.arguments_hash == digest:
+            if approval.status == ApprovalStatus.APPROVED:
+                self._approved[key] = str(approval.pk)
+                return None
+            if approval.status == ApprovalStatus.DENIED:
+                reason = approval.reason or "no reason given"
+                return await self._refused(
+                    call,
+                    key,
+                    "approval_denied",
+                    f"denied by a person: {reason}",
+                    approval_id=str(approval.pk),
+                )
+            if approval.status == ApprovalStatus.EXPIRED:
+                return await self._refused(
+                    call,
+                    key,
+                    "approval_expired",
+                    "nobody decided before the approval expired",
+                    approval_id=str(approval.pk),
+                )
+        # None yet, or one for other arguments (void): ask a person and give up the worker.
+        requested = await run.db(
+            approvals.approval_request,
+            task_id=run.task_id,
+            owner=run.owner,
+            server=call.server,
+            tool=call.tool,
+            arguments_redacted=redact(dict(call.arguments)),
+            arguments_hash=digest,
+            replay_key=key,
+            target=_target(call.arguments),
+            why=call.why,
+            idempotency_key=idempotency_key,
+        )
+        raise Parked(str(requested.pk))
+
+    async def _status_of(
+        self, call: PlannedCall, idempotency_key: str, ordinal: str
+    ) -> Observation | None:
+        """The write's ledger record when it happened (the call then counts as done), else None."""
+        status_call = PlannedCall(
+            agent=call.agent,
+            server=call.server,
+            tool=STATUS_TOOL,
+            arguments={"idempotency_key": idempotency_key},
+            why=f"outcome of {call.tool} unknown: ask before acting again",
+        )
+        if self.investigation.tool(call.server, STATUS_TOOL) is None:
+            return None
+        observed = await self._call(
+            status_call, replay_key(status_call, f"{ordinal}.status"), ""
+        )
+        result = observed.result if isinstance(observed.result, dict) else {}
+        return observed if result.get("found") is True else None
+
+    # -- spans -------------------------------------------------------------------------------
+
+    async def _replayed(self, span: ToolCallSpan) -> Observation:
+        result = span.result
+        if span.result_uri:
+            result = await asyncio.to_thread(artifacts.load_result, span.result_uri)
+        return _observation(span, result)
+
+    async def _refused(
+        self,
+        call: PlannedCall,
+        key: str,
+        code: str,
+        message: str,
+        *,
+        approval_id: str | None = None,
+    ) -> Observation:
+        run = self.run_ctx
+        span_id = secrets.token_hex(8)
+        arguments = redact(dict(call.arguments))
+        span = await run.db(
+            tracing.span_start,
+            task_id=run.task_id,
+            span_id=span_id,
+            attempt=run.attempt,
+            agent=call.agent,
+            server_name=call.server,
+            transport=self._transport(call.server),
+            tool_name=call.tool,
+            arguments_redacted=arguments,
+            arguments_hash=artifacts.arguments_hash(call.arguments),
+            replay_key=key,
+            deadline=None,
+            principal=run.principal,
+            granted_scopes=sorted(run.granted_scopes),
+            attributes=_tool_attributes(call, span_id),
+            state=SpanState.STARTED,
+        )
+        span = await run.db(
+            tracing.span_finish,
+            span=span,
+            state=SpanState.REFUSED,
+            latency_ms=0.0,
+            error_layer=layers.POLICY,
+            error_code=code,
+            error_message=message,
+            attributes={"error.type": code},
+            approval_id=approval_id,
+        )
+        await run.emit(
+            EventKind.TOOL_FAILED,
+            _finished_payload(span, call.agent),
+        )
+        return _observation(span, None)
+
+    def _transport(self, server: str) -> str:
+        entry = self.pool.entry(server)
+        return entry.transport if entry is not None else ""
+
+    async def _call(
+        self, call: PlannedCall, key: str, idempotency_key: str
+    ) -> Observation:
+        run = self.run_ctx
+        loop = asyncio.get_running_loop()
+        entry = self.pool.entry(call.server)
+        assert entry is not None  # policy refused unknown servers
+        arguments = dict(call.arguments)
+        if idempotency_key:
+            arguments["idempotency_key"] = idempotency_key
+        timeout = max(0.05, min(entry.call_timeout, run.budget.remaining(loop.time())))
+        span_id = secrets.token_hex(8)
+        redacted = redact(arguments)
+        span = await run.db(
+            tracing.span_start,
+            task_id=run.task_id,
+            span_id=span_id,
+            attempt=run.attempt,
+            agent=call.agent,
+            server_name=call.server,
+            transport=entry.transport,
+            tool_name=call.tool,
+            arguments_redacted=redacted,
+            arguments_hash=artifacts.arguments_hash(call.arguments),
+            replay_key=key,
+            deadline=datetime.now(UTC) + timedelta(seconds=timeout),
+            principal=run.principal,
+            granted_scopes=sorted(run.granted_scopes),
+            idempotency_key=idempotency_key,
+            attributes=_tool_attributes(call, span_id),
+        )
+        await run.emit(
+            EventKind.TOOL_STARTED,
+            {
+                "span_id": span_id,
+                "agent": call.agent,
+                "server": call.server,
+                "tool": call.tool,
+                "arguments": redacted,
+                "attempt": run.attempt,
+                "why": call.why,
+            },
+        )
+        started = time.monotonic()
+        records: list[mcpclient.CallRecord] = []
+        token = current_record.set(records)
+        progress = _ProgressEvents(run, span_id, call)
+        outcome: _Outcome
+        try:
+            connected = await self.pool.get(call.server)
+            tool = connected.tools.get(call.tool)
+            result = await connected.session.call_tool(
+                call.tool,
+                arguments,
+                timeout=timeout,
+                on_progress=progress,
+                # A write is never retried by the client: its outcome is asked for instead.
+                idempotent=False if idempotency_key else None,
+            )
+            attrs = session_attributes(connected)
+            if tool is not None:
+                attrs["mcp.tool.schema_hash"] = tool.schema_hash
+            outcome = await self._result_outcome(span, result, attrs)
+        except asyncio.CancelledError:
+            await asyncio.shield(
+                self._finish(
+                    span,
+                    call,
+                    _Outcome(
+                        SpanState.CANCELLED,
+                        "cancelled",
+                        "cancelled",
+                        "the diagnosis was stopped during the call",
+                    ),
+                    started,
+                    records,
+                )
+            )
+            raise
+        except ServerUnavailable as exc:
+            outcome = _error_outcome(
+                exc.error, is_write=bool(idempotency_key), sent=False
+            )
+        except mcpclient.McpError as exc:
+            outcome = _error_outcome(exc, is_write=bool(idempotency_key), sent=True)
+        finally:
+            current_record.reset(token)
+        span = await self._finish(span, call, outcome, started, records)
+        return _observation(span, outcome.result)
+
+    async def _result_outcome(
+        self,
+        span: ToolCallSpan,
+        result: mcpclient.CallToolResult,
+        attrs: dict[str, Any],
+    ) -> "_Outcome":
+        value: dict[str, Any] = {"text": result.text}
+        if result.structured_content is not None:
+            value["structured"] = result.structured_content
+        stored = await asyncio.to_thread(
+            artifacts.store_result,
+            task_id=self.run_ctx.task_id,
+            span_id=span.span_id,
+            value=value,
+        )
+        if result.is_error:
+            return _Outcome(
+                SpanState.ERROR,
+                layers.TOOL_BACKEND,
+                "tool_error",
+                (result.text or "the tool reported an error")[:2000],
+                stored=stored,
+                result=stored.result if stored.result is not None else value,
+                attributes={**attrs, "error.type": "tool_error"},
+            )
+        side_effect = ""
+        structured = result.structured_content
+        if isinstance(structured, dict) and isinstance(structured.get("record"), dict):
+            side_effect = str(structured["record"].get("idempotency_key") or "")
+        elif isinstance(structured, dict) and isinstance(
+            structured.get("idempotency_key"), str
+        ):
+            side_effect = structured["idempotency_key"]
+        return _Outcome(
+            SpanState.OK,
+            "",
+            "",
+            "",
+            stored=stored,
+            result=stored.result if stored.result is not None else value,
+            attributes=attrs,
+            side_effect_id=side_effect if span.idempotency_key else "",
+        )
+
+    async def _finish(
+        self,
+        span: ToolCallSpan,
+        call: PlannedCall,
+        outcome: "_Outcome",
+        started: float,
+        records: list[mcpclient.CallRecord],
+    ) -> ToolCallSpan:
+        run = self.run_ctx
+        record = records[-1] if records else None
+        attrs = dict(outcome.attributes)
+        if record is not None:
+            attrs["jsonrpc.request.id"] = record.request_id
+            if record.protocol_version:
+                attrs["mcp.protocol.version"] = record.protocol_version
+            if isinstance(record.error_code, int):
+                attrs["rpc.response.status_code"] = record.error_code
+        stored = outcome.stored
+        span = await run.db(
+            tracing.span_finish,
+            span=span,
+            state=outcome.state,
+            latency_ms=round((time.monotonic() - started) * 1000, 3),
+            retry_count=record.retries if record is not None else 0,
+            request_id=""
+            if record is None or record.request_id is None
+            else str(record.request_id),
+            error_layer=outcome.layer,
+            error_code=outcome.code,
+            error_message=outcome.message,
+            result=stored.result if stored is not None else None,
+            result_hash=stored.sha256 if stored is not None else "",
+            result_size=stored.size if stored is not None else None,
+            result_preview=stored.preview if stored is not None else "",
+            result_uri=stored.uri if stored is not None else "",
+            side_effect_id=outcome.side_effect_id,
+            attributes=attrs,
+            protocol_version=record.protocol_version or ""
+            if record is not None
+            else "",
+            approval_id=self._approved.get(span.replay_key),
+        )
+        kind = (
+            EventKind.TOOL_COMPLETED
+            if outcome.state == SpanState.OK
+            else EventKind.TOOL_FAILED
+        )
+        await run.emit(kind, _finished_payload(span, call.agent))
+        return span
+
+
+@dataclass
+class _Outcome:
+    state: SpanState
+    layer: str
+    code: str
+    message: str
+    stored: artifacts.StoredResult | None = None
+    result: Any = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    side_effect_id: str = ""
+
+
+def _error_outcome(exc: BaseException, *, is_write: bool, sent: bool) -> _Outcome:
+    layer = layers.from_mcpclient(str(getattr(exc, "layer", "")) or None)
+    code = getattr(exc, "code", None)
+    code_text = str(code) if code is not None else type(exc).__name__
+    unknown = is_write and sent and bool(getattr(exc, "outcome_unknown", False))
+    message = str(exc) or type(exc).__name__
+    return _Outcome(
+        SpanState.UNKNOWN_OUTCOME if unknown else SpanState.ERROR,
+        layer,
+        code_text,
+        message[:2000],
+        attributes={"error.type": type(exc).__name__},
+    )
+
+
+class _ProgressEvents:
+    """MCP progress → tool_progress events, at most one per PROGRESS_INTERVAL per span."""
+
+    def __init__(self, run: RunContext, span_id: str, call: PlannedCall) -> None:
+        self.run, self.span_id, self.call = run, span_id, call
+        self.last = 0.0
+        self.pending: set[asyncio.Task[None]] = set()
+
+    def __call__(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        task = asyncio.ensure_future(
+            self.run.emit(
+                EventKind.TOOL_PROGRESS,
+                {
+                    "span_id": self.span_id,
+                    "agent": self.call.agent,
+                    "server": self.call.server,
+                    "tool": self.call.tool,
+                    "progress": progress,
+                    "total": total,
+                    "message": (message or "")[:200],
+                },
+            )
+        )
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+
+def _tool_attributes(call: PlannedCall, span_id: str) -> dict[str, Any]:
+    return {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.tool,
+        "gen_ai.tool.call.id": span_id,
+        "mcp.method.name": "tools/call",
+    }
+
+
+def _finished_payload(span: ToolCallSpan, agent: str) -> dict[str, Any]:
+    return {
+        "span_id": span.span_id,
+        "agent": agent,
+        "server": span.server_name,
+        "tool": span.tool_name,
+        "state": span.state,
+        "latency_ms": span.latency_ms,
+        "error_layer": span.error_layer or None,
+        "error_code": span.error_code or None,
+        "retry_count": span.retry_count,
+        "preview": span.result_preview[:300],
+    }
+
+
+def _observation(span: ToolCallSpan, result: Any) -> Observation:
+    value = result if isinstance(result, dict) else {}
+    return Observation(
+        span_id=str(span.pk),
+        agent=span.agent,
+        server=span.server_name,
+        tool=span.tool_name,
+        arguments=span.arguments_redacted,
+        is_ok=span.state == SpanState.OK,
+        result=value.get("structured"),
+        text=str(value.get("text") or "")[:20000],
+        error_layer=span.error_layer or None,
+        error_code=span.error_code or None,
+        error_message=span.error_message or None,
+        refused=span.state == SpanState.REFUSED,
+    )
+
+
+def _target(arguments: Mapping[str, Any]) -> str:
+    namespace, name = arguments.get("namespace"), arguments.get("name")
+    if isinstance(name, str):
+        return f"{namespace}/{name}" if isinstance(namespace, str) else name
+    return "-"

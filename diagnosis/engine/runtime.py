@@ -1,0 +1,314 @@
+"""One diagnosis as one asyncio program (issue 9 item 3), run by the runner's engine step.
+
+1. Read the task, its incident and its environment; end the spans a dead attempt left open.
+2. Start a demo environment's live listeners; connect its servers (each once, concurrently).
+3. Rounds: the planner names calls, the agents run them, the report is saved after each.
+4. Actions a confirmed hypothesis calls for go through approval (the task may park here),
+   then their effect is checked.
+5. A stop watcher on its own database thread polls cancel, deadline and lease every
+   STOP_POLL_SECONDS and cancels the program; in-flight calls are cancelled by mcpclient
+   (notifications/cancelled, or closing the stream), open spans end `cancelled`, and the
+   servers are shut down on the way out.
+Database work runs on two threads of its own: one for writes, in order (events, spans, the
+report), one for the stop check, so a cancel is never queued behind event writes.
+"""
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any, Literal, TypeVar
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from diagnosis import environments, tracing
+from diagnosis.engine import agents, live, policy
+from diagnosis.engine.executor import Executor, Parked, RunContext
+from diagnosis.engine.observations import IncidentBrief, Investigation, Planner
+from diagnosis.engine.planner import LayeredPlanner
+from diagnosis.engine.report import ActionRecord, Report
+from diagnosis.engine.sessions import SessionPool
+from diagnosis.exceptions import LeaseLost
+from diagnosis.models import DiagnosisTask
+from diagnosis.registry import Environment, EnvironmentLookupError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+STOP_POLL_SECONDS = 0.2
+Outcome = Literal["done", "parked", "stopped", "lease_lost", "timed_out"]
+
+
+class _DbThread:
+    """A single thread with its own database connection; calls run in submission order."""
+
+    def __init__(self, name: str) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+
+    async def __call__(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._pool, functools.partial(fn, *args, **kwargs)
+        )
+
+    def close(self) -> None:
+        self._pool.submit(connection.close).result()
+        self._pool.shutdown(wait=True)
+
+
+@dataclass
+class StepHooks:
+    """What the runner lends the engine: its emit, its stop check, its report."""
+
+    task_id: str
+    owner: str
+    emit: Callable[[str, Mapping[str, Any] | None], None]
+    should_stop: Callable[[], bool]
+    set_report: Callable[[Mapping[str, Any]], None]
+
+
+def run_diagnosis(hooks: StepHooks, *, planner: Planner | None = None) -> Outcome:
+    """Run the engine for the task to an outcome (the runner turns it into a state)."""
+    writer, checker = _DbThread("diag-db"), _DbThread("diag-stop")
+    try:
+        return asyncio.run(_diagnose(hooks, writer, checker, planner or _planner()))
+    finally:
+        writer.close()
+        checker.close()
+
+
+def _planner() -> Planner:
+    return LayeredPlanner(stream_watch_s=settings.DIAGNOSIS_STREAM_WATCH_SECONDS)
+
+
+async def _diagnose(
+    hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: Planner
+) -> Outcome:
+    task = await db(_load_task, hooks.task_id)
+    try:
+        environment = await db(environments.environment_for_task, task=task)
+    except EnvironmentLookupError as exc:
+        hooks.set_report(
+            Report(summary=f"not diagnosed: {exc}", partial=False).to_dict()
+        )
+        return "done"
+    abandoned = await db(
+        tracing.spans_abandon, task_id=task.pk, before_attempt=task.attempt
+    )
+    loop = asyncio.get_running_loop()
+    deadline_left = settings.DIAGNOSIS_BUDGET_SECONDS
+    if task.deadline_at is not None:
+        deadline_left = min(
+            deadline_left, (task.deadline_at - timezone.now()).total_seconds()
+        )
+    budget = policy.Budget(
+        max_calls=settings.DIAGNOSIS_MAX_TOOL_CALLS,
+        deadline=loop.time() + deadline_left,
+        reserve=settings.DIAGNOSIS_DEADLINE_RESERVE_SECONDS,
+    )
+
+    async def emit(kind: str, data: Mapping[str, Any]) -> None:
+        await db(hooks.emit, kind, data)
+
+    run = RunContext(
+        task_id=str(task.pk),
+        incident_id=str(task.incident_id),
+        owner=hooks.owner,
+        attempt=task.attempt,
+        tenant=task.tenant.slug,
+        principal=task.principal,
+        granted_scopes=frozenset(task.granted_scopes or ()),
+        generation=task.generation,
+        trace_id=task.trace_id,
+        budget=budget,
+        db=db,
+        emit=emit,
+        abandoned_writes={s.replay_key for s in abandoned},
+    )
+    incident = task.incident
+    brief = IncidentBrief(
+        title=incident.title,
+        service=incident.service,
+        severity=incident.severity,
+        symptoms=tuple(
+            line.strip() for line in incident.symptoms.splitlines() if line.strip()
+        ),
+        window_start=_iso(incident.window_start),
+        window_end=_iso(incident.window_end),
+    )
+    main = asyncio.current_task()
+    assert main is not None
+    stop_reason: list[str] = []
+    watcher = asyncio.create_task(_watch_stop(hooks, checker, main, stop_reason))
+    report = Report()
+    try:
+        async with live.environment_live(environment) as bound:
+            try:
+                return await _investigate(run, bound, brief, planner, hooks, report)
+            except Parked:
+                return "parked"
+    except asyncio.CancelledError:
+        if not stop_reason:
+            raise
+        await asyncio.shield(db(_save_partial, hooks, run, report))
+        return "timed_out" if stop_reason[0] == "deadline" else "stopped"
+    except LeaseLost:
+        return "lease_lost"
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
+async def _investigate(
+    run: RunContext,
+    environment: Environment,
+    brief: IncidentBrief,
+    planner: Planner,
+    hooks: StepHooks,
+    report: Report,
+) -> Outcome:
+    async with SessionPool(environment) as pool:
+        tools, unavailable = await pool.tool_catalog()
+        investigation = Investigation(incident=brief, tools=tools)
+        executor = Executor(run, pool, investigation)
+        while run.budget.calls < run.budget.max_calls:
+            calls = planner.next_round(investigation)
+            if not calls:
+                break
+            observed = await agents.run_round(
+                executor, calls, round_no=investigation.round, emit=run.emit
+            )
+            investigation.observations.extend(observed)
+            investigation.round += 1
+            _replace(report, planner.conclude(investigation), unavailable)
+            await run.db(_save, run, report)
+        _replace(report, planner.conclude(investigation), unavailable)
+        for index, action in enumerate(planner.actions(investigation, report)):
+            record = ActionRecord(
+                server=action.server,
+                tool=action.tool,
+                target=str(action.arguments.get("name", "-")),
+                status="proposed",
+            )
+            report.actions.append(record)
+            await run.db(_save, run, report)
+            acted = await executor.execute(action, f"action.{index}")  # may park
+            investigation.observations.append(acted)
+            record.span_id = acted.span_id
+            record.status = (
+                "done"
+                if acted.is_ok
+                else (acted.error_code or "refused")
+                if acted.refused
+                else "failed"
+            )
+            if acted.is_ok:
+                checks = planner.verify(investigation, action)
+                after = await agents.run_round(
+                    executor,
+                    checks,
+                    round_no=investigation.round,
+                    emit=run.emit,
+                    label=f"verify.{index}",
+                )
+                investigation.observations.extend(after)
+                investigation.round += 1
+                record.effect = _effect(after)
+        final = planner.conclude(investigation)
+        final.actions = report.actions
+        _replace(report, final, unavailable)
+        report.partial = False
+        report.tool_calls = sum(1 for o in investigation.observations if not o.refused)
+        hooks.set_report(report.to_dict())
+        await run.db(_save, run, report)
+        return "done"
+
+
+def _replace(report: Report, new: Report, unavailable: Mapping[str, str]) -> None:
+    actions = report.actions
+    report.__dict__.update(new.__dict__)
+    report.actions = actions or new.actions
+    for server, why in sorted(unavailable.items()):
+        note = (
+            f"server {server} could not be reached, so its tools were not used: {why}"
+        )
+        if note not in report.open_questions:
+            report.open_questions.append(note)
+
+
+def _effect(observations: list[Any]) -> str:
+    parts = []
+    for o in observations:
+        result = o.result if isinstance(o.result, dict) else {}
+        if "verdict" in result:
+            parts.append(f"{o.tool}: verdict {result['verdict']}")
+        elif "failed_layer" in result:
+            parts.append(f"{o.tool}: failed_layer={result.get('failed_layer')}")
+        else:
+            parts.append(f"{o.tool}: {'ok' if o.is_ok else 'failed'}")
+    return "; ".join(parts) or "not checked"
+
+
+async def _watch_stop(
+    hooks: StepHooks, checker: _DbThread, main: "asyncio.Task[Any]", reason: list[str]
+) -> None:
+    """Cancel the program once the task should stop (cancel, deadline, lost lease)."""
+    while True:
+        await asyncio.sleep(STOP_POLL_SECONDS)
+        why = await checker(_stop_reason, hooks)
+        if why is not None:
+            reason.append(why)
+            main.cancel()
+            return
+
+
+def _stop_reason(hooks: StepHooks) -> str | None:
+    if not hooks.should_stop():
+        return None
+    row = (
+        DiagnosisTask.objects.filter(pk=hooks.task_id)
+        .values("deadline_at", "cancel_requested_at", "lease_owner")
+        .first()
+    )
+    if row is None or row["lease_owner"] != hooks.owner:
+        return "lease"
+    if (
+        row["cancel_requested_at"] is None
+        and row["deadline_at"] is not None
+        and (timezone.now() >= row["deadline_at"])
+    ):
+        return "deadline"
+    return "cancel"
+
+
+def _load_task(task_id: str) -> DiagnosisTask:
+    return DiagnosisTask.objects.select_related("incident", "tenant").get(pk=task_id)
+
+
+def _save(run: RunContext, report: Report) -> None:
+    if not tracing.diagnosis_report_save(
+        task_id=run.task_id, owner=run.owner, report=report.to_dict()
+    ):
+        raise LeaseLost(run.task_id, run.owner)
+
+
+def _save_partial(hooks: StepHooks, run: RunContext, report: Report) -> None:
+    hooks.set_report(report.to_dict())
+    tracing.diagnosis_report_save(
+        task_id=run.task_id, owner=run.owner, report=report.to_dict()
+    )
+
+
+def _iso(value: Any) -> str | None:
+    return (
+        None
+        if value is None
+        else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    )
