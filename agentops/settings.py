@@ -255,6 +255,50 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "var" / "staticfiles
 # WhiteNoise serves static files from Daphne; with finders on, no collectstatic is needed first.
 WHITENOISE_USE_FINDERS = True
 
+# Tool-call results (diagnosis.engine.artifacts): a span keeps a redacted preview of at most
+# DIAGNOSIS_RESULT_PREVIEW_CHARS characters, and the redacted result itself when its canonical
+# JSON is at most DIAGNOSIS_RESULT_INLINE_BYTES; a larger one goes to the "artifacts" storage
+# (a folder, or an S3-compatible bucket when AGENTOPS_ARTIFACTS_S3_BUCKET is set: install the
+# `s3` extra; credentials come from boto3's own chain, AWS_ACCESS_KEY_ID and friends).
+DIAGNOSIS_RESULT_PREVIEW_CHARS = int(
+    os.environ.get("DIAGNOSIS_RESULT_PREVIEW_CHARS", "2000")
+)
+DIAGNOSIS_RESULT_INLINE_BYTES = int(
+    os.environ.get("DIAGNOSIS_RESULT_INLINE_BYTES", str(256 * 1024))
+)
+AGENTOPS_ARTIFACTS_DIR = Path(
+    os.environ.get("AGENTOPS_ARTIFACTS_DIR") or BASE_DIR / "var" / "artifacts"
+)
+AGENTOPS_ARTIFACTS_S3_BUCKET = os.environ.get("AGENTOPS_ARTIFACTS_S3_BUCKET", "")
+ARTIFACTS_STORAGE: dict[str, object] = (
+    {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": AGENTOPS_ARTIFACTS_S3_BUCKET,
+            # MinIO, Ceph and other S3-compatible services; unset means AWS.
+            "endpoint_url": os.environ.get("AGENTOPS_ARTIFACTS_S3_ENDPOINT_URL")
+            or None,
+            "region_name": os.environ.get("AGENTOPS_ARTIFACTS_S3_REGION") or None,
+            "addressing_style": os.environ.get("AGENTOPS_ARTIFACTS_S3_ADDRESSING_STYLE")
+            or None,
+            "location": os.environ.get("AGENTOPS_ARTIFACTS_S3_PREFIX", ""),
+            "file_overwrite": True,
+        },
+    }
+    if AGENTOPS_ARTIFACTS_S3_BUCKET
+    else {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        # A re-stored span replaces its file instead of getting a new name.
+        "OPTIONS": {"location": AGENTOPS_ARTIFACTS_DIR, "allow_overwrite": True},
+    }
+)
+# Django's two defaults, spelled out because setting STORAGES replaces them all.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "artifacts": ARTIFACTS_STORAGE,
+}
+
 # Production hardening: on unless DEBUG; `manage.py check --deploy` passes with a real SECRET_KEY.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
