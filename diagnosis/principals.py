@@ -52,9 +52,17 @@ class Principal:
     role: str
     scopes: frozenset[str]
     token_id: Any = None
+    token_prefix: str = ""  # ApiToken.prefix: names the token without revealing it
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
+
+    @property
+    def label(self) -> str:
+        """Who acts, as a task and its spans record it: "token:<prefix>" or "user:<username>"."""
+        if self.token_id is not None:
+            return f"token:{self.token_prefix}"
+        return f"user:{self.user.get_username()}"
 
     @property
     def scope_key(self) -> str:
@@ -102,6 +110,7 @@ def principal_from_token(secret: str) -> Principal | None:
         # An empty list grants nothing; a scope the role does not allow is never effective.
         scopes=_token_scopes(token.scopes) & role_scopes(membership.role),
         token_id=token.pk,
+        token_prefix=token.prefix,
     )
 
 

@@ -276,6 +276,8 @@ class Registry:
     environments: Mapping[str, Environment]
     default_environment: str | None = None
     tenant_defaults: Mapping[str, str] = field(default_factory=dict)
+    # The folder the demo environments were made from ([demo] scenarios_dir); None without [demo].
+    scenarios_dir: str | None = None
 
     def for_tenant(self, tenant: str) -> list[Environment]:
         """The environments `tenant` may use, each with only the servers it may use, by name."""
@@ -307,6 +309,16 @@ class Registry:
         """
         name = self.tenant_defaults.get(tenant, self.default_environment)
         return None if name is None else self.get(name, tenant=tenant)
+
+    def scenario_folder(self, env: Environment) -> Path:
+        """The scenario folder of a demo environment (its incident.json, data and expected answer).
+
+        Raises:
+            ValueError: `env` is not a demo environment of this registry.
+        """
+        if env.scenario is None or self.scenarios_dir is None:
+            raise ValueError(f"environment {env.name!r} is not a demo environment")
+        return Path(self.scenarios_dir) / env.scenario
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -350,8 +362,11 @@ class _Loader:
         environments: dict[str, Environment] = {}
         for name, body in self.table(doc, "environments", "").items():
             environments[name] = self.environment(name, body, defaults)
+        scenarios_dir = None
         if "demo" in doc:
-            for env in self.demo(self.table(doc, "demo", ""), defaults):
+            root, demos = self.demo(self.table(doc, "demo", ""), defaults)
+            scenarios_dir = str(root)
+            for env in demos:
                 if env.name in environments:
                     raise self.fail(
                         f"environment {env.name!r}",
@@ -366,6 +381,7 @@ class _Loader:
             environments=environments,
             default_environment=self.default_name(doc, environments),
             tenant_defaults=self.tenant_defaults(doc, environments),
+            scenarios_dir=scenarios_dir,
         )
 
     def default_name(
@@ -500,7 +516,7 @@ class _Loader:
 
     def demo(
         self, body: dict[str, Any], defaults: Mapping[str, Any]
-    ) -> list[Environment]:
+    ) -> tuple[Path, list[Environment]]:
         self.check_keys(body, _DEMO_KEYS, "[demo]")
         tenants = self.tenants(body, "[demo]")
         raw = body.get("scenarios_dir")
@@ -515,7 +531,7 @@ class _Loader:
                 "[demo]", "scenarios_dir", f"{root or 'mcpservers'} is not a directory"
             )
         try:
-            return demo_environments(
+            return root, demo_environments(
                 root,
                 tenants=tenants,
                 connect_timeout=self.seconds(
