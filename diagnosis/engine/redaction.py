@@ -106,8 +106,11 @@ def _mask_pairs(text: str) -> str:
 
 def _mask_scheme(match: re.Match[str]) -> str:
     # Outside a header, only a credential-looking word after the scheme: a digit, a symbol or
-    # two capitals, so that "Basic authentication" stays prose.
+    # two capitals, so that "Basic authentication" stays prose; "=" inside (not base64's
+    # padding) is the next key=value pair, as in "token_type=Bearer expires_in=3600".
     credential = match.group("credential")
+    if "=" in credential.rstrip("="):
+        return match.group(0)
     if any(c.isdigit() or c in "._~+/=-" for c in credential) or (
         sum(c.isupper() for c in credential) >= 2
     ):
