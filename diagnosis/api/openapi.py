@@ -501,6 +501,27 @@ def build_document() -> Schema:
                     params=task_id,
                 )
             },
+            "/api/tasks/{task_id}/report.md": {
+                "get": _get(
+                    "The task's report as a Markdown download (for a postmortem)",
+                    "taskReportMarkdown",
+                    {
+                        "description": "The report rendered by diagnosis.engine.markdown; "
+                        "every string from the incident and the tools is escaped. A task "
+                        "without a report (still queued) gets a short document saying so.",
+                        "headers": {
+                            "Content-Disposition": {
+                                "description": 'attachment; filename="incident-'
+                                '{incident_id}-report.md"',
+                                "schema": STR,
+                            }
+                        },
+                        "content": {"text/markdown": {"schema": STR}},
+                    },
+                    404,
+                    params=task_id,
+                )
+            },
             "/api/tasks/{task_id}/events": {
                 "get": {
                     "summary": "The task's events as a resumable Server-Sent Events stream",

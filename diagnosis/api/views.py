@@ -22,6 +22,7 @@ from diagnosis.api.errors import (
     json_response,
     not_found,
 )
+from diagnosis.engine import markdown
 from diagnosis.exceptions import DiagnosisError
 from diagnosis.models import ApprovalStatus
 from diagnosis.principals import Principal
@@ -208,6 +209,28 @@ def task_trace(
     return json_response(200, serializers.trace_to_dict(task, spans))
 
 
+def task_report(
+    request: HttpRequest, principal: Principal, task_id: str
+) -> HttpResponse:
+    require_scope(principal, "tasks:read")
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise not_found("task")
+    body = markdown.report_markdown(
+        report=task.report,
+        incident=serializers.incident_to_dict(task.incident),
+        task=serializers.task_to_dict(task),
+    )
+    return HttpResponse(
+        body,
+        content_type="text/markdown; charset=utf-8",
+        headers={
+            "Content-Disposition": "attachment; "
+            f'filename="incident-{task.incident_id}-report.md"'
+        },
+    )
+
+
 # --- approvals ----------------------------------------------------------------------------
 
 
@@ -282,6 +305,7 @@ incident_cancel_view = endpoint(post=incident_cancel)
 task = endpoint(get=task_detail)
 task_cancel_view = endpoint(post=task_cancel)
 task_trace_view = endpoint(get=task_trace)
+task_report_view = endpoint(get=task_report)
 approval_decision_view = endpoint(post=approval_decision)
 
 

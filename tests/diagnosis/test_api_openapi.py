@@ -147,8 +147,16 @@ class Contract:
             status,
             response.content,
         )
-        content = operation["responses"][status]["content"]["application/json"]
-        schema = {**content["schema"], "components": self.document["components"]}
+        media = response["Content-Type"].split(";")[0].strip()
+        content = operation["responses"][status]["content"]
+        assert media in content, (method, template, status, media)
+        # A download (report.md): text, documented as a string.
+        if media != "application/json":
+            assert content[media]["schema"] == {"type": "string"}
+            assert response.content.decode("utf-8")
+            self.observed.add((template, method, status))
+            return
+        schema = {**content[media]["schema"], "components": self.document["components"]}
         errors = list(
             Draft202012Validator(
                 schema, format_checker=Draft202012Validator.FORMAT_CHECKER
@@ -180,6 +188,7 @@ GETS = [
     "/api/incidents/{incident_id}",
     "/api/tasks/{task_id}",
     "/api/tasks/{task_id}/trace",
+    "/api/tasks/{task_id}/report.md",
 ]
 INCIDENT = {"title": "t", "service": "s", "severity": "sev2"}
 BODIES = {
@@ -219,6 +228,7 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
         started_at=timezone.now(),
     )
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
+    api.call("get", "/api/tasks/{task_id}/report.md", token=token, **ids)
     api.call(
         "post",
         "/api/approvals/{approval_id}/decision",

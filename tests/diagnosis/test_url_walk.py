@@ -254,6 +254,7 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "api:task": _api_route(get=API_READ),
     "api:task-cancel": _api_route(post=API_WRITE),
     "api:task-trace": _api_route(get=API_READ),
+    "api:task-report": _api_route(get=API_READ),
     "api:approval-decision": _api_route(post=API_DECIDE),
     "api:openapi": _api_route(get=PUBLIC_OK),
     "healthz": _api_route(get=PUBLIC_OK),
