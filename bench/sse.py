@@ -678,11 +678,10 @@ def main() -> None:
         import django
 
         django.setup()
-        from diagnosis import tasks as celery_tasks
+        from diagnosis import dispatch
 
-        celery_tasks.diagnosis_run.delay = lambda *a, **k: (
-            None
-        )  # rows only; no worker here
+        # Rows only; no worker here.
+        dispatch.diagnosis_run_enqueue = lambda task_id: None
         fixture = make_rows(100 + 1, args.replay)
         ours_keys = {
             "one": str(fixture.tasks[0].pk),

@@ -330,6 +330,18 @@ class Approval(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     reason = models.TextField(blank=True)
 
+    class Meta:
+        indexes = [
+            # Replay: approval_for, the latest approval of one call of a task.
+            models.Index(fields=["task", "replay_key"], name="approval_task_replay"),
+            # Reaper: pending approvals past their expiry (approvals_expire).
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(status="pending"),
+                name="approval_pending_expiry",
+            ),
+        ]
+
     def __str__(self) -> str:
         return f"approval {self.id} ({self.status})"
 

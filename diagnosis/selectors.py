@@ -65,12 +65,16 @@ def task_get(*, tenant: Tenant, task_id: Any) -> DiagnosisTask | None:
         if pk is None
         else DiagnosisTask.objects.filter(tenant=tenant, pk=pk)
         .select_related("incident")
+        .prefetch_related("approvals__decided_by")
         .first()
     )
 
 
 def incident_tasks(*, incident: Incident) -> QuerySet[DiagnosisTask]:
-    return incident.tasks.order_by("-created_at")
+    # The API's task snapshot and the page list each task's approvals.
+    return incident.tasks.order_by("-created_at").prefetch_related(
+        "approvals__decided_by"
+    )
 
 
 def incident_active_task(*, incident: Incident) -> DiagnosisTask | None:

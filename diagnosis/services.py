@@ -13,10 +13,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from diagnosis import bounds, plans, selectors
+from diagnosis.dispatch import diagnosis_run_on_commit
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
@@ -27,8 +28,6 @@ from diagnosis.exceptions import (
     ValidationFailed,
 )
 from diagnosis.models import (
-    Approval,
-    ApprovalStatus,
     DiagnosisTask,
     Incident,
     TaskEvent,
@@ -143,21 +142,9 @@ def diagnosis_transition(
 
 def _enqueue_on_commit(task_id: uuid.UUID) -> None:
     """Ask Celery to run the task once the queued row is committed (the row is the outbox)."""
-
-    def send() -> None:
-        from diagnosis.tasks import diagnosis_run as diagnosis_run_task
-
-        try:
-            diagnosis_run_task.delay(str(task_id))
-        except Exception:
-            # The reaper re-dispatches queued tasks nobody picked up; nothing is lost.
-            logger.warning(
-                "enqueue of task %s failed; the reaper will retry",
-                task_id,
-                exc_info=True,
-            )
-
-    transaction.on_commit(send)
+    # By the task's name (diagnosis.dispatch): importing diagnosis.tasks would import the
+    # runner, which imports this module.
+    diagnosis_run_on_commit(task_id)
 
 
 def _plan_errors(plan: str, plan_args: Mapping[str, Any] | None) -> dict[str, str]:
@@ -268,11 +255,16 @@ def diagnosis_start(
 def diagnosis_cancel(*, task: DiagnosisTask) -> DiagnosisTask:
     """Cancel a task: a queued one ends at once, a running one moves to cancelling.
 
-    Asking again while cancelling changes nothing. Retries once if the task moved meanwhile.
+    A parked one (waiting for an approval, no worker behind it) has nobody to stop it, so it
+    moves cancelling → cancelled at once and its pending approvals expire. Asking again while
+    cancelling changes nothing. Tries up to three times if the task moved meanwhile.
 
     Raises:
         TaskFinished: the task is already in a terminal state.
     """
+    # diagnosis.approvals builds on diagnosis_transition, so it is imported at call time.
+    from diagnosis import approvals
+
     for _ in range(3):
         task.refresh_from_db()
         state = TaskState(task.state)
@@ -280,6 +272,11 @@ def diagnosis_cancel(*, task: DiagnosisTask) -> DiagnosisTask:
             move_to = TaskState.CANCELLED
         elif state == TaskState.CANCELLING:
             return task
+        elif approvals.is_parked(task):
+            try:
+                return _cancel_parked(task)
+            except StaleTransition:
+                continue
         elif state in LEASED:
             move_to = TaskState.CANCELLING
         else:
@@ -291,6 +288,24 @@ def diagnosis_cancel(*, task: DiagnosisTask) -> DiagnosisTask:
         except StaleTransition:
             continue
     raise StaleTransition(task.id, task.state, task.version)
+
+
+def _cancel_parked(task: DiagnosisTask) -> DiagnosisTask:
+    from diagnosis import approvals
+
+    with transaction.atomic():
+        task = diagnosis_transition(
+            task=task,
+            to=TaskState.CANCELLING,
+            fields={"cancel_requested_at": timezone.now()},
+        )
+        # Before task_cancelled: a stream closes after the terminal event.
+        approvals.approvals_expire_for_task(
+            task=task, reason=approvals.CANCELLED_REASON
+        )
+        return diagnosis_transition(
+            task=task, to=TaskState.CANCELLED, data={"reason": "parked"}
+        )
 
 
 # --- leases: the durable runner (diagnosis.runner) and the reaper --------------------------
@@ -343,12 +358,20 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
 
     1. A leased task whose lease expired: cancelling → cancelled; else re-queued while
        attempt < max_attempts, otherwise failed (error layer "worker").
-    2. A queued task untouched for DIAGNOSIS_QUEUED_REDISPATCH_SECONDS: enqueued again
+    2. Pending approvals past their expiry: expired, their parked tasks re-queued
+       (diagnosis.approvals.approvals_expire).
+    3. A queued task untouched for DIAGNOSIS_QUEUED_REDISPATCH_SECONDS: enqueued again
        (the queued row is the outbox; a duplicate message finds the task claimed and returns).
     """
+    from diagnosis import approvals  # it builds on this module
+
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "redispatched": 0}
-    expired = DiagnosisTask.objects.filter(state__in=LEASED, lease_expires_at__lt=now)
+    # A parked task (waiting_approval, lease released) has no worker to lose: it waits for
+    # its approval's decision or expiry, never for the lease sweep.
+    expired = DiagnosisTask.objects.filter(
+        state__in=LEASED, lease_expires_at__lt=now
+    ).exclude(state=TaskState.WAITING_APPROVAL, lease_owner="")
     for task in expired:
         try:
             if task.state == TaskState.CANCELLING:
@@ -379,6 +402,8 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
                 counts["failed"] += 1
         except StaleTransition:
             continue  # the worker renewed or finished meanwhile
+    # Before the queued sweep: a task re-queued here was just enqueued.
+    counts["approvals_expired"] = approvals.approvals_expire(now=now)
     stale_before = now - timedelta(seconds=settings.DIAGNOSIS_QUEUED_REDISPATCH_SECONDS)
     for task_id in DiagnosisTask.objects.filter(
         state=TaskState.QUEUED, updated_at__lt=stale_before
@@ -391,40 +416,3 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
                 _enqueue_on_commit(task_id)
                 counts["redispatched"] += 1
     return counts
-
-
-# --- approvals ----------------------------------------------------------------------------
-
-
-def approval_decide(
-    *, approval: Approval, user: Any, approve: bool, reason: str = ""
-) -> Approval | None:
-    """Record a human decision on a pending approval and append `approval_decided` to its task.
-
-    A conditional UPDATE on status=pending (and not past expires_at) decides a race between two
-    deciders. Returns the decided approval, or None if it was no longer pending (already decided
-    or expired); then nothing is written.
-    """
-    now = timezone.now()
-    status = ApprovalStatus.APPROVED if approve else ApprovalStatus.DENIED
-    decided_by = user if getattr(user, "pk", None) else None
-    with transaction.atomic():
-        changed = (
-            Approval.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING)
-            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-            .update(status=status, decided_by=decided_by, decided_at=now, reason=reason)
-        )
-        if changed != 1:
-            return None
-        diagnosis_event_append(
-            task_id=approval.task_id,
-            kind=EventKind.APPROVAL_DECIDED,
-            data={
-                "approval_id": str(approval.pk),
-                "decision": "approve" if approve else "deny",
-                "decided_by": decided_by.get_username() if decided_by else None,
-                "reason": reason,
-            },
-        )
-    approval.refresh_from_db()
-    return approval

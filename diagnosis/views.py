@@ -5,6 +5,7 @@ from contextlib import suppress
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from diagnosis import selectors, services
+from diagnosis import approvals, selectors, services
 from diagnosis.exceptions import ActiveTaskExists, RateLimited, TaskFinished
 from diagnosis.forms import DecisionForm, IncidentForm
 from diagnosis.models import ApprovalStatus
@@ -42,7 +43,7 @@ def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
         "earlier_tasks": tasks[1:],
         "is_finished": task is None or task.state in TERMINAL,
         "spans": list(selectors.task_spans(task=task)) if task else [],
-        "approvals": list(task.approvals.order_by("requested_at")) if task else [],
+        "approvals": list(approvals.task_approvals(task=task)) if task else [],
         "can_decide": principal.has_scope("approvals:decide"),
         "can_cancel": principal.has_scope("tasks:cancel"),
         "can_rerun": principal.has_scope("incidents:write"),
@@ -157,11 +158,14 @@ def incident_rerun(request: HttpRequest, incident_id: str) -> HttpResponse:
 def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     principal = _principal(request)
     approval = selectors.approval_get(tenant=principal.tenant, approval_id=approval_id)
-    if approval is None or not principal.has_scope("approvals:decide"):
+    if approval is None:
         raise Http404("no such approval")
+    if not principal.has_scope("approvals:decide"):
+        raise PermissionDenied("this role cannot decide approvals")
     form = DecisionForm(request.POST)
     if form.is_valid():
-        services.approval_decide(
+        # None when it was decided, expired or cancelled meanwhile: the panel shows which.
+        approvals.approval_decide(
             approval=approval,
             user=request.user,
             approve=form.cleaned_data["decision"] == "approve",

@@ -5,8 +5,16 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from diagnosis import services
-from diagnosis.models import ApiToken, DiagnosisTask, Incident, Membership, Role, Tenant
+from diagnosis import approvals, services
+from diagnosis.models import (
+    ApiToken,
+    Approval,
+    DiagnosisTask,
+    Incident,
+    Membership,
+    Role,
+    Tenant,
+)
 from diagnosis.principals import ALL_SCOPES, new_token_secret, token_hash
 
 _counter = itertools.count(1)
@@ -62,3 +70,33 @@ def make_incident(
         plan_args=plan_args or {"steps": [0.01]},
         **values,
     )
+
+
+def make_approval(
+    tenant: Tenant, *, owner: str = "worker-1", **request: Any
+) -> tuple[DiagnosisTask, Approval]:
+    """A new incident's task parked on a pending approval."""
+    _incident, task = make_incident(tenant)
+    approval = park_on_approval(task, owner=owner, **request)
+    return task, approval
+
+
+def park_on_approval(
+    task: DiagnosisTask, *, owner: str = "worker-1", **request: Any
+) -> Approval:
+    """Park a queued task on a pending approval, as the engine leaves it (claimed, then parked)."""
+    services.diagnosis_claim(task_id=task.id, owner=owner)
+    values: dict[str, Any] = {
+        "server": "actions",
+        "tool": "restart_workload",
+        "arguments_redacted": {"workload": "payments-gw", "token": "[REDACTED]"},
+        "arguments_hash": "a" * 64,
+        "replay_key": "actions:1:" + "a" * 16,
+        "target": "payments-gw",
+        "why": "connection leak confirmed",
+        "idempotency_key": f"{task.incident_id}:restart_workload:payments-gw:1",
+    }
+    values.update(request)
+    approval = approvals.approval_request(task_id=task.id, owner=owner, **values)
+    task.refresh_from_db()
+    return approval

@@ -163,6 +163,12 @@ def _schemas() -> dict[str, Schema]:
                 },
                 "report": {"type": ["object", "null"]},
                 "error": nullable_error,
+                "approvals": {
+                    "type": "array",
+                    "items": _ref("Approval"),
+                    "description": "The task's approvals, oldest first. A pending one "
+                    "parks the task in waiting_approval until it is decided or expires.",
+                },
                 "created_at": DATETIME,
                 "updated_at": DATETIME,
                 "started_at": NULLABLE_DATETIME,
@@ -232,6 +238,22 @@ def _schemas() -> dict[str, Schema]:
                 "id": UUID,
                 "task_id": UUID,
                 "status": {"type": "string", "enum": ApprovalStatus.values},
+                "server": {**STR, "description": "The MCP server of the tool."},
+                "tool": {**STR, "description": "The tool the approval is bound to."},
+                "arguments": {
+                    "type": "object",
+                    "description": "Redacted arguments. The approval is bound to the hash "
+                    "of the canonical arguments: other arguments void it.",
+                },
+                "target": {**STR, "description": "What the action acts on."},
+                "why": {**STR, "description": "Why the diagnosis proposes it."},
+                "requested_at": DATETIME,
+                "expires_at": {
+                    **NULLABLE_DATETIME,
+                    "description": "A pending approval not decided by then expires "
+                    "(DIAGNOSIS_APPROVAL_TTL_SECONDS) and the diagnosis goes on without "
+                    "the action.",
+                },
                 "decided_at": NULLABLE_DATETIME,
                 "decided_by": {"type": ["string", "null"]},
                 "reason": STR,
@@ -570,7 +592,8 @@ def build_document() -> Schema:
             },
             "/api/approvals/{approval_id}/decision": {
                 "post": _post(
-                    "Approve or deny a pending approval (roles approver, admin)",
+                    "Approve or deny a pending approval (roles approver, admin); its "
+                    "parked task is re-queued",
                     "approvalDecide",
                     200,
                     _json("The decided approval.", _ref("Approval")),

@@ -64,6 +64,11 @@ def task_to_dict(task: DiagnosisTask) -> dict[str, Any]:
         "last_seq": task.last_seq,
         "report": task.report,
         "error": error,
+        # Read through the prefetch of diagnosis.selectors when there is one.
+        "approvals": [
+            approval_to_dict(a)
+            for a in sorted(task.approvals.all(), key=lambda a: (a.requested_at, a.pk))
+        ],
         "created_at": _dt(task.created_at),
         "updated_at": _dt(task.updated_at),
         "started_at": _dt(task.started_at),
@@ -135,10 +140,20 @@ def trace_to_dict(task: DiagnosisTask, spans: list[ToolCallSpan]) -> dict[str, A
 
 
 def approval_to_dict(approval: Approval) -> dict[str, Any]:
+    # Rows from before the engine may hold any JSON in `action`.
+    action = approval.action if isinstance(approval.action, dict) else {}
+    arguments = action.get("arguments")
     return {
         "id": str(approval.id),
         "task_id": str(approval.task_id),
         "status": approval.status,
+        "server": approval.server_name,
+        "tool": approval.tool_name,
+        "arguments": arguments if isinstance(arguments, dict) else {},
+        "target": str(action.get("target") or ""),
+        "why": str(action.get("why") or ""),
+        "requested_at": _dt(approval.requested_at),
+        "expires_at": _dt(approval.expires_at),
         "decided_at": _dt(approval.decided_at),
         "decided_by": approval.decided_by.get_username()
         if approval.decided_by

@@ -22,9 +22,9 @@ from diagnosis.api.errors import (
     json_response,
     not_found,
 )
+from diagnosis.approvals import approval_decide, approval_status
 from diagnosis.engine import markdown
 from diagnosis.exceptions import DiagnosisError
-from diagnosis.models import ApprovalStatus
 from diagnosis.principals import Principal
 
 Handler = Callable[..., HttpResponse]
@@ -247,19 +247,14 @@ def approval_decision(
         )
         if approval is None:
             raise not_found("approval")
-        decided = services.approval_decide(
-            approval=approval, user=principal.user, **args
-        )
+        decided = approval_decide(approval=approval, user=principal.user, **args)
         if decided is None:
             approval.refresh_from_db()
-            status = approval.status
-            if status == ApprovalStatus.PENDING:  # pending, but past its expires_at
-                status = ApprovalStatus.EXPIRED
             raise ApiError(
                 409,
                 "the approval is no longer pending",
                 code="approval_not_pending",
-                status=status,
+                status=approval_status(approval=approval),
             )
         return 200, serializers.approval_to_dict(decided)
 

@@ -268,11 +268,11 @@ def test_claim_taken_over_during_the_effect_rolls_the_effect_back(tenant, token)
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_requests_with_one_key_have_one_effect(tenant, member, monkeypatch):
-    from diagnosis import tasks
+    from diagnosis import dispatch
 
     # Rows commit here, so on_commit enqueues run: record them instead of using the broker.
     enqueued = []
-    monkeypatch.setattr(tasks.diagnosis_run, "delay", enqueued.append)
+    monkeypatch.setattr(dispatch, "diagnosis_run_enqueue", enqueued.append)
     token = factories.make_token(member)
     barrier = threading.Barrier(4)
     answers = []

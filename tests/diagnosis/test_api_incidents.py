@@ -84,11 +84,9 @@ def test_create_incident_enqueues_the_task_after_commit(
     client, token, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    from diagnosis import tasks
+    from diagnosis import dispatch
 
-    monkeypatch.setattr(
-        tasks.diagnosis_run, "delay", lambda task_id: sent.append(task_id)
-    )
+    monkeypatch.setattr(dispatch, "diagnosis_run_enqueue", sent.append)
     with django_capture_on_commit_callbacks(execute=True):
         response = _post(client, token, "/api/incidents", VALID)
 

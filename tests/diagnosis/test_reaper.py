@@ -68,6 +68,7 @@ def test_live_lease_is_left_alone(tenant):
         "failed": 0,
         "cancelled": 0,
         "redispatched": 0,
+        "approvals_expired": 0,
     }
     task.refresh_from_db()
     assert task.state == TaskState.RUNNING

@@ -46,7 +46,7 @@ def _fast_passwords(settings):
 @pytest.fixture(autouse=True)
 def _no_celery(monkeypatch):
     """Creating an incident enqueues its run after commit; these tests only need the rows."""
-    monkeypatch.setattr("diagnosis.tasks.diagnosis_run.delay", lambda *a, **k: None)
+    monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 
 
 @pytest.fixture(autouse=True)

@@ -35,7 +35,7 @@ def _fast_passwords(settings):
 
 @pytest.fixture(autouse=True)
 def _no_celery(monkeypatch):
-    monkeypatch.setattr("diagnosis.tasks.diagnosis_run.delay", lambda *a, **k: None)
+    monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ def _fast_passwords(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("diagnosis.tasks.diagnosis_run.delay", lambda *a, **k: None)
+    monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from agentops.asgi import application
-from diagnosis.models import Approval, Role
+from diagnosis.models import Role
 from diagnosis.principals import ALL_SCOPES
 from tests import factories
 from tests.diagnosis.test_streaming_support import StreamClient, bearer, finish
@@ -42,7 +42,7 @@ def _fast_passwords(settings):
 
 @pytest.fixture(autouse=True)
 def _no_celery(monkeypatch):
-    monkeypatch.setattr("diagnosis.tasks.diagnosis_run.delay", lambda *a, **k: None)
+    monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 
 
 # --- the routes ------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ PAGE_CREATE = _page(
     {302}, viewer={404}, responder={302}, b={302}
 )  # to the new incident
 PAGE_WRITE = _page({200}, viewer={404}, responder={200}, b={404})
-PAGE_DECIDE = _page({200}, viewer={404}, responder={404}, b={404})
+PAGE_DECIDE = _page({200}, viewer={403}, responder={403}, b={404})
 # Django admin is for staff (operators across tenants); a tenant role, even admin, is not staff.
 ADMIN = _table(LOGIN, staff={200})
 ADMIN_OBJECT = _table(
@@ -284,7 +284,7 @@ ASGI_EXPECTED = {"api/tasks/<uuid:task_id>/events": {"GET": SSE, "POST": API_405
 
 def _objects(tenant) -> dict[str, str]:
     incident, task = factories.make_incident(tenant, title=SECRET_TITLE)
-    approval = Approval.objects.create(task=task, action={"tool": "restart"})
+    approval = factories.park_on_approval(task)
     return {
         "incident_id": str(incident.pk),
         "task_id": str(task.pk),

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from diagnosis.models import Approval, DiagnosisTask, Incident, Role
+from diagnosis.models import DiagnosisTask, Incident, Role
 from diagnosis.states import TaskState
 from tests import factories
 
@@ -139,8 +139,7 @@ def test_viewer_cannot_cancel(client, tenant):
 def test_approver_decides_a_pending_approval(client, tenant):
     approver = factories.make_member(tenant, role=Role.APPROVER)
     client.force_login(approver.user)
-    _incident, task = factories.make_incident(tenant)
-    approval = Approval.objects.create(task=task, action={"tool": "restart_workload"})
+    task, approval = factories.make_approval(tenant)
     response = client.post(
         reverse("diagnosis:approval-decide", args=[approval.id]),
         {"decision": "approve"},
@@ -148,6 +147,7 @@ def test_approver_decides_a_pending_approval(client, tenant):
     assert response.status_code == 200
     approval.refresh_from_db()
     assert (approval.status, approval.decided_by) == ("approved", approver.user)
+    assert DiagnosisTask.objects.get(pk=task.pk).state == TaskState.QUEUED
 
 
 def test_rerun_after_finish_starts_a_new_task(logged_in, tenant):
