@@ -180,11 +180,6 @@ DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
 DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
     os.environ.get("DIAGNOSIS_APPROVAL_TTL_SECONDS", "900")
 )
-# How long an approval waits for a person (diagnosis.approvals); then the reaper expires it
-# and the parked task runs on without the action.
-DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
-    os.environ.get("DIAGNOSIS_APPROVAL_TTL_SECONDS", "900")
-)
 # Incident creation per tenant (API and page form): at most INCIDENT_RATE_LIMIT incidents in any
 # INCIDENT_RATE_WINDOW_SECONDS (a sliding window counted in PostgreSQL, which must work while
 # Redis is down; diagnosis.selectors.incident_create_retry_after). Over it: 429 + Retry-After.
