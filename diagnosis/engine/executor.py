@@ -25,7 +25,7 @@ import mcpclient
 from diagnosis import approvals, tracing
 from diagnosis.engine import artifacts, layers, policy
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
-from diagnosis.engine.redaction import redact
+from diagnosis.engine.redaction import redact, redact_text
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,
@@ -207,7 +207,9 @@ class Executor:
     async def _replayed(self, span: ToolCallSpan) -> Observation:
         result = span.result
         if span.result_uri:
-            result = await asyncio.to_thread(artifacts.load_result, span.result_uri)
+            result = await asyncio.to_thread(
+                artifacts.load_result, span.result_uri, sha256=span.result_hash or None
+            )
         return _observation(span, result)
 
     async def _refused(
@@ -371,7 +373,7 @@ class Executor:
                 SpanState.ERROR,
                 layers.TOOL_BACKEND,
                 "tool_error",
-                (result.text or "the tool reported an error")[:2000],
+                redact_text(result.text or "the tool reported an error")[:2000],
                 stored=stored,
                 result=stored.result if stored.result is not None else value,
                 attributes={**attrs, "error.type": "tool_error"},
@@ -463,7 +465,7 @@ def _error_outcome(exc: BaseException, *, is_write: bool, sent: bool) -> _Outcom
     code = getattr(exc, "code", None)
     code_text = str(code) if code is not None else type(exc).__name__
     unknown = is_write and sent and bool(getattr(exc, "outcome_unknown", False))
-    message = str(exc) or type(exc).__name__
+    message = redact_text(str(exc) or type(exc).__name__)
     return _Outcome(
         SpanState.UNKNOWN_OUTCOME if unknown else SpanState.ERROR,
         layer,

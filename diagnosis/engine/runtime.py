@@ -34,9 +34,9 @@ from diagnosis.engine.observations import IncidentBrief, Investigation, Planner
 from diagnosis.engine.planner import LayeredPlanner
 from diagnosis.engine.report import ActionRecord, Report
 from diagnosis.engine.sessions import SessionPool
-from diagnosis.exceptions import LeaseLost
+from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
-from diagnosis.registry import Environment, EnvironmentLookupError
+from diagnosis.registry import Environment
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class _DbThread:
         )
 
     def close(self) -> None:
-        self._pool.submit(connection.close).result()
+        self._pool.submit(lambda: connection.close()).result()  # that thread's own
         self._pool.shutdown(wait=True)
 
 
@@ -92,10 +92,16 @@ async def _diagnose(
 ) -> Outcome:
     task = await db(_load_task, hooks.task_id)
     try:
-        environment = await db(environments.environment_for_task, task=task)
-    except EnvironmentLookupError as exc:
+        environment = await db(
+            environments.environment_resolve,
+            tenant=task.tenant,
+            name=task.environment or None,
+        )
+    except ValidationFailed as exc:
+        # The registry changed since the task was queued: say so, call nothing.
+        reason = exc.fields.get("environment", str(exc))
         hooks.set_report(
-            Report(summary=f"not diagnosed: {exc}", partial=False).to_dict()
+            Report(summary=f"not diagnosed: {reason}", partial=False).to_dict()
         )
         return "done"
     abandoned = await db(
@@ -156,6 +162,9 @@ async def _diagnose(
     except asyncio.CancelledError:
         if not stop_reason:
             raise
+        if stop_reason[0] == "lease":
+            # Lost, or given up by parking (the watcher may see the park before we return).
+            return "lease_lost"
         await asyncio.shield(db(_save_partial, hooks, run, report))
         return "timed_out" if stop_reason[0] == "deadline" else "stopped"
     except LeaseLost:
