@@ -5,9 +5,9 @@ import json
 import pytest
 
 from diagnosis import approvals, environments, runner, services
+from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.principals import Principal, role_scopes
-from diagnosis.engine import layers
 from diagnosis.registry import bundled_scenarios_dir, demo_environment_name
 from tests import factories
 
