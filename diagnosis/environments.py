@@ -76,12 +76,13 @@ def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
 
 
 def environments_for(tenant: Tenant) -> list[Environment]:
-    """The environments `tenant` may use, each with only the servers it may use, by name."""
+    """The environments `tenant` may use, each with only the servers it may use, in the file's
+    order (demo environments last)."""
     return registry().for_tenant(tenant.slug)
 
 
 def demo_environments_for(tenant: Tenant) -> list[Environment]:
-    """The demo environments (one per scenario) `tenant` may use, by name."""
+    """The demo environments (one per scenario) `tenant` may use, by their neutral name."""
     return [env for env in environments_for(tenant) if env.scenario is not None]
 
 
@@ -94,7 +95,7 @@ def default_for(tenant: Tenant) -> Environment | None:
 
 
 def _choices(tenant: Tenant) -> str:
-    names = [env.name for env in environments_for(tenant)]
+    names = sorted(env.name for env in environments_for(tenant))
     return f"one of: {', '.join(names)}" if names else "this tenant may use none"
 
 
@@ -144,7 +145,7 @@ def demo_incident_fields(
     env = environment_resolve(tenant=tenant, name=name)
     reg = registry()
     if env.scenario is None:
-        demos = [e.name for e in demo_environments_for(tenant)]
+        demos = sorted(e.name for e in demo_environments_for(tenant))
         raise ValidationFailed(
             {
                 "environment": f"{name!r} is not a demo environment; "

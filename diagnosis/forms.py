@@ -3,27 +3,62 @@
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
-from diagnosis.models import Severity
-from diagnosis.plans import plan_names
+from diagnosis import environments
+from diagnosis.models import Severity, Tenant
+
+
+def _choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)  # fields is typed dict[str, Field]
+    return field
 
 
 class IncidentForm(forms.Form):
+    """Open an incident against one of the tenant's environments (the default preselected).
+
+    The plan is not offered: pages run the default plan; test-only plans are the API's.
+    """
+
     title = forms.CharField(max_length=200)
     service = forms.CharField(max_length=100)
     severity = forms.ChoiceField(choices=Severity.choices, initial=Severity.SEV3)
     symptoms = forms.CharField(
         max_length=4000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
-    plan = forms.ChoiceField(choices=(), initial="default")
+    # Not required: a post without it (an older page, a script) gets the tenant's default.
+    environment = forms.ChoiceField(choices=(), required=False)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        names = plan_names(include_test_only=settings.DIAGNOSIS_TEST_PLANS)
-        plan = self.fields["plan"]
-        assert isinstance(plan, forms.ChoiceField)  # fields is typed dict[str, Field]
-        plan.choices = [(name, name) for name in names]
+        field = _choice_field(self, "environment")
+        field.choices = [
+            (
+                env.name,
+                f"{env.name}: {env.description}" if env.description else env.name,
+            )
+            for env in environments.environments_for(tenant)
+        ]
+        default = environments.default_for(tenant)
+        if default is not None:
+            field.initial = default.name
+
+
+class DemoIncidentForm(forms.Form):
+    """Open the incident of a demo environment, listed by its description (the incident title)."""
+
+    environment = forms.ChoiceField(choices=(), label="Demo")
+
+    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _choice_field(self, "environment").choices = [
+            (env.name, env.description)
+            for env in environments.demo_environments_for(tenant)
+        ]
+
+    @property
+    def has_choices(self) -> bool:
+        return bool(_choice_field(self, "environment").choices)
 
 
 class DecisionForm(forms.Form):

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from diagnosis import bounds, plans, selectors
+from diagnosis import bounds, environments, plans, selectors
 from diagnosis.dispatch import diagnosis_run_on_commit
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
@@ -33,6 +33,7 @@ from diagnosis.models import (
     TaskEvent,
     Tenant,
 )
+from diagnosis.principals import Principal
 from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
 from diagnosis.wakeups import publish_wakeup
 
@@ -166,18 +167,27 @@ def incident_create(
     window_end: datetime | None = None,
     plan: str = "default",
     plan_args: Mapping[str, Any] | None = None,
+    environment: str | None = None,
+    principal: Principal | None = None,
 ) -> tuple[Incident, DiagnosisTask]:
     """Create an incident and start its first diagnosis, in one transaction.
 
-    Window datetimes are stored in UTC.
+    Window datetimes are stored in UTC. `environment` (None or "": the tenant's default) is
+    resolved by diagnosis.environments and stored by name; `principal` is who asks (see
+    `diagnosis_start`).
 
     Raises:
         ValidationFailed: a window datetime out of bounds (diagnosis.bounds), an end before
-            its start, or a plan or plan_args `diagnosis.plans` refuses; nothing is written.
+            its start, a plan or plan_args `diagnosis.plans` refuses, or an environment the
+            tenant may not use; nothing is written.
         RateLimited: the tenant opened INCIDENT_RATE_LIMIT incidents within the window.
     """
     window, window_start, window_end = bounds.window_errors(window_start, window_end)
     errors = {**_plan_errors(plan, plan_args), **window}
+    try:
+        env = environments.environment_resolve(tenant=tenant, name=environment)
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
     if errors:
         raise ValidationFailed(errors)
     with transaction.atomic():
@@ -198,12 +208,35 @@ def incident_create(
             symptoms=symptoms,
             window_start=window_start,
             window_end=window_end,
+            environment=env.name,
             created_by=user if getattr(user, "pk", None) else None,
         )
         task = diagnosis_start(
-            incident=incident, user=user, plan=plan, plan_args=plan_args
+            incident=incident,
+            user=user,
+            plan=plan,
+            plan_args=plan_args,
+            principal=principal,
         )
     return incident, task
+
+
+def demo_incident_create(
+    *,
+    tenant: Tenant,
+    user: Any,
+    environment: str,
+    principal: Principal | None = None,
+) -> tuple[Incident, DiagnosisTask]:
+    """Open the incident of a demo environment's scenario (its incident.json) and diagnose it
+    against that environment.
+
+    Raises:
+        ValidationFailed: {"environment": …}: not a demo environment this tenant may use.
+        RateLimited: as incident_create.
+    """
+    fields = environments.demo_incident_fields(tenant=tenant, name=environment)
+    return incident_create(tenant=tenant, user=user, principal=principal, **fields)
 
 
 def diagnosis_start(
@@ -212,19 +245,34 @@ def diagnosis_start(
     user: Any = None,
     plan: str = "default",
     plan_args: Mapping[str, Any] | None = None,
+    environment: str | None = None,
+    principal: Principal | None = None,
 ) -> DiagnosisTask:
     """Queue a new diagnosis of the incident and enqueue it after commit.
 
     Any registered plan is taken here, test-only ones included; callers facing users decide
-    which plans they offer (diagnosis.plans.plan_errors).
+    which plans they offer (diagnosis.plans.plan_errors). The task runs against `environment`,
+    else the incident's (else, for an incident from before environments, the tenant default),
+    checked again now: the tenant may have lost it. It acts for `principal` (its label and
+    effective scopes are stored for the engine's policy; None: nobody, no scopes) and records
+    its generation: 1 + the incident's earlier tasks.
 
     Raises:
         ActiveTaskExists: the incident already has an unfinished task.
-        ValidationFailed: `diagnosis.plans` refuses the plan or its arguments.
+        ValidationFailed: `diagnosis.plans` refuses the plan or its arguments, or the
+            environment is not one the tenant may use.
     """
     errors = _plan_errors(plan, plan_args)
+    try:
+        env = environments.environment_resolve(
+            tenant=incident.tenant, name=environment or incident.environment
+        )
+    except ValidationFailed as exc:
+        errors.update(exc.fields)
     if errors:
         raise ValidationFailed(errors)
+    if principal is not None and user is None:
+        user = principal.user
     now = timezone.now()
     try:
         with transaction.atomic():
@@ -238,6 +286,11 @@ def diagnosis_start(
                 deadline_at=now
                 + timedelta(seconds=settings.DIAGNOSIS_DEADLINE_SECONDS),
                 created_by=user if getattr(user, "pk", None) else None,
+                environment=env.name,
+                principal=principal.label if principal is not None else "",
+                granted_scopes=sorted(principal.scopes) if principal else [],
+                # A concurrent re-run counting the same tasks loses on the one-active rule.
+                generation=1 + incident.tasks.count(),
             )
             diagnosis_event_append(
                 task_id=task.id, kind=EventKind.TASK_CREATED, data={"plan": plan}

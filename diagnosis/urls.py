@@ -8,6 +8,7 @@ app_name = "diagnosis"
 
 urlpatterns = [
     path("", views.incident_list, name="incident-list"),
+    path("incidents/demo", views.incident_demo, name="incident-demo"),
     path(
         "incidents/<uuid:incident_id>/", views.incident_detail, name="incident-detail"
     ),

@@ -1,6 +1,7 @@
 """htmx pages: incident list and creation, the live incident page, cancel, approvals. Thin:
 form → service or selector → render; htmx requests get the fragment, others the full page."""
 
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -14,9 +15,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from diagnosis import approvals, selectors, services
-from diagnosis.exceptions import ActiveTaskExists, RateLimited, TaskFinished
-from diagnosis.forms import DecisionForm, IncidentForm
-from diagnosis.models import ApprovalStatus
+from diagnosis.exceptions import (
+    ActiveTaskExists,
+    RateLimited,
+    TaskFinished,
+    ValidationFailed,
+)
+from diagnosis.forms import DecisionForm, DemoIncidentForm, IncidentForm
+from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident
 from diagnosis.principals import Principal, principal_from_user
 from diagnosis.states import TERMINAL
 
@@ -51,45 +57,108 @@ def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
     }
 
 
+def _list_page(
+    request: HtmxHttpRequest,
+    principal: Principal,
+    *,
+    bound: dict[str, Any] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The incident list with both forms; `bound` replaces one by the form that was posted."""
+    incidents = selectors.incident_list(tenant=principal.tenant).prefetch_related(
+        "tasks"
+    )[:100]
+    context = {
+        "form": IncidentForm(tenant=principal.tenant),
+        "demo_form": DemoIncidentForm(tenant=principal.tenant),
+        **(bound or {}),
+        "can_create": principal.has_scope("incidents:write"),
+        "incidents": incidents,
+    }
+    return render(request, "diagnosis/incident_list.html", context, status=status)
+
+
+# The name each posted form has in the template, and its fragment (partialdef).
+_FORM_SLOTS: dict[type, tuple[str, str]] = {
+    IncidentForm: ("form", "new-incident"),
+    DemoIncidentForm: ("demo_form", "demo-incident"),
+}
+
+
+def _create_and_redirect(
+    request: HtmxHttpRequest,
+    principal: Principal,
+    form: IncidentForm | DemoIncidentForm,
+    create: Callable[..., tuple[Incident, DiagnosisTask]],
+) -> HttpResponse:
+    """Run `create` with a valid form's data and go to the new incident; else the form with its
+    errors: its fragment for htmx (400), the whole page otherwise (400, or 429 rate-limited)."""
+    retry_after = None
+    if form.is_valid():
+        try:
+            incident, _task = create(**form.cleaned_data)
+        except RateLimited as exc:
+            form.add_error(None, str(exc))
+            retry_after = exc.retry_after
+        except ValidationFailed as exc:
+            # E.g. the registry changed since the form was drawn.
+            for name, reason in exc.fields.items():
+                form.add_error(name if name in form.fields else None, reason)
+        else:
+            url = reverse("diagnosis:incident-detail", args=[incident.id])
+            return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    key, fragment = _FORM_SLOTS[type(form)]
+    if request.htmx and retry_after is None:
+        response = render(
+            request,
+            f"diagnosis/incident_list.html#{fragment}",
+            {key: form, "can_create": True},
+            status=400,
+        )
+    else:
+        status = 400 if retry_after is None else 429
+        response = _list_page(request, principal, bound={key: form}, status=status)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def incident_list(request: HtmxHttpRequest) -> HttpResponse:
     principal = _principal(request)
-    form = IncidentForm(request.POST or None)
-    if request.method == "POST":
-        if not principal.has_scope("incidents:write"):
-            raise Http404("this role cannot open incidents")
-        retry_after = None
-        if form.is_valid():
-            try:
-                incident, _task = services.incident_create(
-                    tenant=principal.tenant, user=request.user, **form.cleaned_data
-                )
-            except RateLimited as exc:
-                form.add_error(None, str(exc))
-                retry_after = exc.retry_after
-            else:
-                url = reverse("diagnosis:incident-detail", args=[incident.id])
-                return (
-                    HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-                )
-        if request.htmx or retry_after is not None:
-            response = render(
-                request,
-                "diagnosis/incident_list.html"
-                + ("#new-incident" if request.htmx else ""),
-                {"form": form},
-                status=400 if retry_after is None else 429,
-            )
-            if retry_after is not None:
-                response["Retry-After"] = str(retry_after)
-            return response
-    incidents = selectors.incident_list(tenant=principal.tenant).prefetch_related(
-        "tasks"
-    )[:100]
-    return render(
-        request, "diagnosis/incident_list.html", {"form": form, "incidents": incidents}
-    )
+    if request.method != "POST":
+        return _list_page(request, principal)
+    if not principal.has_scope("incidents:write"):
+        raise Http404("this role cannot open incidents")
+
+    def create(**fields: Any) -> tuple[Incident, DiagnosisTask]:
+        return services.incident_create(
+            tenant=principal.tenant, user=request.user, principal=principal, **fields
+        )
+
+    form = IncidentForm(request.POST, tenant=principal.tenant)
+    return _create_and_redirect(request, principal, form, create)
+
+
+@login_required
+@require_POST
+def incident_demo(request: HtmxHttpRequest) -> HttpResponse:
+    """Open the incident of the chosen demo environment's scenario and go to it."""
+    principal = _principal(request)
+    if not principal.has_scope("incidents:write"):
+        raise Http404("this role cannot open incidents")
+
+    def create(*, environment: str) -> tuple[Incident, DiagnosisTask]:
+        return services.demo_incident_create(
+            tenant=principal.tenant,
+            user=request.user,
+            principal=principal,
+            environment=environment,
+        )
+
+    form = DemoIncidentForm(request.POST, tenant=principal.tenant)
+    return _create_and_redirect(request, principal, form, create)
 
 
 @login_required
@@ -141,10 +210,13 @@ def incident_rerun(request: HttpRequest, incident_id: str) -> HttpResponse:
     if incident is None or not principal.has_scope("incidents:write"):
         raise Http404("no such incident")
     latest = selectors.incident_tasks(incident=incident).first()
-    with suppress(ActiveTaskExists):  # a diagnosis already runs; the page shows it
+    # A diagnosis already runs (the page shows it), or the environment was withdrawn from the
+    # tenant (the page keeps showing the last run; the API says why).
+    with suppress(ActiveTaskExists, ValidationFailed):
         services.diagnosis_start(
             incident=incident,
             user=request.user,
+            principal=principal,
             plan=latest.plan if latest else "default",
             plan_args=latest.plan_args if latest else {},
         )

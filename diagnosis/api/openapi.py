@@ -12,6 +12,7 @@ from django.conf import settings
 from diagnosis import bounds, plans
 from diagnosis.api.idempotency import KEY_MAX
 from diagnosis.api.validation import (
+    ENVIRONMENT_MAX,
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
     REASON_MAX,
@@ -71,7 +72,19 @@ def _schemas() -> dict[str, Schema]:
         "symptoms": STR,
         "window_start": NULLABLE_DATETIME,
         "window_end": NULLABLE_DATETIME,
+        "environment": {
+            **STR,
+            "description": "The environment its diagnoses run against (GET /api/environments).",
+        },
         "created_at": DATETIME,
+    }
+    environment_name: Schema = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": ENVIRONMENT_MAX,
+        "description": "The name of an environment the tenant may use (GET "
+        "/api/environments); an unknown name or one of another tenant is a 400 naming "
+        "`environment`.",
     }
     nullable_error = {
         "oneOf": [
@@ -126,8 +139,45 @@ def _schemas() -> dict[str, Schema]:
                 },
                 "plan": plan,
                 "plan_args": plan_args,
+                "environment": {
+                    **environment_name,
+                    "minLength": 0,
+                    "description": environment_name["description"]
+                    + " Absent or empty: the tenant's default (is_default).",
+                },
             },
-            optional=("symptoms", "window_start", "window_end", "plan", "plan_args"),
+            optional=(
+                "symptoms",
+                "window_start",
+                "window_end",
+                "plan",
+                "plan_args",
+                "environment",
+            ),
+        ),
+        "DemoIncidentCreate": {
+            **_object({"environment": environment_name}),
+            "description": "A demo environment (name demo-…; its description is the "
+            "scenario's incident title): the incident is its scenario's, with the window "
+            "relative to now.",
+        },
+        "Environment": _object(
+            {
+                "name": STR,
+                "description": STR,
+                "servers": {
+                    "type": "array",
+                    "items": STR,
+                    "description": "The names of its MCP servers this tenant may use.",
+                },
+                "is_default": {
+                    "type": "boolean",
+                    "description": "Used when an incident names no environment.",
+                },
+            }
+        ),
+        "EnvironmentList": _object(
+            {"results": {"type": "array", "items": _ref("Environment")}}
         ),
         "TaskSummary": _object(
             {"id": UUID, "state": {"type": "string", "enum": states}, "events_url": STR}
@@ -155,6 +205,12 @@ def _schemas() -> dict[str, Schema]:
                 "state": {"type": "string", "enum": states},
                 "version": INT,
                 "plan": STR,
+                "environment": STR,
+                "generation": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "1 for the incident's first diagnosis, +1 per re-run.",
+                },
                 "attempt": INT,
                 "max_attempts": INT,
                 "last_seq": {
@@ -461,6 +517,23 @@ def build_document() -> Schema:
                     429,
                     body="IncidentCreate",
                 ),
+            },
+            "/api/incidents/demo": {
+                "post": _post(
+                    "Open a demo environment's incident and start its diagnosis",
+                    "demoIncidentCreate",
+                    201,
+                    _json("Created, with its queued task.", _ref("IncidentCreated")),
+                    429,
+                    body="DemoIncidentCreate",
+                ),
+            },
+            "/api/environments": {
+                "get": _get(
+                    "The environments the tenant may diagnose against, by name",
+                    "environmentList",
+                    _json("Every environment of the tenant.", _ref("EnvironmentList")),
+                )
             },
             "/api/incidents/{incident_id}": {
                 "get": _get(

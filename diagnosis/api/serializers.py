@@ -10,6 +10,7 @@ from typing import Any
 from django.urls import reverse
 
 from diagnosis.models import Approval, DiagnosisTask, Incident, ToolCallSpan
+from diagnosis.registry import Environment
 
 
 def _dt(value: datetime | None) -> str | None:
@@ -30,6 +31,7 @@ def incident_to_dict(incident: Incident) -> dict[str, Any]:
         "symptoms": incident.symptoms,
         "window_start": _dt(incident.window_start),
         "window_end": _dt(incident.window_end),
+        "environment": incident.environment,
         "created_at": _dt(incident.created_at),
     }
 
@@ -59,6 +61,8 @@ def task_to_dict(task: DiagnosisTask) -> dict[str, Any]:
         "state": task.state,
         "version": task.version,
         "plan": task.plan,
+        "environment": task.environment,
+        "generation": task.generation,
         "attempt": task.attempt,
         "max_attempts": task.max_attempts,
         "last_seq": task.last_seq,
@@ -137,6 +141,16 @@ def span_to_dict(span: ToolCallSpan) -> dict[str, Any]:
 
 def trace_to_dict(task: DiagnosisTask, spans: list[ToolCallSpan]) -> dict[str, Any]:
     return {"task_id": str(task.id), "spans": [span_to_dict(s) for s in spans]}
+
+
+def environment_to_dict(env: Environment, *, is_default: bool) -> dict[str, Any]:
+    """What a user may know of an environment: never commands, URLs or secrets' names."""
+    return {
+        "name": env.name,
+        "description": env.description,
+        "servers": [server.name for server in env.servers],
+        "is_default": is_default,
+    }
 
 
 def approval_to_dict(approval: Approval) -> dict[str, Any]:

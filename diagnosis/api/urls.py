@@ -9,6 +9,9 @@ app_name = "api"
 # Ids are matched as strings so that a malformed UUID is a JSON 404 from the view, not Django's page.
 urlpatterns = [
     path("incidents", views.incidents, name="incidents"),
+    # Before incidents/<id>, which would take "demo" for an id.
+    path("incidents/demo", views.demo_incidents, name="incidents-demo"),
+    path("environments", views.environments_view, name="environments"),
     path("incidents/<str:incident_id>", views.incident, name="incident"),
     path(
         "incidents/<str:incident_id>/diagnoses",

@@ -29,6 +29,7 @@ TITLE_MAX = 200
 SERVICE_MAX = 100
 SYMPTOMS_MAX = 4000
 REASON_MAX = 2000
+ENVIRONMENT_MAX = 64  # Incident.environment; the registry's names are at most 63
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 _ASCII_INT = re.compile(r"[0-9]{1,6}")
@@ -207,6 +208,7 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
             "window_end",
             "plan",
             "plan_args",
+            "environment",
         },
         errors,
     )
@@ -224,8 +226,13 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
     for name, reason in window.items():
         errors.setdefault(name, reason)
     plan, plan_args = _plan(data, errors)
+    # Only the type here: whether the tenant may use it is services.incident_create's check.
+    environment = _text(
+        data, "environment", errors, max_length=ENVIRONMENT_MAX, required=False
+    )
     _raise_if(errors)
     return {
+        "environment": environment or None,
         "title": title,
         "service": service,
         "severity": severity,
@@ -235,6 +242,17 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
         "plan": plan,
         "plan_args": plan_args,
     }
+
+
+def demo_incident_args(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"environment": "demo-…"}` → keyword arguments for services.demo_incident_create."""
+    errors: dict[str, str] = {}
+    _unknown_fields(data, {"environment"}, errors)
+    environment = _text(
+        data, "environment", errors, max_length=ENVIRONMENT_MAX, required=True
+    )
+    _raise_if(errors)
+    return {"environment": environment}
 
 
 def diagnosis_start_args(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from diagnosis import selectors, services
+from diagnosis import environments, selectors, services
 from diagnosis.api import idempotency, openapi, serializers, validation
 from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
@@ -107,11 +107,41 @@ def incident_create(request: HttpRequest, principal: Principal) -> HttpResponse:
 
     def effect() -> idempotency.Result:
         incident, task = services.incident_create(
-            tenant=principal.tenant, user=principal.user, **args
+            tenant=principal.tenant, user=principal.user, principal=principal, **args
         )
         return 201, serializers.incident_created_to_dict(incident, task)
 
     return _idempotent(request, principal, data, effect)
+
+
+def demo_incident_create(request: HttpRequest, principal: Principal) -> HttpResponse:
+    require_scope(principal, "incidents:write")
+    data = validation.read_json_object(request)
+    args = validation.demo_incident_args(data)
+
+    def effect() -> idempotency.Result:
+        incident, task = services.demo_incident_create(
+            tenant=principal.tenant, user=principal.user, principal=principal, **args
+        )
+        return 201, serializers.incident_created_to_dict(incident, task)
+
+    return _idempotent(request, principal, data, effect)
+
+
+def environment_list(request: HttpRequest, principal: Principal) -> HttpResponse:
+    require_scope(principal, "incidents:read")
+    default = environments.default_for(principal.tenant)
+    return json_response(
+        200,
+        {
+            "results": [
+                serializers.environment_to_dict(
+                    env, is_default=default is not None and env.name == default.name
+                )
+                for env in environments.environments_for(principal.tenant)
+            ]
+        },
+    )
 
 
 def incident_detail(
@@ -138,7 +168,9 @@ def diagnosis_create(
         )
         if incident is None:
             raise not_found("incident")
-        task = services.diagnosis_start(incident=incident, user=principal.user, **args)
+        task = services.diagnosis_start(
+            incident=incident, user=principal.user, principal=principal, **args
+        )
         return 201, serializers.task_to_dict(task)
 
     return _idempotent(request, principal, data, effect)
@@ -294,6 +326,8 @@ def openapi_document(request: HttpRequest) -> HttpResponse:
 
 
 incidents = endpoint(get=incident_list, post=incident_create)
+demo_incidents = endpoint(post=demo_incident_create)
+environments_view = endpoint(get=environment_list)
 incident = endpoint(get=incident_detail)
 incident_diagnoses = endpoint(post=diagnosis_create)
 incident_cancel_view = endpoint(post=incident_cancel)

@@ -69,6 +69,7 @@ def test_create_incident_answers_201_with_its_queued_task(client, token, tenant)
         "symptoms": "502 from the gateway since 10:02",
         "window_start": "2026-11-30T10:00:00+00:00",
         "window_end": "2026-11-30T10:30:00+00:00",
+        "environment": "default",
         "created_at": incident.created_at.isoformat(),
         "task": {
             "id": str(task.id),

@@ -26,6 +26,7 @@ from diagnosis.models import (
     ToolCallSpan,
 )
 from diagnosis.principals import principal_from_token
+from diagnosis.registry import demo_environment_name
 from tests import factories
 
 METHODS = {"get", "post", "put", "patch", "delete"}
@@ -177,6 +178,7 @@ class Contract:
 
 POSTS = [
     "/api/incidents",
+    "/api/incidents/demo",
     "/api/incidents/{incident_id}/diagnoses",
     "/api/incidents/{incident_id}/cancel",
     "/api/tasks/{task_id}/cancel",
@@ -184,14 +186,17 @@ POSTS = [
 ]
 GETS = [
     "/api/incidents",
+    "/api/environments",
     "/api/incidents/{incident_id}",
     "/api/tasks/{task_id}",
     "/api/tasks/{task_id}/trace",
     "/api/tasks/{task_id}/report.md",
 ]
 INCIDENT = {"title": "t", "service": "s", "severity": "sev2"}
+DEMO = {"environment": demo_environment_name("pool-exhaustion")}
 BODIES = {
     "/api/incidents": INCIDENT,
+    "/api/incidents/demo": DEMO,
     "/api/approvals/{approval_id}/decision": {"decision": "deny"},
 }
 
@@ -215,6 +220,7 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
 
     # 200 / 201 / 202 and the natural 409s, in an order where each set-up holds.
     api.call("get", "/api/incidents", token=token, query="limit=1")
+    api.call("get", "/api/environments", token=token)
     api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
     ToolCallSpan.objects.create(
         task=task,
@@ -267,9 +273,13 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     )  # 202 cancelled
     created = api.call("post", "/api/incidents", token=token, body=INCIDENT)
     assert created.status_code == 201
+    demo = api.call("post", "/api/incidents/demo", token=token, body=DEMO)
+    assert demo.status_code == 201
     settings.INCIDENT_RATE_LIMIT = 1
     limited = api.call("post", "/api/incidents", token=token, body=INCIDENT)
     assert limited.status_code == 429
+    demo = api.call("post", "/api/incidents/demo", token=token, body=DEMO)
+    assert demo.status_code == 429
     assert int(limited.headers["Retry-After"]) >= 1
     settings.INCIDENT_RATE_LIMIT = 0
     api.call("get", "/api/openapi.json")

@@ -29,6 +29,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from agentops.asgi import application
 from diagnosis.models import Role
 from diagnosis.principals import ALL_SCOPES
+from diagnosis.registry import demo_environment_name
 from tests import factories
 from tests.diagnosis.test_streaming_support import StreamClient, bearer, finish
 
@@ -248,6 +249,8 @@ def _admin_entries() -> dict[str, dict[str, dict[str, set[int]]]]:
 EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     # The JSON API
     "api:incidents": _api_route(get=API_READ_OWN, post=API_CREATE),
+    "api:incidents-demo": _api_route(post=API_CREATE),
+    "api:environments": _api_route(get=API_READ_OWN),
     "api:incident": _api_route(get=API_READ),
     "api:incident-diagnoses": _api_route(post=API_RERUN),
     "api:incident-cancel": _api_route(post=API_WRITE),
@@ -261,6 +264,7 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "readyz": _api_route(get=PUBLIC_OK),
     # Pages and their htmx fragments
     "diagnosis:incident-list": _page_route(get=PAGE_LIST, post=PAGE_CREATE),
+    "diagnosis:incident-demo": _page_route(post=PAGE_CREATE),
     "diagnosis:incident-detail": _page_route(get=PAGE_READ),
     "diagnosis:incident-cancel": _page_route(post=PAGE_WRITE),
     "diagnosis:incident-rerun": _page_route(post=PAGE_WRITE),
@@ -307,8 +311,11 @@ def _fill(route: str, objects: dict[str, str]) -> str:
     return "/" + path.replace("^", "").replace("$", "")
 
 
+# A demo environment of the bundled registry (every tenant may use it).
+DEMO = demo_environment_name("tls-expired")
 BODIES = {
     "api:incidents": {"title": "b's own", "service": "db", "severity": "sev2"},
+    "api:incidents-demo": {"environment": DEMO},
     "api:approval-decision": {"decision": "approve"},
 }
 FORMS = {
@@ -316,8 +323,9 @@ FORMS = {
         "title": "t",
         "service": "s",
         "severity": "sev2",
-        "plan": "default",
+        "environment": "default",
     },
+    "diagnosis:incident-demo": {"environment": DEMO},
     "diagnosis:approval-decide": {"decision": "approve", "reason": ""},
 }
 
