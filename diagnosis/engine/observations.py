@@ -80,7 +80,11 @@ class Investigation:
 
 
 class Planner(Protocol):
-    """Decides the calls; the engine runs them, checks them and traces them."""
+    """Decides the calls; the engine runs them, checks them and traces them.
+
+    A planner that does I/O (the LLM planner) defines these as coroutines of the same shape;
+    the engine awaits an answer that is awaitable.
+    """
 
     def next_round(self, investigation: Investigation) -> list[PlannedCall]:
         """The next calls to run (concurrently); [] when there is nothing more worth asking."""

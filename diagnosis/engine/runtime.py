@@ -16,8 +16,9 @@ report), one for the stop check, so a cancel is never queued behind event writes
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
@@ -188,7 +189,7 @@ async def _investigate(
         investigation = Investigation(incident=brief, tools=tools)
         executor = Executor(run, pool, investigation)
         while run.budget.calls < run.budget.max_calls:
-            calls = planner.next_round(investigation)
+            calls = await _ask(planner.next_round(investigation))
             if not calls:
                 break
             observed = await agents.run_round(
@@ -196,10 +197,12 @@ async def _investigate(
             )
             investigation.observations.extend(observed)
             investigation.round += 1
-            _replace(report, planner.conclude(investigation), unavailable)
+            _replace(report, await _ask(planner.conclude(investigation)), unavailable)
             await run.db(_save, run, report)
-        _replace(report, planner.conclude(investigation), unavailable)
-        for index, action in enumerate(planner.actions(investigation, report)):
+        _replace(report, await _ask(planner.conclude(investigation)), unavailable)
+        for index, action in enumerate(
+            await _ask(planner.actions(investigation, report))
+        ):
             record = ActionRecord(
                 server=action.server,
                 tool=action.tool,
@@ -219,7 +222,7 @@ async def _investigate(
                 else "failed"
             )
             if acted.is_ok:
-                checks = planner.verify(investigation, action)
+                checks = await _ask(planner.verify(investigation, action))
                 after = await agents.run_round(
                     executor,
                     checks,
@@ -230,7 +233,7 @@ async def _investigate(
                 investigation.observations.extend(after)
                 investigation.round += 1
                 record.effect = _effect(after)
-        final = planner.conclude(investigation)
+        final = await _ask(planner.conclude(investigation))
         final.actions = report.actions
         _replace(report, final, unavailable)
         report.partial = False
@@ -238,6 +241,11 @@ async def _investigate(
         hooks.set_report(report.to_dict())
         await run.db(_save, run, report)
         return "done"
+
+
+async def _ask(answer: T | Awaitable[T]) -> T:
+    """A planner's answer; the LLM planner's methods are coroutines, the layered one's are not."""
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 def _replace(report: Report, new: Report, unavailable: Mapping[str, str]) -> None:
