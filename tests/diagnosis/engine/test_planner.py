@@ -227,6 +227,9 @@ def test_log_backend_timeout_is_about_the_tool_not_the_service():
     ranked = [h for h in report.ranked() if h.status != "ruled_out"]
 
     assert ranked[0].id == "tool_backend:loki"
+    # loki's own metrics alone (its logs cannot be read) make an application lead, not a finding.
+    app = next(h for h in report.hypotheses if h.id == "application:loki")
+    assert app.status == "likely" and app.confidence < ranked[0].confidence
     # The loki readers' probe failures support it instead of ranking above it.
     probes = [e for e in ranked[0].evidence if e.tool == "probe_url"]
     assert len(probes) == 2
