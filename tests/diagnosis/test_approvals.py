@@ -525,3 +525,43 @@ def test_page_decision_needs_the_csrf_token(tenant):
 
     assert response.status_code == 403
     assert Approval.objects.get().status == "pending"
+
+
+def test_lease_holder_asking_again_while_one_is_pending_parks_on_it(tenant):
+    task, approval = factories.make_approval(tenant)
+    # Back to running under its owner with the approval still pending (no path of the app
+    # leaves it so; the request must still not create a second one).
+    services.diagnosis_transition(
+        task=task,
+        to=TaskState.RUNNING,
+        fields={
+            "lease_owner": "worker-1",
+            "lease_expires_at": timezone.now() + timedelta(seconds=30),
+        },
+    )
+
+    same = _request(
+        DiagnosisTask.objects.get(pk=task.pk), replay_key=approval.replay_key
+    )
+
+    assert same.pk == approval.pk
+    assert Approval.objects.count() == 1
+    task.refresh_from_db()
+    assert (task.state, task.lease_owner) == (TaskState.WAITING_APPROVAL, "")
+    assert _events(task)[-1][0] == "approval_requested"
+
+
+def test_expiry_of_an_approval_whose_task_is_not_parked_requeues_nothing(tenant, sent):
+    _, task = factories.make_incident(tenant)
+    Approval.objects.create(task=task, expires_at=timezone.now() - timedelta(seconds=1))
+
+    assert approvals.approvals_expire() == 1
+
+    assert Approval.objects.get().status == "expired"
+    assert DiagnosisTask.objects.get(pk=task.pk).state == TaskState.QUEUED
+    assert [kind for kind, _ in _events(task)] == ["task_created", "approval_decided"]
+
+
+def test_status_of_an_approval_its_parked_task_waits_for_is_pending(tenant):
+    _task, approval = factories.make_approval(tenant)
+    assert approvals.approval_status(approval=approval) == "pending"
