@@ -3,33 +3,24 @@
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from agentops import stack
 
 CHILD_APPLICATION_NAME = "agentops-test-child"
 
 
 def child_database_url() -> str:
     """A DATABASE_URL for a child process that must use this test's database (TCP or socket)."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    auth = quote(db["USER"] or "postgres", safe="") + (
-        f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
-    )
-    host = db["HOST"] or "127.0.0.1"
     # The name lets the test wait for exactly the children's sessions to end.
-    app = f"application_name={CHILD_APPLICATION_NAME}"
-    if host.startswith("/"):  # a unix socket directory (the embedded PostgreSQL)
-        return f"postgresql://{auth}@/{db['NAME']}?host={quote(host, safe='')}&{app}"
-    return f"postgresql://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}?{app}"
+    return stack.database_url(application_name=CHILD_APPLICATION_NAME)
 
 
 def redis_url_with_db(number: int) -> str:
@@ -47,10 +38,7 @@ def redis_url_with_db(number: int) -> str:
     return url
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+free_port = stack.free_port
 
 
 def wait_for(predicate, *, timeout: float, what: str):

@@ -1,0 +1,138 @@
+"""manage.py evaluate: every scenario end to end through the real stack, scored (issue 9 item 13).
+
+Starts Daphne and a Celery worker (threads pool) as children on this command's database and
+Redis, opens each scenario's demo incident over HTTP with an approver's token of the
+`evaluation` tenant (made when absent; the token is revoked at the end), denies every approval
+the diagnoses ask for, and scores the reports (diagnosis.evaluation). Prints one line per
+scenario and `k/n`, or with --json one JSON object per line per scenario and a last
+{"totals": ...} line. Exit status 0 when every scenario counted, 1 otherwise.
+
+--scenarios DIR other than the registry's: the children get a registry file whose demo
+environments are DIR's folders. Their live listeners are the bundled ones, found by folder name.
+"""
+
+import asyncio
+import json
+import logging
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from agentops.stack import LocalStack, StackError
+from diagnosis import environments, evaluation
+from diagnosis.registry import RegistryError, bundled_scenarios_dir, load_registry
+
+TENANT = "evaluation"
+USERNAME = "evaluator"
+
+
+class Command(BaseCommand):
+    help = "Run every scenario through the API, a worker and the MCP servers; score the reports."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--scenarios",
+            type=Path,
+            default=None,
+            help="folder of scenario folders (default: the bundled mcpservers/scenarios)",
+        )
+        parser.add_argument("--json", action="store_true", help="JSON lines output")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            default=5,
+            help="scenarios run at once (also the worker's threads; default 5)",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=300.0,
+            help="seconds per scenario before its task is cancelled (default 300)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        root = (options["scenarios"] or bundled_scenarios_dir() or Path()).resolve()
+        if not root.is_dir():
+            raise CommandError(f"--scenarios: {root} is not a folder")
+        if options["concurrency"] < 1 or options["timeout"] <= 0:
+            raise CommandError("--concurrency and --timeout must be positive")
+        try:
+            scenarios = evaluation.load_scenarios(root)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if not scenarios:
+            raise CommandError(f"no scenario with an expected.json under {root}")
+        logging.getLogger("httpx").setLevel(
+            logging.WARNING
+        )  # a line per poll otherwise
+        work = Path(tempfile.mkdtemp(prefix="agentops-evaluate-"))
+        ok = False
+        try:
+            runs, elapsed = self._run(root, scenarios, work, options)
+            ok = self._print(runs, elapsed, as_json=options["json"])
+        finally:
+            if ok:
+                shutil.rmtree(work, ignore_errors=True)
+            else:
+                self.stderr.write(f"children's logs kept in {work}")
+        if not ok:
+            raise CommandError("not every scenario counted", returncode=1)
+
+    def _run(
+        self,
+        root: Path,
+        scenarios: list[evaluation.Scenario],
+        work: Path,
+        options: dict[str, Any],
+    ) -> tuple[list[evaluation.Run], float]:
+        servers = str(settings.AGENTOPS_SERVERS)
+        registered = environments.registry().scenarios_dir
+        if registered is None or Path(registered).resolve() != root:
+            # The registry's demo environments are another folder's: give the children one
+            # made of this folder's scenarios.
+            path = work / "servers.toml"
+            path.write_text(evaluation.registry_text(root), encoding="utf-8")
+            try:
+                load_registry(path)
+            except RegistryError as exc:
+                raise CommandError(str(exc)) from exc
+            servers = str(path)
+        secret = evaluation.evaluator_token_create(tenant=TENANT, username=USERNAME)
+        started = time.monotonic()
+        try:
+            with LocalStack(work, env={"AGENTOPS_SERVERS": servers}) as stack:
+                base = stack.start_web()
+                stack.start_worker(
+                    "evaluate", pool="threads", concurrency=options["concurrency"]
+                )
+                runs = asyncio.run(
+                    evaluation.run_all(
+                        base,
+                        secret,
+                        scenarios,
+                        concurrency=options["concurrency"],
+                        timeout=options["timeout"],
+                    )
+                )
+        except StackError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            evaluation.evaluator_token_revoke(secret=secret)
+        return runs, time.monotonic() - started
+
+    def _print(
+        self, runs: list[evaluation.Run], elapsed: float, *, as_json: bool
+    ) -> bool:
+        summary = evaluation.totals(runs, elapsed_s=elapsed)
+        if as_json:
+            for run in runs:
+                self.stdout.write(json.dumps(evaluation.run_to_dict(run)))
+            self.stdout.write(json.dumps({"totals": summary}))
+        else:
+            self.stdout.write(evaluation.table(runs))
+        return bool(summary["counted"] == summary["scenarios"])

@@ -1,0 +1,199 @@
+"""manage.py evaluate: Daphne, a threads-pool worker and the stdio MCP servers as real children on
+the test database; the bundled scenarios all count, another folder runs through a registry of its
+own, and the scoring rules on hand-made reports."""
+
+import io
+import json
+import shutil
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from diagnosis import evaluation
+from diagnosis.models import ApiToken, DiagnosisTask
+from diagnosis.registry import bundled_scenarios_dir, demo_environment_name
+from tests.livestack import redis_url_with_db
+
+BROKER_DB = 10
+SCENARIOS = sorted(
+    p.parent.name for p in bundled_scenarios_dir().glob("*/expected.json")
+)
+live = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def private_broker(settings):
+    url = redis_url_with_db(BROKER_DB)
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = url
+    return url
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_evaluate_json_counts_every_bundled_scenario(private_broker):
+    out = io.StringIO()
+    call_command("evaluate", "--json", stdout=out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    *scenarios, last = lines
+    assert [s["scenario"] for s in scenarios] == SCENARIOS
+    for s in scenarios:
+        assert s["counted"] is True, s
+        assert s["state"] == "succeeded" and s["rank"] == 1 and s["why"] is None, s
+        assert s["environment"] == demo_environment_name(s["scenario"])
+        assert 1 <= len(s["hypotheses"]) <= 3
+        top = s["hypotheses"][0]
+        assert set(top) == {"layer", "stage", "reason", "component", "confidence"}
+        assert top["layer"] == s["expected"]["layer"]
+        assert top["component"] in s["expected"]["components"]
+        assert s["tool_calls"] > 0 and s["wall_s"] > 0 and s["signal_span"]
+    totals = last["totals"]
+    assert totals["scenarios"] == totals["counted"] == len(SCENARIOS)
+    assert totals["top1_rate"] == totals["top3_rate"] == 1.0
+    assert totals["top3_hits"] == len(SCENARIOS)
+    # Through the API, as the evaluation tenant; its token is revoked once the run is over.
+    assert DiagnosisTask.objects.filter(tenant__slug="evaluation").count() == len(
+        SCENARIOS
+    )
+    assert not ApiToken.objects.filter(
+        membership__tenant__slug="evaluation", revoked_at__isnull=True
+    ).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_evaluate_another_folder_prints_each_scenario_and_fails_on_a_miss(
+    private_broker, tmp_path
+):
+    for name in ("dns-nxdomain", "tls-expired"):
+        shutil.copytree(bundled_scenarios_dir() / name, tmp_path / name)
+    # The diagnosis of tls-expired is right; this copy expects another answer.
+    expected = tmp_path / "tls-expired" / "expected.json"
+    doc = json.loads(expected.read_text())
+    doc["root_cause_layer"] = "connect"
+    expected.write_text(json.dumps(doc))
+    out = io.StringIO()
+    with pytest.raises(CommandError) as refused:
+        call_command("evaluate", "--scenarios", str(tmp_path), stdout=out)
+    assert refused.value.returncode == 1
+    header, dns, tls, last = out.getvalue().splitlines()
+    assert header.split()[:6] == [
+        "scenario",
+        "expected",
+        "found",
+        "rank",
+        "calls",
+        "wall",
+    ]
+    assert dns.split()[:5] == [
+        "dns-nxdomain",
+        "dns",
+        "dns",
+        "api.payments.internal",
+        "1",
+    ]
+    assert dns.endswith("ok")
+    assert tls.split()[:3] == ["tls-expired", "connect", "tls"]
+    assert tls.split()[4] == "-" and "not the root cause" in tls
+    assert last == "1/2"
+
+
+def test_evaluate_refuses_a_folder_without_scenarios(tmp_path):
+    with pytest.raises(CommandError, match="no scenario"):
+        call_command("evaluate", "--scenarios", str(tmp_path))
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+SCENARIO = evaluation.Scenario(
+    folder="tls-expired",
+    environment="demo-000000",
+    expected_layer="tls",
+    components=("api.payments.internal", "payments-api"),
+    signal="certificate_expired",
+)
+
+
+def _hypothesis(layer, component, *spans, status="confirmed"):
+    return {
+        "layer": layer,
+        "component": component,
+        "status": status,
+        "confidence": 0.9,
+        "stage": None,
+        "reason": None,
+        "evidence": [{"span_id": s} for s in spans],
+    }
+
+
+def _run(hypotheses, spans, state="succeeded"):
+    return evaluation.Run(
+        scenario=SCENARIO,
+        task_id="t",
+        state=state,
+        report={"hypotheses": hypotheses, "tool_calls": len(spans)},
+        spans=spans,
+        wall_s=1.0,
+    )
+
+
+SIGNAL_SPAN = {
+    "id": "s1",
+    "state": "ok",
+    "result_preview": '{"reason": "certificate_expired"}',
+}
+OTHER_SPAN = {"id": "s2", "state": "ok", "result_preview": '{"reason": "none"}'}
+
+
+def test_score_counts_a_right_top_hypothesis_citing_the_signal():
+    score = evaluation.score(
+        _run(
+            [_hypothesis("tls", "payments-api", "s2", "s1")], [SIGNAL_SPAN, OTHER_SPAN]
+        )
+    )
+    assert score.counted and score.rank == 1 and score.signal_span == "s1"
+
+
+@pytest.mark.parametrize(
+    ("hypotheses", "spans", "state", "rank", "why"),
+    [
+        # Right layer and component, but what it cites never showed the signal.
+        ([_hypothesis("tls", "payments-api", "s2")], [SIGNAL_SPAN, OTHER_SPAN], "succeeded", 1, "carries"),
+        # A failed span's text does not count, even with the signal in it.
+        ([_hypothesis("tls", "payments-api", "s1")], [{**SIGNAL_SPAN, "state": "error"}], "succeeded", 1, "carries"),
+        # The right answer second: ranked, not counted.
+        ([_hypothesis("dns", "payments-api", "s1"), _hypothesis("tls", "payments-api", "s1")], [SIGNAL_SPAN], "succeeded", 2, "not the root cause"),
+        # Right layer, a component not among the accepted names.
+        ([_hypothesis("tls", "checkout", "s1")], [SIGNAL_SPAN], "succeeded", None, "not the root cause"),
+        # A ruled-out hypothesis is no answer, wherever it sorts.
+        ([_hypothesis("tls", "payments-api", "s1", status="ruled_out")], [SIGNAL_SPAN], "succeeded", None, "no hypothesis"),
+        # A task that did not succeed does not count, whatever its partial report says.
+        ([_hypothesis("tls", "payments-api", "s1")], [SIGNAL_SPAN], "timed_out", 1, "task timed_out"),
+    ],
+)  # fmt: skip
+def test_score_misses(hypotheses, spans, state, rank, why):
+    score = evaluation.score(_run(hypotheses, spans, state))
+    assert not score.counted
+    assert score.rank == rank
+    assert why in score.why
+
+
+def test_score_reads_the_full_result_when_the_preview_lacks_the_signal():
+    span = {
+        "id": "s1",
+        "state": "ok",
+        "result_preview": "{...",
+        "result": {"x": "certificate_expired"},
+    }
+    assert evaluation.score(
+        _run([_hypothesis("tls", "payments-api", "s1")], [span])
+    ).counted
+
+
+def test_expected_layers_are_normalized(tmp_path):
+    shutil.copytree(
+        bundled_scenarios_dir() / "pool-exhaustion", tmp_path / "pool-exhaustion"
+    )
+    (scenario,) = evaluation.load_scenarios(tmp_path)
+    assert scenario.expected_layer == "application"  # expected.json says "app"
+    assert scenario.environment == demo_environment_name("pool-exhaustion")
