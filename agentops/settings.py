@@ -169,6 +169,15 @@ DIAGNOSIS_DEADLINE_RESERVE_SECONDS = float(
 DIAGNOSIS_STREAM_WATCH_SECONDS = float(
     os.environ.get("DIAGNOSIS_STREAM_WATCH_SECONDS", "6")
 )
+# The optional LLM planner (diagnosis.engine.llm_planner), used when LLM_BASE_URL and LLM_MODEL
+# are set: an OpenAI-compatible chat completions API, its key from the environment only, and
+# the planner's budgets (model round-trips, total tokens as the API reports them, seconds per request).
+LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")
+LLM_MODEL = os.environ.get("LLM_MODEL", "")
+LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
+LLM_MAX_STEPS = int(os.environ.get("LLM_MAX_STEPS", "12"))
+LLM_MAX_TOKENS = int(os.environ.get("LLM_MAX_TOKENS", "200000"))
+LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "30"))
 DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
     os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30")
 )
