@@ -14,7 +14,7 @@ from typing import Any
 
 import mcpclient
 from diagnosis.engine.observations import ToolInfo
-from diagnosis.registry import Environment, ServerEntry, connect_server
+from diagnosis.registry import Environment, MissingSecret, ServerEntry, connect_server
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,9 @@ class SessionPool:
     ) -> None:
         self.environment = environment
         self._environ = environ
-        self._stack = AsyncExitStack()
+        self._stacks: dict[
+            str, AsyncExitStack
+        ] = {}  # one per server, closed side by side
         self._locks: dict[str, asyncio.Lock] = {}
         self._connected: dict[str, Connected] = {}
         self._failed: dict[str, BaseException] = {}
@@ -64,8 +66,17 @@ class SessionPool:
         await self.aclose()
 
     async def aclose(self) -> None:
-        # Shielded: a cancelled diagnosis still shuts its stdio servers down.
-        await asyncio.shield(self._stack.aclose())
+        """Close every session at once (a stdio server's shutdown waits for the child to exit).
+
+        Shielded: a cancelled diagnosis still shuts its servers down.
+        """
+        stacks, self._stacks = list(self._stacks.values()), {}
+        results = await asyncio.shield(
+            asyncio.gather(*(s.aclose() for s in stacks), return_exceptions=True)
+        )
+        for result in results:
+            if isinstance(result, Exception):
+                logger.warning("closing a server failed: %s", result)
 
     def entry(self, server: str) -> ServerEntry | None:
         try:
@@ -91,12 +102,13 @@ class SessionPool:
             if server in self._failed:
                 raise ServerUnavailable(server, self._failed[server])
             entry = self.environment.server(server)
+            stack = self._stacks[server] = AsyncExitStack()
             try:
-                session = await self._stack.enter_async_context(
+                session = await stack.enter_async_context(
                     connect_server(entry, environ=self._environ, observer=_observe)
                 )
                 listed = await session.list_tools(timeout=entry.connect_timeout)
-            except (mcpclient.McpError, OSError, ValueError) as exc:
+            except (mcpclient.McpError, MissingSecret, OSError, ValueError) as exc:
                 logger.warning("server %s unavailable: %s", server, exc)
                 self._failed[server] = exc
                 raise ServerUnavailable(server, exc) from exc

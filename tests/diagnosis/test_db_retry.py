@@ -98,16 +98,17 @@ def test_call_gives_up_after_its_backoff(task, monkeypatch):
 def test_emit_whose_commit_went_through_before_the_error_is_not_appended_twice(
     task, monkeypatch
 ):
+    claimed = services.diagnosis_claim(task_id=task.id, owner="w1")  # step events need the lease
     calls = then_end_session(monkeypatch, services, "diagnosis_event_append")
     context = runner._Context(
-        task_id=str(task.id), plan_args={}, owner="w1", last_seq=task.last_seq
+        task_id=str(task.id), plan_args={}, owner="w1", last_seq=claimed.last_seq
     )
     context.emit(EventKind.AGENT_STARTED, {"agent": "step-0"})
     context.emit(EventKind.AGENT_STARTED, {"agent": "step-0"})  # a step run again
     assert len(calls) == 2
-    appended = [(e.seq, e.data["agent"]) for e in events(task)[1:]]
-    assert appended == [(2, "step-0"), (3, "step-0")]
-    assert context.last_seq == 3
+    appended = [(e.seq, e.data["agent"]) for e in events(task)[2:]]
+    assert appended == [(3, "step-0"), (4, "step-0")]
+    assert context.last_seq == 4
 
 
 def test_run_survives_a_lost_reply_to_its_claim_and_to_its_final_move(
