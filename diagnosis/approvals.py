@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from diagnosis import dispatch
@@ -120,7 +120,13 @@ def _park(task: DiagnosisTask, approval: Approval) -> Approval:
             "expires_at": expires_at.isoformat() if expires_at else None,
         },
         # Released: a parked task holds no worker, and the reaper's lease sweep skips it.
-        fields={"lease_owner": "", "lease_expires_at": None},
+        # The resume after the decision is a claim like any other: a park gives back the
+        # attempt it will use, so waiting for a person does not eat into crash retries.
+        fields={
+            "lease_owner": "",
+            "lease_expires_at": None,
+            "max_attempts": F("max_attempts") + 1,
+        },
     )
     return approval
 

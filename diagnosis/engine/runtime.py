@@ -29,10 +29,10 @@ from django.db import connection
 from django.utils import timezone
 
 from diagnosis import environments, tracing
-from diagnosis.engine import agents, live, policy
+from diagnosis.engine import agents, live, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
-from diagnosis.engine.observations import IncidentBrief, Investigation, Planner
-from diagnosis.engine.planner import LayeredPlanner
+from diagnosis.engine.observations import IncidentBrief, Investigation
+from diagnosis.engine.planners import AnyPlanner
 from diagnosis.engine.report import ActionRecord, Report
 from diagnosis.engine.sessions import SessionPool
 from diagnosis.exceptions import LeaseLost, ValidationFailed
@@ -74,22 +74,22 @@ class StepHooks:
     set_report: Callable[[Mapping[str, Any]], None]
 
 
-def run_diagnosis(hooks: StepHooks, *, planner: Planner | None = None) -> Outcome:
+def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> Outcome:
     """Run the engine for the task to an outcome (the runner turns it into a state)."""
     writer, checker = _DbThread("diag-db"), _DbThread("diag-stop")
     try:
-        return asyncio.run(_diagnose(hooks, writer, checker, planner or _planner()))
+        return asyncio.run(
+            _diagnose(
+                hooks, writer, checker, planner or planners.planner_from_settings()
+            )
+        )
     finally:
         writer.close()
         checker.close()
 
 
-def _planner() -> Planner:
-    return LayeredPlanner(stream_watch_s=settings.DIAGNOSIS_STREAM_WATCH_SECONDS)
-
-
 async def _diagnose(
-    hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: Planner
+    hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: AnyPlanner
 ) -> Outcome:
     task = await db(_load_task, hooks.task_id)
     try:
@@ -180,7 +180,7 @@ async def _investigate(
     run: RunContext,
     environment: Environment,
     brief: IncidentBrief,
-    planner: Planner,
+    planner: AnyPlanner,
     hooks: StepHooks,
     report: Report,
 ) -> Outcome:
