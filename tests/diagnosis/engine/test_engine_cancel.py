@@ -5,6 +5,7 @@ and "cancelled" when the SDK cancels its handler, which is the server's side of 
 notifications/cancelled on stdio and on HTTP up to 2025-11-25, the closed stream at 2026-07-28.
 """
 
+import itertools
 import re
 import subprocess
 import sys
@@ -71,6 +72,13 @@ def _cancel_mid_call(log: Path, tenant) -> tuple[DiagnosisTask, float]:
     worker.start()
     try:
         wait_for(lambda: "started checkout" in _lines(log), timeout=60, what="the call")
+        wait_for(
+            lambda: (
+                TaskEvent.objects.filter(task=task, type="tool_progress").count() >= 3
+            ),
+            timeout=30,
+            what="progress events",
+        )
         asked = time.monotonic()
         services.diagnosis_cancel(task=task)
         worker.join(timeout=30)
@@ -93,6 +101,17 @@ def _assert_cancelled(task: DiagnosisTask) -> None:
     assert span.state == SpanState.CANCELLED and span.ended_at is not None
     kinds = list(TaskEvent.objects.filter(task=task).values_list("type", flat=True))
     assert kinds[-2:] == ["tool_failed", "task_cancelled"]
+    # The server sends progress every 20 ms; the engine passes on at most 4 a second.
+    progress = list(
+        TaskEvent.objects.filter(task=task, type="tool_progress").order_by("seq")
+    )
+    assert progress and all(e.data["span_id"] == span.span_id for e in progress)
+    assert progress[0].data["message"] == "still checking checkout"
+    gaps = [
+        (b.occurred_at - a.occurred_at).total_seconds()
+        for a, b in itertools.pairwise(progress)
+    ]
+    assert all(gap >= 0.2 for gap in gaps), gaps
 
 
 def test_cancel_reaches_a_stdio_server_mid_call(tmp_path, settings):

@@ -2,7 +2,7 @@
 
     python -m tests.diagnosis.engine.servers.slow_health --log PATH [--http 127.0.0.1:0]
 
-Each call appends "started <service>" to PATH; when the client cancels the call (the SDK cancels
+Each call appends "started <service>" to PATH and sends a progress notification every 20 ms; when the client cancels the call (the SDK cancels
 the handler on notifications/cancelled, or when the request's stream closes), "cancelled
 <service>" is appended. The test reads PATH: that is the server's side of the cancellation.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 from mcpservers._common import base_parser, run
@@ -31,12 +31,14 @@ def build(log: Path) -> MCPServer[Any]:
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def service_health(
-        service: str, start: str = "now-1h", end: str = "now"
+        ctx: Context, service: str, start: str = "now-1h", end: str = "now"
     ) -> dict[str, Any]:
-        """Health of a service (this one never finishes)."""
+        """Health of a service (this one never finishes; it reports progress every 20 ms)."""
         _log(log, f"started {service}")
         try:
-            await asyncio.sleep(3600)
+            for step in range(180_000):
+                await ctx.report_progress(step, None, f"still checking {service}")
+                await asyncio.sleep(0.02)
         except BaseException:
             _log(log, f"cancelled {service}")
             raise
