@@ -63,7 +63,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from ._transports.base import Transport
 
@@ -72,6 +72,27 @@ logger = logging.getLogger("mcpclient")
 CLIENT_INFO = {"name": "mcpclient", "version": "0.1.0"}
 _MAX_PAGES = 1000
 _NEW, _OPENING, _OPEN, _CLOSED = range(4)
+
+
+# Headers the protocol and the transport own; a caller's per-call header may not replace them.
+_OWN_HEADERS = frozenset({"accept", "content-type", "content-length"})
+
+
+def _caller_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """A caller's per-call headers, names lower-cased (HTTP names are case-insensitive).
+
+    Raises:
+        UsageError: a name the protocol owns (``mcp-*``, or one of ``_OWN_HEADERS``).
+    """
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        if key.startswith("mcp-") or key in _OWN_HEADERS:
+            raise UsageError(
+                f"call_tool(headers=...) cannot set {name!r}: the protocol sets it"
+            )
+        out[key] = value
+    return out
 
 
 def _expire(future: asyncio.Future[Any]) -> None:
@@ -134,7 +155,10 @@ class ClientSession:
         self._probe_supported: list[
             str
         ] = []  # versions a -32022 answer to the probe listed
-        self._supports_headers = hasattr(transport, "reset_session")
+        # HTTP transports take per-request headers (Mcp-Param-*, the caller's); stdio has none.
+        self._supports_headers = (
+            "headers" in inspect.signature(transport.send).parameters
+        )
         # Transports that can queue a message synchronously (stdio) skip the send coroutine.
         self._send_nowait: Callable[[dict[str, Any]], bool] | None = getattr(
             transport, "send_nowait", None
@@ -639,19 +663,27 @@ class ClientSession:
         timeout: float | None = None,
         on_progress: Callable[[float, float | None, str | None], Any] | None = None,
         idempotent: bool | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> CallToolResult:
         """Call a tool; an ``isError`` answer is returned, not raised (see ``raise_for_error``).
 
         ``on_progress(progress, total, message)`` receives the server's progress notifications.
         Retries happen only when the tool is read-only or idempotent (or ``idempotent=True``).
+        ``headers`` go on this call's HTTP requests (a W3C ``traceparent``, say); over stdio there
+        are none to send them on, so they are ignored there.
 
         Raises:
+            UsageError: ``headers`` names one the protocol owns (``Mcp-*``, ``Accept``,
+                ``Content-Type``, ``Content-Length``); nothing is sent.
             ToolValidationError: the arguments do not match the cached inputSchema (nothing sent).
             OutputSchemaMismatch: structuredContent does not match the cached outputSchema.
             McpError: any other failure, with its layer.
         """
         self._check_open()
         self._require("tools")
+        extra = _caller_headers(headers) if headers else None
+        if not self._supports_headers:
+            extra = None
         arguments = {} if arguments is None else arguments
         tool = self._tools.get(name)
         if (
@@ -684,13 +716,14 @@ class ClientSession:
         params = self._params({"name": name, "arguments": arguments})
         deadline = self._deadline(timeout)
         for attempt in range(2):
-            headers = None
+            call_headers = extra
             if (
                 self._modern
                 and self._supports_headers
                 and (header_map := self._tools.header_map(name))
             ):
-                headers = _schema.param_headers(header_map, arguments)
+                param_headers = _schema.param_headers(header_map, arguments)
+                call_headers = {**extra, **param_headers} if extra else param_headers
             try:
                 raw = await self._call(
                     "tools/call",
@@ -699,7 +732,7 @@ class ClientSession:
                     deadline=deadline,
                     idempotent=idempotent,
                     on_progress=on_progress,
-                    headers=headers,
+                    headers=call_headers,
                     tool=name,
                     schema_hash=tool.schema_hash if tool is not None else None,
                     arguments=arguments if self.observer is not None else None,

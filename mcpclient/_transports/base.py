@@ -46,6 +46,7 @@ class Transport(Protocol):
 
 # Optional extras the session uses when present:
 #   send_nowait(message) -> bool    queue without awaiting (stdio); False under backpressure
-#   send(message, headers=...)      extra HTTP headers per request (Mcp-Param-* in 2026-07-28)
+#   send(message, headers=...)      extra HTTP headers per request (Mcp-Param-* in 2026-07-28,
+#                                   a caller's call_tool(headers=...))
 #   reset_session()                 forget the Mcp-Session-Id after a 404 (Streamable HTTP)
 #   stderr                          the bounded stderr log (stdio)

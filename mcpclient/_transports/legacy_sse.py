@@ -128,7 +128,9 @@ class LegacySseTransport:
         if self._closed is not None:
             self._closed(exc)
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(
+        self, message: dict[str, Any], *, headers: dict[str, str] | None = None
+    ) -> None:
         if self._dead is not None or self.endpoint is None or self._client is None:
             raise ConnectionLost(f"{self.name}: connection closed ({self._dead})")
         client = self._client
@@ -136,7 +138,11 @@ class LegacySseTransport:
             "POST",
             self.endpoint,
             content=_jsonrpc.encode(message),
-            headers={**self._headers, "content-type": "application/json"},
+            headers={
+                **self._headers,
+                **(headers or {}),
+                "content-type": "application/json",
+            },
         )
         with map_httpx_errors(name=self.name):
             # Streamed, so the answer's body is bounded like everything else this client reads (the
