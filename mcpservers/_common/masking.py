@@ -101,3 +101,8 @@ def mask_secrets(text: str) -> str:
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def is_secret_key(name: str) -> bool:
+    """True when a key or variable name says its value is a secret (DB_PASSWORD, api_key, X-Auth-Token)."""
+    return _SECRET_KEY.search(name) is not None

@@ -1,0 +1,273 @@
+"""The fixed table of kinds the server answers for, and the name rules every argument must pass.
+
+Nothing reaches a kubectl command line that is not a kind from this table or a DNS-1123 name, so no
+argument can become a flag, a second resource or a shell word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One resource type as kubectl names it."""
+
+    resource: str  # plural, as in `kubectl get pods`
+    singular: str
+    kind: str  # the object's kind, as in `kind: Pod`
+    short: tuple[str, ...] = ()
+    group: str = ""  # API group; "" is the core group
+    is_namespaced: bool = True
+    # The columns of the plain table, when `-o wide` only appends columns after them: a plain
+    # answer can then be cut out of a wide one.
+    plain_columns: tuple[str, ...] = ()
+
+    @property
+    def qualified(self) -> str:
+        """The name kubectl's NotFound message uses: `pods`, `deployments.apps`."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind(
+        "pods",
+        "pod",
+        "Pod",
+        ("po",),
+        plain_columns=("NAME", "READY", "STATUS", "RESTARTS", "AGE"),
+    ),
+    Kind(
+        "services",
+        "service",
+        "Service",
+        ("svc",),
+        plain_columns=("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"),
+    ),
+    Kind(
+        "deployments",
+        "deployment",
+        "Deployment",
+        ("deploy",),
+        "apps",
+        plain_columns=("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"),
+    ),
+    Kind(
+        "replicasets",
+        "replicaset",
+        "ReplicaSet",
+        ("rs",),
+        "apps",
+        plain_columns=("NAME", "DESIRED", "CURRENT", "READY", "AGE"),
+    ),
+    Kind(
+        "statefulsets",
+        "statefulset",
+        "StatefulSet",
+        ("sts",),
+        "apps",
+        plain_columns=("NAME", "READY", "AGE"),
+    ),
+    Kind(
+        "daemonsets",
+        "daemonset",
+        "DaemonSet",
+        ("ds",),
+        "apps",
+        plain_columns=(
+            "NAME",
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "NODE SELECTOR",
+            "AGE",
+        ),
+    ),
+    Kind(
+        "jobs",
+        "job",
+        "Job",
+        (),
+        "batch",
+        plain_columns=("NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"),
+    ),
+    Kind(
+        "cronjobs",
+        "cronjob",
+        "CronJob",
+        ("cj",),
+        "batch",
+        plain_columns=(
+            "NAME",
+            "SCHEDULE",
+            "TIMEZONE",
+            "SUSPEND",
+            "ACTIVE",
+            "LAST SCHEDULE",
+            "AGE",
+        ),
+    ),
+    Kind("endpoints", "endpoints", "Endpoints", ("ep",)),
+    Kind("endpointslices", "endpointslice", "EndpointSlice", (), "discovery.k8s.io"),
+    Kind("events", "event", "Event", ("ev",)),
+    Kind(
+        "nodes",
+        "node",
+        "Node",
+        ("no",),
+        is_namespaced=False,
+        plain_columns=("NAME", "STATUS", "ROLES", "AGE", "VERSION"),
+    ),
+    Kind(
+        "persistentvolumeclaims",
+        "persistentvolumeclaim",
+        "PersistentVolumeClaim",
+        ("pvc",),
+    ),
+    Kind(
+        "persistentvolumes",
+        "persistentvolume",
+        "PersistentVolume",
+        ("pv",),
+        is_namespaced=False,
+    ),
+    Kind(
+        "storageclasses",
+        "storageclass",
+        "StorageClass",
+        ("sc",),
+        "storage.k8s.io",
+        is_namespaced=False,
+    ),
+    Kind("configmaps", "configmap", "ConfigMap", ("cm",)),
+    Kind("secrets", "secret", "Secret"),
+    Kind("serviceaccounts", "serviceaccount", "ServiceAccount", ("sa",)),
+    Kind("resourcequotas", "resourcequota", "ResourceQuota", ("quota",)),
+    Kind("limitranges", "limitrange", "LimitRange", ("limits",)),
+    Kind("ingresses", "ingress", "Ingress", ("ing",), "networking.k8s.io"),
+    Kind(
+        "networkpolicies",
+        "networkpolicy",
+        "NetworkPolicy",
+        ("netpol",),
+        "networking.k8s.io",
+    ),
+    Kind(
+        "horizontalpodautoscalers",
+        "horizontalpodautoscaler",
+        "HorizontalPodAutoscaler",
+        ("hpa",),
+        "autoscaling",
+    ),
+    Kind(
+        "poddisruptionbudgets",
+        "poddisruptionbudget",
+        "PodDisruptionBudget",
+        ("pdb",),
+        "policy",
+    ),
+)
+
+_BY_ALIAS: dict[str, Kind] = {}
+for _kind in KINDS:
+    for _alias in (_kind.resource, _kind.singular, _kind.kind.lower(), *_kind.short):
+        _BY_ALIAS[_alias] = _kind
+
+_DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(
+    r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$"
+)
+_KNOWN = ", ".join(k.resource for k in KINDS)
+
+
+class ArgumentRefused(ValueError):
+    """An argument a caller must change; the message says how."""
+
+
+def find_kind(text: str) -> Kind | None:
+    """The kind `text` names: plural, singular, short name or Kind, any case, optionally group-qualified
+    (`deployments.apps`, `deploy.v1.apps`); None when it names none of the table."""
+    alias = text.strip().lower()
+    if alias in _BY_ALIAS:
+        return _BY_ALIAS[alias]
+    head, _, group = alias.partition(".")
+    kind = _BY_ALIAS.get(head)
+    if kind is None or not kind.group:
+        return None
+    # `deployments.apps` or `deployments.v1.apps`
+    version, _, rest = group.partition(".")
+    if group == kind.group or (
+        rest == kind.group and re.fullmatch(r"v\d+(?:(?:alpha|beta)\d+)?", version)
+    ):
+        return kind
+    return None
+
+
+def kind_arg(text: str) -> Kind:
+    """The kind for a tool's `kind` argument.
+
+    Raises:
+        ArgumentRefused: not a kind of the table; the message lists them.
+    """
+    kind = find_kind(text) if len(text) <= 80 else None
+    if kind is None:
+        raise ArgumentRefused(
+            f"kind {text[:80]!r} is not one this server reads; use one of: {_KNOWN} (or a short name: po, svc, deploy, rs, ep, sa, cm, pvc, pv, sc, no …)"
+        )
+    return kind
+
+
+def namespace_arg(text: str) -> str:
+    """A namespace: a DNS-1123 label.
+
+    Raises:
+        ArgumentRefused: anything else.
+    """
+    if not _DNS_LABEL.match(text):
+        raise ArgumentRefused(
+            f"namespace {text[:80]!r} is not a Kubernetes namespace (lowercase letters, digits and '-', at most 63 characters, e.g. 'shop')"
+        )
+    return text
+
+
+def name_arg(text: str, *, what: str = "name") -> str:
+    """An object name: a DNS-1123 subdomain (at most 253 characters).
+
+    Raises:
+        ArgumentRefused: anything else.
+    """
+    if len(text) > 253 or not _DNS_SUBDOMAIN.match(text):
+        raise ArgumentRefused(
+            f"{what} {text[:80]!r} is not a Kubernetes object name (lowercase letters, digits, '-' and '.', e.g. 'cartservice-7f9c-x2x4q')"
+        )
+    return text
+
+
+def container_arg(text: str) -> str:
+    """A container name: a DNS-1123 label.
+
+    Raises:
+        ArgumentRefused: anything else.
+    """
+    if not _DNS_LABEL.match(text):
+        raise ArgumentRefused(
+            f"container {text[:80]!r} is not a container name (lowercase letters, digits and '-', at most 63 characters)"
+        )
+    return text
+
+
+def object_ref_arg(text: str) -> tuple[Kind, str]:
+    """`kind/name` (e.g. `pod/cart-7f9-x`, `deploy/cart`): the kind from the table, the name a DNS-1123 subdomain.
+
+    Raises:
+        ArgumentRefused: no slash, an unknown kind or a bad name.
+    """
+    kind_text, slash, name = text.partition("/")
+    if not slash:
+        raise ArgumentRefused(
+            f"for_object {text[:80]!r} must be kind/name, e.g. 'pod/cartservice-7f9c-x2x4q' or 'deployment/cartservice'"
+        )
+    return kind_arg(kind_text), name_arg(name, what="for_object name")
