@@ -20,13 +20,13 @@ from typing import Any
 import httpx
 
 from diagnosis.engine import layers
+from diagnosis.engine.layered import LayeredPlanner
 from diagnosis.engine.observations import (
     Investigation,
     Observation,
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.planner import LayeredPlanner
 from diagnosis.engine.redaction import redact_text
 from diagnosis.engine.report import Evidence, Hypothesis, NextStep, Report, Status
 

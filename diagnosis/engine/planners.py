@@ -11,8 +11,8 @@ from diagnosis.engine.observations import Investigation, PlannedCall, Planner
 from diagnosis.engine.report import Report
 
 if TYPE_CHECKING:
+    from diagnosis.engine.layered import LayeredPlanner
     from diagnosis.engine.llm_planner import LLMPlanner
-    from diagnosis.engine.planner import LayeredPlanner
 
 
 class AsyncPlanner(Protocol):
@@ -37,7 +37,7 @@ AnyPlanner = Planner | AsyncPlanner
 def planner_from_settings() -> "LLMPlanner | LayeredPlanner":
     """LLMPlanner (falling back to the layered planner) when LLM_BASE_URL and LLM_MODEL are set."""
     # Imported here: the layered planner's module is large, and the LLM one pulls in httpx.
-    from diagnosis.engine.planner import LayeredPlanner
+    from diagnosis.engine.layered import LayeredPlanner
 
     layered = LayeredPlanner(stream_watch_s=settings.DIAGNOSIS_STREAM_WATCH_SECONDS)
     if not (settings.LLM_BASE_URL and settings.LLM_MODEL):

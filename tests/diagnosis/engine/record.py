@@ -22,6 +22,7 @@ from typing import Any
 
 import mcpclient
 from diagnosis.engine import layers
+from diagnosis.engine.layered import LayeredPlanner
 from diagnosis.engine.observations import (
     IncidentBrief,
     Investigation,
@@ -29,7 +30,6 @@ from diagnosis.engine.observations import (
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.planner import LayeredPlanner
 from diagnosis.registry import (
     BUNDLED_FILE,
     connect_server,

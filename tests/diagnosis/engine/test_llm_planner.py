@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from diagnosis.engine import layers, policy
+from diagnosis.engine.layered import LayeredPlanner
 from diagnosis.engine.llm_planner import (
     LLMBadResponse,
     LLMHTTPError,
@@ -27,7 +28,6 @@ from diagnosis.engine.observations import (
     Observation,
     ToolInfo,
 )
-from diagnosis.engine.planner import LayeredPlanner
 from diagnosis.engine.planners import planner_from_settings
 from diagnosis.registry import ServerEntry
 from tests.diagnosis.engine.fake_llm import (

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from diagnosis.engine import layers
+from diagnosis.engine.layered import LayeredPlanner
 from diagnosis.engine.observations import (
     IncidentBrief,
     Investigation,
@@ -18,7 +19,6 @@ from diagnosis.engine.observations import (
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.planner import LayeredPlanner
 from diagnosis.engine.report import Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

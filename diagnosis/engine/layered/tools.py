@@ -1,0 +1,27 @@
+"""The tools the layered planner knows, by name: servers are found by tool, never by name."""
+
+SERVICE_HEALTH = "service_health"
+TOP_ERRORS = "top_errors"
+SEARCH_LOGS = "search_logs"
+LIST_TARGETS = "list_targets"
+PROBE_URL = "probe_url"
+SEARCH_RUNBOOKS = "search_runbooks"
+RESTART_WORKLOAD = "restart_workload"
+
+WRITES = frozenset({RESTART_WORKLOAD, "scale_workload", "get_action_status"})
+AGENTS = {
+    SERVICE_HEALTH: "metrics",
+    TOP_ERRORS: "logs",
+    SEARCH_LOGS: "logs",
+    LIST_TARGETS: "network",
+    PROBE_URL: "network",
+    SEARCH_RUNBOOKS: "runbook",
+    RESTART_WORKLOAD: "action",
+}
+# What a failing tool's back end serves, as the incident's words would say it.
+TOOL_DOMAIN = {
+    TOP_ERRORS: ("log",),
+    SEARCH_LOGS: ("log",),
+    SERVICE_HEALTH: ("metric", "dashboard"),
+    "query_metric": ("metric", "dashboard"),
+}
