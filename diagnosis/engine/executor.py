@@ -222,26 +222,7 @@ class Executor:
         approval_id: str | None = None,
     ) -> Observation:
         run = self.run_ctx
-        span_id = secrets.token_hex(8)
-        arguments = redact(dict(call.arguments))
-        span = await run.db(
-            tracing.span_start,
-            task_id=run.task_id,
-            span_id=span_id,
-            attempt=run.attempt,
-            agent=call.agent,
-            server_name=call.server,
-            transport=self._transport(call.server),
-            tool_name=call.tool,
-            arguments_redacted=arguments,
-            arguments_hash=artifacts.arguments_hash(call.arguments),
-            replay_key=key,
-            deadline=None,
-            principal=run.principal,
-            granted_scopes=sorted(run.granted_scopes),
-            attributes=_tool_attributes(call, span_id),
-            state=SpanState.STARTED,
-        )
+        span = await self._start_span(call, key, redact(dict(call.arguments)))
         span = await run.db(
             tracing.span_finish,
             span=span,
@@ -259,9 +240,39 @@ class Executor:
         )
         return _observation(span, None)
 
-    def _transport(self, server: str) -> str:
-        entry = self.pool.entry(server)
-        return entry.transport if entry is not None else ""
+    async def _start_span(
+        self,
+        call: PlannedCall,
+        key: str,
+        redacted: dict[str, Any],
+        *,
+        timeout: float | None = None,
+        idempotency_key: str = "",
+    ) -> ToolCallSpan:
+        run = self.run_ctx
+        entry = self.pool.entry(call.server)
+        span_id = secrets.token_hex(8)
+        span: ToolCallSpan = await run.db(
+            tracing.span_start,
+            task_id=run.task_id,
+            span_id=span_id,
+            attempt=run.attempt,
+            agent=call.agent,
+            server_name=call.server,
+            transport=entry.transport if entry is not None else "",
+            tool_name=call.tool,
+            arguments_redacted=redacted,
+            arguments_hash=artifacts.arguments_hash(call.arguments),
+            replay_key=key,
+            deadline=None
+            if timeout is None
+            else datetime.now(UTC) + timedelta(seconds=timeout),
+            principal=run.principal,
+            granted_scopes=sorted(run.granted_scopes),
+            idempotency_key=idempotency_key,
+            attributes=_tool_attributes(call, span_id),
+        )
+        return span
 
     async def _call(
         self, call: PlannedCall, key: str, idempotency_key: str
@@ -274,26 +285,11 @@ class Executor:
         if idempotency_key:
             arguments["idempotency_key"] = idempotency_key
         timeout = max(0.05, min(entry.call_timeout, run.budget.remaining(loop.time())))
-        span_id = secrets.token_hex(8)
         redacted = redact(arguments)
-        span = await run.db(
-            tracing.span_start,
-            task_id=run.task_id,
-            span_id=span_id,
-            attempt=run.attempt,
-            agent=call.agent,
-            server_name=call.server,
-            transport=entry.transport,
-            tool_name=call.tool,
-            arguments_redacted=redacted,
-            arguments_hash=artifacts.arguments_hash(call.arguments),
-            replay_key=key,
-            deadline=datetime.now(UTC) + timedelta(seconds=timeout),
-            principal=run.principal,
-            granted_scopes=sorted(run.granted_scopes),
-            idempotency_key=idempotency_key,
-            attributes=_tool_attributes(call, span_id),
+        span = await self._start_span(
+            call, key, redacted, timeout=timeout, idempotency_key=idempotency_key
         )
+        span_id = span.span_id
         await run.emit(
             EventKind.TOOL_STARTED,
             {

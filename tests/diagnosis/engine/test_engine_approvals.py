@@ -6,38 +6,23 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from diagnosis import approvals, environments, runner, services
+from diagnosis import approvals, runner
 from diagnosis.models import ApprovalStatus, DiagnosisTask, SpanState, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
-from diagnosis.registry import demo_environment_name
 from diagnosis.states import TaskState
 from tests import factories
+from tests.diagnosis.engine import support
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def _parked_task(tenant):
-    member = factories.make_member(tenant, username="responder")
-    principal = Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
-    _, task = services.incident_create(
-        tenant=tenant,
-        user=member.user,
-        principal=principal,
-        **environments.demo_incident_fields(
-            tenant=tenant, name=demo_environment_name("pool-exhaustion")
-        ),
-    )
+    _, task = support.open_demo_incident(tenant, "pool-exhaustion")
     assert runner.run_task(str(task.id)) is None  # parked: not ours to end
     task = DiagnosisTask.objects.get(pk=task.pk)
     assert task.state == TaskState.WAITING_APPROVAL
-    assert (
-        task.lease_owner == "" and task.lease_expires_at is None
-    )  # no worker slot held
+    assert task.lease_owner == "" and task.lease_expires_at is None  # no worker slot
+    # The resume after the decision is not a crash retry: the park gave the attempt back.
+    assert task.max_attempts == settings.DIAGNOSIS_MAX_ATTEMPTS + 1
     return task
 
 

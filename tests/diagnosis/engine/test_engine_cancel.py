@@ -17,8 +17,8 @@ import pytest
 
 from diagnosis import runner, services
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
 from tests import factories
+from tests.diagnosis.engine import support
 from tests.livestack import stop, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -40,31 +40,12 @@ def _registry(tmp_path: Path, server_table: str) -> Path:
     return path
 
 
-def _incident(tenant):
-    member = factories.make_member(tenant, username="responder")
-    principal = Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
-    return services.incident_create(
-        tenant=tenant,
-        user=member.user,
-        principal=principal,
-        title="checkout slow",
-        service="checkout",
-        severity="sev2",
-        symptoms="p99 latency up",
-    )
-
-
 def _lines(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
 def _cancel_mid_call(log: Path, tenant) -> tuple[DiagnosisTask, float]:
-    _, task = _incident(tenant)
+    _, task = support.open_incident(tenant)
     outcome: list[str | None] = []
     worker = threading.Thread(
         target=lambda: outcome.append(runner.run_task(str(task.id)))

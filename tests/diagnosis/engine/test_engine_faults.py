@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from diagnosis import runner, services
+from diagnosis import runner
 from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
 from tests import factories
+from tests.diagnosis.engine import support
 from tests.livestack import free_port, stop
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -140,21 +140,8 @@ def _metrics_server(mode: str, transport: str, log: Path) -> Iterator[str]:
 
 
 def _incident(tenant):
-    member = factories.make_member(tenant, username="responder")
-    principal = Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
-    return services.incident_create(
-        tenant=tenant,
-        user=member.user,
-        principal=principal,
-        title="checkout slow",
-        service="checkout",
-        severity="sev2",
-        symptoms="p99 latency up\ncheckout requests time out",
+    return support.open_incident(
+        tenant, symptoms="p99 latency up\ncheckout requests time out"
     )
 
 

@@ -5,52 +5,24 @@ and names them in a registry file of its own: the engine then reaches them by UR
 """
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from diagnosis import approvals, runner, services
+from diagnosis import approvals, runner
 from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
 from diagnosis.registry import DEMO_SERVERS, bundled_scenarios_dir
 from mcpservers import scenarios
 from tests import factories
-from tests.livestack import stop, wait_for
+from tests.diagnosis.engine import support
+from tests.livestack import stop
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 SCENARIOS = sorted(
     p.parent.name for p in bundled_scenarios_dir().glob("*/expected.json")
 )
-_URL = re.compile(r"serving Streamable HTTP on (http://127\.0\.0\.1:\d+/mcp)")
-
-
-def _serve(name: str, args: list[str], log: Path) -> tuple[subprocess.Popen, str]:
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                f"mcpservers.{name}",
-                *args,
-                "--http",
-                "127.0.0.1:0",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=out,
-            start_new_session=True,
-        )
-    found = wait_for(
-        lambda: _URL.search(log.read_text(errors="replace")) or proc.poll() is not None,
-        timeout=60,
-        what=f"{name} to listen",
-    )
-    assert proc.poll() is None, log.read_text()
-    return proc, found[1]
 
 
 def _registry(tmp_path: Path, urls: dict[str, str]) -> Path:
@@ -81,28 +53,19 @@ def test_demo_scenario_over_streamable_http(scenario, tmp_path, settings):
         (bundled_scenarios_dir() / scenario / "incident.json").read_text()
     )
     tenant = factories.make_tenant("engine-http")
-    member = factories.make_member(tenant, username="responder")
-    principal = Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
     procs = []
     try:
         with scenarios.run_in_thread(scenario) as live:
             args = live.server_args()
             urls = {}
             for name in DEMO_SERVERS:
-                proc, urls[name] = _serve(
-                    name, args.get(name, []), tmp_path / f"{name}.log"
+                proc, urls[name] = support.serve_http(
+                    f"mcpservers.{name}", args.get(name, []), tmp_path / f"{name}.log"
                 )
                 procs.append(proc)
             settings.AGENTOPS_SERVERS = str(_registry(tmp_path, urls))
-            _, task = services.incident_create(
-                tenant=tenant,
-                user=member.user,
-                principal=principal,
+            _, task = support.open_incident(
+                tenant,
                 title=incident["title"],
                 service=incident["service"],
                 severity=incident["severity"],

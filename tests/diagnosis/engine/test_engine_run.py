@@ -4,34 +4,14 @@ import json
 
 import pytest
 
-from diagnosis import approvals, environments, runner, services
+from diagnosis import approvals, runner, services
 from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
-from diagnosis.registry import bundled_scenarios_dir, demo_environment_name
+from diagnosis.registry import bundled_scenarios_dir
 from tests import factories
+from tests.diagnosis.engine import support
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-def _responder(tenant):
-    member = factories.make_member(tenant, username="responder")
-    return Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
-
-
-def _demo_incident(tenant, scenario):
-    principal = _responder(tenant)
-    fields = environments.demo_incident_fields(
-        tenant=tenant, name=demo_environment_name(scenario)
-    )
-    return services.incident_create(
-        tenant=tenant, user=principal.user, principal=principal, **fields
-    )
 
 
 SCENARIOS = sorted(
@@ -45,7 +25,7 @@ def test_demo_scenario_top_hypothesis_is_the_root_cause(scenario):
         (bundled_scenarios_dir() / scenario / "expected.json").read_text()
     )
     tenant = factories.make_tenant("engine")
-    _, task = _demo_incident(tenant, scenario)
+    _, task = support.open_demo_incident(tenant, scenario)
     state = runner.run_task(str(task.id))
     task = DiagnosisTask.objects.get(pk=task.pk)
     if state is None and task.state == "waiting_approval":
@@ -71,11 +51,8 @@ def test_demo_scenario_top_hypothesis_is_the_root_cause(scenario):
 
 
 def _plain_payment_incident(tenant):
-    principal = _responder(tenant)
-    return services.incident_create(
-        tenant=tenant,
-        user=principal.user,
-        principal=principal,
+    return support.open_incident(
+        tenant,
         title="payment errors",
         service="payment",
         severity="sev3",

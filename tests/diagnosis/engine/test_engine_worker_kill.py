@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis import approvals, environments, services
+from diagnosis import approvals
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
-from diagnosis.principals import Principal, role_scopes
-from diagnosis.registry import demo_environment_name
 from diagnosis.states import TaskState
 from tests import factories
+from tests.diagnosis.engine import support
 from tests.diagnosis.test_worker_kill import start_worker
 from tests.livestack import redis_url_with_db, stop, wait_for
 
@@ -74,21 +73,7 @@ def test_killed_worker_replays_finished_calls_and_acts_once(live_db_env, tmp_pat
         "DIAGNOSIS_REAPER_INTERVAL_SECONDS": "0.5",
     }
     tenant = factories.make_tenant("engine-kill")
-    member = factories.make_member(tenant, username="responder")
-    principal = Principal(
-        user=member.user,
-        tenant=tenant,
-        role=member.role,
-        scopes=role_scopes(member.role),
-    )
-    _, task = services.incident_create(
-        tenant=tenant,
-        user=member.user,
-        principal=principal,
-        **environments.demo_incident_fields(
-            tenant=tenant, name=demo_environment_name("pool-exhaustion")
-        ),
-    )
+    _, task = support.open_demo_incident(tenant, "pool-exhaustion")
     _enqueue(env, task.id)
     first = start_worker(env, "first", with_beat=False, tmp_path=tmp_path)
     second = None
@@ -100,7 +85,7 @@ def test_killed_worker_replays_finished_calls_and_acts_once(live_db_env, tmp_pat
                 ).count()
                 >= 3
             ),
-            timeout=90,
+            timeout=180,
             what="the first worker to finish three calls",
         )
         os.killpg(first.pid, signal.SIGKILL)
@@ -118,7 +103,7 @@ def test_killed_worker_replays_finished_calls_and_acts_once(live_db_env, tmp_pat
                 and not t.lease_owner
                 and t
             ),
-            timeout=120,
+            timeout=180,
             what="the second worker to reach the restart and park",
         )
         approval = parked.approvals.get(status="pending")
@@ -133,7 +118,7 @@ def test_killed_worker_replays_finished_calls_and_acts_once(live_db_env, tmp_pat
                 in {"succeeded", "failed", "timed_out", "cancelled"}
                 and t
             ),
-            timeout=120,
+            timeout=180,
             what="the task to finish after the approval",
         )
     finally:
