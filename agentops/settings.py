@@ -178,6 +178,14 @@ LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 LLM_MAX_STEPS = int(os.environ.get("LLM_MAX_STEPS", "12"))
 LLM_MAX_TOKENS = int(os.environ.get("LLM_MAX_TOKENS", "200000"))
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "30"))
+# OpenTelemetry: with either set, each task's trace is exported over OTLP/HTTP when it ends
+# (diagnosis.observability.otel; needs the `otel` extra). The base endpoint gets /v1/traces
+# appended, the traces endpoint is used as it is; the exporter reads the other OTEL_EXPORTER_OTLP_*
+# variables (headers, timeout, compression, certificates) and OTEL_SERVICE_NAME itself.
+OTEL_EXPORTER_OTLP_ENDPOINT = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = os.environ.get(
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ""
+)
 DIAGNOSIS_QUEUED_REDISPATCH_SECONDS = int(
     os.environ.get("DIAGNOSIS_QUEUED_REDISPATCH_SECONDS", "30")
 )

@@ -291,6 +291,8 @@ def diagnosis_start(
                 granted_scopes=sorted(principal.scopes) if principal else [],
                 # A concurrent re-run counting the same tasks loses on the one-active rule.
                 generation=1 + incident.tasks.count(),
+                # W3C trace id (32 hex): the spans', the exported trace's and the UI's.
+                trace_id=uuid.uuid4().hex,
             )
             diagnosis_event_append(
                 task_id=task.id, kind=EventKind.TASK_CREATED, data={"plan": plan}

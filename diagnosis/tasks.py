@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from diagnosis import runner, services
+from diagnosis.observability import otel
 
 
 @shared_task(
@@ -20,3 +21,15 @@ def diagnosis_run(task_id: str) -> str | None:
 def diagnosis_reap() -> dict[str, int]:
     """Re-queue tasks whose lease expired and re-dispatch queued tasks nobody picked up."""
     return services.diagnosis_reap()
+
+
+@shared_task(
+    name=otel.EXPORT_TASK,
+    ignore_result=True,
+    autoretry_for=(otel.TraceExportFailed,),
+    retry_backoff=5,
+    max_retries=3,
+)
+def diagnosis_export_trace(task_id: str) -> int:
+    """Export a finished task's trace over OTLP (a refused export is retried 3 times, backing off)."""
+    return otel.export_task_trace(task_id)

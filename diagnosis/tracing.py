@@ -22,6 +22,11 @@ from diagnosis.models import (
 )
 
 
+def task_trace_id(task: DiagnosisTask) -> str:
+    """The trace id of a task's spans: its own (set at creation), else its UUID's hex (older rows)."""
+    return task.trace_id or uuid.UUID(str(task.id)).hex
+
+
 def span_start(
     *,
     task_id: uuid.UUID | str,
@@ -49,7 +54,7 @@ def span_start(
     return ToolCallSpan.objects.create(
         task_id=task.id,
         tenant_id=task.tenant_id,
-        trace_id=task.trace_id or uuid.UUID(str(task.id)).hex,
+        trace_id=task_trace_id(task),
         span_id=span_id,
         agent=agent,
         server_name=server_name,
@@ -144,7 +149,9 @@ def spans_abandon(
     unknown_outcome, so the engine asks its status before anything else. Returns the writes.
     """
     left = ToolCallSpan.objects.filter(
-        task_id=uuid.UUID(str(task_id)), state=SpanState.STARTED, attempt__lt=before_attempt
+        task_id=uuid.UUID(str(task_id)),
+        state=SpanState.STARTED,
+        attempt__lt=before_attempt,
     )
     writes = list(left.filter(~Q(idempotency_key="")))
     now = timezone.now()

@@ -1,20 +1,20 @@
 #!/bin/sh
 # Create .venv and install the project into it, when missing or when pyproject.toml changed.
 # Needs only python3.11 and a POSIX shell.
-#   sh scripts/bootstrap.sh                  what ./test needs: every extra (dev, servers, bench)
+#   sh scripts/bootstrap.sh                  what ./test needs: every extra (dev, servers, bench, otel)
 #   sh scripts/bootstrap.sh servers          what ./run needs: the app and the bundled MCP servers
 # Installs go through uv (installed into the venv with pip) because it is several times faster
 # than pip here; pip does the install itself when uv cannot.
 set -eu
 cd "$(dirname "$0")/.."
-EXTRAS="${1:-dev,servers,bench}"
+EXTRAS="${1:-dev,servers,bench,otel}"
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 sum=$(cksum pyproject.toml | cut -d' ' -f1)
-full_stamp=".venv/.installed-$sum-dev,servers,bench"
+full_stamp=".venv/.installed-$sum-dev,servers,bench,otel"
 stamp=".venv/.installed-$sum-$EXTRAS"
 # The full set satisfies every smaller one.
 if [ -f "$stamp" ] || [ -f "$full_stamp" ]; then
