@@ -430,12 +430,11 @@ class SnapshotBackend:
                     ]
             return None
         one = replace(command, verb="get", output="json", show_labels=False)
-        for entry in self._by_line.get(one.line(), []):
+        for entry in self._by_line.get(one.line(), []) if command.name else []:
             try:
-                value = json.loads(entry.text)
+                return json.loads(entry.text)
             except ValueError:
                 continue
-            return value
         listing = replace(
             one, name="", selector="" if command.name else command.selector
         )
