@@ -33,6 +33,7 @@ from diagnosis.models import (
     TaskEvent,
     Tenant,
 )
+from diagnosis.observability import otel
 from diagnosis.principals import Principal
 from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
 from diagnosis.wakeups import publish_wakeup
@@ -137,6 +138,8 @@ def diagnosis_transition(
             kind=kind or TRANSITION_EVENTS[TaskState(to)],
             data=event_data,
         )
+        if is_terminal(to):
+            otel.trace_export_on_commit(task.pk)  # a no-op unless an OTLP endpoint is set
     task.refresh_from_db()
     return task
 

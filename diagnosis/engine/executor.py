@@ -34,6 +34,7 @@ from diagnosis.engine.sessions import (
 )
 from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
+from diagnosis.observability import otel
 
 logger = logging.getLogger(__name__)
 
@@ -317,6 +318,8 @@ class Executor:
                 on_progress=progress,
                 # A write is never retried by the client: its outcome is asked for instead.
                 idempotent=False if idempotency_key else None,
+                # The server's work joins the task's trace (stdio ignores headers).
+                headers=otel.traceparent_headers(trace_id=span.trace_id, span_id=span_id),
             )
             attrs = session_attributes(connected)
             if tool is not None:

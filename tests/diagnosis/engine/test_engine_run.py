@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from diagnosis import approvals, runner, services
+from diagnosis import approvals, environments, runner, services
 from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
-from diagnosis.registry import bundled_scenarios_dir
+from diagnosis.registry import bundled_scenarios_dir, demo_environment_name
 from tests import factories
 from tests.diagnosis.engine import support
 
@@ -105,3 +105,39 @@ def test_cancel_of_a_plain_incident_ends_cancelled():
     task = DiagnosisTask.objects.get(pk=task.pk)
     assert task.state == "cancelled"
     assert not ToolCallSpan.objects.filter(task=task, state=SpanState.STARTED).exists()
+
+
+def test_two_demo_diagnoses_at_once_do_not_clash():
+    # Each runs its own scenario listeners on private ports, in its own thread and event
+    # loop, as the threads-pool worker runs them.
+    import threading
+
+    tenant = factories.make_tenant("engine-two")
+    principal = support.responder(tenant)
+    fields = environments.demo_incident_fields(
+        tenant=tenant, name=demo_environment_name("tls-expired")
+    )
+    tasks = [
+        support.open_incident(tenant, principal=principal, **fields)[1]
+        for _ in range(2)
+    ]
+    outcomes: dict[str, str | None] = {}
+    threads = [
+        threading.Thread(
+            target=lambda t=t: outcomes.update({str(t.id): runner.run_task(str(t.id))})
+        )
+        for t in tasks
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert sorted(outcomes.values()) == ["succeeded", "succeeded"]
+    for task in DiagnosisTask.objects.filter(pk__in=[t.pk for t in tasks]):
+        top = task.report["hypotheses"][0]
+        assert (top["layer"], top["component"]) == ("tls", "api.payments.internal")
+    ports = {
+        span.arguments_redacted.get("url")
+        for span in ToolCallSpan.objects.filter(task__in=tasks, tool_name="probe_url")
+    }
+    assert len(ports) >= 4  # two listeners per diagnosis, none shared
