@@ -149,7 +149,11 @@ def evaluator_token_revoke(*, secret: str) -> None:
 
 
 async def run_scenario(
-    client: httpx.AsyncClient, scenario: Scenario, *, timeout: float
+    client: httpx.AsyncClient,
+    scenario: Scenario,
+    *,
+    timeout: float,
+    poll: float = POLL_SECONDS,
 ) -> Run:
     """Open the scenario's demo incident and follow its task to the end over the API.
 
@@ -168,7 +172,7 @@ async def run_scenario(
             run.error = f"create: HTTP {response.status_code} {response.text[:300]}"
             return run
         run.task_id = str(response.json()["task"]["id"])
-        task = await _follow(client, run, deadline=started + timeout)
+        task = await _follow(client, run, deadline=started + timeout, poll=poll)
         run.wall_s = loop.time() - started
         run.state = str(task.get("state", "unknown"))
         run.report = task.get("report") or {}
@@ -184,7 +188,7 @@ async def run_scenario(
 
 
 async def _follow(
-    client: httpx.AsyncClient, run: Run, *, deadline: float
+    client: httpx.AsyncClient, run: Run, *, deadline: float, poll: float
 ) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     cancelled = False
@@ -209,7 +213,7 @@ async def _follow(
             deadline = loop.time() + CANCEL_GRACE_SECONDS
         elif cancelled and loop.time() >= deadline:
             return task
-        await asyncio.sleep(POLL_SECONDS)
+        await asyncio.sleep(poll)
 
 
 async def _deny(client: httpx.AsyncClient, approval_id: str) -> None:
@@ -229,6 +233,7 @@ async def run_all(
     *,
     concurrency: int,
     timeout: float,
+    poll: float = POLL_SECONDS,
 ) -> list[Run]:
     """Every scenario, `concurrency` at a time; the runs in the scenarios' order."""
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -240,7 +245,7 @@ async def run_all(
 
         async def one(scenario: Scenario) -> Run:
             async with gate:
-                return await run_scenario(client, scenario, timeout=timeout)
+                return await run_scenario(client, scenario, timeout=timeout, poll=poll)
 
         return list(await asyncio.gather(*(one(s) for s in scenarios)))
 

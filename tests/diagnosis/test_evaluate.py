@@ -5,6 +5,7 @@ own, and the scoring rules on hand-made reports."""
 import io
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -33,7 +34,11 @@ def private_broker(settings):
 @pytest.mark.slow
 def test_evaluate_json_counts_every_bundled_scenario(private_broker):
     out = io.StringIO()
-    call_command("evaluate", "--json", stdout=out)
+    err = io.StringIO()
+    try:
+        call_command("evaluate", "--json", stdout=out, stderr=err)
+    except CommandError as exc:
+        raise AssertionError(f"{exc}\n{out.getvalue()}\n{err.getvalue()}") from exc
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     *scenarios, last = lines
     assert [s["scenario"] for s in scenarios] == SCENARIOS
@@ -72,11 +77,21 @@ def test_evaluate_another_folder_prints_each_scenario_and_fails_on_a_miss(
     doc = json.loads(expected.read_text())
     doc["root_cause_layer"] = "connect"
     expected.write_text(json.dumps(doc))
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     with pytest.raises(CommandError) as refused:
-        call_command("evaluate", "--scenarios", str(tmp_path), stdout=out)
-    assert refused.value.returncode == 1
-    header, dns, tls, last = out.getvalue().splitlines()
+        call_command("evaluate", "--scenarios", str(tmp_path), stdout=out, stderr=err)
+    printed = f"{out.getvalue()}\n{err.getvalue()}"
+    assert refused.value.returncode == 1, (refused.value, printed)
+    # A failed evaluation keeps the children's logs (and the registry file it gave them).
+    kept = Path(err.getvalue().split("children's logs kept in ", 1)[1].strip())
+    try:
+        assert (kept / "web.log").is_file()
+        assert "scenarios_dir" in (kept / "servers.toml").read_text()
+    finally:
+        shutil.rmtree(kept)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4, printed
+    header, dns, tls, last = lines
     assert header.split()[:6] == [
         "scenario",
         "expected",
@@ -92,7 +107,7 @@ def test_evaluate_another_folder_prints_each_scenario_and_fails_on_a_miss(
         "api.payments.internal",
         "1",
     ]
-    assert dns.endswith("ok")
+    assert dns.endswith("ok"), printed
     assert tls.split()[:3] == ["tls-expired", "connect", "tls"]
     assert tls.split()[4] == "-" and "not the root cause" in tls
     assert last == "1/2"

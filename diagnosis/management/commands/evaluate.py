@@ -5,7 +5,8 @@ Redis, opens each scenario's demo incident over HTTP with an approver's token of
 `evaluation` tenant (made when absent; the token is revoked at the end), denies every approval
 the diagnoses ask for, and scores the reports (diagnosis.evaluation). Prints one line per
 scenario and `k/n`, or with --json one JSON object per line per scenario and a last
-{"totals": ...} line. Exit status 0 when every scenario counted, 1 otherwise.
+{"totals": ...} line. Exit status 0 when every scenario counted, 1 otherwise, 2 when the
+stack could not be started.
 
 --scenarios DIR other than the registry's: the children get a registry file whose demo
 environments are DIR's folders. Their live listeners are the bundled ones, found by folder name.
@@ -120,7 +121,7 @@ class Command(BaseCommand):
                     )
                 )
         except StackError as exc:
-            raise CommandError(str(exc)) from exc
+            raise CommandError(str(exc), returncode=2) from exc
         finally:
             evaluation.evaluator_token_revoke(secret=secret)
         return runs, time.monotonic() - started
