@@ -358,7 +358,9 @@ def _run_stack(
         _python(
             "-m", "celery", "-A", "agentops", "worker",
             "--loglevel", env.get("LOG_LEVEL", "INFO"),
-            "--concurrency", env.get("WORKER_CONCURRENCY", "2"),
+            # Diagnoses wait on I/O: one thread (and asyncio loop) each, 20 at once (bench/engine.py).
+            "--pool", env.get("WORKER_POOL", "threads"),
+            "--concurrency", env.get("WORKER_CONCURRENCY", "20"),
             "--hostname", f"agentops-{os.getpid()}@%h",
         ),
     )  # fmt: skip
