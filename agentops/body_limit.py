@@ -1,6 +1,7 @@
 """A request body over its limit is refused with 413 and the API's JSON error before it is read.
 
-The limit of a path: the API's MAX_BODY_BYTES under /api/, DATA_UPLOAD_MAX_MEMORY_SIZE elsewhere.
+The limit of a path: the API's MAX_BODY_BYTES under /api/ (ALERT_MAX_BODY_BYTES under /api/alerts/),
+DATA_UPLOAD_MAX_MEMORY_SIZE elsewhere.
 Two layers enforce it, because Daphne reads a request's whole body (Twisted's Request.content, a
 temporary file past 100 kB) before it calls the ASGI application, so an ASGI middleware alone
 would see a 100 MiB upload only once it had all arrived:
@@ -22,7 +23,7 @@ from typing import Any
 
 from django.conf import settings
 
-from diagnosis.api.validation import MAX_BODY_BYTES
+from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
 from diagnosis.http_headers import security_headers
 
 Scope = dict[str, Any]
@@ -37,6 +38,8 @@ _REFUSED = "_agentops_body_refused"
 
 def limit_for(path: str) -> int | None:
     """The most bytes a request body to `path` may have; None for no limit."""
+    if path.startswith("/api/alerts/"):
+        return ALERT_MAX_BODY_BYTES
     if path.startswith("/api/"):
         return MAX_BODY_BYTES
     limit: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE

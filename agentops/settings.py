@@ -203,6 +203,11 @@ DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
 # 0 turns the limit off.
 INCIDENT_RATE_LIMIT = int(os.environ.get("INCIDENT_RATE_LIMIT", "120"))
 INCIDENT_RATE_WINDOW_SECONDS = int(os.environ.get("INCIDENT_RATE_WINDOW_SECONDS", "60"))
+# Alert payloads per tenant (POST /api/alerts/*, diagnosis.alerts): at most ALERT_RATE_LIMIT in
+# each fixed window of ALERT_RATE_WINDOW_SECONDS, counted in PostgreSQL; over it 429 +
+# Retry-After. Incidents they open also count against INCIDENT_RATE_LIMIT. 0 turns it off.
+ALERT_RATE_LIMIT = int(os.environ.get("ALERT_RATE_LIMIT", "600"))
+ALERT_RATE_WINDOW_SECONDS = int(os.environ.get("ALERT_RATE_WINDOW_SECONDS", "60"))
 # Test-only plans (diagnosis.plans: the `timed` plan of sleeps) offered by the API and pages;
 # the test suite turns it on. Off, they are reachable only through the service layer.
 DIAGNOSIS_TEST_PLANS = env_bool("DIAGNOSIS_TEST_PLANS", default=False)

@@ -20,6 +20,8 @@ class EventKind(models.TextChoices):
     TASK_COMPLETED = "task_completed"
     TASK_FAILED = "task_failed"
     TASK_TIMED_OUT = "task_timed_out"
+    # An alert group of the incident repeated, was acknowledged or resolved (diagnosis.alerts).
+    ALERT_RECEIVED = "alert_received"
 
 
 # Events that end a task: the SSE stream closes after sending one.

@@ -7,6 +7,7 @@ DiagnosisError
 ├── ActiveTaskExists      the incident already has a task that is not finished
 ├── ValidationFailed      bad input; `.fields` maps each field to its reason
 ├── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
+│   └── AlertsRateLimited the tenant sent its quota of alert payloads (diagnosis.alerts)
 └── LeaseLost             the writer no longer holds the task's lease; nothing was written
 """
 
@@ -54,6 +55,14 @@ class ValidationFailed(DiagnosisError):
 class RateLimited(DiagnosisError):
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"too many incidents opened; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class AlertsRateLimited(RateLimited):
+    def __init__(self, retry_after: int) -> None:
+        DiagnosisError.__init__(
+            self, f"too many alert payloads; retry in {retry_after} s"
+        )
         self.retry_after = retry_after
 
 

@@ -381,3 +381,79 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope}:{self.key} ({self.status})"
+
+
+class AlertSource(models.TextChoices):
+    ALERTMANAGER = "alertmanager"
+    PAGERDUTY = "pagerduty"
+
+
+class AlertGroupStatus(models.TextChoices):
+    FIRING = "firing"
+    ACKNOWLEDGED = "acknowledged"  # PagerDuty only; still open
+    RESOLVED = "resolved"
+
+
+class AlertGroup(models.Model):
+    """One alert group (Alertmanager groupKey, PagerDuty routing_key + dedup_key) and the
+    incident it opened (diagnosis.alerts). A resolved group is closed: firing again opens a
+    new group and a new incident."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=16, choices=AlertSource.choices)
+    # SHA-256 of the source's identity of the group: groupKeys are long, and a PagerDuty
+    # routing key is a credential that is never stored.
+    key_hash = models.CharField(max_length=64)
+    # For people: the groupKey (cut at 255) or the dedup_key.
+    key = models.CharField(max_length=255)
+    incident = models.ForeignKey(
+        Incident, on_delete=models.CASCADE, related_name="alert_groups"
+    )
+    status = models.CharField(
+        max_length=16,
+        choices=AlertGroupStatus.choices,
+        default=AlertGroupStatus.FIRING,
+    )
+    # {fingerprint: the alert as last received}, at most diagnosis.alerts.MAX_GROUP_ALERTS.
+    alerts = models.JSONField(default=dict)
+    # New alerts not kept because the group already held MAX_GROUP_ALERTS.
+    dropped_alerts = models.PositiveIntegerField(default=0)
+    # The last payload's truncatedAlerts: alerts Alertmanager left out (its max_alerts).
+    sender_truncated_alerts = models.PositiveIntegerField(default=0)
+    payloads = models.PositiveIntegerField(default=1)
+    first_payload_at = models.DateTimeField()
+    last_payload_at = models.DateTimeField()
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One open group per key; also the index of the lookup of each payload.
+            models.UniqueConstraint(
+                fields=["tenant", "source", "key_hash"],
+                condition=~Q(status="resolved"),
+                name="alertgroup_one_open_per_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.key} ({self.status})"
+
+
+class AlertIntakeWindow(models.Model):
+    """Alert payloads a tenant sent in one fixed window: the per-tenant flood bound."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    window_start = models.DateTimeField()
+    payloads = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "window_start"], name="alert_window_tenant_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id} {self.window_start:%H:%M:%S} {self.payloads}"

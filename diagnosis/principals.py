@@ -24,6 +24,9 @@ ALL_SCOPES = (
     "tasks:read",
     "tasks:cancel",
     "approvals:decide",
+    # POST /api/alerts/*: alerts open incidents (diagnosis.alerts). Admin role only: a
+    # monitoring system's token, minted for that alone.
+    "alerts:write",
 )
 _READ = frozenset({"incidents:read", "tasks:read"})
 _RESPOND = _READ | {"incidents:write", "tasks:cancel"}

@@ -38,12 +38,28 @@ File format::
     url = "https://metrics-mcp.internal/mcp"   # http or https, no credentials in it
     auth_env = "METRICS_MCP_TOKEN"      # sent as "Authorization: Bearer <value>" at connect time
 
+    [alerts]                            # optional; how alerts become incidents (diagnosis.alerts)
+    service_labels = ["service", "job"] # the first of these labels with a value names the service
+    default_service = "unknown"         # when no alert carries one of them
+    severity_label = "severity"         # its value is looked up in severity_map
+    default_severity = "sev3"           # for a value severity_map does not know
+    symptom_annotations = ["summary", "description"]  # joined into the incident's symptoms
+    severity_map = { critical = "sev1", error = "sev2", warning = "sev3", info = "sev4" }
+    receivers = { payments-pager = "prod" }  # Alertmanager `receiver` → environment
+    pagerduty_groups = { payments = "prod" } # PagerDuty `payload.group` → environment
+
 Names (environments, servers) are lowercase letters, digits, "-" and "_". In `command` and
 `scenarios_dir`, `{python}` is the interpreter running the app and `{here}` the file's folder;
 any other `{...}` is an error. A stdio child starts with PATH, HOME and LANG of the worker (plus
 the few harmless names mcpclient always passes: LOGNAME, SHELL, TERM, USER) and the names in `env`;
 nothing else, and never the app's own secrets (`env` may not name them). A bad entry is a
 `RegistryError` naming the file, the entry, the field and the reason.
+
+In `[alerts]`, every key is optional and the values above are the defaults (`receivers` and
+`pagerduty_groups` default to empty: an alert they do not map goes to the tenant's default
+environment). `severity_map` replaces the default map; its keys are compared without case, and a
+label value that is itself a severity (`sev1`..`sev4`) is always taken as it is. The mapped
+environments must be defined.
 
 Demo environments are named `demo-<6 hex digits>` from a hash of the scenario's folder name, so
 the name (and the order, sorted by name) says nothing of the cause; the description is the
@@ -71,6 +87,7 @@ import mcpclient
 
 __all__ = [
     "BUNDLED_FILE",
+    "AlertRules",
     "DEMO_SERVERS",
     "Environment",
     "EnvironmentForbidden",
@@ -126,6 +143,7 @@ _TOP_KEYS = (
     "defaults",
     "demo",
     "environments",
+    "alerts",
 )
 _DEFAULT_KEYS = (
     "connect_timeout",
@@ -134,6 +152,26 @@ _DEFAULT_KEYS = (
     "protocol_version",
 )
 _DEMO_KEYS = ("scenarios_dir", "tenants")
+_ALERT_KEYS = (
+    "service_labels",
+    "default_service",
+    "severity_label",
+    "default_severity",
+    "symptom_annotations",
+    "severity_map",
+    "receivers",
+    "pagerduty_groups",
+)
+#: diagnosis.models.Severity, repeated here to keep this module free of Django (a test checks).
+SEVERITIES = ("sev1", "sev2", "sev3", "sev4")
+DEFAULT_SEVERITY_MAP: Mapping[str, str] = {
+    "critical": "sev1",
+    "error": "sev2",
+    "warning": "sev3",
+    "info": "sev4",
+}
+_LABEL = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,127}")  # a Prometheus label name
+SERVICE_MAX = 100  # Incident.service
 _ENV_KEYS = ("description", "tenants", "servers")
 _SERVER_KEYS = (
     "transport",
@@ -269,6 +307,31 @@ class Environment:
 
 
 @dataclass(frozen=True, slots=True)
+class AlertRules:
+    """The `[alerts]` table: how an alert's labels and annotations become an incident."""
+
+    service_labels: tuple[str, ...] = ("service", "job")
+    default_service: str = "unknown"
+    severity_label: str = "severity"
+    default_severity: str = "sev3"
+    symptom_annotations: tuple[str, ...] = ("summary", "description")
+    severity_map: Mapping[str, str] = field(
+        default_factory=lambda: dict(DEFAULT_SEVERITY_MAP)
+    )
+    receivers: Mapping[str, str] = field(default_factory=dict)
+    pagerduty_groups: Mapping[str, str] = field(default_factory=dict)
+
+    def severity(self, value: str | None) -> str | None:
+        """The severity a label value maps to, or None for an absent or unknown value."""
+        if not value:
+            return None
+        key = value.strip().lower()
+        if key in SEVERITIES:
+            return key
+        return self.severity_map.get(key)
+
+
+@dataclass(frozen=True, slots=True)
 class Registry:
     """Every environment of the registry file, by name, and the defaults per tenant."""
 
@@ -278,6 +341,7 @@ class Registry:
     tenant_defaults: Mapping[str, str] = field(default_factory=dict)
     # The folder the demo environments were made from ([demo] scenarios_dir); None without [demo].
     scenarios_dir: str | None = None
+    alerts: AlertRules = field(default_factory=AlertRules)
 
     def for_tenant(self, tenant: str) -> list[Environment]:
         """The environments `tenant` may use, each with only the servers it may use, by name."""
@@ -382,7 +446,97 @@ class _Loader:
             default_environment=self.default_name(doc, environments),
             tenant_defaults=self.tenant_defaults(doc, environments),
             scenarios_dir=scenarios_dir,
+            alerts=self.alerts(self.table(doc, "alerts", ""), environments),
         )
+
+    def alerts(
+        self, body: dict[str, Any], environments: Mapping[str, Environment]
+    ) -> AlertRules:
+        entry = "[alerts]"
+        self.check_keys(body, _ALERT_KEYS, entry)
+        defaults = AlertRules()
+        default_service = body.get("default_service", defaults.default_service)
+        if (
+            not isinstance(default_service, str)
+            or not default_service.strip()
+            or len(default_service) > SERVICE_MAX
+        ):
+            raise self.fail(
+                entry,
+                "default_service",
+                f"must be a non-empty string of at most {SERVICE_MAX} characters",
+            )
+        severity_label = body.get("severity_label", defaults.severity_label)
+        if not isinstance(severity_label, str) or not _LABEL.fullmatch(severity_label):
+            raise self.fail(
+                entry, "severity_label", f"{severity_label!r} is not a label name"
+            )
+        default_severity = body.get("default_severity", defaults.default_severity)
+        if default_severity not in SEVERITIES:
+            raise self.fail(
+                entry,
+                "default_severity",
+                f"must be one of {', '.join(SEVERITIES)}, got {default_severity!r}",
+            )
+        severity_map: dict[str, str] = {}
+        for value, severity in self.table(
+            body, "severity_map", entry
+        ).items() or DEFAULT_SEVERITY_MAP.items():
+            if severity not in SEVERITIES:
+                raise self.fail(
+                    f"{entry} severity_map.{value}",
+                    "",
+                    f"must be one of {', '.join(SEVERITIES)}, got {severity!r}",
+                )
+            severity_map[value.strip().lower()] = severity
+        return AlertRules(
+            service_labels=self.label_names(body, "service_labels", entry),
+            default_service=default_service.strip(),
+            severity_label=severity_label,
+            default_severity=default_severity,
+            symptom_annotations=self.label_names(body, "symptom_annotations", entry),
+            severity_map=severity_map,
+            receivers=self.environment_map(body, "receivers", environments),
+            pagerduty_groups=self.environment_map(
+                body, "pagerduty_groups", environments
+            ),
+        )
+
+    def label_names(
+        self, body: Mapping[str, Any], key: str, entry: str
+    ) -> tuple[str, ...]:
+        value = body.get(key, getattr(AlertRules(), key))
+        if (
+            not isinstance(value, list | tuple)
+            or not value
+            or not all(isinstance(v, str) and _LABEL.fullmatch(v) for v in value)
+        ):
+            raise self.fail(
+                entry,
+                key,
+                "must be a non-empty list of label or annotation names "
+                "(letters, digits and '_', not starting with a digit)",
+            )
+        if len(set(value)) != len(value):
+            raise self.fail(entry, key, "names one twice")
+        return tuple(value)
+
+    def environment_map(
+        self,
+        body: Mapping[str, Any],
+        key: str,
+        environments: Mapping[str, Environment],
+    ) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, env in self.table(body, key, "[alerts]").items():
+            if not isinstance(env, str) or env not in environments:
+                raise self.fail(
+                    f"[alerts] {key}.{name}",
+                    "",
+                    f"must name a defined environment, got {env!r}",
+                )
+            out[name] = env
+        return out
 
     def default_name(
         self, doc: dict[str, Any], environments: Mapping[str, Environment]

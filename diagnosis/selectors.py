@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from diagnosis.models import (
+    AlertGroup,
     Approval,
     DiagnosisTask,
     Incident,
@@ -81,6 +82,11 @@ def incident_active_task(*, incident: Incident) -> DiagnosisTask | None:
     from diagnosis.states import ACTIVE
 
     return incident.tasks.filter(state__in=ACTIVE).first()
+
+
+def incident_alert_groups(*, incident: Incident) -> QuerySet[AlertGroup]:
+    """The alert groups that opened the incident (one, unless it came from none), oldest first."""
+    return incident.alert_groups.order_by("first_payload_at", "id")
 
 
 def diagnosis_events_after(

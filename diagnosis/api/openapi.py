@@ -9,9 +9,10 @@ from typing import Any
 
 from django.conf import settings
 
-from diagnosis import bounds, plans
+from diagnosis import alerts, bounds, plans
 from diagnosis.api.idempotency import KEY_MAX
 from diagnosis.api.validation import (
+    ALERT_MAX_BODY_BYTES,
     ENVIRONMENT_MAX,
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
@@ -21,7 +22,7 @@ from diagnosis.api.validation import (
     TITLE_MAX,
 )
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
-from diagnosis.models import ApprovalStatus, Severity
+from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
 from diagnosis.states import TaskState
 
 # Paths served outside Django's URL resolver (agentops/asgi.py routes them first).
@@ -193,8 +194,19 @@ def _schemas() -> dict[str, Schema]:
             }
         ),
         "IncidentDetail": _object(
-            {**incident, "tasks": {"type": "array", "items": _ref("Task")}}
+            {
+                **incident,
+                "tasks": {"type": "array", "items": _ref("Task")},
+                "alert_groups": {
+                    "type": "array",
+                    "items": _ref("AlertGroup"),
+                    "description": "The alert group that opened the incident (POST "
+                    "/api/alerts/*); empty for an incident opened by hand. A resolved "
+                    "group has status resolved and resolved_at.",
+                },
+            }
         ),
+        **_alert_schemas(),
         "DiagnosisCreate": _object(
             {"plan": plan, "plan_args": plan_args}, optional=("plan", "plan_args")
         ),
@@ -356,6 +368,192 @@ def _schemas() -> dict[str, Schema]:
     }
 
 
+def _alert_schemas() -> dict[str, Schema]:
+    labels: Schema = {"type": "object", "additionalProperties": STR}
+    alert = {
+        "type": "object",
+        "description": "One alert. Fields this format does not define are ignored.",
+        "properties": {
+            "status": {"type": "string", "enum": ["firing", "resolved"]},
+            "labels": labels,
+            "annotations": labels,
+            "startsAt": {
+                **DATETIME,
+                "description": "RFC 3339 with an offset; 0001-01-01T00:00:00Z is unset.",
+            },
+            "endsAt": {**DATETIME, "description": "As startsAt."},
+            "generatorURL": STR,
+            "fingerprint": {
+                "type": "string",
+                "maxLength": alerts.FINGERPRINT_MAX,
+                "description": "Absent: a hash of the labels.",
+            },
+        },
+        "required": ["status", "labels"],
+    }
+    stored_alert = _object(
+        {
+            "fingerprint": STR,
+            "status": {"type": "string", "enum": ["firing", "resolved"]},
+            "labels": labels,
+            "annotations": labels,
+            "starts_at": NULLABLE_DATETIME,
+            "ends_at": NULLABLE_DATETIME,
+            "generator_url": STR,
+        }
+    )
+    group = _object(
+        {
+            "id": UUID,
+            "source": {"type": "string", "enum": AlertSource.values},
+            "key": {
+                **STR,
+                "description": "The groupKey (at most 255 characters) or the dedup_key.",
+            },
+            "status": {"type": "string", "enum": AlertGroupStatus.values},
+            "incident_id": UUID,
+            "alerts": {
+                "type": "array",
+                "items": stored_alert,
+                "maxItems": alerts.MAX_GROUP_ALERTS,
+                "description": "Each alert as last received, oldest first. Labels and "
+                f"annotations are cut to {alerts.MAX_PAIRS} each and values to "
+                f"{alerts.MAX_VALUE_CHARS} characters.",
+            },
+            "dropped_alerts": {
+                **INT,
+                "description": "New alerts not kept: the group held "
+                f"{alerts.MAX_GROUP_ALERTS}.",
+            },
+            "sender_truncated_alerts": {
+                **INT,
+                "description": "truncatedAlerts of the last payload (Alertmanager's "
+                "max_alerts).",
+            },
+            "payloads": {"type": "integer", "minimum": 1},
+            "first_payload_at": DATETIME,
+            "last_payload_at": DATETIME,
+            "acknowledged_at": NULLABLE_DATETIME,
+            "resolved_at": NULLABLE_DATETIME,
+        }
+    )
+    return {
+        "AlertmanagerWebhook": {
+            "type": "object",
+            "description": "Alertmanager's webhook body, version 4 (webhook_config with "
+            "send_resolved: true). Fields this format does not define are ignored.",
+            "properties": {
+                "version": {"const": "4"},
+                "groupKey": {"type": "string", "minLength": 1, "pattern": "\\S"},
+                "truncatedAlerts": {"type": "integer", "minimum": 0},
+                "status": {"type": "string", "enum": ["firing", "resolved"]},
+                "receiver": {
+                    **STR,
+                    "description": "Picks the environment ([alerts] receivers).",
+                },
+                "groupLabels": labels,
+                "commonLabels": labels,
+                "commonAnnotations": labels,
+                "externalURL": STR,
+                "alerts": {"type": "array", "items": alert, "minItems": 1},
+            },
+            "required": ["version", "groupKey", "status", "alerts"],
+        },
+        "PagerDutyEvent": {
+            "type": "object",
+            "description": "A PagerDuty Events API v2 alert event. images, links, client "
+            "and client_url are accepted and ignored, as is payload on acknowledge and "
+            "resolve.",
+            "properties": {
+                "routing_key": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": alerts.PD_KEY_MAX,
+                    "pattern": "\\S",
+                    "description": "With dedup_key, names the group; hashed, never stored.",
+                },
+                "event_action": {"type": "string", "enum": list(alerts.PD_ACTIONS)},
+                "dedup_key": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": alerts.PD_KEY_MAX,
+                    "pattern": "\\S",
+                    "description": "Required for acknowledge and resolve; a trigger "
+                    "without one gets a new key (in the answer).",
+                },
+                "payload": {
+                    "type": "object",
+                    "properties": {
+                        "summary": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": alerts.PD_SUMMARY_MAX,
+                            "pattern": "\\S",
+                        },
+                        "source": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": alerts.PD_FIELD_MAX,
+                            "pattern": "\\S",
+                        },
+                        "severity": {
+                            "type": "string",
+                            "enum": list(alerts.PD_SEVERITIES),
+                        },
+                        "timestamp": DATETIME,
+                        "component": {"type": "string", "maxLength": alerts.PD_FIELD_MAX},
+                        "group": {
+                            "type": "string",
+                            "maxLength": alerts.PD_FIELD_MAX,
+                            "description": "Picks the environment ([alerts] "
+                            "pagerduty_groups).",
+                        },
+                        "class": {"type": "string", "maxLength": alerts.PD_FIELD_MAX},
+                        "custom_details": {},
+                    },
+                    "required": ["summary", "source", "severity"],
+                    "description": "Required for a trigger.",
+                },
+            },
+            "required": ["routing_key", "event_action"],
+        },
+        "AlertGroup": group,
+        "AlertIntake": _object(
+            {
+                "source": {"type": "string", "enum": AlertSource.values},
+                "result": {
+                    "type": "string",
+                    "enum": [
+                        "created",
+                        "updated",
+                        "unchanged",
+                        "acknowledged",
+                        "resolved",
+                        "ignored",
+                    ],
+                    "description": "created: a new group opened an incident (201); "
+                    "updated: new or changed alerts were added to its open group; "
+                    "unchanged: a repeat with nothing new; acknowledged, resolved: the "
+                    "open group's status changed (resolved closes it: firing again opens "
+                    "a new incident); ignored: acknowledge or resolve for no open group.",
+                },
+                "incident_id": {"type": ["string", "null"], "format": "uuid"},
+                "task_id": {
+                    "type": ["string", "null"],
+                    "format": "uuid",
+                    "description": "The task it created, else the incident's active one.",
+                },
+                "group": {"oneOf": [{"type": "null"}, _ref("AlertGroup")]},
+                "dedup_key": {
+                    **STR,
+                    "description": "PagerDuty: the group's dedup_key.",
+                },
+            },
+            optional=("dedup_key",),
+        ),
+    }
+
+
 _ERROR_TEXT = {
     400: "Invalid input; `fields` names each bad field and why (`body` for the body as a "
     "whole). Strings must be valid Unicode without NUL, JSON at most "
@@ -468,6 +666,47 @@ def _post(
             "content": {"application/json": {"schema": _ref(body)}},
         }
     return operation
+
+
+def _alert_post(summary: str, op_id: str, body: str, description: str) -> Schema:
+    answer = _ref("AlertIntake")
+    errors = _errors(400, 401, 403)
+    errors["403"]["description"] = (
+        "Missing scope alerts:write (the admin role's; mint a token with "
+        "`create_api_token --role admin --scopes alerts:write`)."
+    )
+    return {
+        "summary": summary,
+        "operationId": op_id,
+        "description": description,
+        "parameters": [],
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": _ref(body)}},
+        },
+        "responses": {
+            "201": _json("The group is new: it opened an incident.", answer),
+            "200": _json(
+                "Applied to the open group of the same key, or ignored.", answer
+            ),
+            **errors,
+            "413": _json(
+                f"Body over {ALERT_MAX_BODY_BYTES} bytes (Alertmanager: lower max_alerts). "
+                "Nothing was changed.",
+                _ref("Error"),
+            ),
+            "429": {
+                **_json(
+                    "The tenant sent ALERT_RATE_LIMIT payloads within this "
+                    "ALERT_RATE_WINDOW_SECONDS window, or the payload would open an "
+                    "incident over INCIDENT_RATE_LIMIT; retry after `retry_after` "
+                    "seconds (also the Retry-After header). Nothing was changed.",
+                    _ref("Error"),
+                ),
+                "headers": _RETRY_AFTER,
+            },
+        },
+    }
 
 
 def build_document() -> Schema:
@@ -673,6 +912,28 @@ def build_document() -> Schema:
                     404,
                     body="ApprovalDecision",
                     params=[_path_param("approval_id")],
+                )
+            },
+            "/api/alerts/alertmanager": {
+                "post": _alert_post(
+                    "Take an Alertmanager webhook (version 4): one incident per groupKey",
+                    "alertsAlertmanager",
+                    "AlertmanagerWebhook",
+                    "A firing group with no open group of its groupKey opens an incident "
+                    "(service, severity, title, symptoms, window and environment mapped by "
+                    "the registry's [alerts] rules) and starts its diagnosis; a repeat adds "
+                    "its alerts to the group and says what is new in the active "
+                    "diagnosis' timeline (alert_received); resolved closes the group.",
+                )
+            },
+            "/api/alerts/pagerduty": {
+                "post": _alert_post(
+                    "Take a PagerDuty Events API v2 event: one incident per dedup_key",
+                    "alertsPagerDuty",
+                    "PagerDutyEvent",
+                    "trigger opens an incident unless the routing_key + dedup_key group is "
+                    "open; acknowledge and resolve apply to the open group (resolved closes "
+                    "it; a later trigger opens a new incident) or are ignored.",
                 )
             },
             "/api/openapi.json": {

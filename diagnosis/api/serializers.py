@@ -4,13 +4,17 @@ Datetimes become ISO 8601 strings here, so a saved idempotent answer is byte-for
 answer first given.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
 
-from diagnosis.models import Approval, DiagnosisTask, Incident, ToolCallSpan
+from diagnosis.models import AlertGroup, Approval, DiagnosisTask, Incident, ToolCallSpan
 from diagnosis.registry import Environment
+
+if TYPE_CHECKING:
+    from diagnosis.alerts import Intake
 
 
 def _dt(value: datetime | None) -> str | None:
@@ -85,9 +89,51 @@ def task_to_dict(task: DiagnosisTask) -> dict[str, Any]:
 
 
 def incident_detail_to_dict(
-    incident: Incident, tasks: list[DiagnosisTask]
+    incident: Incident,
+    tasks: list[DiagnosisTask],
+    alert_groups: Sequence[AlertGroup] = (),
 ) -> dict[str, Any]:
-    return {**incident_to_dict(incident), "tasks": [task_to_dict(t) for t in tasks]}
+    return {
+        **incident_to_dict(incident),
+        "tasks": [task_to_dict(t) for t in tasks],
+        "alert_groups": [alert_group_to_dict(g) for g in alert_groups],
+    }
+
+
+def alert_group_to_dict(group: AlertGroup) -> dict[str, Any]:
+    alerts = group.alerts if isinstance(group.alerts, dict) else {}
+    # jsonb keeps no key order: oldest first, then by fingerprint.
+    ordered = sorted(
+        alerts.items(), key=lambda item: (item[1].get("starts_at") or "", item[0])
+    )
+    return {
+        "id": str(group.id),
+        "source": group.source,
+        "key": group.key,
+        "status": group.status,
+        "incident_id": str(group.incident_id),
+        "alerts": [{"fingerprint": fp, **record} for fp, record in ordered],
+        "dropped_alerts": group.dropped_alerts,
+        "sender_truncated_alerts": group.sender_truncated_alerts,
+        "payloads": group.payloads,
+        "first_payload_at": _dt(group.first_payload_at),
+        "last_payload_at": _dt(group.last_payload_at),
+        "acknowledged_at": _dt(group.acknowledged_at),
+        "resolved_at": _dt(group.resolved_at),
+    }
+
+
+def alert_intake_to_dict(intake: "Intake") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "source": intake.source,
+        "result": intake.result,
+        "incident_id": str(intake.incident.id) if intake.incident else None,
+        "task_id": str(intake.task.id) if intake.task else None,
+        "group": alert_group_to_dict(intake.group) if intake.group else None,
+    }
+    if intake.dedup_key:
+        body["dedup_key"] = intake.dedup_key
+    return body
 
 
 def cancel_to_dict(task: DiagnosisTask) -> dict[str, Any]:

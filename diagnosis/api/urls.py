@@ -32,5 +32,7 @@ urlpatterns = [
         views.approval_decision_view,
         name="approval-decision",
     ),
+    path("alerts/alertmanager", views.alertmanager_view, name="alerts-alertmanager"),
+    path("alerts/pagerduty", views.pagerduty_view, name="alerts-pagerduty"),
     path("openapi.json", views.openapi_document, name="openapi"),
 ]

@@ -25,6 +25,8 @@ from diagnosis.api.errors import ApiError, validation_error
 from diagnosis.models import Severity
 
 MAX_BODY_BYTES = 64 * 1024
+# POST /api/alerts/*: an Alertmanager group of a few hundred alerts is well over 64 KiB.
+ALERT_MAX_BODY_BYTES = 1024 * 1024
 TITLE_MAX = 200
 SERVICE_MAX = 100
 SYMPTOMS_MAX = 4000
@@ -35,12 +37,12 @@ MAX_PAGE_SIZE = 100
 _ASCII_INT = re.compile(r"[0-9]{1,6}")
 
 
-def _too_large() -> ApiError:
+def _too_large(limit: int = MAX_BODY_BYTES) -> ApiError:
     return ApiError(
         413,
-        f"request body over {MAX_BODY_BYTES} bytes",
+        f"request body over {limit} bytes",
         code="too_large",
-        limit=MAX_BODY_BYTES,
+        limit=limit,
     )
 
 
@@ -68,24 +70,28 @@ def _field_errors(data: Mapping[str, Any]) -> dict[str, str]:
 
 
 def read_json_object(
-    request: HttpRequest, *, allow_empty: bool = False
+    request: HttpRequest,
+    *,
+    allow_empty: bool = False,
+    max_bytes: int = MAX_BODY_BYTES,
 ) -> dict[str, Any]:
     """The request body as a JSON object; an empty body is `{}` when `allow_empty`.
 
     Raises:
-        ApiError: 413 over MAX_BODY_BYTES; 400 for another content type, bytes that are not
-            UTF-8 JSON, or JSON that is not an object.
+        ApiError: 413 over `max_bytes` (MAX_BODY_BYTES; agentops.body_limit.limit_for must
+            allow as much); 400 for another content type, bytes that are not UTF-8 JSON, or
+            JSON that is not an object.
     """
     try:
         declared = int(request.headers.get("Content-Length") or 0)
     except ValueError:
         declared = 0
-    if declared > MAX_BODY_BYTES:
-        raise _too_large()
+    if declared > max_bytes:
+        raise _too_large(max_bytes)
     # Read at most one byte past the limit, whatever the header said (chunked bodies).
-    raw = request.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
-        raise _too_large()
+    raw = request.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise _too_large(max_bytes)
     if not raw.strip():
         if allow_empty:
             return {}

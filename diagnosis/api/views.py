@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from diagnosis import environments, selectors, services
+from diagnosis import alerts, environments, selectors, services
 from diagnosis.api import idempotency, openapi, serializers, validation
 from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
@@ -152,7 +152,10 @@ def incident_detail(
     if incident is None:
         raise not_found("incident")
     tasks = list(selectors.incident_tasks(incident=incident))
-    return json_response(200, serializers.incident_detail_to_dict(incident, tasks))
+    groups = list(selectors.incident_alert_groups(incident=incident))
+    return json_response(
+        200, serializers.incident_detail_to_dict(incident, tasks, groups)
+    )
 
 
 def diagnosis_create(
@@ -293,6 +296,33 @@ def approval_decision(
     return _idempotent(request, principal, data, effect)
 
 
+# --- alerts: incidents opened by monitoring (diagnosis.alerts) --------------------------------
+# No Idempotency-Key: a payload names its group, and a repeat of a group is what it handles.
+
+
+def _alert_intake(
+    request: HttpRequest,
+    principal: Principal,
+    receive: Callable[..., alerts.Intake],
+) -> HttpResponse:
+    require_scope(principal, "alerts:write")  # the admin role only
+    data = validation.read_json_object(
+        request, max_bytes=validation.ALERT_MAX_BODY_BYTES
+    )
+    intake = receive(principal=principal, data=data)
+    return json_response(
+        201 if intake.created else 200, serializers.alert_intake_to_dict(intake)
+    )
+
+
+def alertmanager_alerts(request: HttpRequest, principal: Principal) -> HttpResponse:
+    return _alert_intake(request, principal, alerts.alertmanager_receive)
+
+
+def pagerduty_alerts(request: HttpRequest, principal: Principal) -> HttpResponse:
+    return _alert_intake(request, principal, alerts.pagerduty_receive)
+
+
 # --- unauthenticated GETs: the document (probes in diagnosis.api.probes) --------------------------------------
 
 
@@ -336,6 +366,8 @@ task_cancel_view = endpoint(post=task_cancel)
 task_trace_view = endpoint(get=task_trace)
 task_report_view = endpoint(get=task_report)
 approval_decision_view = endpoint(post=approval_decision)
+alertmanager_view = endpoint(post=alertmanager_alerts)
+pagerduty_view = endpoint(post=pagerduty_alerts)
 
 
 # --- error pages (handler404 / handler500 in agentops/urls.py) -----------------------------

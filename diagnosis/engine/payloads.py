@@ -140,6 +140,26 @@ class ApprovalDecided(_Envelope):
     reason: str
 
 
+class AlertBrief(TypedDict):
+    fingerprint: str  # Alertmanager's fingerprint, or the PagerDuty dedup_key
+    status: Literal["firing", "resolved"]
+    name: str  # the alertname label (PagerDuty: the summary)
+    summary: str  # the first symptom annotation it has, at most 300 characters
+
+
+class AlertReceived(_Envelope):
+    """Appended to the incident's active task (diagnosis.alerts), never by the engine."""
+
+    type: Literal["alert_received"]
+    source: Literal["alertmanager", "pagerduty"]
+    group_id: str  # the AlertGroup's UUID
+    status: Literal["firing", "acknowledged", "resolved"]  # the group's, after this payload
+    new_alerts: int  # alerts the group did not hold before
+    resolved_alerts: int  # alerts that turned resolved with this payload
+    alerts: list[AlertBrief]  # those new or changed, at most 20
+    truncated: int  # new or changed alerts beyond the 20 listed
+
+
 EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_created": TaskCreated,
     "task_started": TaskStarted,
@@ -157,4 +177,5 @@ EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_completed": TaskCompleted,
     "task_failed": TaskFailed,
     "task_timed_out": TaskTimedOut,
+    "alert_received": AlertReceived,
 }

@@ -13,6 +13,7 @@
     "task_created", "task_started", "agent_started", "tool_started", "tool_progress", "tool_completed",
     "tool_failed", "approval_requested", "approval_decided", "agent_completed", "task_cancelling",
     "task_cancelled", "task_requeued", "task_completed", "task_failed", "task_timed_out",
+    "alert_received",
   ];
   const TERMINAL = new Set(["task_cancelled", "task_completed", "task_failed", "task_timed_out"]);
   // Events after which the panel (state, buttons, report, trace, approvals) is re-rendered.
@@ -53,7 +54,7 @@
     name.textContent = kind;
     const detail = document.createElement("span");
     detail.className = "muted";
-    detail.textContent = " " + (data.agent || data.tool || data.to || "");
+    detail.textContent = " " + (data.agent || data.tool || data.to || data.status || "");
     item.append(number, " ", name, detail);
     list.append(item);
     if (REFRESH.has(kind)) {

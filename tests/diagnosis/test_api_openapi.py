@@ -8,9 +8,11 @@ documented status is never observed, or an observed one is not documented.
 import json
 import re
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+import time_machine
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from jsonschema import Draft202012Validator
@@ -18,7 +20,7 @@ from jsonschema import Draft202012Validator
 from diagnosis import services
 from diagnosis.api import idempotency
 from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
-from diagnosis.api.validation import MAX_BODY_BYTES
+from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
 from diagnosis.models import (
     IdempotencyRecord,
     IdempotencyStatus,
@@ -201,6 +203,66 @@ BODIES = {
 }
 
 
+ALERT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
+
+
+def _alert_routes(api, tenant, settings):
+    """201, 200 (each result), 400, 401, 403, 413 and 429 of POST /api/alerts/*."""
+    token = factories.make_token(
+        factories.make_member(tenant, role=Role.ADMIN), scopes=("alerts:write",)
+    )
+    fixtures = {
+        name: json.loads((ALERT_FIXTURES / f"{name}.json").read_text())
+        for name in (
+            "alertmanager-1-firing",
+            "alertmanager-2-repeat",
+            "alertmanager-4-resolved",
+            "pagerduty-trigger",
+            "pagerduty-acknowledge",
+            "pagerduty-resolve",
+        )
+    }
+    am, pd = "/api/alerts/alertmanager", "/api/alerts/pagerduty"
+    # The fixtures' times are of 2026-11-30: now is just after them.
+    with time_machine.travel(datetime(2026, 11, 30, 10, 8, tzinfo=UTC), tick=False):
+        results = [
+            api.call("post", path, token=token, body=fixtures[name]).json()["result"]
+            for path, name in (
+                (am, "alertmanager-1-firing"),
+                (am, "alertmanager-2-repeat"),
+                (am, "alertmanager-4-resolved"),
+                (am, "alertmanager-4-resolved"),
+                (pd, "pagerduty-trigger"),
+                (pd, "pagerduty-trigger"),
+                (pd, "pagerduty-acknowledge"),
+                (pd, "pagerduty-resolve"),
+            )
+        ]
+        assert results == [
+            "created",
+            "updated",
+            "resolved",
+            "ignored",
+            "created",
+            "unchanged",
+            "acknowledged",
+            "resolved",
+        ]
+        weak = factories.make_token(
+            factories.make_member(tenant, role=Role.ADMIN), scopes=("incidents:write",)
+        )
+        for path in (am, pd):
+            api.call("post", path, token=token, body={"version": "3"})  # 400
+            api.call("post", path, body={})  # 401
+            api.call("post", path, token=weak, body={})  # 403
+            api.call("post", path, token=token, raw="x" * (ALERT_MAX_BODY_BYTES + 1))
+        settings.ALERT_RATE_LIMIT = 1
+        for path, name in ((am, "alertmanager-2-repeat"), (pd, "pagerduty-trigger")):
+            limited = api.call("post", path, token=token, body=fixtures[name])
+            assert limited.status_code == 429
+        settings.ALERT_RATE_LIMIT = 0
+
+
 def test_every_documented_status_is_observed_and_every_answer_matches_its_schema(
     client, tenant, settings
 ):
@@ -282,6 +344,7 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     assert demo.status_code == 429
     assert int(limited.headers["Retry-After"]) >= 1
     settings.INCIDENT_RATE_LIMIT = 0
+    _alert_routes(api, tenant, settings)
     api.call("get", "/api/openapi.json")
     api.call("get", "/healthz")
     api.call("get", "/readyz")

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from agentops.body_limit import BodyLimitMiddleware
-from diagnosis.api.validation import MAX_BODY_BYTES
+from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
 from tests.diagnosis.daphneproc import daphne
 
 pytestmark = pytest.mark.slow
@@ -141,6 +141,29 @@ def test_a_body_within_the_limit_still_reaches_the_api(server):
 
     assert status == 401  # authentication, after the body was read: the app ran
     assert json.loads(body)["code"]
+
+
+def test_alert_bodies_have_their_own_larger_limit(server):
+    # An Alertmanager group of a few hundred alerts is well over the API's 64 KiB.
+    payload = b'{"pad": "' + b"x" * (4 * MAX_BODY_BYTES) + b'"}'
+    head = _head(
+        "/api/alerts/alertmanager",
+        "Content-Type: application/json",
+        f"Content-Length: {len(payload)}",
+        "Connection: close",
+    )
+
+    status, _headers, _body = _exchange(server, head, payload)
+
+    assert status == 401  # read whole, then refused for want of a token
+    over = _head(
+        "/api/alerts/pagerduty",
+        "Content-Type: application/json",
+        f"Content-Length: {ALERT_MAX_BODY_BYTES + 1}",
+    )
+    status, _headers, body = _exchange(server, over, b"{")
+    assert status == 413
+    assert json.loads(body)["limit"] == ALERT_MAX_BODY_BYTES
 
 
 # --- the ASGI middleware, for servers that hand the app the headers first ---------------

@@ -113,6 +113,7 @@ def test_each_run_mints_a_new_token(db):
         (
             "admin",
             [
+                "alerts:write",
                 "approvals:decide",
                 "incidents:read",
                 "incidents:write",

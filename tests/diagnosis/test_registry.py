@@ -761,3 +761,158 @@ def test_registry_module_does_not_import_django():
     )
     assert out.stdout.strip() == "False"
     assert registry.__all__  # keeps the import used
+
+
+# --- [alerts]: how alerts become incidents (diagnosis.alerts) ----------------------------------
+
+
+def test_without_an_alerts_table_the_documented_defaults_apply(tmp_path):
+    rules = load_registry(write(tmp_path, MINIMAL)).alerts
+
+    assert rules == registry.AlertRules()
+    assert rules.service_labels == ("service", "job")
+    assert (rules.severity_label, rules.default_severity) == ("severity", "sev3")
+    assert rules.symptom_annotations == ("summary", "description")
+    assert dict(rules.severity_map) == {
+        "critical": "sev1",
+        "error": "sev2",
+        "warning": "sev3",
+        "info": "sev4",
+    }
+    assert (dict(rules.receivers), dict(rules.pagerduty_groups)) == ({}, {})
+    assert load_registry(BUNDLED_FILE).alerts == rules
+
+
+def test_an_alerts_table_sets_every_rule(tmp_path):
+    rules = load_registry(
+        write(
+            tmp_path,
+            MINIMAL
+            + """
+            [alerts]
+            service_labels = ["app"]
+            default_service = "platform"
+            severity_label = "priority"
+            default_severity = "sev4"
+            symptom_annotations = ["message"]
+            severity_map = { P1 = "sev1", p2 = "sev2" }
+            receivers = { payments-pager = "prod" }
+            pagerduty_groups = { prod-payments = "prod" }
+            """,
+        )
+    ).alerts
+
+    assert rules.service_labels == ("app",)
+    assert (rules.default_service, rules.severity_label) == ("platform", "priority")
+    assert rules.symptom_annotations == ("message",)
+    # Keys compare without case; a severity is always itself; unknown values map to nothing.
+    assert [rules.severity(v) for v in ("p1", "P2", "SEV3", "critical", "", None)] == [
+        "sev1",
+        "sev2",
+        "sev3",
+        None,
+        None,
+        None,
+    ]
+    assert dict(rules.receivers) == {"payments-pager": "prod"}
+    assert dict(rules.pagerduty_groups) == {"prod-payments": "prod"}
+
+
+ALERTS_BAD = [
+    ("not a table", "alerts = 3\n", "", "alerts", "must be a table"),
+    (
+        "unknown key",
+        "[alerts]\nseverity = 'x'\n",
+        "[alerts]",
+        "severity",
+        "unknown key",
+    ),
+    (
+        "blank default service",
+        "[alerts]\ndefault_service = ' '\n",
+        "[alerts]",
+        "default_service",
+        "non-empty string",
+    ),
+    (
+        "severity label not a label",
+        "[alerts]\nseverity_label = '1st'\n",
+        "[alerts]",
+        "severity_label",
+        "not a label name",
+    ),
+    (
+        "default severity unknown",
+        "[alerts]\ndefault_severity = 'p1'\n",
+        "[alerts]",
+        "default_severity",
+        "one of sev1, sev2, sev3, sev4",
+    ),
+    (
+        "severity map to an unknown severity",
+        "[alerts]\nseverity_map = { high = 'urgent' }\n",
+        "[alerts] severity_map.high",
+        "",
+        "one of sev1",
+    ),
+    (
+        "empty service labels",
+        "[alerts]\nservice_labels = []\n",
+        "[alerts]",
+        "service_labels",
+        "non-empty list",
+    ),
+    (
+        "service labels as a string",
+        "[alerts]\nservice_labels = 'service'\n",
+        "[alerts]",
+        "service_labels",
+        "non-empty list",
+    ),
+    (
+        "an annotation twice",
+        "[alerts]\nsymptom_annotations = ['summary', 'summary']\n",
+        "[alerts]",
+        "symptom_annotations",
+        "names one twice",
+    ),
+    (
+        "receiver to an unknown environment",
+        "[alerts]\nreceivers = { pager = 'staging' }\n",
+        "[alerts] receivers.pager",
+        "",
+        "must name a defined environment, got 'staging'",
+    ),
+    (
+        "pagerduty group to a non-string",
+        "[alerts]\npagerduty_groups = { payments = 1 }\n",
+        "[alerts] pagerduty_groups.payments",
+        "",
+        "must name a defined environment",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "field", "reason"),
+    [case[1:] for case in ALERTS_BAD],
+    ids=[case[0] for case in ALERTS_BAD],
+)
+def test_a_bad_alerts_rule_names_file_entry_field_and_reason(
+    tmp_path, text, entry, field, reason
+):
+    # A top-level key goes before the tables: after them it would belong to the last one.
+    path = write(tmp_path, MINIMAL + text if text.startswith("[") else text + MINIMAL)
+
+    with pytest.raises(RegistryError) as caught:
+        load_registry(path)
+
+    assert str(caught.value).startswith(f"{path}: ")
+    assert (caught.value.entry, caught.value.field) == (entry, field)
+    assert reason in caught.value.reason
+
+
+def test_the_registry_knows_the_models_severities():
+    from diagnosis.models import Severity
+
+    assert tuple(Severity.values) == registry.SEVERITIES

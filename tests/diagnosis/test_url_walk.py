@@ -16,6 +16,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -165,6 +166,10 @@ API_CREATE = _api({201}, viewer={403}, responder={201}, b={201})  # B creates in
 # The incident already has an active task: 409 once past authentication, scope and tenant.
 API_RERUN = _api({409}, viewer={403}, responder={409}, b={404})
 API_DECIDE = _api({200}, viewer={403}, responder={403}, b={404})
+# alerts:write is the admin role's: tenant B's admin opens B's own incident.
+API_ALERTS = _table(
+    {201}, anon={401}, staff={403}, viewer={403}, responder={403}, approver={403}
+)
 PAGE_READ = _page({200}, viewer={200}, responder={200}, b={404})
 PAGE_LIST = _page({200}, viewer={200}, responder={200}, b={200})
 PAGE_CREATE = _page(
@@ -259,6 +264,8 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "api:task-trace": _api_route(get=API_READ),
     "api:task-report": _api_route(get=API_READ),
     "api:approval-decision": _api_route(post=API_DECIDE),
+    "api:alerts-alertmanager": _api_route(post=API_ALERTS),
+    "api:alerts-pagerduty": _api_route(post=API_ALERTS),
     "api:openapi": _api_route(get=PUBLIC_OK),
     "healthz": _api_route(get=PUBLIC_OK),
     "readyz": _api_route(get=PUBLIC_OK),
@@ -311,12 +318,19 @@ def _fill(route: str, objects: dict[str, str]) -> str:
     return "/" + path.replace("^", "").replace("$", "")
 
 
+ALERT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
 # A demo environment of the bundled registry (every tenant may use it).
 DEMO = demo_environment_name("tls-expired")
 BODIES = {
     "api:incidents": {"title": "b's own", "service": "db", "severity": "sev2"},
     "api:incidents-demo": {"environment": DEMO},
     "api:approval-decision": {"decision": "approve"},
+    "api:alerts-alertmanager": json.loads(
+        (ALERT_FIXTURES / "alertmanager-1-firing.json").read_text()
+    ),
+    "api:alerts-pagerduty": json.loads(
+        (ALERT_FIXTURES / "pagerduty-trigger.json").read_text()
+    ),
 }
 FORMS = {
     "diagnosis:incident-list": {
