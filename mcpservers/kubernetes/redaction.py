@@ -20,10 +20,12 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _BLOCK = re.compile(r"^(\s*)(- )?(data|stringData):(.*)$")
 _ANNOTATION = re.compile(rf"^(\s*){re.escape(LAST_APPLIED)}:(.*)$")
 _CHILD = re.compile(r"^(\s*)([^:\s][^:]*):(.*)$")
-# describe lines whose value names a secret or says where a value comes from: shown as they are.
+# describe lines whose value names a secret, says where a value comes from, or gives a Secret
+# key's size (`password:  20 bytes`): shown as they are.
 _NAME_LINE = re.compile(
     r"^(\s*(?:SecretName|Image pull secrets|Mountable secrets|Tokens|Secrets|secretName|Type):\s+)(.*)$"
     r"|^(\s*[A-Za-z_][A-Za-z0-9_.-]*:\s+)(<set to the key '[^']*' (?:in secret|of config map) '[^']*'>.*)$"
+    r"|^([-._a-zA-Z0-9]+:\s+)(\d+ bytes)$"
 )
 _YAML_ENV_NAME = re.compile(r"^(\s*)- name: ['\"]?([^'\"\s]+)['\"]?\s*$")
 
@@ -33,13 +35,16 @@ def mask_text(text: str) -> str:
     kept: list[str] = []
 
     def protect(match: re.Match[str]) -> str:
-        prefix = match.group(1) or match.group(3)
-        value = match.group(2) if match.group(1) is not None else match.group(4)
+        index = next(i for i in (1, 3, 5) if match.group(i) is not None)
+        prefix, value = match.group(index), match.group(index + 1)
         kept.append(prefix + mask_secrets(value))
         return f"\x00{len(kept) - 1}\x00"
 
     protected = "\n".join(_NAME_LINE.sub(protect, line) for line in text.split("\n"))
-    masked = mask_secrets(_mask_yaml_env(protected))
+    # Line by line first: a `key: value` pair must not reach across a newline (YAML's `data:` then
+    # `  API_TOKEN: …` would pair `data` with `API_TOKEN:`); then whole, for PEM blocks.
+    lines = _mask_yaml_env(protected).split("\n")
+    masked = mask_secrets("\n".join(mask_secrets(line) for line in lines))
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], masked)
 
 

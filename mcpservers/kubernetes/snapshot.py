@@ -165,6 +165,15 @@ class SnapshotBackend:
             source = entry.command
             table = parse_table(entry.text)
             if table is None:
+                if (
+                    is_not_found_text(entry.text)
+                    and entry.parsed.is_complete
+                    and source.selector in ("", command.selector)
+                ):
+                    # "No resources found": nothing narrower can be there either.
+                    return self._derived_answer(
+                        command, entry, not_found_text(command), is_found=False
+                    )
                 continue
             columns = _target_columns(
                 table, command, wide_source=source.output == "wide"
