@@ -4,8 +4,13 @@ import os
 
 from celery import Celery
 
+from diagnosis.observability import worker as observability_worker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
 
 app = Celery("agentops")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Django's LOGGING instead of Celery's, the worker's metrics exporter, task timings and the
+# log context of each diagnosis run (Celery signals; nothing of Django is imported here).
+observability_worker.install()

@@ -84,6 +84,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so its latency covers the whole stack (agentops_http_* on /metrics).
+    "diagnosis.observability.http.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before WhiteNoise, which answers static files itself: they carry the policy and the
     # frame denial too.
@@ -208,6 +210,14 @@ INCIDENT_RATE_WINDOW_SECONDS = int(os.environ.get("INCIDENT_RATE_WINDOW_SECONDS"
 # Retry-After. Incidents they open also count against INCIDENT_RATE_LIMIT. 0 turns it off.
 ALERT_RATE_LIMIT = int(os.environ.get("ALERT_RATE_LIMIT", "600"))
 ALERT_RATE_WINDOW_SECONDS = int(os.environ.get("ALERT_RATE_WINDOW_SECONDS", "60"))
+# /metrics and the worker's exporter (diagnosis.observability.exposition): a scrape needs
+# Authorization: Bearer METRICS_TOKEN or a peer address in METRICS_ALLOWED_IPS (addresses or
+# CIDRs, comma-separated); with neither set nobody may scrape. METRICS_WORKER_PORT (0: off)
+# makes each Celery worker serve its own /metrics on METRICS_WORKER_ADDRESS.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "")
+METRICS_WORKER_PORT = int(os.environ.get("METRICS_WORKER_PORT", "0"))
+METRICS_WORKER_ADDRESS = os.environ.get("METRICS_WORKER_ADDRESS", "127.0.0.1")
 # Test-only plans (diagnosis.plans: the `timed` plan of sleeps) offered by the API and pages;
 # the test suite turns it on. Off, they are reachable only through the service layer.
 DIAGNOSIS_TEST_PLANS = env_bool("DIAGNOSIS_TEST_PLANS", default=False)
@@ -352,13 +362,21 @@ CONTENT_SECURITY_POLICY = {
 }
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+# json: one JSON object a line (trace_id, task_id, tenant, span_id where known; secrets
+# redacted); human: structlog's console lines. Default: human when DEBUG, else json.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "") or ("human" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}
+        "structured": {
+            "()": "diagnosis.observability.logs.formatter",
+            "style": LOG_FORMAT,
+        }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "structured"}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django": {"level": LOG_LEVEL, "propagate": True}},
 }

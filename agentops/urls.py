@@ -1,9 +1,10 @@
-"""URL routing: admin, the JSON API, the probes, the pages. The SSE stream is routed in agentops/asgi.py."""
+"""URL routing: admin, the JSON API, the probes and /metrics, the pages. The SSE stream is routed in agentops/asgi.py."""
 
 from django.contrib import admin
 from django.urls import include, path
 
 from diagnosis.api import probes
+from diagnosis.observability import exposition
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,6 +12,7 @@ urlpatterns = [
     path("api/", include("diagnosis.api.urls")),
     path("healthz", probes.healthz, name="healthz"),
     path("readyz", probes.readyz, name="readyz"),
+    path("metrics", exposition.metrics_view, name="metrics"),
     path("", include("diagnosis.urls")),
 ]
 

@@ -269,6 +269,8 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "api:openapi": _api_route(get=PUBLIC_OK),
     "healthz": _api_route(get=PUBLIC_OK),
     "readyz": _api_route(get=PUBLIC_OK),
+    # No METRICS_TOKEN nor METRICS_ALLOWED_IPS in the tests' settings: nobody may scrape.
+    "metrics": _api_route(get=_table({403})),
     # Pages and their htmx fragments
     "diagnosis:incident-list": _page_route(get=PAGE_LIST, post=PAGE_CREATE),
     "diagnosis:incident-demo": _page_route(post=PAGE_CREATE),
