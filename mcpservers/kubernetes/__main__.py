@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         namespaces = [_namespace(ns) for ns in args.namespace_allow]
+        backend: SnapshotBackend | LiveBackend
         if args.snapshot or args.scenario:
             if args.kubeconfig or args.context or args.kubectl:
                 raise UsageError(

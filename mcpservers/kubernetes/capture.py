@@ -193,7 +193,7 @@ def unhealthy(objects: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str]]
         if claim.get("status", {}).get("phase") != "Bound":
             found[("persistentvolumeclaims", _name(claim))] = None
     for node in objects.get("nodes") or []:
-        ready = next(
+        ready: dict[str, Any] = next(
             (
                 c
                 for c in node.get("status", {}).get("conditions") or []

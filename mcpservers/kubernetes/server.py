@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pydantic_core
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import Field
 
 from mcpservers.kubernetes.answers import BackendError
@@ -295,7 +295,7 @@ def present(answer: Answer) -> tuple[str, dict[str, Any]]:
 def tool_result(answer: Answer) -> CallToolResult:
     """An MCP tool result: kubectl's text first, then (when not captured) a plain note saying so."""
     text, structured = present(answer)
-    content = [TextContent(type="text", text=text)]
+    content: list[ContentBlock] = [TextContent(type="text", text=text)]
     if answer.source == "not_captured":
         content.append(
             TextContent(

@@ -20,7 +20,7 @@ from mcp.client import Client
 from mcpservers.kubernetes.live import LiveBackend, find_kubectl
 from mcpservers.kubernetes.server import build_server
 from mcpservers.kubernetes.snapshot import SnapshotBackend, load_snapshot
-from tests.mcpservers._support import ROOT
+from tests.mcpservers._support import ROOT, TOKEN, http_session, start_http_server
 from tests.mcpservers.kubeapi import FakeKubeAPI
 
 CART = "cartservice-7f9c5d6b8-x2x4q"
@@ -663,3 +663,35 @@ def test_bad_command_lines_exit_2_with_one_line(args, message) -> None:
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.anyio
+async def test_snapshot_over_streamable_http_with_a_token(captured) -> None:
+    server = start_http_server(
+        "mcpservers.kubernetes",
+        "--snapshot",
+        str(captured[0]),
+        "--token-env",
+        "MCP_TEST_TOKEN",
+        env={"MCP_TEST_TOKEN": TOKEN},
+    )
+    try:
+        url = server.wait_ready()
+        async with http_session(url) as session:
+            result = await session.call_tool(
+                "get_resources",
+                {"kind": "rs", "namespace": "shop", "name": "checkout-6c5f8d9b7"},
+            )
+            assert not result.is_error
+            assert result.content[0].text.splitlines()[1].split()[:4] == [
+                "checkout-6c5f8d9b7",
+                "1",
+                "0",
+                "0",
+            ]
+            assert (
+                result.structured_content["object"]["status"]["conditions"][0]["reason"]
+                == "FailedCreate"
+            )
+    finally:
+        server.stop()
