@@ -226,8 +226,13 @@ def default_plan(plan_args: Mapping[str, Any]) -> list[Step]:
     """
 
     def run(context: StepContext) -> None:
+        from django.db import connection
+
         from diagnosis.engine import runtime  # the engine imports the ORM and mcpclient
 
+        # The engine's own threads do its database work; this thread only waits for it, so
+        # it gives its session back meanwhile (a diagnosis then holds 3, not 4).
+        connection.close()
         outcome = runtime.run_diagnosis(
             runtime.StepHooks(
                 task_id=context.task_id,

@@ -7,8 +7,10 @@ its tools fail fast (layer mcp) instead of each call waiting out a connect timeo
 import asyncio
 import contextvars
 import logging
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
+import os
+import threading
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,30 @@ logger = logging.getLogger(__name__)
 current_record: contextvars.ContextVar[list[mcpclient.CallRecord] | None] = (
     contextvars.ContextVar("current_record", default=None)
 )
+
+
+# Starting a stdio server costs about a second of CPU (the child imports the MCP SDK): twenty
+# diagnoses starting five each at once starved every handshake past its timeout (bench/engine.py).
+# A worker process starts this many at once; the others wait their turn, and the wait is not
+# part of the connect timeout (the diagnosis's budget still bounds it). Threads-pool workers
+# run one event loop per diagnosis, hence a thread semaphore polled from each loop.
+STDIO_STARTS = max(2, os.cpu_count() or 2)
+_stdio_starts = threading.BoundedSemaphore(STDIO_STARTS)
+
+
+@asynccontextmanager
+async def _start_slot(entry: ServerEntry) -> AsyncIterator[None]:
+    if entry.transport != "stdio":
+        yield
+        return
+    while not _stdio_starts.acquire(
+        blocking=False
+    ):  # cancel-safe: never blocks a thread
+        await asyncio.sleep(0.05)
+    try:
+        yield
+    finally:
+        _stdio_starts.release()
 
 
 def _observe(record: mcpclient.CallRecord) -> None:
@@ -104,10 +130,11 @@ class SessionPool:
             entry = self.environment.server(server)
             stack = self._stacks[server] = AsyncExitStack()
             try:
-                session = await stack.enter_async_context(
-                    connect_server(entry, environ=self._environ, observer=_observe)
-                )
-                listed = await session.list_tools(timeout=entry.connect_timeout)
+                async with _start_slot(entry):
+                    session = await stack.enter_async_context(
+                        connect_server(entry, environ=self._environ, observer=_observe)
+                    )
+                    listed = await session.list_tools(timeout=entry.connect_timeout)
             except (mcpclient.McpError, MissingSecret, OSError, ValueError) as exc:
                 logger.warning("server %s unavailable: %s", server, exc)
                 self._failed[server] = exc
