@@ -34,7 +34,8 @@ from diagnosis.engine.sessions import (
 )
 from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
-from diagnosis.observability import otel
+from diagnosis.observability import logs, otel
+from diagnosis.observability import metrics as obs_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -235,6 +236,7 @@ class Executor:
             attributes={"error.type": code},
             approval_id=approval_id,
         )
+        _count(span)
         await run.emit(
             EventKind.TOOL_FAILED,
             _finished_payload(span, call.agent),
@@ -306,6 +308,7 @@ class Executor:
         started = time.monotonic()
         records: list[mcpclient.CallRecord] = []
         token = current_record.set(records)
+        log_tokens = logs.bind_span(span_id)  # this call's log lines carry its span id
         progress = _ProgressEvents(run, span_id, call)
         outcome: _Outcome
         try:
@@ -319,7 +322,9 @@ class Executor:
                 # A write is never retried by the client: its outcome is asked for instead.
                 idempotent=False if idempotency_key else None,
                 # The server's work joins the task's trace (stdio ignores headers).
-                headers=otel.traceparent_headers(trace_id=span.trace_id, span_id=span_id),
+                headers=otel.traceparent_headers(
+                    trace_id=span.trace_id, span_id=span_id
+                ),
             )
             attrs = session_attributes(connected)
             if tool is not None:
@@ -349,6 +354,7 @@ class Executor:
             outcome = _error_outcome(exc, is_write=bool(idempotency_key), sent=True)
         finally:
             current_record.reset(token)
+            logs.unbind(log_tokens)
         span = await self._finish(span, call, outcome, started, records)
         return _observation(span, outcome.result)
 
@@ -444,6 +450,7 @@ class Executor:
             else EventKind.TOOL_FAILED
         )
         await run.emit(kind, _finished_payload(span, call.agent))
+        _count(span)
         return span
 
 
@@ -505,6 +512,18 @@ class _ProgressEvents:
         )
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
+
+
+def _count(span: ToolCallSpan) -> None:
+    """The call in the worker's Prometheus series (calls by outcome and layer, latency)."""
+    obs_metrics.tool_call_finished(
+        server=span.server_name,
+        tool=span.tool_name,
+        state=span.state,
+        error_layer=span.error_layer,
+        latency_ms=span.latency_ms,
+        retries=span.retry_count,
+    )
 
 
 def _tool_attributes(call: PlannedCall, span_id: str) -> dict[str, Any]:

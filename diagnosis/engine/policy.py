@@ -43,9 +43,14 @@ class Budget:
     deadline: float  # loop-clock time after which nothing more is called
     reserve: float = 3.0
     calls: int = 0
+    task_deadline: float = math.inf  # loop-clock time of the task's deadline
 
     def remaining(self, now: float) -> float:
         return self.deadline - self.reserve - now
+
+    def restart(self, now: float, seconds: float) -> None:
+        """Count the seconds from `now` (once the servers are up), within the task's deadline."""
+        self.deadline = min(now + seconds, self.task_deadline)
 
 
 def check_call(

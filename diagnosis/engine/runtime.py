@@ -109,15 +109,16 @@ async def _diagnose(
         tracing.spans_abandon, task_id=task.pk, before_attempt=task.attempt
     )
     loop = asyncio.get_running_loop()
-    deadline_left = settings.DIAGNOSIS_BUDGET_SECONDS
-    if task.deadline_at is not None:
-        deadline_left = min(
-            deadline_left, (task.deadline_at - timezone.now()).total_seconds()
-        )
+    task_left = (
+        (task.deadline_at - timezone.now()).total_seconds()
+        if task.deadline_at is not None
+        else float(settings.DIAGNOSIS_DEADLINE_SECONDS)
+    )
     budget = policy.Budget(
         max_calls=settings.DIAGNOSIS_MAX_TOOL_CALLS,
-        deadline=loop.time() + deadline_left,
+        deadline=loop.time() + min(settings.DIAGNOSIS_BUDGET_SECONDS, task_left),
         reserve=settings.DIAGNOSIS_DEADLINE_RESERVE_SECONDS,
+        task_deadline=loop.time() + task_left,
     )
 
     async def emit(kind: str, data: Mapping[str, Any]) -> None:
@@ -186,6 +187,11 @@ async def _investigate(
 ) -> Outcome:
     async with SessionPool(environment) as pool:
         tools, unavailable = await pool.tool_catalog()
+        # The budget is for calling: servers that waited their turn to start (a burst of
+        # incidents) do not eat it. The task's own deadline still bounds the whole run.
+        run.budget.restart(
+            asyncio.get_running_loop().time(), settings.DIAGNOSIS_BUDGET_SECONDS
+        )
         investigation = Investigation(incident=brief, tools=tools)
         executor = Executor(run, pool, investigation)
         while run.budget.calls < run.budget.max_calls:

@@ -60,10 +60,26 @@ def _plain_payment_incident(tenant):
     )
 
 
+def _tool_calls_counted(**labels) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("agentops_mcp_tool_calls_total", labels) or 0.0
+
+
 def test_incident_without_demo_data_ends_with_an_honest_inconclusive_report():
     tenant = factories.make_tenant("engine-plain")
     _, task = _plain_payment_incident(tenant)
+    counted = _tool_calls_counted(
+        server="runbooks", tool="search_runbooks", outcome="ok", error_layer="none"
+    )
     assert runner.run_task(str(task.id)) == "succeeded"
+    # Every call is in the worker's Prometheus series too.
+    assert (
+        _tool_calls_counted(
+            server="runbooks", tool="search_runbooks", outcome="ok", error_layer="none"
+        )
+        > counted
+    )
     task = DiagnosisTask.objects.get(pk=task.pk)
     assert task.environment == "default"
     report = task.report
