@@ -5,7 +5,7 @@ from typing import Any
 from django import forms
 
 from diagnosis import environments
-from diagnosis.models import Severity, Tenant
+from diagnosis.models import FEEDBACK_COMMENT_CHARS, FeedbackVerdict, Severity, Tenant
 
 
 def _choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
@@ -64,3 +64,16 @@ class DemoIncidentForm(forms.Form):
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", "approve"), ("deny", "deny")])
     reason = forms.CharField(max_length=1000, required=False)
+
+
+class FeedbackForm(forms.Form):
+    """'Was this right?' on a finished diagnosis (diagnosis.feedback)."""
+
+    verdict = forms.ChoiceField(
+        choices=FeedbackVerdict.choices, widget=forms.RadioSelect
+    )
+    comment = forms.CharField(
+        max_length=FEEDBACK_COMMENT_CHARS,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )

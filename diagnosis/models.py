@@ -457,3 +457,45 @@ class AlertIntakeWindow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant_id} {self.window_start:%H:%M:%S} {self.payloads}"
+
+
+class FeedbackVerdict(models.TextChoices):
+    RIGHT = "right", "right"
+    PARTLY = "partly", "partly right"
+    WRONG = "wrong", "wrong"
+
+
+FEEDBACK_COMMENT_CHARS = 2000
+
+
+class TaskFeedback(models.Model):
+    """'Was this right?': one person's verdict on a finished diagnosis (diagnosis.feedback)."""
+
+    task = models.ForeignKey(
+        DiagnosisTask, on_delete=models.CASCADE, related_name="feedback"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    verdict = models.CharField(max_length=8, choices=FeedbackVerdict.choices)
+    comment = models.TextField(blank=True, max_length=FEEDBACK_COMMENT_CHARS)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # One verdict per person and task; giving it again changes it.
+            models.UniqueConstraint(
+                fields=["task", "user"], name="feedback_task_user_unique"
+            ),
+        ]
+        indexes = [
+            # The operations page: a tenant's verdicts of the last hour or day.
+            models.Index(
+                fields=["tenant", "updated_at"], name="feedback_tenant_recent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}: {self.verdict}"

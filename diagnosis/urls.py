@@ -22,6 +22,10 @@ urlpatterns = [
         views.incident_rerun,
         name="incident-rerun",
     ),
+    path("tasks/<uuid:task_id>/parts", views.task_parts, name="task-parts"),
+    path("tasks/<uuid:task_id>/trace", views.task_trace, name="task-trace"),
+    path("tasks/<uuid:task_id>/feedback", views.task_feedback, name="task-feedback"),
+    path("operations/", views.operations, name="operations"),
     path(
         "approvals/<uuid:approval_id>/decide",
         views.approval_decide,

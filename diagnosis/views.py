@@ -1,6 +1,8 @@
-"""htmx pages: incident list and creation, the live incident page, cancel, approvals. Thin:
-form → service or selector → render; htmx requests get the fragment, others the full page."""
+"""htmx pages: incident list and creation, the investigation page and its fragments, cancel,
+approvals, feedback, the trace view and the operations page. Thin: form → service or selector →
+render; htmx requests get the fragment, others the full page."""
 
+import json
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
@@ -14,17 +16,26 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from diagnosis import approvals, selectors, services
+from diagnosis import (
+    approvals,
+    feedback,
+    investigation,
+    selectors,
+    services,
+    trace_view,
+)
+from diagnosis import operations as ops
+from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
     RateLimited,
     TaskFinished,
     ValidationFailed,
 )
-from diagnosis.forms import DecisionForm, DemoIncidentForm, IncidentForm
-from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident
+from diagnosis.forms import DecisionForm, DemoIncidentForm, FeedbackForm, IncidentForm
+from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role
 from diagnosis.principals import Principal, principal_from_user
-from diagnosis.states import TERMINAL
+from diagnosis.states import TERMINAL, TaskState
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -40,21 +51,53 @@ def _principal(request: HttpRequest) -> Principal:
     return principal
 
 
-def _panel_context(principal: Principal, incident: Any) -> dict[str, Any]:
+def _investigation_context(
+    principal: Principal, incident: Incident, task: DiagnosisTask | None
+) -> dict[str, Any]:
+    """What the investigation page and its fragments render: one snapshot of `task`."""
     tasks = list(selectors.incident_tasks(incident=incident))
-    task = tasks[0] if tasks else None
-    return {
+    latest = tasks[0] if tasks else None
+    context: dict[str, Any] = {
         "incident": incident,
         "task": task,
-        "earlier_tasks": tasks[1:],
-        "is_finished": task is None or task.state in TERMINAL,
-        "spans": list(selectors.task_spans(task=task)) if task else [],
-        "approvals": list(approvals.task_approvals(task=task)) if task else [],
+        "is_latest": task is not None and task == latest,
+        "other_tasks": [t for t in tasks if t != task],
         "can_decide": principal.has_scope("approvals:decide"),
-        "can_cancel": principal.has_scope("tasks:cancel"),
         "can_rerun": principal.has_scope("incidents:write"),
-        "pending": ApprovalStatus.PENDING,
+        "can_give_feedback": principal.has_scope("incidents:write"),
     }
+    if task is None:
+        return context
+    snapshot = investigation.investigation_snapshot(task=task)
+    task = snapshot.task  # re-read after the events (investigation_snapshot says why)
+    is_finished = task.state in TERMINAL
+    context.update(
+        snapshot=snapshot,
+        seq=snapshot.last_seq,
+        status=snapshot.status,
+        verdict=snapshot.verdict,
+        groups=snapshot.groups,
+        is_finished=is_finished,
+        can_cancel=principal.has_scope("tasks:cancel")
+        and not is_finished
+        and task.state != TaskState.CANCELLING,
+        approvals=[
+            (approval, approvals.approval_status(approval=approval))
+            for approval in approvals.task_approvals(task=task)
+        ],
+        pending=ApprovalStatus.PENDING,
+        feedback=feedback.feedback_of(task=task, user=principal.user),
+        feedback_form=FeedbackForm(),
+    )
+    return context
+
+
+def _parts(
+    request: HttpRequest, principal: Principal, task: DiagnosisTask
+) -> HttpResponse:
+    """The fragments the page's script swaps in, each carrying the seq it reflects."""
+    context = _investigation_context(principal, task.incident, task)
+    return render(request, "diagnosis/incident_detail.html#parts", context)
 
 
 def _list_page(
@@ -164,24 +207,30 @@ def incident_demo(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def incident_detail(request: HtmxHttpRequest, incident_id: str) -> HttpResponse:
+    """The investigation page of the incident's latest diagnosis (or `?task=` an earlier one)."""
     principal = _principal(request)
     incident = selectors.incident_get(tenant=principal.tenant, incident_id=incident_id)
     if incident is None:
         raise Http404("no such incident")
-    context = _panel_context(principal, incident)
-    if request.htmx:
-        return render(request, "diagnosis/incident_detail.html#panel", context)
-    task = context["task"]
-    events = (
-        list(selectors.diagnosis_events_after(task_id=task.id, after_seq=0))
-        if task
-        else []
-    )
-    # The stream resumes after the last event rendered, not after task.last_seq: the task was
-    # read first, so events appended since are in this list and must not be streamed again.
-    context["events"] = events
-    context["events_last_seq"] = events[-1].seq if events else 0
+    task = selectors.incident_tasks(incident=incident).first()
+    if request.GET.get("task"):
+        task = selectors.task_get(tenant=principal.tenant, task_id=request.GET["task"])
+        if task is None or task.incident_id != incident.id:
+            raise Http404("no such diagnosis of this incident")
+    context = _investigation_context(principal, incident, task)
+    context["event_kinds"] = json.dumps(list(EventKind.values))
+    context["span_labels"] = json.dumps(investigation.SPAN_STATE_LABELS)
     return render(request, "diagnosis/incident_detail.html", context)
+
+
+@login_required
+@require_GET
+def task_parts(request: HttpRequest, task_id: str) -> HttpResponse:
+    principal = _principal(request)
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise Http404("no such diagnosis")
+    return _parts(request, principal, task)
 
 
 @login_required
@@ -193,13 +242,12 @@ def incident_cancel(request: HttpRequest, incident_id: str) -> HttpResponse:
         raise Http404("no such incident")
     task = selectors.incident_active_task(incident=incident)
     if task is not None:
-        with suppress(TaskFinished):  # it ended meanwhile; the panel shows how
+        with suppress(TaskFinished):  # it ended meanwhile; the parts show how
             services.diagnosis_cancel(task=task)
-    return render(
-        request,
-        "diagnosis/incident_detail.html#panel",
-        _panel_context(principal, incident),
-    )
+    latest = task or selectors.incident_tasks(incident=incident).first()
+    if latest is None:
+        raise Http404("no diagnosis to cancel")
+    return _parts(request, principal, latest)
 
 
 @login_required
@@ -236,12 +284,123 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
         raise PermissionDenied("this role cannot decide approvals")
     form = DecisionForm(request.POST)
     if form.is_valid():
-        # None when it was decided, expired or cancelled meanwhile: the panel shows which.
+        # None when it was decided, expired or cancelled meanwhile: the parts show which.
         approvals.approval_decide(
             approval=approval,
             user=request.user,
             approve=form.cleaned_data["decision"] == "approve",
             reason=form.cleaned_data["reason"],
         )
-    context = _panel_context(principal, approval.task.incident)
-    return render(request, "diagnosis/incident_detail.html#panel", context)
+    return _parts(request, principal, approval.task)
+
+
+@login_required
+@require_GET
+def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
+    """The waterfall of a task's spans, filtered by the query, with one span's detail."""
+    principal = _principal(request)
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise Http404("no such diagnosis")
+    spans = list(selectors.task_spans(task=task).select_related("approval"))
+    filters = trace_view.Filters.from_query(request.GET)
+    shown = [span for span in spans if filters.keep(span)]
+    # By span_id (the trace's anchors) or by row id (what the engine's evidence cites).
+    wanted = request.GET.get("span")
+    selected = next(
+        (span for span in spans if wanted in (span.span_id, str(span.id))), None
+    )
+    query = request.GET.copy()
+    query.pop("span", None)
+    context = {
+        "task": task,
+        "incident": task.incident,
+        "filters": filters,
+        "filter_fields": [
+            (name, values, getattr(filters, name))
+            for name, values in trace_view.filter_choices(spans).items()
+        ],
+        "waterfall": trace_view.waterfall(spans, shown=shown),
+        "span_count": len(spans),
+        "detail": trace_view.span_detail(selected) if selected else None,
+        "filter_query": query.urlencode(),
+    }
+    return render(request, "diagnosis/trace.html", context)
+
+
+@login_required
+@require_POST
+def task_feedback(request: HtmxHttpRequest, task_id: str) -> HttpResponse:
+    """'Was this right?': record the person's verdict and answer the feedback fragment."""
+    principal = _principal(request)
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None or not principal.has_scope("incidents:write"):
+        raise Http404("no such diagnosis")
+    form = FeedbackForm(request.POST)
+    status = 200
+    if form.is_valid():
+        try:
+            feedback.feedback_give(
+                task=task,
+                user=request.user,
+                verdict=form.cleaned_data["verdict"],
+                comment=form.cleaned_data["comment"],
+            )
+        except ValidationFailed as exc:
+            for name, reason in exc.fields.items():
+                form.add_error(name if name in form.fields else None, reason)
+            status = 400
+    else:
+        status = 400
+    if not request.htmx:
+        url = reverse("diagnosis:incident-detail", args=[task.incident_id])
+        return (
+            redirect(f"{url}?task={task.id}")
+            if status == 200
+            else HttpResponse(status=400)
+        )
+    context = _investigation_context(principal, task.incident, task)
+    if status != 200:
+        context["feedback_form"] = form
+    return render(
+        request, "diagnosis/incident_detail.html#feedback", context, status=status
+    )
+
+
+@login_required
+@require_GET
+def operations(request: HttpRequest) -> HttpResponse:
+    """Figures of the tenant's diagnoses and tool calls (the admin role's page)."""
+    principal = _principal(request)
+    if principal.role != Role.ADMIN:
+        raise PermissionDenied("the operations page is for the admin role")
+    window = request.GET.get("window", "hour")
+    if window not in ops.WINDOWS:
+        window = "hour"
+    figures = ops.operations_figures(tenant=principal.tenant, window=window)
+    context = {
+        "figures": figures,
+        "windows": list(ops.WINDOWS),
+        "success_chart": ops.bar_chart(
+            [
+                (f"{t.server}.{t.tool}", t.success_percent, f"{t.success_percent} %")
+                for t in figures.tools
+            ]
+        ),
+        "latency_chart": ops.bar_chart(
+            [
+                (f"{t.server}.{t.tool}", t.p95_ms or 0.0, f"p95 {t.p95_ms or 0:.0f} ms")
+                for t in figures.tools
+            ]
+        ),
+        "layer_chart": ops.bar_chart(
+            [(layer, float(n), str(n)) for layer, n in figures.error_layers]
+        ),
+        "state_chart": ops.bar_chart(
+            [(state, float(n), str(n)) for state, n in figures.tasks_by_state]
+        ),
+        "feedback_chart": ops.bar_chart(
+            [(verdict, float(n), str(n)) for verdict, n in figures.feedback.items()]
+        ),
+    }
+    return render(request, "diagnosis/operations.html", context)

@@ -177,6 +177,19 @@ PAGE_CREATE = _page(
 )  # to the new incident
 PAGE_WRITE = _page({200}, viewer={404}, responder={200}, b={404})
 PAGE_DECIDE = _page({200}, viewer={403}, responder={403}, b={404})
+# The walk's task is parked, not finished: feedback is refused with the form's errors.
+PAGE_FEEDBACK = _page({400}, viewer={404}, responder={400}, b={404})
+# The admin role's page; tenant B's admin sees B's own figures.
+PAGE_ADMIN = _table(
+    {200},
+    anon=LOGIN,
+    b_user={200},
+    staff={404},
+    viewer={403},
+    responder={403},
+    approver={403},
+    tokens=LOGIN,
+)
 # Django admin is for staff (operators across tenants); a tenant role, even admin, is not staff.
 ADMIN = _table(LOGIN, staff={200})
 ADMIN_OBJECT = _table(
@@ -278,6 +291,10 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:incident-cancel": _page_route(post=PAGE_WRITE),
     "diagnosis:incident-rerun": _page_route(post=PAGE_WRITE),
     "diagnosis:approval-decide": _page_route(post=PAGE_DECIDE),
+    "diagnosis:task-parts": _page_route(get=PAGE_READ),
+    "diagnosis:task-trace": _page_route(get=PAGE_READ),
+    "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
+    "diagnosis:operations": _page_route(get=PAGE_ADMIN),
     # django.contrib.auth's views
     "login": {"GET": PUBLIC_OK, "POST": ACCOUNTS_POST},
     "logout": {"GET": _table({405}), "POST": _table({302})},  # to LOGOUT_REDIRECT_URL
@@ -343,6 +360,7 @@ FORMS = {
     },
     "diagnosis:incident-demo": {"environment": DEMO},
     "diagnosis:approval-decide": {"decision": "approve", "reason": ""},
+    "diagnosis:task-feedback": {"verdict": "right", "comment": ""},
 }
 
 

@@ -112,14 +112,14 @@ def test_detail_of_another_tenants_incident_is_404(logged_in, other_tenant):
     )
 
 
-def test_cancel_button_cancels_the_active_task_and_returns_the_panel(logged_in, tenant):
+def test_cancel_button_cancels_the_active_task_and_returns_the_parts(logged_in, tenant):
     incident, task = factories.make_incident(tenant)
     response = logged_in.post(
         reverse("diagnosis:incident-cancel", args=[incident.id]),
         headers={"HX-Request": "true"},
     )
     assert response.status_code == 200
-    assert 'id="panel"' in response.content.decode()
+    assert 'id="controls"' in response.content.decode()
     assert DiagnosisTask.objects.get(pk=task.pk).state == TaskState.CANCELLED
 
 

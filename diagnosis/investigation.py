@@ -1,0 +1,408 @@
+"""What the investigation page shows of one task: status, verdict and the tool-call log, read
+from its rows as one consistent snapshot, plus the event → row rules the page's script repeats.
+
+No HTTP here: views render these dataclasses; every string in them is untrusted and escaped by
+the templates.
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from diagnosis import selectors
+from diagnosis.events import TERMINAL_EVENTS, EventKind
+from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
+from diagnosis.states import TERMINAL
+
+# How a span's state reads in the tool log (the issue's vocabulary: running, done, failed …).
+SPAN_STATE_LABELS: dict[str, str] = {
+    SpanState.STARTED: "running",
+    SpanState.OK: "done",
+    SpanState.ERROR: "failed",
+    SpanState.REFUSED: "refused",
+    SpanState.CANCELLED: "cancelled",
+    SpanState.UNKNOWN_OUTCOME: "unknown outcome",
+}
+HYPOTHESIS_STATUS_LABELS = {
+    "confirmed": "confirmed",
+    "likely": "likely",
+    "ruled_out": "ruled out",
+}
+# Bounds of what a row carries into the page (the trace view shows everything).
+PREVIEW_CHARS = 300
+ARGUMENTS_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Progress:
+    progress: float
+    total: float | None
+    message: str
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    span_id: str
+    agent: str
+    server: str
+    tool: str
+    state: str
+    latency_ms: float | None
+    error_layer: str
+    error_code: str
+    error_message: str
+    preview: str
+    arguments: str  # redacted arguments as indented JSON
+    why: str
+    retry_count: int
+    attempt: int
+    progress: Progress | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.server}.{self.tool}"
+
+    @property
+    def state_label(self) -> str:
+        return SPAN_STATE_LABELS.get(self.state, self.state)
+
+    @property
+    def is_running(self) -> bool:
+        return self.state == SpanState.STARTED
+
+
+@dataclass(frozen=True)
+class AgentGroup:
+    agent: str
+    rows: list[ToolRow]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    span_id: str
+    server: str
+    tool: str
+    fact: str
+
+
+@dataclass(frozen=True)
+class HypothesisCard:
+    id: str
+    rank: int
+    layer: str
+    component: str
+    statement: str
+    confidence: float
+    status: str
+    causal_chain: list[str]
+    evidence: list[Evidence]
+    reason_ruled_out: str
+    stage: str
+    reason: str
+
+    @property
+    def confidence_percent(self) -> int:
+        return round(self.confidence * 100)
+
+    @property
+    def status_label(self) -> str:
+        return HYPOTHESIS_STATUS_LABELS.get(self.status, self.status)
+
+
+@dataclass(frozen=True)
+class NextStep:
+    text: str
+    runbook_uri: str
+    runbook_title: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The report as the page reads it; `cause` is None when the evidence is inconclusive."""
+
+    summary: str
+    is_partial: bool
+    is_conclusive: bool
+    cause: HypothesisCard | None
+    hypotheses: list[HypothesisCard]  # ranked, ruled-out ones excluded
+    ruled_out: list[HypothesisCard]
+    next_steps: list[NextStep]
+    open_questions: list[str]
+    actions: list[dict[str, str]]
+    tool_calls: int
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.summary or self.hypotheses or self.ruled_out)
+
+
+@dataclass(frozen=True)
+class Status:
+    state: str
+    phase: str  # the agent running now, "" between agents
+    checking: list[str]  # server.tool of the calls in flight
+    started_at: datetime | None
+    finished_at: datetime | None
+    attempt: int
+    max_attempts: int
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in TERMINAL
+
+    @property
+    def state_label(self) -> str:
+        return state_label(self.state)
+
+    @property
+    def elapsed_text(self) -> str:
+        seconds = self.elapsed_seconds()
+        return "—" if seconds is None else duration_text(seconds)
+
+    def elapsed_seconds(self, now: datetime | None = None) -> int | None:
+        if self.started_at is None:
+            return None
+        end = self.finished_at or now or timezone.now()
+        return max(0, int((end - self.started_at).total_seconds()))
+
+
+def state_label(state: str) -> str:
+    """A task state for people ("waiting_approval" reads "waiting approval"); the script too."""
+    return state.replace("_", " ")
+
+
+def duration_text(seconds: int) -> str:
+    """42 s, 3 min 07 s, 1 h 02 min: the page's script formats its ticking clock the same way."""
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    task: DiagnosisTask
+    events: list[TaskEvent]
+    last_seq: int  # the stream resumes after this: everything up to it is rendered
+    status: Status
+    groups: list[AgentGroup]
+    verdict: Verdict
+    rows_by_span: dict[str, ToolRow] = field(default_factory=dict)
+
+
+def investigation_snapshot(*, task: DiagnosisTask) -> Snapshot:
+    """The task as the page renders it, with the seq its stream resumes after.
+
+    Read order matters: the engine writes a span before the event that announces it (start and
+    finish alike), so events are read first and spans after. Spans may then be ahead of the
+    events (a row already done whose tool_completed will still stream), never behind; the page
+    applies streamed events to rows only forward (started never undoes done).
+    """
+    events = list(selectors.diagnosis_events_after(task_id=task.id, after_seq=0))
+    last_seq = events[-1].seq if events else 0
+    task.refresh_from_db()
+    spans = list(selectors.task_spans(task=task))
+    rows = tool_rows(spans=spans, events=events)
+    return Snapshot(
+        task=task,
+        events=events,
+        last_seq=last_seq,
+        status=task_status(task=task, events=events, rows=rows),
+        groups=group_by_agent(rows),
+        # The engine's evidence names a span by its row id; the trace's anchors use span_id.
+        verdict=verdict_from_report(
+            task.report, span_ids={str(span.id): span.span_id for span in spans}
+        ),
+        rows_by_span={row.span_id: row for row in rows},
+    )
+
+
+def task_status(
+    *, task: DiagnosisTask, events: Iterable[TaskEvent], rows: Iterable[ToolRow]
+) -> Status:
+    """State, the running agent and the calls in flight; nothing runs once the task ended.
+
+    The state is the last move among `events` (what the stream continues from), not the task
+    row's, which may already be further on: the stream will bring those moves.
+    """
+    phase = ""
+    state = ""
+    for event in events:
+        agent = str(event.data.get("agent") or "")
+        if isinstance(event.data.get("to"), str):
+            state = event.data["to"]
+        if event.type == EventKind.AGENT_STARTED:
+            phase = agent
+        elif (
+            event.type == EventKind.AGENT_COMPLETED and agent == phase
+        ) or event.type in TERMINAL_EVENTS:
+            phase = ""
+    state = state or task.state
+    is_finished = state in TERMINAL
+    return Status(
+        state=state,
+        phase="" if is_finished else phase,
+        checking=[] if is_finished else [row.label for row in rows if row.is_running],
+        started_at=task.started_at,
+        finished_at=task.finished_at if is_finished else None,
+        attempt=task.attempt,
+        max_attempts=task.max_attempts,
+    )
+
+
+def tool_rows(
+    *, spans: Iterable[ToolCallSpan], events: Iterable[TaskEvent]
+) -> list[ToolRow]:
+    """One row per span in start order, with its last progress and the planner's reason."""
+    progress: dict[str, Progress] = {}
+    why: dict[str, str] = {}
+    for event in events:
+        span_id = str(event.data.get("span_id") or "")
+        if event.type == EventKind.TOOL_PROGRESS and span_id:
+            progress[span_id] = progress_of(event.data)
+        elif event.type == EventKind.TOOL_STARTED and span_id:
+            why[span_id] = str(event.data.get("why") or "")
+    return [
+        ToolRow(
+            span_id=span.span_id,
+            agent=span.agent,
+            server=span.server_name,
+            tool=span.tool_name,
+            state=span.state,
+            latency_ms=span.latency_ms,
+            error_layer=span.error_layer,
+            error_code=span.error_code,
+            error_message=span.error_message,
+            preview=span.result_preview[:PREVIEW_CHARS],
+            arguments=arguments_text(span.arguments_redacted),
+            why=why.get(span.span_id, ""),
+            retry_count=span.retry_count,
+            attempt=span.attempt,
+            progress=progress.get(span.span_id),
+        )
+        for span in spans
+    ]
+
+
+def progress_of(data: Mapping[str, Any]) -> Progress:
+    def number(value: Any) -> float | None:
+        return (
+            float(value)
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else None
+        )
+
+    return Progress(
+        progress=number(data.get("progress")) or 0.0,
+        total=number(data.get("total")),
+        message=str(data.get("message") or "")[:200],
+    )
+
+
+def arguments_text(arguments: Any) -> str:
+    text = json.dumps(arguments, indent=2, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= ARGUMENTS_CHARS else text[:ARGUMENTS_CHARS] + "\n…"
+
+
+def group_by_agent(rows: Iterable[ToolRow]) -> list[AgentGroup]:
+    """Rows grouped by agent, groups in the order their first call started."""
+    groups: dict[str, list[ToolRow]] = {}
+    for row in rows:
+        groups.setdefault(row.agent, []).append(row)
+    return [AgentGroup(agent=agent, rows=items) for agent, items in groups.items()]
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _card(
+    rank: int, raw: Mapping[str, Any], span_ids: Mapping[str, str]
+) -> HypothesisCard:
+    confidence = raw.get("confidence")
+    evidence = raw.get("evidence")
+    chain = raw.get("causal_chain")
+    return HypothesisCard(
+        id=_text(raw.get("id"))
+        or f"{_text(raw.get('layer'))}:{_text(raw.get('component'))}",
+        rank=rank,
+        layer=_text(raw.get("layer")),
+        component=_text(raw.get("component")),
+        # The test-only timed plan and older reports call it summary.
+        statement=_text(raw.get("statement")) or _text(raw.get("summary")),
+        confidence=min(1.0, max(0.0, float(confidence)))
+        if isinstance(confidence, int | float)
+        else 0.0,
+        status=_text(raw.get("status")) or "likely",
+        causal_chain=[_text(c) for c in chain if _text(c)]
+        if isinstance(chain, list)
+        else [],
+        evidence=[
+            Evidence(
+                span_id=span_ids.get(_text(e.get("span_id")), _text(e.get("span_id"))),
+                server=_text(e.get("server")),
+                tool=_text(e.get("tool")),
+                fact=_text(e.get("fact")),
+            )
+            for e in evidence
+            if isinstance(e, dict)
+        ]
+        if isinstance(evidence, list)
+        else [],
+        reason_ruled_out=_text(raw.get("reason_ruled_out")),
+        stage=_text(raw.get("stage")),
+        reason=_text(raw.get("reason")),
+    )
+
+
+def verdict_from_report(
+    report: Any, *, span_ids: Mapping[str, str] | None = None
+) -> Verdict:
+    """The report's parts the page shows, read defensively (any JSON may be stored).
+
+    `span_ids` maps a span's row id to its span_id, for evidence that cites the row.
+    """
+    data: Mapping[str, Any] = report if isinstance(report, dict) else {}
+    raw = data.get("hypotheses")
+    cards = [
+        _card(rank, h, span_ids or {})
+        for rank, h in enumerate(raw if isinstance(raw, list) else [], start=1)
+        if isinstance(h, dict)
+    ]
+    standing = [c for c in cards if c.status != "ruled_out"]
+    is_conclusive = data.get("conclusive") is True
+    steps = data.get("next_steps")
+    questions = data.get("open_questions")
+    actions = data.get("actions")
+    calls = data.get("tool_calls")
+    return Verdict(
+        summary=_text(data.get("summary")),
+        is_partial=data.get("partial") is not False,
+        is_conclusive=is_conclusive,
+        cause=standing[0] if is_conclusive and standing else None,
+        hypotheses=standing,
+        ruled_out=[c for c in cards if c.status == "ruled_out"],
+        next_steps=[
+            NextStep(
+                text=_text(s.get("text")),
+                runbook_uri=_text(s.get("runbook_uri")),
+                runbook_title=_text(s.get("runbook_title")),
+            )
+            for s in (steps if isinstance(steps, list) else [])
+            if isinstance(s, dict)
+        ],
+        open_questions=[
+            _text(q) for q in (questions if isinstance(questions, list) else [])
+        ],
+        actions=[
+            {key: _text(a.get(key)) for key in ("server", "tool", "target", "status")}
+            for a in (actions if isinstance(actions, list) else [])
+            if isinstance(a, dict)
+        ],
+        tool_calls=calls if isinstance(calls, int) else 0,
+    )

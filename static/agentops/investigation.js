@@ -1,0 +1,321 @@
+// The investigation page, live. The server renders a snapshot and the seq it reflects
+// (data-last-seq); this opens the task's event stream right after it and applies every event
+// exactly once, in seq order (an event with seq <= the last applied is ignored). EventSource sends
+// Last-Event-ID itself when it reconnects, so the stream resumes where it broke off.
+// Rows of the tool log are built here from events; the status, controls, approvals, verdict and
+// feedback are re-rendered by the server (#parts) after the events that change them, and a
+// fragment older than the one shown (data-seq) is never swapped in. Text is set with
+// textContent only: every tool output is untrusted.
+(function () {
+  "use strict";
+  const root = document.getElementById("investigation");
+  if (!root) return;
+  const connection = document.getElementById("stream-status");
+  const KINDS = JSON.parse(root.dataset.kinds || "[]");
+  const SPAN_LABELS = JSON.parse(root.dataset.spanLabels || "{}");
+  const TERMINAL = new Set(["task_cancelled", "task_completed", "task_failed", "task_timed_out"]);
+  // Events after which the server-rendered parts are fetched again.
+  const REFRESH = new Set(["task_started", "task_requeued", "task_cancelling", "approval_requested",
+    "approval_decided", "tool_completed", "tool_failed", "agent_completed", ...TERMINAL]);
+  let applied = Number(root.dataset.lastSeq || "0");
+  let wanted = 0; // the newest seq the parts must reflect
+  let source = null;
+
+  function setConnection(text, mode) {
+    connection.textContent = text;
+    connection.dataset.mode = mode;
+  }
+
+  function stateLabel(state) { return state.replace(/_/g, " "); }
+
+  function durationText(seconds) {
+    const pad = (n) => String(n).padStart(2, "0");
+    if (seconds < 60) return seconds + " s";
+    if (seconds < 3600) return Math.floor(seconds / 60) + " min " + pad(seconds % 60) + " s";
+    return Math.floor(seconds / 3600) + " h " + pad(Math.floor((seconds % 3600) / 60)) + " min";
+  }
+
+  // --- server-rendered parts --------------------------------------------------------------
+
+  function seqOf(element) { return Number((element && element.dataset.seq) || "0"); }
+
+  function hypothesisConfidences() {
+    const known = new Map();
+    for (const card of document.querySelectorAll("#verdict [data-hypothesis]")) {
+      known.set(card.dataset.hypothesis, Number(card.dataset.confidence));
+    }
+    return known;
+  }
+
+  // Cards say how they moved since this page last showed them (new, strengthened, weakened).
+  function markChanges(before) {
+    if (before.size === 0) return;
+    for (const card of document.querySelectorAll("#verdict [data-hypothesis]")) {
+      const slot = card.querySelector("[data-field=change]");
+      const was = before.get(card.dataset.hypothesis);
+      const now = Number(card.dataset.confidence);
+      if (!slot || card.dataset.status === "ruled_out") continue;
+      if (was === undefined) slot.textContent = "new";
+      else if (now > was) slot.textContent = "strengthened";
+      else if (now < was) slot.textContent = "weakened";
+    }
+  }
+
+  function applyParts(html) {
+    const holder = document.createElement("template");
+    holder.innerHTML = html;
+    const before = hypothesisConfidences();
+    for (const fresh of Array.from(holder.content.children)) {
+      const current = fresh.id && document.getElementById(fresh.id);
+      // The status line carries the seq of the last event applied to it (markStatus).
+      if (!current || seqOf(fresh) < seqOf(current)) continue;
+      current.replaceWith(fresh);
+      if (window.htmx) window.htmx.process(fresh);
+    }
+    markChanges(before);
+    tick();
+  }
+
+  let fetching = false;
+  let fetchAgain = false;
+
+  function refreshParts() {
+    if (fetching) { fetchAgain = true; return; }
+    fetching = true;
+    fetch(root.dataset.partsUrl, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then((response) => (response.ok ? response.text() : Promise.reject(response.status)))
+      .then((html) => {
+        applyParts(html);
+        fetching = false;
+        // An event arrived meanwhile; the server's answer always covers the event that asked.
+        if (fetchAgain || seqOf(document.getElementById("verdict")) < wanted) {
+          fetchAgain = false;
+          refreshParts();
+        }
+      })
+      .catch(() => { fetching = false; fetchAgain = false; }); // the next event asks again
+  }
+
+  // Cancel and the approval decisions answer with the parts (hx-swap="none" + data-parts).
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    const element = event.detail.elt;
+    if (element && element.closest("[data-parts]") && event.detail.successful) {
+      applyParts(event.detail.xhr.responseText);
+    }
+  });
+
+  // --- the status line ---------------------------------------------------------------------
+
+  function markStatus(seq) {
+    const status = document.getElementById("status");
+    if (status) status.dataset.seq = String(seq);
+  }
+
+  function setState(state) {
+    const badge = document.getElementById("task-state");
+    if (!badge) return;
+    badge.textContent = stateLabel(state);
+    badge.dataset.state = state;
+    badge.className = "state state-" + state;
+  }
+
+  function setPhase(agent) {
+    const phase = document.getElementById("phase");
+    if (phase) phase.textContent = agent || "—";
+  }
+
+  function updateChecking() {
+    const checking = document.getElementById("checking");
+    if (!checking) return;
+    const running = Array.from(document.querySelectorAll(".tool-row[data-state=started]"))
+      .map((row) => row.querySelector("[data-field=label]").textContent);
+    checking.textContent = running.length ? "still checking " + running.join(", ") : "";
+  }
+
+  function tick() {
+    const elapsed = document.getElementById("elapsed");
+    if (elapsed && elapsed.dataset.started) {
+      const end = elapsed.dataset.finished ? Date.parse(elapsed.dataset.finished) : Date.now();
+      const seconds = Math.max(0, Math.floor((end - Date.parse(elapsed.dataset.started)) / 1000));
+      elapsed.textContent = durationText(seconds);
+    }
+    for (const clock of document.querySelectorAll("[data-expires]")) {
+      if (!clock.dataset.expires) continue;
+      const left = Math.floor((Date.parse(clock.dataset.expires) - Date.now()) / 1000);
+      clock.textContent = left > 0 ? "in " + durationText(left) : "expired (waiting for the reaper)";
+    }
+  }
+
+  // --- the tool log --------------------------------------------------------------------------
+
+  function field(row, name) { return row.querySelector("[data-field=" + name + "]"); }
+
+  function group(agent) {
+    for (const existing of document.querySelectorAll("#agent-groups .agent-group")) {
+      if (existing.dataset.agent === agent) return existing;
+    }
+    const made = document.getElementById("agent-group-template").content.firstElementChild.cloneNode(true);
+    made.dataset.agent = agent;
+    made.setAttribute("aria-label", "calls of the " + agent + " agent");
+    field(made, "agent").textContent = agent;
+    document.getElementById("agent-groups").append(made);
+    return made;
+  }
+
+  function spanUrl(spanId) {
+    const id = encodeURIComponent(spanId);
+    return root.dataset.traceUrl + "?span=" + id + "#span-" + id;
+  }
+
+  function setRowState(row, state) {
+    row.dataset.state = state;
+    const badge = field(row, "state");
+    badge.textContent = SPAN_LABELS[state] || state;
+    badge.className = "span-state span-" + state;
+  }
+
+  // A row per span; a span the snapshot already shows is left as it is (the page applies
+  // events forward only: the snapshot's spans may be ahead of its events, never behind).
+  function row(data) {
+    const existing = document.getElementById("tool-" + data.span_id);
+    if (existing) return { element: existing, isNew: false };
+    const made = document.getElementById("tool-row-template").content.firstElementChild.cloneNode(true);
+    made.id = "tool-" + data.span_id;
+    made.dataset.span = data.span_id;
+    const label = data.server + "." + data.tool;
+    field(made, "label").textContent = label;
+    field(made, "progress").setAttribute("aria-label", "progress of " + label);
+    field(made, "trace-link").href = spanUrl(data.span_id);
+    group(data.agent).querySelector(".tool-rows").append(made);
+    document.getElementById("no-tool-calls").hidden = true;
+    return { element: made, isNew: true };
+  }
+
+  function toolStarted(data) {
+    const { element, isNew } = row(data);
+    if (!isNew) return;
+    setRowState(element, "started");
+    field(element, "progress").hidden = false;
+    field(element, "why").textContent = data.why || "";
+    field(element, "arguments").textContent = JSON.stringify(data.arguments || {}, null, 2);
+  }
+
+  function toolProgress(data) {
+    const { element } = row(data);
+    if (element.dataset.state !== "started") return;
+    const bar = field(element, "progress");
+    if (typeof data.total === "number" && data.total > 0) {
+      bar.max = data.total;
+      bar.value = Math.min(data.progress, data.total);
+    }
+    field(element, "progress-text").textContent =
+      data.progress + (typeof data.total === "number" ? "/" + data.total : "") + (data.message ? " " + data.message : "");
+  }
+
+  function toolEnded(data) {
+    const { element } = row(data);
+    setRowState(element, data.state);
+    field(element, "progress").hidden = true;
+    field(element, "progress-text").textContent = "";
+    if (typeof data.latency_ms === "number") {
+      field(element, "duration").textContent = Math.round(data.latency_ms) + " ms";
+    }
+    field(element, "error-layer").textContent = data.error_layer ? "⚠ " + data.error_layer + " layer" : "";
+    const preview = data.preview || "";
+    field(element, "preview").textContent =
+      preview.length > 140 ? preview.slice(0, 139) + "…" : preview || data.error_code || "";
+    field(element, "result").textContent = preview;
+    if (data.error_code) field(element, "error").textContent = data.error_code;
+  }
+
+  // --- the stream ----------------------------------------------------------------------------
+
+  function logEvent(seq, kind, data) {
+    const item = document.createElement("li");
+    item.dataset.seq = String(seq);
+    const number = document.createElement("span");
+    number.className = "seq";
+    number.textContent = "#" + seq;
+    const name = document.createElement("b");
+    name.textContent = kind;
+    const detail = document.createElement("span");
+    detail.className = "muted";
+    detail.textContent = " " + (data.agent || "") + (data.tool ? " " + data.server + "." + data.tool : "")
+      + (data.to ? " → " + data.to : "");
+    item.append(number, " ", name, detail);
+    document.getElementById("events").append(item);
+  }
+
+  function finish(text) {
+    if (source) source.close();
+    setConnection(text, "closed");
+  }
+
+  function apply(kind, message) {
+    const seq = Number(message.lastEventId);
+    if (!seq || seq <= applied) return; // never twice
+    applied = seq;
+    const data = JSON.parse(message.data);
+    logEvent(seq, kind, data);
+    // A status line fetched after this event was appended already shows it.
+    if (seq > seqOf(document.getElementById("status"))) {
+      markStatus(seq);
+      if (typeof data.to === "string") setState(data.to);
+      if (kind === "task_started") {
+        const elapsed = document.getElementById("elapsed");
+        if (elapsed && !elapsed.dataset.started) elapsed.dataset.started = data.occurred_at;
+      } else if (kind === "agent_started") {
+        setPhase(data.agent);
+      } else if (kind === "agent_completed") {
+        const phase = document.getElementById("phase");
+        if (phase && phase.textContent === data.agent) setPhase("");
+      }
+    }
+    if (kind === "tool_started") {
+      toolStarted(data);
+    } else if (kind === "tool_progress") {
+      toolProgress(data);
+    } else if (kind === "tool_completed" || kind === "tool_failed") {
+      toolEnded(data);
+    }
+    updateChecking();
+    if (TERMINAL.has(kind)) {
+      setPhase("");
+      const elapsed = document.getElementById("elapsed");
+      if (elapsed) elapsed.dataset.finished = data.occurred_at;
+      finish("finished");
+    }
+    if (REFRESH.has(kind)) {
+      wanted = seq;
+      refreshParts();
+    }
+  }
+
+  function connect() {
+    source = new EventSource(root.dataset.eventsUrl + "?last_event_id=" + applied);
+    let broken = false;
+    for (const kind of KINDS) source.addEventListener(kind, (message) => apply(kind, message));
+    source.addEventListener("resync_required", () => window.location.reload());
+    source.addEventListener("server_draining", () => setConnection("reconnecting… (server restarting)", "reconnecting"));
+    source.onopen = () => {
+      setConnection(broken ? "live, resumed from #" + applied : "live", "live");
+      broken = false;
+    };
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        // A 204 (the task ended and this page has every event) or a refusal: EventSource
+        // will not retry, so show the parts as they are now.
+        finish(root.dataset.finished === "true" ? "finished" : "closed");
+        refreshParts();
+      } else {
+        broken = true;
+        setConnection("reconnecting…", "reconnecting");
+      }
+    };
+  }
+
+  tick();
+  window.setInterval(tick, 1000);
+  if (root.dataset.finished === "true") setConnection("finished", "closed");
+  else connect();
+})();

@@ -1,0 +1,201 @@
+"""Fixtures of the browser tests: Daphne and a Celery worker on the test database (optionally
+with settings of their own), Debian's chromium through playwright, and the helpers the tests
+share (log in, open an incident over the API, screenshots, the accessibility check)."""
+
+import os
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from diagnosis.models import Role
+from tests import factories
+from tests.livestack import web_and_worker
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+]
+BROKER_DB = 13
+PASSWORD = "pw-123456"
+# Screenshots for people to look at (gitignored); AGENTOPS_SCREENSHOTS names another folder.
+SCREENSHOTS = Path(
+    os.environ.get(
+        "AGENTOPS_SCREENSHOTS",
+        Path(__file__).resolve().parents[2] / "var" / "screenshots",
+    )
+)
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.django_db(transaction=True))
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+            if shutil.which(CHROMIUM) is None:
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason="Debian's chromium is not installed (apt-get install chromium)"
+                    )
+                )
+
+
+@pytest.fixture
+def stack_env(live_db_env):
+    """The environment of Daphne and the worker; a test's fixture may add to it first."""
+    return dict(live_db_env)
+
+
+@pytest.fixture
+def stack(stack_env):
+    with web_and_worker(stack_env, broker_db=BROKER_DB) as base:
+        yield base
+
+
+@pytest.fixture
+def browser(stack, monkeypatch):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls of the test are
+    # still plain blocking calls, which Django allows once told (Playwright's documented advice).
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Pages:
+    """New pages of the stack, each with its own session; CSP violations are collected."""
+
+    def __init__(self, browser, base_url: str) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.csp_violations: list[str] = []
+        self.page_errors: list[str] = []
+
+    def new(self, *, viewport: dict | None = None):
+        context = self.browser.new_context(
+            base_url=self.base_url, viewport=viewport or DESKTOP
+        )
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        # Chromium logs each resource or inline code the Content-Security-Policy blocks.
+        page.on(
+            "console",
+            lambda message: (
+                self.csp_violations.append(
+                    f"{page.url} ({message.location['url']}): {message.text}"
+                )
+                if "Content Security Policy" in message.text
+                else None
+            ),
+        )
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        # Cancel asks for a confirmation; the tests say yes.
+        page.on("dialog", lambda dialog: dialog.accept())
+        return page
+
+
+@pytest.fixture
+def pages(browser, stack):
+    pages = Pages(browser, stack)
+    yield pages
+    assert pages.csp_violations == []
+    assert pages.page_errors == []
+
+
+@pytest.fixture
+def page(pages):
+    return pages.new()
+
+
+def log_in(page, username: str, password: str = PASSWORD) -> None:
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/")
+
+
+def member(tenant, username: str, role: str = Role.RESPONDER):
+    return factories.make_member(
+        tenant, username=username, password=PASSWORD, role=role
+    )
+
+
+def api_post(base_url: str, token: str, path: str, body: dict) -> httpx.Response:
+    return httpx.post(
+        f"{base_url}{path}",
+        headers={"Authorization": f"Bearer {token}"},
+        json=body,
+        timeout=30,
+    )
+
+
+def open_incident(base_url: str, token: str, body: dict) -> tuple[str, str]:
+    """Open an incident through the API, so Daphne enqueues it on the worker's broker."""
+    path = "/api/incidents/demo" if set(body) == {"environment"} else "/api/incidents"
+    response = api_post(base_url, token, path, body)
+    assert response.status_code == 201, response.text
+    return response.json()["id"], response.json()["task"]["id"]
+
+
+def shown_seqs(page) -> list[int]:
+    return [
+        int(s)
+        for s in page.eval_on_selector_all(
+            "#events li", "items => items.map(i => i.dataset.seq)"
+        )
+    ]
+
+
+def shown_spans(page) -> list[str]:
+    return page.eval_on_selector_all(
+        ".tool-row", "rows => rows.map(r => r.dataset.span)"
+    )
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def serious_accessibility_violations(pages: "Pages", page) -> list[str]:
+    """axe-core's serious and critical findings on the page (axe-playwright-python ships it).
+
+    axe adds <style> elements to measure a page, which our policy refuses; so it runs on a
+    twin of the page (same session and URL, loaded afresh) in a context that bypasses CSP.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = pages.browser.new_context(
+        base_url=pages.base_url,
+        storage_state=page.context.storage_state(),
+        viewport=page.viewport_size,
+        bypass_csp=True,
+    )
+    try:
+        twin = context.new_page()
+        twin.goto(page.url)
+        results = Axe().run(twin)
+    finally:
+        context.close()
+    return [
+        f"{v['id']}: {v['help']} ({len(v['nodes'])} nodes: "
+        f"{[n['target'] for n in v['nodes']][:3]})"
+        for v in results.response["violations"]
+        if v.get("impact") in ("serious", "critical")
+    ]
