@@ -18,7 +18,9 @@ from django_htmx.middleware import HtmxDetails
 
 from diagnosis import (
     approvals,
+    environments,
     feedback,
+    incident_browse,
     investigation,
     selectors,
     services,
@@ -33,7 +35,7 @@ from diagnosis.exceptions import (
     ValidationFailed,
 )
 from diagnosis.forms import DecisionForm, DemoIncidentForm, FeedbackForm, IncidentForm
-from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role
+from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
 from diagnosis.principals import Principal, principal_from_user
 from diagnosis.states import TERMINAL, TaskState
 
@@ -107,17 +109,36 @@ def _list_page(
     bound: dict[str, Any] | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    """The incident list with both forms; `bound` replaces one by the form that was posted."""
-    incidents = selectors.incident_list(tenant=principal.tenant).prefetch_related(
-        "tasks"
-    )[:100]
+    """The incident list with both forms; `bound` replaces one by the form that was posted.
+
+    The list is filtered and paged by the query; an htmx GET aimed at the table (its own
+    refresh while a diagnosis on it runs) gets the table alone.
+    """
+    filters = incident_browse.IncidentFilters.from_query(request.GET)
+    cursor = request.GET.get("after", "")
+    page = incident_browse.incident_page(
+        tenant=principal.tenant, user=request.user, filters=filters, cursor=cursor
+    )
     context = {
         "form": IncidentForm(tenant=principal.tenant),
         "demo_form": DemoIncidentForm(tenant=principal.tenant),
         **(bound or {}),
         "can_create": principal.has_scope("incidents:write"),
-        "incidents": incidents,
+        "can_operate": principal.role == Role.ADMIN,
+        "page": page,
+        "filters": filters,
+        "cursor": cursor,
+        "refresh_query": filters.query(after=cursor),
+        "older_query": filters.query(after=page.next_cursor or ""),
+        "states": TaskState.values,
+        "severities": Severity.values,
+        "services": incident_browse.service_choices(tenant=principal.tenant),
+        "environment_names": [
+            env.name for env in environments.environments_for(principal.tenant)
+        ],
     }
+    if request.htmx and request.htmx.target == "incident-table":
+        return render(request, "diagnosis/incident_list.html#incident-table", context)
     return render(request, "diagnosis/incident_list.html", context, status=status)
 
 

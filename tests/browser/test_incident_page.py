@@ -4,7 +4,15 @@ and a Celery worker on the test database (fixtures in conftest.py)."""
 from diagnosis.models import DiagnosisTask, Incident, Role
 from diagnosis.states import TaskState
 from tests import factories
-from tests.browser.conftest import log_in, member, open_incident, shown_seqs
+from tests.browser.conftest import (
+    api_post,
+    log_in,
+    member,
+    open_incident,
+    screenshot,
+    serious_accessibility_violations,
+    shown_seqs,
+)
 from tests.livestack import wait_for
 
 TERMINAL_SELECTOR = (
@@ -106,3 +114,39 @@ def test_a_stale_cancel_answer_landing_last_does_not_undo_the_end(page, stack):
     task = DiagnosisTask.objects.get(pk=task_id)
     assert task.state == TaskState.CANCELLED
     assert shown_seqs(page) == list(range(1, task.last_seq + 1))
+
+
+def test_the_list_filters_and_its_badge_follows_a_diagnosis_live(pages, page, stack):
+    tenant = factories.make_tenant("browser-list")
+    token = factories.make_token(member(tenant, "oncall5"))
+    factories.make_incident(tenant, title="an older, unrelated outage")
+    incident_id, task_id = open_incident(
+        stack,
+        token,
+        {
+            "title": "slow checkout",
+            "service": "checkout",
+            "severity": "sev3",
+            "plan": "timed",
+            "plan_args": {"steps": [2] * 30},
+        },
+    )
+    wait_for(
+        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
+        timeout=60,
+        what="the worker",
+    )
+    log_in(page, "oncall5")
+    page.fill("#filter-q", "slow")
+    page.click("#incident-filters button[type=submit]")
+    page.wait_for_url("**q=slow**")
+    rows = page.query_selector_all("#incident-table tbody tr")
+    assert [r.get_attribute("id") for r in rows] == [f"incident-{incident_id}"]
+    page.wait_for_selector(f"#incident-{incident_id} [data-state=running]")
+    screenshot(page, "incidents")
+    assert serious_accessibility_violations(pages, page) == []
+    cancelled = api_post(stack, token, f"/api/incidents/{incident_id}/cancel", {})
+    assert cancelled.status_code == 202
+    # the table asks for itself again while a diagnosis on it runs
+    page.wait_for_selector(f"#incident-{incident_id} [data-state=cancelled]")
+    assert page.get_attribute("#incident-table", "hx-trigger") is None
