@@ -222,7 +222,9 @@ class SpanState(models.TextChoices):
     ERROR = "error"
     REFUSED = "refused"  # by policy, a denied or expired approval: never sent
     CANCELLED = "cancelled"
-    UNKNOWN_OUTCOME = "unknown_outcome"  # sent, no answer: a write may or may not have happened
+    UNKNOWN_OUTCOME = (
+        "unknown_outcome"  # sent, no answer: a write may or may not have happened
+    )
 
 
 # A span in one of these states is not called again by a re-queued attempt (its replay key).

@@ -87,8 +87,8 @@ import mcpclient
 
 __all__ = [
     "BUNDLED_FILE",
-    "AlertRules",
     "DEMO_SERVERS",
+    "AlertRules",
     "Environment",
     "EnvironmentForbidden",
     "EnvironmentLookupError",
@@ -479,9 +479,10 @@ class _Loader:
                 f"must be one of {', '.join(SEVERITIES)}, got {default_severity!r}",
             )
         severity_map: dict[str, str] = {}
-        for value, severity in self.table(
-            body, "severity_map", entry
-        ).items() or DEFAULT_SEVERITY_MAP.items():
+        for value, severity in (
+            self.table(body, "severity_map", entry).items()
+            or DEFAULT_SEVERITY_MAP.items()
+        ):
             if severity not in SEVERITIES:
                 raise self.fail(
                     f"{entry} severity_map.{value}",

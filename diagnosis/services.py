@@ -139,7 +139,9 @@ def diagnosis_transition(
             data=event_data,
         )
         if is_terminal(to):
-            otel.trace_export_on_commit(task.pk)  # a no-op unless an OTLP endpoint is set
+            otel.trace_export_on_commit(
+                task.pk
+            )  # a no-op unless an OTLP endpoint is set
     task.refresh_from_db()
     return task
 

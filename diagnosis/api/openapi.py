@@ -501,7 +501,10 @@ def _alert_schemas() -> dict[str, Schema]:
                             "enum": list(alerts.PD_SEVERITIES),
                         },
                         "timestamp": DATETIME,
-                        "component": {"type": "string", "maxLength": alerts.PD_FIELD_MAX},
+                        "component": {
+                            "type": "string",
+                            "maxLength": alerts.PD_FIELD_MAX,
+                        },
                         "group": {
                             "type": "string",
                             "maxLength": alerts.PD_FIELD_MAX,

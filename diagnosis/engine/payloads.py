@@ -153,7 +153,9 @@ class AlertReceived(_Envelope):
     type: Literal["alert_received"]
     source: Literal["alertmanager", "pagerduty"]
     group_id: str  # the AlertGroup's UUID
-    status: Literal["firing", "acknowledged", "resolved"]  # the group's, after this payload
+    status: Literal[
+        "firing", "acknowledged", "resolved"
+    ]  # the group's, after this payload
     new_alerts: int  # alerts the group did not hold before
     resolved_alerts: int  # alerts that turned resolved with this payload
     alerts: list[AlertBrief]  # those new or changed, at most 20

@@ -98,7 +98,9 @@ def test_call_gives_up_after_its_backoff(task, monkeypatch):
 def test_emit_whose_commit_went_through_before_the_error_is_not_appended_twice(
     task, monkeypatch
 ):
-    claimed = services.diagnosis_claim(task_id=task.id, owner="w1")  # step events need the lease
+    claimed = services.diagnosis_claim(
+        task_id=task.id, owner="w1"
+    )  # step events need the lease
     calls = then_end_session(monkeypatch, services, "diagnosis_event_append")
     context = runner._Context(
         task_id=str(task.id), plan_args={}, owner="w1", last_seq=claimed.last_seq
