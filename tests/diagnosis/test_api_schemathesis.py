@@ -14,6 +14,7 @@ import hypothesis
 import pytest
 import requests
 import schemathesis
+import schemathesis.specs.openapi.schemas  # at collection: see the note below
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
@@ -28,6 +29,11 @@ from diagnosis.models import Approval, Role
 from tests import factories
 from tests.diagnosis.test_streaming_support import finish, start_daphne
 from tests.livestack import redis_url_with_db
+
+# schemathesis imports its schema module lazily, inside from_url, where pytest's assertion
+# rewriter compiles it. On CPython 3.11.7 that compile can fail with "AST constructor recursion
+# depth mismatch" once an earlier test in the process hit a RecursionError (our depth-limit
+# tests do, on purpose; python/cpython#106905). Importing it at collection avoids the bug.
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

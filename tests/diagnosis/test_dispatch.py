@@ -1,35 +1,37 @@
 """diagnosis.dispatch: the diagnosis_run message goes to the real broker, by name, after commit."""
 
-import base64
-import json
 import uuid
 
 import pytest
-import redis
-from django.conf import settings
+from celery.signals import after_task_publish
 
 from diagnosis import dispatch
 
-QUEUE = "celery"  # Celery's default queue: the Redis list the worker reads
 
-
-def _runs_for(client: redis.Redis, task_id: str) -> list[bytes]:
-    found = []
-    for raw in client.lrange(QUEUE, 0, -1):
-        message = json.loads(raw)
-        args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
-        if message["headers"]["task"] == dispatch.DIAGNOSIS_RUN and args == [task_id]:
-            found.append(raw)
-    return found
+def _runs_for(
+    published: list[tuple[str, list]], task_id: str
+) -> list[tuple[str, list]]:
+    return [p for p in published if p == (dispatch.DIAGNOSIS_RUN, [task_id])]
 
 
 @pytest.fixture
 def broker():
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    """What the real broker accepted, seen from Celery's after_task_publish signal.
+
+    The signal fires once the message was published to Redis. Reading the queue itself raced
+    any worker consuming the run's default queue (another test's stack, a local ./run).
+    """
+    published: list[tuple[str, list]] = []
+
+    def record(sender=None, headers=None, body=None, **_kwargs):
+        args = body[0] if isinstance(body, tuple | list) and body else None
+        published.append((str(sender or (headers or {}).get("task")), list(args or [])))
+
+    after_task_publish.connect(record, weak=False)
     try:
-        yield client
+        yield published
     finally:
-        client.close()
+        after_task_publish.disconnect(record)
 
 
 def test_enqueue_sends_one_diagnosis_run_message_with_the_task_id(broker):
@@ -37,12 +39,7 @@ def test_enqueue_sends_one_diagnosis_run_message_with_the_task_id(broker):
 
     dispatch.diagnosis_run_enqueue(task_id)
 
-    sent = _runs_for(broker, task_id)
-    try:
-        assert len(sent) == 1
-    finally:
-        for raw in sent:
-            broker.lrem(QUEUE, 0, raw)
+    assert len(_runs_for(broker, task_id)) == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -60,10 +57,5 @@ def test_on_commit_sends_after_the_commit_and_not_on_rollback(broker):
     except RuntimeError:
         pass
 
-    sent = _runs_for(broker, kept)
-    try:
-        assert len(sent) == 1
-        assert _runs_for(broker, dropped) == []
-    finally:
-        for raw in sent:
-            broker.lrem(QUEUE, 0, raw)
+    assert len(_runs_for(broker, kept)) == 1
+    assert _runs_for(broker, dropped) == []
