@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import uuid
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from tests.livestack import (
     wait_for,
     wait_for_other_sessions_to_close,
 )
+from tests.prometheusproc import running_prometheus
 
 METRICS_TOKEN = "mt_9f2c41d7a0b84e5f9c3e2a1b"
 BROKER_DB = 13
@@ -447,48 +447,8 @@ def _prometheus(tmp: Path, config: str):
             "prometheus not installed; scripts/setup.d/20-prometheus.sh installs Debian's prometheus"
         )
     (tmp / "prometheus.yml").write_text(config)
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            "prometheus",
-            f"--config.file={tmp / 'prometheus.yml'}",
-            f"--storage.tsdb.path={tmp / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    ready = threading.Event()
-    log: list[str] = []
-
-    def watch() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            if "Server is ready to receive web requests" in line:
-                ready.set()
-        ready.set()
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        if not ready.wait(60) or proc.poll() is not None:
-            raise AssertionError(
-                "prometheus did not become ready:\n" + "".join(log[-20:])
-            )
-        yield f"http://127.0.0.1:{port}", log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        watcher.join(10)
-        if proc.stderr is not None and not watcher.is_alive():
-            proc.stderr.close()
+    with running_prometheus(tmp / "prometheus.yml", tmp / "data") as (base, log):
+        yield base, log
 
 
 def _query(base: str, promql: str) -> dict[frozenset, float]:

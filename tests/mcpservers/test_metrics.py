@@ -7,7 +7,6 @@ import math
 import shutil
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
@@ -23,6 +22,7 @@ from mcpservers.metrics.openmetrics import openmetrics_lines
 from mcpservers.metrics.promql import Evaluator, PromQLError, Series, parse
 from mcpservers.metrics.server import build_server
 from tests.mcpservers._support import DEMO, error_text, structured
+from tests.prometheusproc import running_prometheus
 
 NOW = 1_764_511_200.0
 
@@ -346,51 +346,10 @@ def prometheus(tmp_path_factory):
         timeout=60,
     )
     (tmp / "prometheus.yml").write_text("global:\n  scrape_interval: 1h\n")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            "prometheus",
-            f"--config.file={tmp / 'prometheus.yml'}",
-            f"--storage.tsdb.path={tmp / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-            "--storage.tsdb.retention.time=30d",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    ready = threading.Event()
-    log: list[str] = []
-
-    def watch() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            if "Server is ready to receive web requests" in line:
-                ready.set()
-        ready.set()
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        if not ready.wait(60) or proc.poll() is not None:
-            raise AssertionError(
-                "prometheus did not become ready:\n" + "".join(log[-20:])
-            )
-        yield f"http://127.0.0.1:{port}", now
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        # The pipe ends with the process: let the watcher read to EOF before the file is closed
-        # under it (closing first raced with its read: "I/O operation on closed file").
-        watcher.join(10)
-        if proc.stderr is not None and not watcher.is_alive():
-            proc.stderr.close()
+    with running_prometheus(
+        tmp / "prometheus.yml", tmp / "data", "--storage.tsdb.retention.time=30d"
+    ) as (base, _log):
+        yield base, now
 
 
 @pytest.mark.anyio
