@@ -41,6 +41,9 @@ class Scenario:
     expected_layer: str
     components: tuple[str, ...]
     signal: str
+    # Kubernetes scenarios: the lifecycle stage and Kubernetes reason (reported, not scored).
+    stage: str | None = None
+    reason: str | None = None
 
 
 @dataclass
@@ -90,12 +93,17 @@ def load_scenarios(root: Path) -> list[Scenario]:
             if isinstance(components, str):
                 components = [components]
             signal = doc["root_cause_signal"]
+            stage, reason = doc.get("root_cause_stage"), doc.get("root_cause_reason")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}: unusable: {exc!r}") from exc
         if layer is None or not isinstance(signal, str) or not signal:
             raise ValueError(f"{path}: needs a known root_cause_layer and a signal")
         if not all(isinstance(c, str) for c in components):
             raise ValueError(f"{path}: root_cause_component must be names")
+        if not all(v is None or isinstance(v, str) for v in (stage, reason)):
+            raise ValueError(
+                f"{path}: root_cause_stage and root_cause_reason are strings"
+            )
         out.append(
             Scenario(
                 folder=env.scenario,
@@ -103,6 +111,8 @@ def load_scenarios(root: Path) -> list[Scenario]:
                 expected_layer=layer,
                 components=tuple(components),
                 signal=signal,
+                stage=stage,
+                reason=reason,
             )
         )
     return sorted(out, key=lambda s: s.folder)
@@ -321,17 +331,25 @@ def tool_calls(run: Run) -> int:
 
 def table(runs: Sequence[Run]) -> str:
     """One line per scenario and a last line `k/n`."""
-    rows = [("scenario", "expected", "found", "rank", "calls", "wall", "note")]
-    counted = 0
+    rows = [("scenario", "expected", "found", "stage", "rank", "calls", "wall", "note")]
+    counted = top3 = 0
     for run in runs:
         s = score(run)
         counted += s.counted
+        top3 += s.rank is not None and s.rank <= 3
         found = f"{s.found_layer or '-'} {s.found_component or '-'}"
+        ranked = standing(run.report)
+        stage = "/".join(
+            str(ranked[0].get(key))
+            for key in ("stage", "reason")
+            if ranked and ranked[0].get(key)
+        )
         rows.append(
             (
                 run.scenario.folder,
                 run.scenario.expected_layer,
                 found,
+                stage or "-",
                 str(s.rank) if s.rank else "-",
                 str(tool_calls(run)),
                 f"{run.wall_s:.1f}s",
@@ -345,7 +363,9 @@ def table(runs: Sequence[Run]) -> str:
         + r[-1]
         for r in rows
     ]
-    return "\n".join([*lines, f"{counted}/{len(runs)}"])
+    return "\n".join(
+        [*lines, f"{counted}/{len(runs)}", f"top-3 hits: {top3}/{len(runs)}"]
+    )
 
 
 def run_to_dict(run: Run) -> dict[str, Any]:
@@ -361,6 +381,8 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "layer": run.scenario.expected_layer,
             "components": list(run.scenario.components),
             "signal": run.scenario.signal,
+            "stage": run.scenario.stage,
+            "reason": run.scenario.reason,
         },
         "rank": s.rank,
         "signal_span": s.signal_span,

@@ -90,27 +90,30 @@ def test_evaluate_another_folder_prints_each_scenario_and_fails_on_a_miss(
     finally:
         shutil.rmtree(kept)
     lines = out.getvalue().splitlines()
-    assert len(lines) == 4, printed
-    header, dns, tls, last = lines
-    assert header.split()[:6] == [
+    assert len(lines) == 5, printed
+    header, dns, tls, last, top3 = lines
+    assert header.split()[:7] == [
         "scenario",
         "expected",
         "found",
+        "stage",
         "rank",
         "calls",
         "wall",
     ]
-    assert dns.split()[:5] == [
+    assert dns.split()[:6] == [
         "dns-nxdomain",
         "dns",
         "dns",
         "api.payments.internal",
+        "-",
         "1",
     ]
     assert dns.endswith("ok"), printed
     assert tls.split()[:3] == ["tls-expired", "connect", "tls"]
-    assert tls.split()[4] == "-" and "not the root cause" in tls
+    assert tls.split()[5] == "-" and "not the root cause" in tls
     assert last == "1/2"
+    assert top3 == "top-3 hits: 1/2"
 
 
 def test_evaluate_refuses_a_folder_without_scenarios(tmp_path):
