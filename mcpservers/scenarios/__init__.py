@@ -1,6 +1,7 @@
-"""Five demo incidents, each a consistent dataset (logs, metrics, runbooks) plus live listeners.
+"""Demo incidents as data: each a folder (incident, expected answer, logs, metrics, runbooks,
+kubernetes.json, targets.json) whose targets.json lists live listeners from a fault catalogue.
 
-    scenario = load("tls-expired")                  # files only: expected, incident, paths
+    scenario = load("tls-expired")                  # files only (a slug, or any scenario folder)
     async with run("tls-expired") as live:          # starts the real listeners on 127.0.0.1
         live.probes["payments-api"].url             # what netcheck should probe
         live.netcheck_args()                        # --allow/--resolve/--ca-file for the server
@@ -22,8 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpservers.scenarios._listeners import Listeners
-from mcpservers.scenarios._live import STARTERS, Probe
+from mcpservers.scenarios._listeners import HOST, Listeners
+from mcpservers.scenarios.targets import (
+    FAULTS,
+    Probe,
+    Target,
+    TargetsError,
+    load_backend,
+    load_targets,
+    start_targets,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -31,16 +40,27 @@ if TYPE_CHECKING:
     from mcpservers.netcheck import Prober, Timeouts
 
 ROOT = Path(__file__).resolve().parent
-SLUGS = tuple(STARTERS)
+#: The bundled scenarios: every folder here with an incident.json.
+SLUGS = tuple(
+    sorted(
+        p.name
+        for p in ROOT.iterdir()
+        if p.name[0] not in "._" and (p / "incident.json").is_file()
+    )
+)
 DEFAULT_TIME_SCALE = 0.05
 
 __all__ = [
     "DEFAULT_TIME_SCALE",
+    "FAULTS",
+    "ROOT",
     "SLUGS",
     "LiveScenario",
     "Probe",
     "Scenario",
+    "TargetsError",
     "UnknownScenario",
+    "data_servers",
     "load",
     "run",
     "run_in_thread",
@@ -48,17 +68,18 @@ __all__ = [
 
 
 class UnknownScenario(KeyError):
-    """No bundled scenario has that slug."""
+    """Neither a bundled scenario's slug nor a folder holding an incident.json."""
 
     def __str__(self) -> str:
         return (
-            f"unknown scenario {self.args[0]!r}; bundled scenarios: {', '.join(SLUGS)}"
+            f"unknown scenario {self.args[0]!r} (not a folder with an incident.json); "
+            f"bundled scenarios: {', '.join(SLUGS)}"
         )
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A scenario's files: `expected` (root cause, machine-readable) and `incident` (to open the demo)."""
+    """A scenario folder: `expected` (root cause, machine-readable), `incident` (to open the demo), data files."""
 
     slug: str
     path: Path
@@ -78,23 +99,77 @@ class Scenario:
         return self.path / "runbooks"
 
     @property
+    def targets_path(self) -> Path:
+        return self.path / "targets.json"
+
+    @property
+    def kubernetes_path(self) -> Path:
+        return self.path / "kubernetes.json"
+
+    @property
+    def targets(self) -> list[Target]:
+        """targets.json's checked entries; [] without the file.
+
+        Raises:
+            TargetsError: the file is malformed (the message names the target and field).
+        """
+        return load_targets(self.targets_path) if self.targets_path.exists() else []
+
+    @property
     def backend(self) -> dict[str, Any]:
-        """Back-end behaviour for the tool servers (backend.json), e.g. {"logs": {"mode": "timeout", ...}}."""
+        """backend.json: which server's real back end meets which target, e.g. {"logs": {"loki_target": ...}}.
+
+        Raises:
+            TargetsError: the file is malformed or names a target targets.json lacks.
+        """
         path = self.path / "backend.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        return load_backend(path, self.targets) if path.exists() else {}
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The bundled data servers this folder has data for (actions, which needs none, not included)."""
+        return data_servers(self.path)
 
 
-def load(slug: str) -> Scenario:
-    """Read a bundled scenario's expected.json and incident.json.
+def data_servers(folder: Path) -> tuple[str, ...]:
+    """Which of logs, metrics, runbooks, kubernetes, netcheck `folder` has data for.
+
+    logs ← logs.jsonl or backend.json "logs"; metrics ← metrics.json or backend.json "metrics";
+    runbooks ← runbooks/; kubernetes ← kubernetes.json; netcheck ← targets.json.
+    """
+    backend: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        loaded = json.loads((folder / "backend.json").read_text(encoding="utf-8"))
+        backend = loaded if isinstance(loaded, dict) else {}
+    present = {
+        "logs": (folder / "logs.jsonl").is_file() or "logs" in backend,
+        "metrics": (folder / "metrics.json").is_file() or "metrics" in backend,
+        "runbooks": (folder / "runbooks").is_dir(),
+        "kubernetes": (folder / "kubernetes.json").is_file(),
+        "netcheck": (folder / "targets.json").is_file(),
+    }
+    return tuple(name for name, has in present.items() if has)
+
+
+def _folder(slug_or_path: str | Path) -> Path:
+    text = str(slug_or_path)
+    if text in SLUGS:
+        return ROOT / text
+    path = Path(text).expanduser()
+    if path.is_dir() and (path / "incident.json").is_file():
+        return path.resolve()
+    raise UnknownScenario(text)
+
+
+def load(slug_or_path: str | Path) -> Scenario:
+    """Read a scenario's expected.json and incident.json: a bundled slug or any folder with an incident.json.
 
     Raises:
-        UnknownScenario: `slug` is not one of SLUGS.
+        UnknownScenario: neither a bundled slug nor such a folder.
     """
-    if slug not in STARTERS:
-        raise UnknownScenario(slug)
-    path = ROOT / slug
+    path = _folder(slug_or_path)
     return Scenario(
-        slug=slug,
+        slug=path.name,
         path=path,
         expected=json.loads((path / "expected.json").read_text(encoding="utf-8")),
         incident=json.loads((path / "incident.json").read_text(encoding="utf-8")),
@@ -111,7 +186,7 @@ class LiveScenario:
     ca_file: Path | None
     time_scale: float
     dns_server: str | None = None
-    # Per-server arguments that replace the `--scenario <slug>` default (see server_args()).
+    # Per-server arguments that replace the `--scenario <folder>` default (backend.json).
     server_overrides: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -140,11 +215,18 @@ class LiveScenario:
         return args
 
     def server_args(self) -> dict[str, list[str]]:
-        """Arguments for each bundled server (`python -m mcpservers.<name> <args>`) to serve this scenario."""
-        slug = self.scenario.slug
-        args = {name: ["--scenario", slug] for name in ("logs", "metrics", "runbooks")}
-        args.update(self.server_overrides)
-        args["netcheck"] = self.netcheck_args()
+        """Arguments for each bundled server (`python -m mcpservers.<name> <args>`) to serve this scenario.
+
+        Only the servers the folder has data for (`Scenario.servers`); a back end that
+        backend.json points at a target gets that listener's URL instead of the folder.
+        """
+        folder = str(self.scenario.path)
+        args: dict[str, list[str]] = {}
+        for name in self.scenario.servers:
+            if name == "netcheck":
+                args[name] = self.netcheck_args()
+            else:
+                args[name] = self.server_overrides.get(name, ["--scenario", folder])
         return args
 
     def prober(self, *, timeouts: Timeouts | None = None) -> Prober:
@@ -184,23 +266,46 @@ class LiveScenario:
         }
 
 
+_BACKEND_FLAGS = {
+    "logs": ("loki_target", "--loki-url", "--loki-timeout"),
+    "metrics": ("prometheus_target", "--prometheus-url", "--prometheus-timeout"),
+}
+
+
 @contextlib.asynccontextmanager
 async def run(
-    slug: str, *, time_scale: float = DEFAULT_TIME_SCALE
+    slug_or_path: str | Path, *, time_scale: float = DEFAULT_TIME_SCALE
 ) -> AsyncIterator[LiveScenario]:
-    """Start `slug`'s listeners on 127.0.0.1 and stop them on exit.
+    """Start a scenario's listeners (its targets.json; none without one) on 127.0.0.1, stop them on exit.
 
-    `time_scale` shrinks the scenario's live timers (proxy idle timeout, SSE heartbeat) so a demo
-    probe takes seconds; the dataset keeps production numbers.
+    `slug_or_path` is a bundled slug or any folder with an incident.json. `time_scale` shrinks
+    the faults' durations (idle timeouts, heartbeats, delays) so a demo probe takes seconds;
+    the dataset keeps production numbers.
 
     Raises:
-        UnknownScenario: `slug` is not one of SLUGS.
+        UnknownScenario: neither a bundled slug nor a scenario folder.
+        TargetsError: targets.json or backend.json is malformed.
     """
-    scenario = load(slug)
-    folder = Path(tempfile.mkdtemp(prefix=f"agentops-{slug}-"))
+    scenario = load(slug_or_path)
+    targets = scenario.targets
+    backend = scenario.backend
+    temp = Path(tempfile.mkdtemp(prefix=f"agentops-{scenario.slug}-"))
     try:
         async with Listeners() as listeners:
-            wiring = await STARTERS[slug](listeners, folder, time_scale)
+            wiring = await start_targets(targets, listeners, temp, time_scale)
+            by_name = {t.name: t for t in targets}
+            overrides: dict[str, list[str]] = {}
+            for server, body in backend.items():
+                key, url_flag, timeout_flag = _BACKEND_FLAGS[server]
+                target = by_name[body[key]]
+                url = f"{target.scheme}://{HOST}:{wiring.ports[target.name]}"
+                # timeout_s is the demo server's own client timeout, in real seconds (not scaled).
+                overrides[server] = [
+                    url_flag,
+                    url,
+                    timeout_flag,
+                    f"{body.get('timeout_s', 2):g}",
+                ]
             yield LiveScenario(
                 scenario=scenario,
                 probes={probe.name: probe for probe in wiring.probes},
@@ -208,23 +313,29 @@ async def run(
                 ca_file=wiring.ca_file,
                 time_scale=time_scale,
                 dns_server=wiring.dns_server,
-                server_overrides=wiring.server_args,
+                server_overrides=overrides,
             )
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @contextlib.contextmanager
 def run_in_thread(
-    slug: str, *, time_scale: float = DEFAULT_TIME_SCALE, timeout_s: float = 30.0
+    slug_or_path: str | Path,
+    *,
+    time_scale: float = DEFAULT_TIME_SCALE,
+    timeout_s: float = 30.0,
 ) -> Iterator[LiveScenario]:
     """`run()` on an event loop in a background thread, for synchronous callers (the app, scripts).
 
     Raises:
-        UnknownScenario: `slug` is not one of SLUGS.
+        UnknownScenario: neither a bundled slug nor a scenario folder.
+        TargetsError: targets.json or backend.json is malformed.
         TimeoutError: the listeners did not start within `timeout_s`.
     """
-    load(slug)  # fail fast, in the caller's thread, on an unknown slug
+    scenario = load(slug_or_path)  # fail fast, in the caller's thread
+    scenario.backend  # noqa: B018  (checks targets.json and backend.json here too)
+    slug = scenario.slug
     started = threading.Event()
     box: dict[str, Any] = {}
 
@@ -232,7 +343,7 @@ def run_in_thread(
         box["stop"] = asyncio.Event()
         box["loop"] = asyncio.get_running_loop()
         try:
-            async with run(slug, time_scale=time_scale) as live:
+            async with run(scenario.path, time_scale=time_scale) as live:
                 box["live"] = live
                 started.set()
                 await box["stop"].wait()

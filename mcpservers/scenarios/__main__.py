@@ -1,4 +1,4 @@
-"""`python -m mcpservers.scenarios list | show <slug> | start <slug>`.
+"""`python -m mcpservers.scenarios list | show <slug|DIR> | start <slug|DIR>`.
 
 `start` runs the scenario's listeners until Ctrl-C and prints one JSON object first: the probe
 URLs and the exact `--allow/--resolve/--ca-file` arguments for `python -m mcpservers.netcheck`.
@@ -13,7 +13,14 @@ import json
 import signal
 import sys
 
-from mcpservers.scenarios import DEFAULT_TIME_SCALE, SLUGS, load, run
+from mcpservers.scenarios import (
+    DEFAULT_TIME_SCALE,
+    SLUGS,
+    TargetsError,
+    UnknownScenario,
+    load,
+    run,
+)
 
 
 async def _start(slug: str, time_scale: float) -> None:
@@ -36,11 +43,15 @@ def main(argv: list[str] | None = None) -> None:
     show = commands.add_parser(
         "show", help="print a scenario's incident.json and expected.json"
     )
-    show.add_argument("slug", choices=SLUGS)
+    show.add_argument(
+        "slug", metavar="SLUG|DIR", help="a bundled slug or a scenario folder"
+    )
     start = commands.add_parser(
         "start", help="start the scenario's listeners until Ctrl-C"
     )
-    start.add_argument("slug", choices=SLUGS)
+    start.add_argument(
+        "slug", metavar="SLUG|DIR", help="a bundled slug or a scenario folder"
+    )
     start.add_argument(
         "--time-scale",
         type=float,
@@ -48,11 +59,16 @@ def main(argv: list[str] | None = None) -> None:
         help=f"speed of the live timers relative to production (default {DEFAULT_TIME_SCALE}: a 60 s idle timeout lasts 3 s)",
     )
     args = parser.parse_args(argv)
+    if args.command != "list":
+        try:
+            load(args.slug).backend  # noqa: B018  (checks targets.json and backend.json)
+        except (UnknownScenario, TargetsError) as exc:
+            parser.error(str(exc))
     if args.command == "list":
         for slug in SLUGS:
             scenario = load(slug)
             print(
-                f"{slug:22} {scenario.expected['root_cause_layer']:13} {scenario.incident['title']}"
+                f"{slug:28} {scenario.expected.get('root_cause_layer', '?'):13} {scenario.incident['title']}"
             )
     elif args.command == "show":
         scenario = load(args.slug)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http
 import ipaddress
 import json
 import socket
@@ -25,15 +26,14 @@ if TYPE_CHECKING:
 
 HOST = "127.0.0.1"
 _REQUEST_HEAD_TIMEOUT_S = 10.0
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    404: "Not Found",
-    500: "Internal Server Error",
-    502: "Bad Gateway",
-    503: "Service Unavailable",
-    504: "Gateway Timeout",
-}
+_MAX_BODY_BYTES = 1 << 20
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Request:
     method: str
     path: str
     headers: dict[str, str]
+    body: bytes = b""
 
 
 @dataclass
@@ -51,7 +52,7 @@ class Response:
 
     def encode(self) -> bytes:
         body = self.body.encode("utf-8")
-        head = [f"HTTP/1.1 {self.status} {_REASONS.get(self.status, 'Unknown')}"]
+        head = [f"HTTP/1.1 {self.status} {_phrase(self.status)}"]
         headers = {"Content-Type": "text/plain; charset=utf-8", **self.headers}
         headers["Content-Length"] = str(len(body))
         headers["Connection"] = "close"
@@ -213,6 +214,12 @@ class Listeners:
                 return
             if request is None:
                 return
+            length = request.headers.get("content-length", "")
+            if length.isdigit():
+                request.body = await asyncio.wait_for(
+                    reader.readexactly(min(int(length), _MAX_BODY_BYTES)),
+                    _REQUEST_HEAD_TIMEOUT_S,
+                )
             response = await handler(request, writer)
             if response is not None:
                 writer.write(response.encode())
@@ -253,10 +260,29 @@ class Listeners:
             self._sockets.append(filler)
         return port
 
-    async def dns_server(self, records: dict[str, list[str] | int]) -> int:
+    async def dns_server(
+        self,
+        records: dict[str, list[str] | int],
+        *,
+        delays: dict[str, float] | None = None,
+    ) -> int:
         """A UDP DNS server: each name maps to its addresses or to an rcode (3 = NXDOMAIN, 2 = SERVFAIL);
-        names not listed get NXDOMAIN, as from a resolver that does not know the zone."""
-        table = {name.lower().rstrip("."): value for name, value in records.items()}
+        names not listed get NXDOMAIN, as from a resolver that does not know the zone. A name in
+        `delays` is answered only after that many seconds (a slow upstream resolver). Both tables
+        are read at query time, so entries added after the start count."""
+        loop = asyncio.get_running_loop()
+        slow = {} if delays is None else delays
+
+        def lookup(name: str) -> list[str] | int:
+            for key, value in records.items():
+                if key.lower().rstrip(".") == name:
+                    return value
+            return 3
+
+        def delay_of(name: str) -> float:
+            return next(
+                (v for k, v in slow.items() if k.lower().rstrip(".") == name), 0.0
+            )
 
         class Protocol(asyncio.DatagramProtocol):
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -267,16 +293,26 @@ class Listeners:
                     _id, name, _qtype = dns.parse_query(data)
                 except dns.DnsFormatError:
                     return
-                value = table.get(name, 3)
+                value = lookup(name)
                 if isinstance(value, int):
                     reply = dns.build_response(data, value, [])
                 else:
                     reply = dns.build_response(
                         data, 0, [ipaddress.ip_address(v) for v in value]
                     )
-                self.transport.sendto(reply, addr)  # type: ignore[attr-defined]
+                send = self.transport.sendto  # type: ignore[attr-defined]
+                if wait := delay_of(name):
+                    loop.call_later(wait, self._send_late, send, reply, addr)
+                else:
+                    send(reply, addr)
 
-        transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+            def _send_late(
+                self, send: Callable[..., None], reply: bytes, addr: tuple[str, int]
+            ) -> None:
+                if not self.transport.is_closing():
+                    send(reply, addr)
+
+        transport, _ = await loop.create_datagram_endpoint(
             Protocol, local_addr=(HOST, 0)
         )
         self._datagrams.append(transport)

@@ -30,6 +30,15 @@ METRIC_NAMES = {
 }
 LEVELS = {"debug", "info", "warn", "error"}
 FAST = Timeouts(dns=1, connect=1, tls=1, http=2.5)
+# The first five scenarios: generated data (_generate.py) and one root-cause layer each. Other
+# bundled folders are checked by the format tests over scenarios.SLUGS only.
+FIVE = (
+    "dns-nxdomain",
+    "log-backend-timeout",
+    "pool-exhaustion",
+    "proxy-idle-timeout",
+    "tls-expired",
+)
 
 
 def read_logs(slug):
@@ -41,7 +50,7 @@ def read_metrics(slug):
     return json.loads(scenarios.load(slug).metrics_path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 def test_expected_and_incident_files_follow_the_format(slug):
     scenario = scenarios.load(slug)
     expected, incident = scenario.expected, scenario.incident
@@ -89,14 +98,50 @@ def test_expected_and_incident_files_follow_the_format(slug):
 
 
 def test_root_cause_layers_differ_between_scenarios():
-    layers = [
-        scenarios.load(slug).expected["root_cause_layer"] for slug in scenarios.SLUGS
-    ]
+    layers = [scenarios.load(slug).expected["root_cause_layer"] for slug in FIVE]
 
-    assert len(set(layers)) == len(scenarios.SLUGS)
+    assert len(set(layers)) == len(FIVE)
+
+
+def test_the_five_are_bundled_and_slugs_are_the_folders_with_an_incident():
+    bundled = {
+        p.name
+        for p in scenarios.ROOT.iterdir()
+        if (p / "incident.json").is_file() and p.name[0] not in "._"
+    }
+
+    assert set(FIVE) <= set(scenarios.SLUGS) == bundled
+    assert list(scenarios.SLUGS) == sorted(scenarios.SLUGS)
 
 
 @pytest.mark.parametrize("slug", scenarios.SLUGS)
+def test_every_bundled_targets_and_backend_file_passes_the_checks(slug):
+    scenario = scenarios.load(slug)
+
+    names = {target.name for target in scenario.targets}
+    for body in scenario.backend.values():
+        assert {body.get("loki_target"), body.get("prometheus_target")} & names
+    assert scenario.targets_path.exists() == ("netcheck" in scenario.servers)
+
+
+def test_tls_expired_certificate_expires_when_the_logs_say():
+    (target,) = [
+        t for t in scenarios.load("tls-expired").targets if t.kind == "tls_expired"
+    ]
+
+    assert target.params["expired_s_ago"] == -_timeline.TLS_EXPIRED_AT
+
+
+def test_proxy_idle_timeout_targets_use_the_timeline_numbers():
+    by_kind = {t.kind: t for t in scenarios.load("proxy-idle-timeout").targets}
+
+    assert (
+        by_kind["idle_cut_proxy"].params["idle_timeout_s"] == _timeline.IDLE_TIMEOUT_S
+    )
+    assert by_kind["sse"].params["heartbeat_s"] == _timeline.HEARTBEAT_S
+
+
+@pytest.mark.parametrize("slug", FIVE)
 def test_logs_follow_the_format_with_noise_and_secrets(slug):
     lines = read_logs(slug)
 
@@ -120,7 +165,7 @@ def test_logs_follow_the_format_with_noise_and_secrets(slug):
     assert len({line["service"] for line in lines}) >= 2
 
 
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 def test_metrics_follow_the_format(slug):
     doc = read_metrics(slug)
 
@@ -154,7 +199,7 @@ def test_metrics_follow_the_format(slug):
     } <= names
 
 
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 def test_runbooks_have_a_title_line(slug):
     runbooks = sorted(scenarios.load(slug).runbooks_path.glob("*.md"))
 
@@ -163,14 +208,14 @@ def test_runbooks_have_a_title_line(slug):
         assert path.read_text(encoding="utf-8").splitlines()[0].startswith("# ")
 
 
-def test_log_backend_scenario_asks_the_logs_server_to_time_out():
+def test_log_backend_scenario_points_the_logs_back_end_at_a_target():
     assert scenarios.load("log-backend-timeout").backend == {
-        "logs": {"mode": "timeout", "after_s": 2}
+        "logs": {"loki_target": "loki-read-0", "timeout_s": 2}
     }
     assert scenarios.load("tls-expired").backend == {}
 
 
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 def test_committed_data_is_what_the_generator_writes(slug):
     logs_text, metrics_text = _generate.generate(slug)
     scenario = scenarios.load(slug)
@@ -228,7 +273,7 @@ def gauge_at(doc, name, service, offset):
     return _value(_series(doc, name, service=service)[0], offset)
 
 
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 def test_the_incident_signal_is_visible_in_the_metrics(slug):
     doc = read_metrics(slug)
     scenario = scenarios.load(slug)
@@ -288,7 +333,7 @@ def _refused(port):
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("slug", scenarios.SLUGS)
+@pytest.mark.parametrize("slug", FIVE)
 async def test_live_listeners_fail_as_expected_and_stop_on_exit(slug):
     expected = scenarios.load(slug).expected
 
@@ -351,7 +396,10 @@ async def test_log_backend_scenario_points_the_logs_server_at_the_stuck_reader()
         "--loki-timeout",
         "2",
     ]
-    assert args["metrics"] == ["--scenario", "log-backend-timeout"]
+    assert args["metrics"] == [
+        "--scenario",
+        str(scenarios.ROOT / "log-backend-timeout"),
+    ]
 
 
 def test_scenarios_and_the_probe_load_without_the_mcp_sdk_or_django():
@@ -373,10 +421,11 @@ def test_scenarios_and_the_probe_load_without_the_mcp_sdk_or_django():
 
 
 def test_unknown_scenario_names_the_bundled_ones():
-    with pytest.raises(
-        scenarios.UnknownScenario, match="bundled scenarios: tls-expired, dns-nxdomain"
-    ):
+    with pytest.raises(scenarios.UnknownScenario) as caught:
         scenarios.load("nope")
+
+    assert "not a folder with an incident.json" in str(caught.value)
+    assert all(slug in str(caught.value) for slug in FIVE)
 
 
 @pytest.mark.anyio
@@ -410,6 +459,9 @@ async def test_cli_start_prints_netcheck_args_that_find_the_root_cause():
 
     assert result["failed_layer"] == wiring["expected"]["root_cause_layer"] == "tls"
     assert result["reason"] == "certificate_expired"
-    assert wiring["server_args"]["logs"] == ["--scenario", "tls-expired"]
+    assert wiring["server_args"]["logs"] == [
+        "--scenario",
+        str(scenarios.ROOT / "tls-expired"),
+    ]
     assert wiring["server_args"]["netcheck"] == wiring["netcheck_args"]
     assert returncode == 0
