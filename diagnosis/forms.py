@@ -4,7 +4,7 @@ from typing import Any
 
 from django import forms
 
-from diagnosis import environments
+from diagnosis import environments, principals
 from diagnosis.models import FEEDBACK_COMMENT_CHARS, FeedbackVerdict, Severity, Tenant
 
 
@@ -77,3 +77,21 @@ class FeedbackForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+
+
+class TenantSwitchForm(forms.Form):
+    """The tenant a user in several acts in: only one of their own memberships."""
+
+    tenant = forms.ChoiceField(choices=(), label="Tenant")
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tenant_choices = [
+            (str(m.tenant_id), m.tenant.name) for m in principals.user_memberships(user)
+        ]
+        _choice_field(self, "tenant").choices = self.tenant_choices
+
+    @property
+    def has_choice(self) -> bool:
+        """More than one tenant to choose from (else the header shows no switcher)."""
+        return len(self.tenant_choices) > 1

@@ -5,6 +5,7 @@ holds the scopes it was created with that its role still allows (the role may ha
 since), so every check elsewhere is a scope check (`Principal.has_scope`).
 """
 
+import contextlib
 import hashlib
 import secrets
 from collections.abc import Iterable
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from diagnosis.models import ApiToken, Membership, Role, Tenant
@@ -117,16 +119,34 @@ def principal_from_token(secret: str) -> Principal | None:
     )
 
 
-def principal_from_user(user: Any) -> Principal | None:
-    """The principal of a logged-in user: their first membership (one tenant per user in the UI)."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
-        return None
-    membership = (
+# The session key of the tenant a user in several chose (the pages' tenant switcher).
+ACTIVE_TENANT_KEY = "agentops_active_tenant"
+
+
+def user_memberships(user: Any) -> list[Membership]:
+    """The user's memberships, oldest first (the first is the tenant a session starts in)."""
+    return list(
         Membership.objects.select_related("tenant")
         .filter(user=user)
-        .order_by("created_at")
-        .first()
+        .order_by("created_at", "pk")
     )
+
+
+def principal_from_user(user: Any, *, session: Any = None) -> Principal | None:
+    """The principal of a logged-in user in the session's active tenant (ACTIVE_TENANT_KEY).
+
+    Without a choice, or with one the user no longer belongs to, their first membership.
+    """
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return None
+    memberships = Membership.objects.select_related("tenant").filter(user=user)
+    chosen = session.get(ACTIVE_TENANT_KEY) if session is not None else None
+    membership = None
+    if isinstance(chosen, str) and chosen:
+        with contextlib.suppress(ValidationError):
+            membership = memberships.filter(tenant_id=chosen).first()
+    if membership is None:
+        membership = memberships.order_by("created_at", "pk").first()
     if membership is None:
         return None
     return Principal(

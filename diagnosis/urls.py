@@ -26,6 +26,7 @@ urlpatterns = [
     path("tasks/<uuid:task_id>/trace", views.task_trace, name="task-trace"),
     path("tasks/<uuid:task_id>/feedback", views.task_feedback, name="task-feedback"),
     path("operations/", views.operations, name="operations"),
+    path("tenant", views.tenant_switch, name="tenant-switch"),
     path(
         "approvals/<uuid:approval_id>/decide",
         views.approval_decide,

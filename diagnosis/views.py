@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -34,9 +34,15 @@ from diagnosis.exceptions import (
     TaskFinished,
     ValidationFailed,
 )
-from diagnosis.forms import DecisionForm, DemoIncidentForm, FeedbackForm, IncidentForm
+from diagnosis.forms import (
+    DecisionForm,
+    DemoIncidentForm,
+    FeedbackForm,
+    IncidentForm,
+    TenantSwitchForm,
+)
 from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
-from diagnosis.principals import Principal, principal_from_user
+from diagnosis.principals import ACTIVE_TENANT_KEY, Principal, principal_from_user
 from diagnosis.states import TERMINAL, TaskState
 
 
@@ -47,7 +53,7 @@ class HtmxHttpRequest(HttpRequest):
 
 
 def _principal(request: HttpRequest) -> Principal:
-    principal = principal_from_user(request.user)
+    principal = principal_from_user(request.user, session=request.session)
     if principal is None:
         raise Http404("no tenant membership")
     return principal
@@ -425,3 +431,31 @@ def operations(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "diagnosis/operations.html", context)
+
+
+@login_required
+@require_POST
+def tenant_switch(request: HtmxHttpRequest) -> HttpResponse:
+    """Act in another of the user's tenants from now on (the session remembers it).
+
+    A tenant the user does not belong to is a 400: JSON for a client that asks for it, else a
+    page naming the error. The answer goes to the incident list: what the page showed belongs to
+    the tenant left.
+    """
+    form = TenantSwitchForm(request.POST, user=request.user)
+    if not form.is_valid():
+        fields = {
+            name: " ".join(str(e) for e in errors)
+            for name, errors in form.errors.items()
+        }
+        if "application/json" in request.headers.get("Accept", ""):
+            return JsonResponse(
+                {"error": "invalid input", "code": "invalid", "fields": fields},
+                status=400,
+            )
+        return render(
+            request, "diagnosis/tenant_switch_error.html", {"form": form}, status=400
+        )
+    request.session[ACTIVE_TENANT_KEY] = form.cleaned_data["tenant"]
+    url = reverse("diagnosis:incident-list")
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

@@ -72,7 +72,7 @@ def authenticate(request: HttpRequest) -> Principal:
         )
     if request.method not in SAFE_METHODS:
         _enforce_csrf(request)
-    principal = principal_from_user(user)
+    principal = principal_from_user(user, session=getattr(request, "session", None))
     if principal is None:
         raise ApiError(403, "the user belongs to no tenant", code="no_membership")
     return principal

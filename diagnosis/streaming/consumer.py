@@ -135,7 +135,7 @@ def authorize(
             request.session = import_module(settings.SESSION_ENGINE).SessionStore(
                 morsel.value
             )
-            principal = principal_from_user(get_user(request))
+            principal = principal_from_user(get_user(request), session=request.session)
     if principal is None:
         return Access(401, "not_authenticated")
     if not principal.has_scope("tasks:read"):

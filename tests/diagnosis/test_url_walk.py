@@ -295,6 +295,10 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:task-trace": _page_route(get=PAGE_READ),
     "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
     "diagnosis:operations": _page_route(get=PAGE_ADMIN),
+    # The walk posts no tenant: the form's 400, for a staff user of no tenant too.
+    "diagnosis:tenant-switch": _page_route(
+        post=_table({400}, anon=LOGIN, tokens=LOGIN)
+    ),
     # django.contrib.auth's views
     "login": {"GET": PUBLIC_OK, "POST": ACCOUNTS_POST},
     "logout": {"GET": _table({405}), "POST": _table({302})},  # to LOGOUT_REDIRECT_URL
