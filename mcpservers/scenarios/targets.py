@@ -109,6 +109,7 @@ DNS_FAULTS = frozenset({"dns_nxdomain", "dns_servfail", "dns_slow"})
 _UPSTREAM_KINDS = frozenset({"idle_cut_proxy", "gateway"})
 _TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s"})
 _UPSTREAM_TIMEOUT_S = 3.0
+_RESET_PAUSE_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -269,7 +270,7 @@ def _params(path: Path, name: str, kind: str, fault: dict[str, Any]) -> dict[str
         if isinstance(value, bool) or not isinstance(value, types):
             wanted = " or ".join(t.__name__ for t in types)
             raise TargetsError(path, name, f"fault.{key}", f"must be {wanted}")
-        if _is_number(value) and value < 0:
+        if _is_number(value) and value < 0 and key != "code":
             raise TargetsError(path, name, f"fault.{key}", "must be >= 0")
         params[key] = value
     if "status" in params and params["status"] is not None:
@@ -629,8 +630,13 @@ def _reset_handler(status: int, after_bytes: int) -> Any:
             f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body) + 2}\r\n\r\n".encode()
         )
+        await writer.drain()
+        # Headers first, then part of the body, then the crash: a client has read what was sent
+        # before the RST arrives (an RST on top of unread data would drop it, at random).
+        await asyncio.sleep(_RESET_PAUSE_S)
         writer.write(body[:after_bytes])
         await writer.drain()
+        await asyncio.sleep(_RESET_PAUSE_S)
         sock = writer.get_extra_info("socket")
         if sock is not None:
             # SO_LINGER 0: close() sends RST instead of FIN, as a crashing worker's kernel does.
