@@ -61,6 +61,9 @@ class ToolRow:
     retry_count: int
     attempt: int
     progress: Progress | None
+    # The full result went to artifact storage (the row links its download).
+    has_artifact: bool = False
+    result_size: int | None = None
 
     @property
     def label(self) -> str:
@@ -284,6 +287,8 @@ def tool_rows(
             retry_count=span.retry_count,
             attempt=span.attempt,
             progress=progress.get(span.span_id),
+            has_artifact=bool(span.result_uri),
+            result_size=span.result_size,
         )
         for span in spans
     ]

@@ -24,6 +24,11 @@ urlpatterns = [
     ),
     path("tasks/<uuid:task_id>/parts", views.task_parts, name="task-parts"),
     path("tasks/<uuid:task_id>/trace", views.task_trace, name="task-trace"),
+    path(
+        "tasks/<uuid:task_id>/spans/<str:span_id>/artifact",
+        views.span_artifact,
+        name="span-artifact",
+    ),
     path("tasks/<uuid:task_id>/feedback", views.task_feedback, name="task-feedback"),
     path("operations/", views.operations, name="operations"),
     path("tenant", views.tenant_switch, name="tenant-switch"),

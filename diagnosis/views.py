@@ -9,7 +9,13 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -27,6 +33,7 @@ from diagnosis import (
     trace_view,
 )
 from diagnosis import operations as ops
+from diagnosis.engine import artifacts
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
@@ -353,6 +360,37 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
         "filter_query": query.urlencode(),
     }
     return render(request, "diagnosis/trace.html", context)
+
+
+@login_required
+@require_GET
+def span_artifact(request: HttpRequest, task_id: str, span_id: str) -> FileResponse:
+    """Download the full, redacted result of a span that went to artifact storage.
+
+    An attachment of JSON that no browser renders or sniffs (its bytes are tool output). 404
+    for another tenant's task, a span not of this task, a span with its result inline, and an
+    artifact that is gone or does not hash to what the span recorded.
+    """
+    principal = _principal(request)
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise Http404("no such diagnosis")
+    span = selectors.task_spans(task=task).filter(span_id=span_id).first()
+    if span is None or not span.result_uri:
+        raise Http404("no artifact for this span")
+    try:
+        file = artifacts.open_artifact(span.result_uri, sha256=span.result_hash or None)
+    except artifacts.ArtifactError as exc:
+        raise Http404("the artifact cannot be read") from exc
+    response = FileResponse(
+        file,
+        as_attachment=True,
+        filename=f"span-{span.span_id}.json",
+        content_type="application/json",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 @login_required

@@ -186,3 +186,32 @@ def load_result(stored_uri: str, *, sha256: str | None = None) -> Any:
         return json.loads(data)
     except ValueError as exc:
         raise ArtifactCorrupt(f"artifact {name!r} is not JSON", uri=stored_uri) from exc
+
+
+def open_artifact(stored_uri: str, *, sha256: str | None = None) -> Any:
+    """A binary file of the redacted artifact under `stored_uri`, for a download to stream.
+
+    With `sha256`, the bytes are hashed first (in chunks, not held in memory) and must match,
+    so a download never hands out what the span did not record.
+
+    Raises:
+        ArtifactMissing: not an artifact URI, or nothing stored under it.
+        ArtifactCorrupt: the bytes do not match `sha256`.
+    """
+    if not stored_uri.startswith(URI_PREFIX):
+        raise ArtifactMissing(f"not an artifact URI: {stored_uri!r}", uri=stored_uri)
+    name = stored_uri.removeprefix(URI_PREFIX)
+    storage = storages[STORAGE_ALIAS]
+    try:
+        if sha256 is not None:
+            digest = hashlib.sha256()
+            with storage.open(name, "rb") as file:
+                for chunk in file.chunks():
+                    digest.update(chunk)
+            if digest.hexdigest() != sha256:
+                raise ArtifactCorrupt(
+                    f"artifact {name!r} does not hash to {sha256}", uri=stored_uri
+                )
+        return storage.open(name, "rb")
+    except FileNotFoundError as exc:
+        raise ArtifactMissing(f"no artifact {name!r}", uri=stored_uri) from exc

@@ -73,7 +73,23 @@
       if (window.htmx) window.htmx.process(fresh);
     }
     markChanges(before);
+    linkArtifacts();
     tick();
+  }
+
+  // Rows whose full result went to artifact storage get its download link (the server lists
+  // them in #artifact-links: the tool events do not say).
+  function linkArtifacts() {
+    for (const link of document.querySelectorAll("#artifact-links a[data-span]")) {
+      const element = document.getElementById("tool-" + link.dataset.span);
+      if (!element) continue;
+      const anchor = field(element, "artifact-link");
+      anchor.href = link.getAttribute("href");
+      if (link.textContent) {
+        anchor.textContent = "Download the full result (redacted JSON, " + link.textContent + " bytes)";
+      }
+      field(element, "artifact").hidden = false;
+    }
   }
 
   let fetching = false;

@@ -307,9 +307,10 @@ def test_parts_carry_the_seq_they_reflect_and_are_tenant_scoped(
     _incident, task = factories.make_incident(tenant)
     response = logged_in.get(reverse("diagnosis:task-parts", args=[task.id]))
     body = response.content.decode()
-    for part in ("status", "controls", "approvals", "verdict", "feedback"):
+    parts = ("status", "controls", "approvals", "verdict", "feedback", "artifact-links")
+    for part in parts:
         assert f'id="{part}"' in body
-    assert body.count('data-seq="1"') == 5
+    assert body.count('data-seq="1"') == len(parts)
     assert "<html" not in body
     _, theirs = factories.make_incident(other_tenant)
     assert (

@@ -295,6 +295,7 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:task-trace": _page_route(get=PAGE_READ),
     "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
     "diagnosis:operations": _page_route(get=PAGE_ADMIN),
+    "diagnosis:span-artifact": _page_route(get=_table({404}, anon=LOGIN, tokens=LOGIN)),
     # The walk posts no tenant: the form's 400, for a staff user of no tenant too.
     "diagnosis:tenant-switch": _page_route(
         post=_table({400}, anon=LOGIN, tokens=LOGIN)
@@ -323,6 +324,8 @@ def _objects(tenant) -> dict[str, str]:
         "incident_id": str(incident.pk),
         "task_id": str(task.pk),
         "approval_id": str(approval.pk),
+        # Its result is inline: the artifact download is a 404 (test_views_artifact serves one).
+        "span_id": approval.span.span_id if approval.span else "0" * 16,
         "object_id": str(incident.pk),
         "id": str(tenant.memberships.first().user_id),
         "content_type_id": "1",
