@@ -63,8 +63,10 @@ environments must be defined.
 
 Demo environments are named `demo-<6 hex digits>` from a hash of the scenario's folder name, so
 the name (and the order, sorted by name) says nothing of the cause; the description is the
-scenario's incident title. Their logs, metrics and runbooks servers read that scenario's data;
-netcheck allows loopback only until `Environment.bind_live()` gives it the live listeners' args.
+scenario's incident title. A server is in a demo environment only when the folder has its data
+(`demo_servers()`: logs, metrics, runbooks, kubernetes read it with `--scenario <folder>`; netcheck
+needs a targets.json); actions always. netcheck allows loopback only until
+`Environment.bind_live()` gives it the live listeners' args.
 """
 
 import hashlib
@@ -103,6 +105,7 @@ __all__ = [
     "connect_server",
     "demo_environment_name",
     "demo_environments",
+    "demo_servers",
     "load_registry",
 ]
 
@@ -121,8 +124,9 @@ APP_SECRETS = frozenset(
         "AGENTOPS_SERVERS",
     }
 )
-#: The bundled servers a demo environment runs, in this order.
-DEMO_SERVERS = ("logs", "metrics", "runbooks", "netcheck", "actions")
+#: The bundled servers a demo environment may run, in this order; each only when its scenario
+#: folder has its data (`demo_servers()`), actions always.
+DEMO_SERVERS = ("logs", "metrics", "runbooks", "kubernetes", "netcheck", "actions")
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_MAX_CONCURRENCY = 4
@@ -266,6 +270,8 @@ class Environment:
     # A demo environment's scenario folder name: for starting its live listeners, never for
     # the planner or the user (the name and description are what they see).
     scenario: str | None = field(default=None, repr=False)
+    # The scenario folder itself (under the registry's scenarios_dir), for its live listeners.
+    scenario_path: str | None = field(default=None, repr=False)
 
     def is_usable_by(self, tenant: str) -> bool:
         return self.tenants is None or tenant in self.tenants
@@ -382,6 +388,8 @@ class Registry:
         """
         if env.scenario is None or self.scenarios_dir is None:
             raise ValueError(f"environment {env.name!r} is not a demo environment")
+        if env.scenario_path is not None:
+            return Path(env.scenario_path)
         return Path(self.scenarios_dir) / env.scenario
 
 
@@ -965,7 +973,7 @@ def demo_environments(
                 max_concurrency=max_concurrency,
                 approval_required=_DEMO_APPROVALS.get(server, frozenset()),
             )
-            for server in DEMO_SERVERS
+            for server in demo_servers(folder)
         )
         out[name] = Environment(
             name=name,
@@ -973,6 +981,7 @@ def demo_environments(
             servers=servers,
             tenants=tenants,
             scenario=folder.name,
+            scenario_path=str(folder),
         )
     return [out[name] for name in sorted(out)]
 
@@ -981,8 +990,34 @@ def demo_environments(
 _DEMO_APPROVALS = {"actions": frozenset({"restart_workload", "scale_workload"})}
 
 
+def demo_servers(folder: Path) -> tuple[str, ...]:
+    """The servers of a scenario folder's demo environment: those it has data for, and actions.
+
+    logs ← logs.jsonl or backend.json "logs"; metrics ← metrics.json or backend.json "metrics";
+    runbooks ← runbooks/; kubernetes ← kubernetes.json; netcheck ← targets.json (the same rule
+    as `mcpservers.scenarios.data_servers`, which this module does not import).
+    """
+    backend: Any = {}
+    if (folder / "backend.json").is_file():
+        try:
+            backend = json.loads((folder / "backend.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{folder / 'backend.json'}: unreadable: {exc}") from exc
+    if not isinstance(backend, dict):
+        raise ValueError(f"{folder / 'backend.json'}: not an object")
+    present = {
+        "logs": (folder / "logs.jsonl").is_file() or "logs" in backend,
+        "metrics": (folder / "metrics.json").is_file() or "metrics" in backend,
+        "runbooks": (folder / "runbooks").is_dir(),
+        "kubernetes": (folder / "kubernetes.json").is_file(),
+        "netcheck": (folder / "targets.json").is_file(),
+        "actions": True,
+    }
+    return tuple(server for server in DEMO_SERVERS if present[server])
+
+
 def _demo_args(server: str, folder: Path) -> tuple[str, ...]:
-    if server in ("logs", "metrics", "runbooks"):
+    if server in ("logs", "metrics", "runbooks", "kubernetes"):
         # A path, not the slug: `--scenario` takes either, and a path also serves a custom root.
         return ("--scenario", str(folder))
     if server == "netcheck":

@@ -171,7 +171,12 @@ def load(slug_or_path: str | Path) -> Scenario:
     return Scenario(
         slug=path.name,
         path=path,
-        expected=json.loads((path / "expected.json").read_text(encoding="utf-8")),
+        # expected.json is for evaluation; a folder without one still runs.
+        expected=(
+            json.loads((path / "expected.json").read_text(encoding="utf-8"))
+            if (path / "expected.json").is_file()
+            else {}
+        ),
         incident=json.loads((path / "incident.json").read_text(encoding="utf-8")),
     )
 
@@ -260,7 +265,7 @@ class LiveScenario:
             "netcheck_args": self.netcheck_args(),
             "server_args": self.server_args(),
             "expected": {
-                "root_cause_layer": self.scenario.expected["root_cause_layer"],
+                "root_cause_layer": self.scenario.expected.get("root_cause_layer"),
                 "netcheck": self.scenario.expected.get("netcheck", {}),
             },
         }

@@ -26,13 +26,16 @@ from diagnosis.registry import (
     client_server,
     connect_server,
     demo_environment_name,
+    demo_servers,
     load_registry,
 )
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "mcpservers" / "scenarios"
 SCENARIO_SLUGS = sorted(
-    p.name for p in SCENARIOS.iterdir() if (p / "expected.json").is_file()
+    p.name
+    for p in SCENARIOS.iterdir()
+    if p.name[0] not in "._" and (p / "incident.json").is_file()
 )
 
 
@@ -69,7 +72,7 @@ def test_bundled_file_loads_default_and_one_demo_per_scenario():
     }
     demos = [env for env in reg.environments.values() if env.scenario is not None]
     assert sorted(env.scenario for env in demos) == SCENARIO_SLUGS
-    assert len(SCENARIO_SLUGS) == 5
+    assert len(SCENARIO_SLUGS) >= 5
 
 
 def test_settings_default_to_the_bundled_file(settings):
@@ -106,11 +109,33 @@ def test_demo_environment_reads_its_scenario_data_and_is_described_by_its_title(
         incident = json.loads((SCENARIOS / slug / "incident.json").read_text())
         assert env.description == incident["title"]
         assert env.scenario == slug
-        for server in ("logs", "metrics", "runbooks"):
-            command = env.server(server).command
+        assert reg.scenario_folder(env) == SCENARIOS / slug
+        assert [s.name for s in env.servers] == list(demo_servers(SCENARIOS / slug))
+        for entry in env.servers:
+            command = entry.command
             assert command is not None
-            assert command[1:3] == ("-m", f"mcpservers.{server}")
-            assert command[3:] == ("--scenario", str(SCENARIOS / slug))
+            assert command[1:3] == ("-m", f"mcpservers.{entry.name}")
+            if entry.name in ("logs", "metrics", "runbooks", "kubernetes"):
+                assert command[3:] == ("--scenario", str(SCENARIOS / slug))
+
+
+def test_the_five_first_scenarios_have_no_kubernetes_server():
+    reg = load_registry(BUNDLED_FILE)
+    for slug in (
+        "dns-nxdomain",
+        "log-backend-timeout",
+        "pool-exhaustion",
+        "proxy-idle-timeout",
+        "tls-expired",
+    ):
+        env = reg.environments[demo_environment_name(slug)]
+        assert [s.name for s in env.servers] == [
+            "logs",
+            "metrics",
+            "runbooks",
+            "netcheck",
+            "actions",
+        ]
 
 
 @pytest.mark.parametrize("slug", SCENARIO_SLUGS)
@@ -119,10 +144,14 @@ def test_demo_environment_name_does_not_give_the_answer_away(slug):
     giveaways = {
         *slug.split("-"),
         slug,
-        expected["root_cause_layer"],
+        expected.get("root_cause_layer", ""),
         *(expected.get("root_cause_probe") or "").split("-"),
-        *expected["netcheck"],
-        *(v["reason"] for v in expected["netcheck"].values() if v.get("reason")),
+        *expected.get("netcheck", {}),
+        *(
+            v["reason"]
+            for v in expected.get("netcheck", {}).values()
+            if v.get("reason")
+        ),
     }
     giveaways = {word.lower() for word in giveaways if len(word) >= 3}
     name = demo_environment_name(slug)

@@ -402,7 +402,7 @@ def test_a_bad_targets_file_names_the_file_target_and_field(
     folder = write_scenario(tmp_path / "bad", targets)
 
     with pytest.raises(scenarios.TargetsError) as caught:
-        scenarios.load(folder).targets
+        _ = scenarios.load(folder).targets
 
     assert (caught.value.target, caught.value.field) == (where, field)
     assert str(caught.value).startswith(
