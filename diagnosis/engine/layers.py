@@ -2,6 +2,7 @@
 
 from typing import Final
 
+PLATFORM: Final = "platform"  # the orchestrator and its nodes (Kubernetes admission, scheduling, kubelet …)
 DNS: Final = "dns"
 CONNECT: Final = "connect"
 TLS: Final = "tls"
@@ -12,11 +13,18 @@ APPLICATION: Final = "application"
 POLICY: Final = "policy"  # a call the engine refused: never a hypothesis
 
 # Bottom-up: a failure low in the stack explains the failures above it (seed 000 §1.2).
-LAYERS: Final = (DNS, CONNECT, TLS, HTTP, MCP, TOOL_BACKEND, APPLICATION)
+LAYERS: Final = (PLATFORM, DNS, CONNECT, TLS, HTTP, MCP, TOOL_BACKEND, APPLICATION)
 NETWORK_LAYERS: Final = (DNS, CONNECT, TLS, HTTP)
 
 # Other spellings that mean the same layer (expected.json, older notes).
-_ALIASES: Final = {"app": APPLICATION, "gateway": HTTP, "jsonrpc": MCP, "json-rpc": MCP}
+_ALIASES: Final = {
+    "app": APPLICATION,
+    "kubernetes": PLATFORM,
+    "k8s": PLATFORM,
+    "gateway": HTTP,
+    "jsonrpc": MCP,
+    "json-rpc": MCP,
+}
 
 # mcpclient.Layer → ours. A tool that answers isError is its back end failing (tool_backend);
 # everything below the tool (transport, protocol …) is the MCP hop itself.

@@ -121,6 +121,7 @@ KINDS: tuple[Kind, ...] = (
         is_namespaced=False,
         plain_columns=("NAME", "STATUS", "ROLES", "AGE", "VERSION"),
     ),
+    Kind("namespaces", "namespace", "Namespace", ("ns",), is_namespaced=False),
     Kind(
         "persistentvolumeclaims",
         "persistentvolumeclaim",

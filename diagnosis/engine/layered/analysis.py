@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from diagnosis.engine import layers
+from diagnosis.engine.layered import kubernetes
 from diagnosis.engine.layered.facts import FACT_CHARS, Facts, Probe, ToolFailure
 from diagnosis.engine.layered.reading import (
     APP_ERROR,
@@ -24,6 +25,7 @@ from diagnosis.engine.layered.reading import (
     upstreams,
 )
 from diagnosis.engine.layered.tools import (
+    KUBERNETES_TOOLS,
     PROBE_URL,
     SERVICE_HEALTH,
     TOOL_DOMAIN,
@@ -55,6 +57,8 @@ class Candidate:
     chain: list[str] = field(default_factory=list)
     reason_ruled_out: str | None = None
     keywords: list[str] = field(default_factory=list)
+    stage: str | None = None  # Kubernetes: the lifecycle stage and Kubernetes' reason
+    reason: str | None = None
 
     def cite(self, obs: Observation, fact: str, *, is_support: bool = True) -> None:
         if any(e.span_id == obs.span_id and e.fact == fact for e in self.evidence):
@@ -78,6 +82,8 @@ class Candidate:
             evidence=list(self.evidence),
             causal_chain=list(self.chain),
             reason_ruled_out=self.reason_ruled_out,
+            stage=self.stage,
+            reason=self.reason,
         )
 
 
@@ -117,12 +123,45 @@ class Analysis:
         return self.candidates[key]
 
     def _run(self) -> None:
+        self._kubernetes()
         self._tool_failures()
         self._applications()
         self._backend_support()
         self._network()
         self._healthy_services()
         self._questions()
+
+    # Kubernetes: the stage where each object fails; the root of the incident's path first.
+    def _kubernetes(self) -> None:
+        if not any(o.tool in KUBERNETES_TOOLS for o in self.inv.observations):
+            return
+        findings = kubernetes.diagnose(self.inv, self.facts)
+        by_component = {f.component: f for f in findings}
+        for f in findings:
+            c = self._get(f.layer, f.component, f.statement)
+            c.stage, c.reason = f.stage, f.reason
+            for obs, fact in f.evidence:
+                c.cite(obs, fact)
+            c.keywords = [k for k in f.keywords if k]
+            cause = by_component.get(f.victim_of or "")
+            spans = len({e.span_id for e in c.evidence})
+            if cause is not None:
+                c.status, c.confidence = "likely", 0.4
+                c.statement += (
+                    f"; a symptom of {cause.component} ({cause.stage}: {cause.reason})"
+                )
+                c.chain = [f.statement, *cause.chain[-1:]]
+            elif f.is_relevant:
+                c.status = "confirmed"
+                c.confidence = min(
+                    0.88 + 0.02 * min(spans - 1, 3) + 0.01 * min(f.depth, 3), 0.97
+                )
+                c.chain = [self._symptom(), *f.chain]
+            else:
+                # A fault the incident's path is not shown to touch: a lead, not the explanation.
+                c.status, c.confidence = "likely", 0.5 if spans > 1 else 0.45
+                c.statement += f"; not shown to be on {self.service}'s path"
+                c.chain = list(f.chain)
 
     # Rule 4: a failing tool is evidence about its back end (or our MCP hop), not the service.
     def _tool_failures(self) -> None:

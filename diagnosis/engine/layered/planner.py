@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from diagnosis.engine import layers
+from diagnosis.engine.layered import kubernetes
 from diagnosis.engine.layered.analysis import Analysis, dependency_services
 from diagnosis.engine.layered.facts import Facts
 from diagnosis.engine.layered.reading import (
@@ -26,6 +27,7 @@ from diagnosis.engine.layered.reading import (
 )
 from diagnosis.engine.layered.tools import (
     AGENTS,
+    GET_RESOURCES,
     LIST_TARGETS,
     PROBE_URL,
     RESTART_WORKLOAD,
@@ -144,6 +146,12 @@ class LayeredPlanner:
                 "runbooks for the symptoms",
             ),
         ]
+        if inv.find_tool(GET_RESOURCES) is not None:
+            calls += kubernetes.plan(
+                inv,
+                facts,
+                lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            )
         if not inv.observations:
             return calls
         logs = inv.find_tool(TOP_ERRORS)
@@ -405,6 +413,11 @@ def _next_steps(
 
 
 def _check_step(facts: Facts, top: Hypothesis) -> str:
+    if top.stage is not None:
+        return (
+            f"After the fix, read {top.component} again (get, describe, events): "
+            f"the {top.stage} stage must no longer show {top.reason}"
+        )
     if top.layer in layers.NETWORK_LAYERS:
         url = next(
             (p.url for p in facts.probes.values() if p.host == top.component), None

@@ -26,6 +26,8 @@ SERVICE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
 NOT_SERVICES = _words(
     "re-run follow-up long-poll so-called built-in up-to-date read-only opt-in"
     " opt-out non-zero e-mail x-request-id rate-limit time-out roll-out sign-in log-in"
+    " crash-looping crash-loop out-of-memory health-check add-to-cart check-out node-pool"
+    " pre-stop post-start in-flight end-to-end"
 )
 # First labels of host names too generic to name a service.
 GENERIC_LABELS = _words("api www app web gw gateway internal svc local cluster")

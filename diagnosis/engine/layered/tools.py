@@ -7,6 +7,13 @@ LIST_TARGETS = "list_targets"
 PROBE_URL = "probe_url"
 SEARCH_RUNBOOKS = "search_runbooks"
 RESTART_WORKLOAD = "restart_workload"
+# The kubernetes server (read-only kubectl).
+GET_RESOURCES = "get_resources"
+DESCRIBE = "describe"
+POD_LOGS = "pod_logs"
+EVENTS = "events"
+GET_YAML = "get_yaml"
+KUBERNETES_TOOLS = frozenset({GET_RESOURCES, DESCRIBE, POD_LOGS, EVENTS, GET_YAML})
 
 WRITES = frozenset({RESTART_WORKLOAD, "scale_workload", "get_action_status"})
 AGENTS = {
@@ -17,6 +24,7 @@ AGENTS = {
     PROBE_URL: "network",
     SEARCH_RUNBOOKS: "runbook",
     RESTART_WORKLOAD: "action",
+    **dict.fromkeys(KUBERNETES_TOOLS, "kubernetes"),
 }
 # What a failing tool's back end serves, as the incident's words would say it.
 TOOL_DOMAIN = {

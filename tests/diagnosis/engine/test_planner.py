@@ -23,8 +23,11 @@ from diagnosis.engine.report import Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCENARIOS = Path(__file__).resolve().parents[3] / "mcpservers" / "scenarios"
+# The scenarios with a recorded run (the others are run by `evaluate` and test_kubernetes_agent.py).
 SCENARIO_SLUGS = sorted(
-    p.name for p in SCENARIOS.iterdir() if (p / "expected.json").is_file()
+    p.stem
+    for p in FIXTURES.glob("*.json")
+    if (SCENARIOS / p.stem / "expected.json").is_file()
 )
 RERECORD = "re-record: .venv/bin/python -m tests.diagnosis.engine.record {}"
 
