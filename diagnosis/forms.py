@@ -1,10 +1,18 @@
-"""Forms of the pages. The JSON API has its own parser (diagnosis/api/validation.py)."""
+"""Forms of the pages. The incident form applies the JSON API's parser (diagnosis/api/validation.py)."""
 
 from typing import Any
 
 from django import forms
 
 from diagnosis import environments, principals
+from diagnosis.api.errors import ApiError
+from diagnosis.api.validation import (
+    SERVICE_MAX,
+    SYMPTOMS_MAX,
+    TITLE_MAX,
+    incident_create_args,
+)
+from diagnosis.exceptions import ValidationFailed
 from diagnosis.models import FEEDBACK_COMMENT_CHARS, FeedbackVerdict, Severity, Tenant
 
 
@@ -17,22 +25,42 @@ def _choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
 class IncidentForm(forms.Form):
     """Open an incident against one of the tenant's environments (the default preselected).
 
+    The rules are the API's, not the form's: `clean` runs the values through
+    diagnosis.api.validation.incident_create_args (the parser of POST /api/incidents) and the
+    environment through environments.environment_resolve (services.incident_create's check),
+    so both say the same thing in the same words. The fields only draw the inputs; each
+    validates on change through `validate_url` (views.incident_validate answers its error).
     The plan is not offered: pages run the default plan; test-only plans are the API's.
     """
 
-    title = forms.CharField(max_length=200)
-    service = forms.CharField(max_length=100)
-    severity = forms.ChoiceField(choices=Severity.choices, initial=Severity.SEV3)
-    symptoms = forms.CharField(
-        max_length=4000, required=False, widget=forms.Textarea(attrs={"rows": 3})
-    )
-    # Not required: a post without it (an older page, a script) gets the tenant's default.
-    environment = forms.ChoiceField(choices=(), required=False)
+    FIELDS = ("title", "service", "severity", "symptoms", "environment")
 
-    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+    title = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={"maxlength": TITLE_MAX})
+    )
+    service = forms.CharField(
+        required=False, widget=forms.TextInput(attrs={"maxlength": SERVICE_MAX})
+    )
+    severity = forms.CharField(
+        required=False,
+        initial=Severity.SEV3,
+        widget=forms.Select(choices=Severity.choices),
+    )
+    symptoms = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": SYMPTOMS_MAX}),
+    )
+    # A post without it (an older page, a script) gets the tenant's default.
+    environment = forms.CharField(required=False, widget=forms.Select())
+
+    def __init__(
+        self, *args: Any, tenant: Tenant, validate_url: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        field = _choice_field(self, "environment")
-        field.choices = [
+        self.tenant = tenant
+        select = self.fields["environment"].widget
+        assert isinstance(select, forms.Select)
+        select.choices = [
             (
                 env.name,
                 f"{env.name}: {env.description}" if env.description else env.name,
@@ -41,7 +69,40 @@ class IncidentForm(forms.Form):
         ]
         default = environments.default_for(tenant)
         if default is not None:
-            field.initial = default.name
+            self.fields["environment"].initial = default.name
+        for name in self.FIELDS:
+            # The error slot is always drawn (empty when valid), so a screen reader finds it.
+            self.fields[name].validators = []  # not even Django's NUL check: the API's
+            attrs = self.fields[name].widget.attrs
+            attrs["aria-describedby"] = f"id_{name}_error"
+            if validate_url:
+                attrs.update(
+                    {
+                        "hx-post": validate_url,
+                        "hx-trigger": "change",
+                        "hx-target": f"#field-{name}",
+                        "hx-swap": "outerHTML",
+                    }
+                )
+
+    def clean(self) -> dict[str, Any]:
+        # The posted strings as the API would get them: an absent field stays absent.
+        data = {name: self.data[name] for name in self.FIELDS if name in self.data}
+        try:
+            args = incident_create_args(data)
+        except ApiError as exc:
+            for name, reason in exc.body.get("fields", {}).items():
+                self.add_error(name if name in self.fields else None, reason)
+            return {}
+        try:
+            environments.environment_resolve(
+                tenant=self.tenant, name=args["environment"]
+            )
+        except ValidationFailed as exc:
+            for name, reason in exc.fields.items():
+                self.add_error(name if name in self.fields else None, reason)
+            return {}
+        return {name: args[name] for name in self.FIELDS}
 
 
 class DemoIncidentForm(forms.Form):

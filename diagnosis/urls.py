@@ -9,6 +9,7 @@ app_name = "diagnosis"
 urlpatterns = [
     path("", views.incident_list, name="incident-list"),
     path("incidents/demo", views.incident_demo, name="incident-demo"),
+    path("incidents/validate", views.incident_validate, name="incident-validate"),
     path(
         "incidents/<uuid:incident_id>/", views.incident_detail, name="incident-detail"
     ),

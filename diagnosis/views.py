@@ -115,6 +115,14 @@ def _parts(
     return render(request, "diagnosis/incident_detail.html#parts", context)
 
 
+def _incident_form(principal: Principal, data: Any = None) -> IncidentForm:
+    return IncidentForm(
+        data,
+        tenant=principal.tenant,
+        validate_url=reverse("diagnosis:incident-validate"),
+    )
+
+
 def _list_page(
     request: HtmxHttpRequest,
     principal: Principal,
@@ -133,7 +141,7 @@ def _list_page(
         tenant=principal.tenant, user=request.user, filters=filters, cursor=cursor
     )
     context = {
-        "form": IncidentForm(tenant=principal.tenant),
+        "form": _incident_form(principal),
         "demo_form": DemoIncidentForm(tenant=principal.tenant),
         **(bound or {}),
         "can_create": principal.has_scope("incidents:write"),
@@ -214,8 +222,33 @@ def incident_list(request: HtmxHttpRequest) -> HttpResponse:
             tenant=principal.tenant, user=request.user, principal=principal, **fields
         )
 
-    form = IncidentForm(request.POST, tenant=principal.tenant)
-    return _create_and_redirect(request, principal, form, create)
+    return _create_and_redirect(
+        request, principal, _incident_form(principal, request.POST), create
+    )
+
+
+@login_required
+@require_POST
+def incident_validate(request: HtmxHttpRequest) -> HttpResponse:
+    """One field of the "Open an incident" form, checked as a create would check it.
+
+    The form posts itself when a field changes (htmx names the field in HX-Trigger-Name; a
+    plain post may say `field`); the answer is that field with its error, or none. Nothing
+    is written.
+    """
+    principal = _principal(request)
+    if not principal.has_scope("incidents:write"):
+        raise Http404("this role cannot open incidents")
+    form = _incident_form(principal, request.POST)
+    name = (request.htmx.trigger_name if request.htmx else None) or request.POST.get(
+        "field", ""
+    )
+    if name not in IncidentForm.FIELDS:
+        return HttpResponse("no such field", status=400, content_type="text/plain")
+    form.is_valid()
+    return render(
+        request, "diagnosis/incident_list.html#incident-field", {"field": form[name]}
+    )
 
 
 @login_required

@@ -287,6 +287,10 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     # Pages and their htmx fragments
     "diagnosis:incident-list": _page_route(get=PAGE_LIST, post=PAGE_CREATE),
     "diagnosis:incident-demo": _page_route(post=PAGE_CREATE),
+    # One field checked, nothing written: tenant B's admin checks against B's own rules.
+    "diagnosis:incident-validate": _page_route(
+        post=_page({200}, viewer={404}, responder={200}, b={200})
+    ),
     "diagnosis:incident-detail": _page_route(get=PAGE_READ),
     "diagnosis:incident-cancel": _page_route(post=PAGE_WRITE),
     "diagnosis:incident-rerun": _page_route(post=PAGE_WRITE),
@@ -366,6 +370,7 @@ FORMS = {
         "environment": "default",
     },
     "diagnosis:incident-demo": {"environment": DEMO},
+    "diagnosis:incident-validate": {"field": "title", "title": ""},
     "diagnosis:approval-decide": {"decision": "approve", "reason": ""},
     "diagnosis:task-feedback": {"verdict": "right", "comment": ""},
 }
