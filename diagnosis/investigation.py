@@ -115,6 +115,22 @@ class HypothesisCard:
     def status_label(self) -> str:
         return HYPOTHESIS_STATUS_LABELS.get(self.status, self.status)
 
+    @property
+    def component_kind(self) -> str:
+        """ "deployment" of a Kubernetes component "deployment/checkout"; "" for a plain one."""
+        kind, slash, name = self.component.partition("/")
+        return kind if slash and kind and name else ""
+
+    @property
+    def component_name(self) -> str:
+        return (
+            self.component.partition("/")[2] if self.component_kind else self.component
+        )
+
+    @property
+    def stage_label(self) -> str:
+        return self.stage.replace("_", " ")
+
 
 @dataclass(frozen=True)
 class NextStep:

@@ -47,24 +47,54 @@
     return known;
   }
 
-  // Cards say how they moved since this page last showed them (new, strengthened, weakened).
-  function markChanges(before) {
-    if (before.size === 0) return;
+  // Cards say how they moved since the previous report this page saw (new, strengthened,
+  // weakened). The last two distinct reports are kept per task in sessionStorage, so a
+  // reload still compares with what was on screen before it; the server keeps only the
+  // latest report (no event carries one).
+  const REPORTS_KEY = "agentops.reports." + root.dataset.task;
+
+  function loadReports() {
+    try { return JSON.parse(window.sessionStorage.getItem(REPORTS_KEY) || "{}") || {}; }
+    catch (error) { return {}; }
+  }
+
+  function saveReports(reports) {
+    try { window.sessionStorage.setItem(REPORTS_KEY, JSON.stringify(reports)); }
+    catch (error) { /* storage full or refused: the markers just start over */ }
+  }
+
+  function sameReport(a, b) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => has(b, key) && b[key] === a[key]);
+  }
+
+  function has(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
+
+  function markChanges() {
+    const now = Object.create(null);
+    for (const [id, confidence] of hypothesisConfidences()) now[id] = confidence;
+    const reports = loadReports();
+    if (!reports.last || !sameReport(reports.last, now)) {
+      reports.previous = reports.last || null;
+      reports.last = now;
+      saveReports(reports);
+    }
+    const before = reports.previous;
+    if (!before) return;
     for (const card of document.querySelectorAll("#verdict [data-hypothesis]")) {
       const slot = card.querySelector("[data-field=change]");
-      const was = before.get(card.dataset.hypothesis);
-      const now = Number(card.dataset.confidence);
+      const id = card.dataset.hypothesis;
+      const confidence = Number(card.dataset.confidence);
       if (!slot || card.dataset.status === "ruled_out") continue;
-      if (was === undefined) slot.textContent = "new";
-      else if (now > was) slot.textContent = "strengthened";
-      else if (now < was) slot.textContent = "weakened";
+      if (!has(before, id)) slot.textContent = "new";
+      else if (confidence > before[id]) slot.textContent = "strengthened";
+      else if (confidence < before[id]) slot.textContent = "weakened";
     }
   }
 
   function applyParts(html) {
     const holder = document.createElement("template");
     holder.innerHTML = html;
-    const before = hypothesisConfidences();
     for (const fresh of Array.from(holder.content.children)) {
       const current = fresh.id && document.getElementById(fresh.id);
       // The status line carries the seq of the last event applied to it (markStatus).
@@ -72,7 +102,7 @@
       current.replaceWith(fresh);
       if (window.htmx) window.htmx.process(fresh);
     }
-    markChanges(before);
+    markChanges();
     linkArtifacts();
     tick();
   }
@@ -330,6 +360,7 @@
     };
   }
 
+  markChanges();
   tick();
   window.setInterval(tick, 1000);
   if (root.dataset.finished === "true") setConnection("finished", "closed");
