@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         for slug in SLUGS:
             scenario = load(slug)
             print(
-                f"{slug:28} {scenario.expected.get('root_cause_layer', '?'):13} {scenario.incident['title']}"
+                f"{slug:36} {scenario.expected.get('root_cause_layer', '?'):13} {scenario.incident['title']}"
             )
     elif args.command == "show":
         scenario = load(args.slug)
