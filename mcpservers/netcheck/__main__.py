@@ -38,8 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL|HOST",
         action="append",
         default=[],
-        required=True,
         help="a URL (scheme, host, port, path prefix) or bare host that may be probed; repeatable",
+    )
+    targets.add_argument(
+        "--allow-mcp",
+        metavar="URL",
+        action="append",
+        default=[],
+        help="a URL that serves MCP (Streamable HTTP): allowed like --allow, and listed by list_targets "
+        "as an mcp_endpoint to probe with protocol='mcp'; repeatable",
     )
     targets.add_argument(
         "--allow-net",
@@ -91,7 +98,12 @@ def prober_from_args(args: argparse.Namespace) -> Prober:
     Raises:
         ValueError, OSError, ssl.SSLError: a bad value, or an unreadable hosts or CA file.
     """
-    policy = Policy.from_values(args.allow, networks=args.allow_net)
+    if not args.allow and not args.allow_mcp:
+        raise ValueError("nothing to probe: give at least one --allow or --allow-mcp")
+    mcp_urls = [url for url in args.allow_mcp if "://" in url]
+    if len(mcp_urls) != len(args.allow_mcp):
+        raise ValueError("--allow-mcp takes a URL (http(s)://host[:port]/path)")
+    policy = Policy.from_values(args.allow + mcp_urls, networks=args.allow_net)
     resolver = Resolver()
     if args.hosts_file:
         resolver.load_hosts_file(args.hosts_file)
@@ -109,7 +121,11 @@ def prober_from_args(args: argparse.Namespace) -> Prober:
         http=args.http_timeout,
     )
     return Prober(
-        policy=policy, resolver=resolver, ssl_context=context, timeouts=timeouts
+        policy=policy,
+        resolver=resolver,
+        ssl_context=context,
+        timeouts=timeouts,
+        mcp_endpoints=mcp_urls,
     )
 
 

@@ -99,7 +99,8 @@ class AllowEntry:
         if not self.path_prefix:
             return True
         # Match what the server will see: decoded, dot segments resolved ("/api/../admin" is /admin).
-        plain = posixpath.normpath("/" + unquote(path.split("?", 1)[0]))
+        # (POSIX normpath keeps a leading "//", so the path's own slashes go first.)
+        plain = posixpath.normpath("/" + unquote(path.split("?", 1)[0]).lstrip("/"))
         return plain == self.path_prefix.rstrip("/") or plain.startswith(
             self.path_prefix.rstrip("/") + "/"
         )

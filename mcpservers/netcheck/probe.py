@@ -9,8 +9,11 @@ evidence, and the result names the first layer that failed. Steps of `Prober.pro
    so a rebinding resolver cannot swap the address after the check);
 4. for https, handshake with verification; on a verification failure read the certificate anyway
    in a second, unverified handshake so the evidence shows subject, SAN and expiry;
-5. send one GET, time the first byte, read the status line and headers, a short body excerpt, and
-   for `stream_s > 0` keep reading an event stream to see whether something cuts it.
+5. send one GET, time the first byte, read the status line and headers, then the body to its end
+   (bounded in size and time; only an excerpt is kept), so a reset or a short body fails at http;
+   for `stream_s > 0` keep reading an event stream to see whether something cuts it;
+6. with `protocol="mcp"`, POST a JSON-RPC `initialize` instead of the GET and judge the answer at
+   the mcp layer (`mcpservers.netcheck.mcp_layer`); a session the server opened is then DELETEd.
 """
 
 from __future__ import annotations
@@ -23,19 +26,26 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from mcpservers._common import mask_secrets
-from mcpservers.netcheck.policy import IPAddress, Policy, normalize_host
+from mcpservers.netcheck import mcp_layer
+from mcpservers.netcheck.policy import AllowEntry, IPAddress, Policy, normalize_host
 from mcpservers.netcheck.resolver import ResolveError, Resolver
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Sequence
 
 USER_AGENT = "agentops-netcheck/1"
 MAX_HEADER_BYTES = 64 * 1024
 BODY_EXCERPT_BYTES = 512
+# The body is read to its end up to this many bytes (to see a reset or a short body), never kept.
+MAX_BODY_BYTES = 1 << 20
+PROTOCOLS = ("http", "mcp")
 MAX_TIMEOUT_S = 30.0
 MAX_STREAM_S = 120.0
 
@@ -164,6 +174,9 @@ class _Result:
     certificate: dict[str, Any] | None = None
     http: dict[str, Any] | None = None
     stream: dict[str, Any] | None = None
+    mcp: dict[str, Any] | None = None
+    # The Mcp-Session-Id an initialize opened: ended with DELETE, never put in the result.
+    mcp_session: str | None = None
 
     def fail(self, layer: str, reason: str, *evidence: str) -> None:
         if self.failed_layer == "none":
@@ -189,6 +202,7 @@ class _Result:
             "certificate": self.certificate,
             "http": self.http,
             "stream": self.stream,
+            "mcp": self.mcp,
         }
 
 
@@ -309,21 +323,37 @@ class Prober:
         resolver: Resolver | None = None,
         ssl_context: ssl.SSLContext | None = None,
         timeouts: Timeouts | None = None,
+        mcp_endpoints: Sequence[str] = (),
     ) -> None:
         self.policy = policy
         self.resolver = resolver or Resolver()
         self.ssl_context = ssl_context or ssl.create_default_context()
         self.timeouts = timeouts or Timeouts()
+        # Allowlisted URLs that serve MCP (Streamable HTTP), as list_targets names them: probe
+        # these with protocol="mcp". Each must also be covered by the policy.
+        self.mcp_endpoints = tuple(str(AllowEntry.parse(u)) for u in mcp_endpoints)
 
     async def probe(
-        self, url: str, *, timeout_s: float | None = None, stream_s: float = 0.0
+        self,
+        url: str,
+        *,
+        timeout_s: float | None = None,
+        stream_s: float = 0.0,
+        protocol: str = "http",
     ) -> dict[str, Any]:
         """Probe `url` layer by layer and return timings, certificate, status and the first failed layer.
+
+        `protocol="mcp"` replaces the GET with an MCP `initialize` POST and judges the answer at
+        the mcp layer (result["mcp"]: serverInfo and protocolVersion, or the JSON-RPC error).
 
         Raises:
             BadArgument: the URL or an option is malformed or out of range.
             TargetRefused: the URL, or an address it resolves to, may not be probed.
         """
+        if protocol not in PROTOCOLS:
+            raise BadArgument(
+                f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}"
+            )
         if timeout_s is not None and not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise BadArgument(
                 f"timeout_s must be > 0 and <= {MAX_TIMEOUT_S:g} seconds (per layer), got {timeout_s}"
@@ -352,12 +382,14 @@ class Prober:
                         tls_ok = True
                     if tls_ok:
                         await self._http(
-                            result, reader, writer, timeouts.http, stream_s
+                            result, reader, writer, timeouts.http, stream_s, protocol
                         )
                 finally:
                     # The request said Connection: close and nothing is left to flush; abort
                     # rather than wait on a peer that may never finish a TLS close.
                     writer.transport.abort()
+                if result.mcp_session:
+                    await self._end_session(result, result.mcp_session, timeouts)
         return result.as_dict(time.perf_counter() - started)
 
     async def _resolve(self, result: _Result, timeout: float) -> list[IPAddress] | None:
@@ -542,13 +574,17 @@ class Prober:
         writer: asyncio.StreamWriter,
         timeout: float,
         stream_s: float,
+        protocol: str,
     ) -> None:
         target = result.target
         where = f"{result.address}:{target.port}"
-        request = (
-            f"GET {target.path} HTTP/1.1\r\nHost: {target.host_header}\r\nUser-Agent: {USER_AGENT}\r\n"
-            f"Accept: */*\r\nConnection: close\r\n\r\n"
-        ).encode("latin-1")
+        if protocol == "mcp":
+            request = mcp_layer.initialize_request(target.path, target.host_header)
+        else:
+            request = (
+                f"GET {target.path} HTTP/1.1\r\nHost: {target.host_header}\r\nUser-Agent: {USER_AGENT}\r\n"
+                f"Accept: */*\r\nConnection: close\r\n\r\n"
+            ).encode("latin-1")
         t0 = time.perf_counter()
         try:
             writer.write(request)
@@ -610,16 +646,25 @@ class Prober:
             "headers": {k: headers[k] for k in _KEPT_HEADERS if k in headers},
             "body_excerpt": None,
         }
-        is_stream = (
-            headers.get("content-type", "").split(";")[0].strip().lower()
-            == "text/event-stream"
-        )
+        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        is_stream = content_type == "text/event-stream"
+        body = _Body(reader, headers, status=status, timeout=timeout)
+        if protocol == "mcp" and status < 400:
+            result.mcp_session = headers.get("mcp-session-id") or None
+            await self._mcp(result, body, content_type, where)
+            return
         if is_stream and stream_s > 0:
             await self._watch_stream(result, reader, stream_s)
+        elif is_stream:
+            # An event stream does not end: the head of it is all there is to read.
+            await body.read_excerpt(min(timeout, 2.0))
         else:
-            excerpt = await _read_excerpt(reader, headers, min(timeout, 2.0))
-            # The excerpt ends up in a model's context: an error page may echo credentials.
-            result.http["body_excerpt"] = mask_secrets(excerpt) if excerpt else None
+            await body.read_to_end()
+        # The excerpt ends up in a model's context: an error page may echo credentials.
+        result.http["body_excerpt"] = body.excerpt_text()
+        if not is_stream:
+            result.http["body_bytes"] = body.received
+            result.http["body_complete"] = body.complete
         if status >= 400:
             evidence = f"HTTP {status} {phrase} from {where}"
             if status in (502, 503, 504):
@@ -629,6 +674,96 @@ class Prober:
             if result.http["body_excerpt"]:
                 evidence += f"; body: {result.http['body_excerpt'][:200]!r}"
             result.fail("http", f"http_{status}", evidence)
+            if protocol == "mcp":
+                # An MCP server often explains a 4xx with a JSON-RPC error (no session, bad Accept).
+                error = mcp_layer.error_in(body.data)
+                if error is not None:
+                    result.mcp = error
+                    result.evidence.append(mcp_layer.describe_error(error))
+        if body.error is not None:
+            result.fail("http", *body.error)
+
+    async def _mcp(
+        self, result: _Result, body: _Body, content_type: str, where: str
+    ) -> None:
+        """Judge the answer to `initialize` at the mcp layer; transport trouble stays at http."""
+        assert result.http is not None
+        status = result.http["status"]
+        is_stream = content_type == "text/event-stream"
+        if is_stream:
+            outcome = await mcp_layer.read_sse_response(body.chunks())
+        else:
+            await body.read_to_end()
+            outcome = mcp_layer.Outcome(
+                message=body.data if body.complete and body.data.strip() else None
+            )
+        result.http["body_excerpt"] = body.excerpt_text()
+        result.http["body_bytes"] = body.received
+        result.http["body_complete"] = body.complete
+        if is_stream and body.error is not None and body.error[0] == "body_timeout":
+            # HTTP delivered (status and an open stream); the MCP server never answered on it.
+            result.fail(
+                "mcp",
+                "timeout",
+                f"{where} opened an event stream for initialize but sent no JSON-RPC response "
+                f"within {body.timeout:g} s ({outcome.events} other events)",
+            )
+            return
+        if body.error is not None:
+            result.fail("http", *body.error)
+            return
+        if content_type not in ("application/json", "text/event-stream"):
+            result.fail(
+                "mcp",
+                "malformed_response",
+                f"{where} answered initialize with HTTP {status} and Content-Type "
+                f"{content_type or '(none)'}, not JSON-RPC (application/json or text/event-stream)",
+            )
+            return
+        verdict = mcp_layer.judge_initialize(outcome)
+        result.mcp = verdict.details
+        if verdict.reason is None:
+            result.evidence.append(verdict.evidence)
+        else:
+            result.fail("mcp", verdict.reason, f"{where}: {verdict.evidence}")
+
+    async def _end_session(
+        self, result: _Result, session: str, timeouts: Timeouts
+    ) -> None:
+        # The server opened a session for the probe's initialize; DELETE ends it (spec: a client
+        # SHOULD). Best effort, on a fresh connection to the checked address: never a failure.
+        target = result.target
+        assert result.address is not None
+        if result.mcp is None:
+            result.mcp = {}
+        context = self.ssl_context if target.scheme == "https" else None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(
+                    result.address,
+                    target.port,
+                    ssl=context,
+                    server_hostname=target.host if context else None,
+                ),
+                timeouts.connect + timeouts.tls,
+            )
+        except (TimeoutError, OSError, ssl.SSLError) as exc:
+            result.mcp["session_deleted"] = None
+            result.evidence.append(f"could not end the MCP session: {exc!r}")
+            return
+        try:
+            writer.write(
+                mcp_layer.delete_request(target.path, target.host_header, session)
+            )
+            line = await asyncio.wait_for(reader.readline(), timeouts.http)
+            parts = line.decode("latin-1").split(" ", 2)
+            status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+            result.mcp["session_deleted"] = status
+        except (TimeoutError, OSError, ssl.SSLError, ValueError) as exc:
+            result.mcp["session_deleted"] = None
+            result.evidence.append(f"could not end the MCP session: {exc!r}")
+        finally:
+            writer.transport.abort()
 
     async def _watch_stream(
         self, result: _Result, reader: asyncio.StreamReader, stream_s: float
@@ -675,33 +810,144 @@ class Prober:
             )
 
 
-async def _read_excerpt(
-    reader: asyncio.StreamReader, headers: dict[str, str], timeout: float
-) -> str | None:
-    """Up to BODY_EXCERPT_BYTES of the body, de-chunked; what arrived within `timeout`, or None."""
-    data = b""
-    try:
-        if headers.get("transfer-encoding", "").lower().endswith("chunked"):
-            size_line = await asyncio.wait_for(reader.readline(), timeout)
-            want = min(
-                int(size_line.split(b";")[0].strip() or b"0", 16), BODY_EXCERPT_BYTES
+class _Body:
+    """An HTTP/1.1 response body read off `reader` (Content-Length, chunked or until close), bounded.
+
+    Only the first BODY_EXCERPT_BYTES are kept (`data` keeps up to MAX_BODY_BYTES for the mcp
+    layer's JSON); `error` is (reason, evidence) when the body ended early: a reset, fewer bytes
+    than promised, framing that is not HTTP, or no progress within `timeout` seconds in all.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        headers: dict[str, str],
+        *,
+        status: int,
+        timeout: float,
+    ) -> None:
+        self.reader = reader
+        self.timeout = timeout
+        self.chunked = headers.get("transfer-encoding", "").lower().endswith("chunked")
+        length = headers.get("content-length", "")
+        self.length: int | None = (
+            int(length) if length.isdigit() and not self.chunked else None
+        )
+        self.empty = status in (204, 304) or 100 <= status < 200
+        self.data = b""
+        self.received = 0
+        self.complete = False
+        self.capped = False  # stopped at MAX_BODY_BYTES: neither complete nor failed
+        self.error: tuple[str, str] | None = None
+
+    def excerpt_text(self) -> str | None:
+        text = self.data[:BODY_EXCERPT_BYTES].decode("utf-8", errors="replace")
+        return mask_secrets(text) if text else None
+
+    async def read_to_end(self) -> None:
+        async with contextlib.aclosing(self.chunks()) as chunks:
+            async for _ in chunks:
+                pass
+
+    async def read_excerpt(self, timeout: float) -> None:
+        # The head of an event stream: whatever arrives first, errors and all, is the excerpt.
+        with contextlib.suppress(TimeoutError):
+            async with (
+                asyncio.timeout(timeout),
+                contextlib.aclosing(self.chunks()) as chunks,
+            ):
+                async for _ in chunks:
+                    if self.received >= BODY_EXCERPT_BYTES:
+                        break
+        self.error = None
+
+    async def chunks(self) -> AsyncGenerator[bytes, None]:
+        """The body's bytes as they arrive; on a failure sets `error` and stops."""
+        if self.empty or self.length == 0:
+            self.complete = True
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+
+        async def within(step: Any) -> Any:
+            return await asyncio.wait_for(step, max(deadline - loop.time(), 0.01))
+
+        promised = (
+            f" of the {self.length} promised by Content-Length"
+            if self.length is not None
+            else ""
+        )
+        try:
+            if self.chunked:
+                async for piece in self._dechunk(within):
+                    yield piece
+            else:
+                while self.length is None or self.received < self.length:
+                    want = 65536 if self.length is None else self.length - self.received
+                    piece = await within(self.reader.read(min(want, 65536)))
+                    if not piece:
+                        if self.length is not None:
+                            self.error = (
+                                "truncated_body",
+                                f"the body ended after {self.received} bytes{promised}: "
+                                "the server closed the connection mid-body",
+                            )
+                            return
+                        break  # no length: the close ends the body
+                    self._take(piece)
+                    yield piece
+                    if self.received >= MAX_BODY_BYTES and self.received != self.length:
+                        self.capped = (
+                            True  # read enough to judge; the rest is not needed
+                        )
+                        return
+            self.complete = not self.capped
+        except TimeoutError:
+            self.error = (
+                "body_timeout",
+                f"the body stalled: {self.received} bytes{promised} within {self.timeout:g} s",
             )
-        elif "content-length" in headers:
-            want = min(int(headers["content-length"]), BODY_EXCERPT_BYTES)
-        else:
-            want = BODY_EXCERPT_BYTES
-        while len(data) < want:
-            chunk = await asyncio.wait_for(reader.read(want - len(data)), timeout)
-            if not chunk:
-                break
-            data += chunk
-    except (
-        TimeoutError,
-        ValueError,
-        ConnectionError,
-        OSError,
-        ssl.SSLError,
-        asyncio.LimitOverrunError,
-    ):
-        pass
-    return data.decode("utf-8", errors="replace") or None
+        except asyncio.IncompleteReadError:
+            self.error = (
+                "truncated_body",
+                f"the chunked body ended after {self.received} bytes, before its last chunk: "
+                "the server closed the connection mid-body",
+            )
+        except (ValueError, asyncio.LimitOverrunError):
+            self.error = (
+                "malformed_response",
+                f"the chunked body is not valid HTTP/1.1 chunked encoding after {self.received} bytes",
+            )
+        except (ConnectionError, OSError, ssl.SSLError) as exc:
+            self.error = (
+                "connection_reset",
+                f"connection reset after {self.received} bytes of the body{promised}: {exc!r}",
+            )
+
+    def _take(self, piece: bytes) -> None:
+        self.received += len(piece)
+        if len(self.data) < MAX_BODY_BYTES:
+            self.data += piece[: MAX_BODY_BYTES - len(self.data)]
+
+    async def _dechunk(self, within: Any) -> AsyncGenerator[bytes, None]:
+        while True:
+            size_line = await within(self.reader.readline())
+            if not size_line.endswith(b"\n"):
+                raise asyncio.IncompleteReadError(size_line, None)
+            size = int(size_line.split(b";")[0].strip(), 16)
+            if size == 0:
+                # Trailers, then the empty line that ends the body.
+                while (await within(self.reader.readline())).strip():
+                    pass
+                return
+            left = size
+            while left:
+                piece = await within(self.reader.readexactly(min(left, 65536)))
+                left -= len(piece)
+                self._take(piece)
+                yield piece
+                if self.received >= MAX_BODY_BYTES:
+                    self.capped = True
+                    return
+            if await within(self.reader.readexactly(2)) != b"\r\n":
+                raise ValueError("chunk not followed by CRLF")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -33,9 +33,9 @@ def build_server(prober: Prober, *, max_concurrent_probes: int = 8) -> MCPServer
         "mcpservers-netcheck",
         version="0.1.0",
         instructions=(
-            "Layered network probe: DNS → TCP connect → TLS → HTTP, each timed separately, with the first "
-            "failed layer and its evidence. Only URLs on the allowlist given at start can be probed; "
-            "call list_targets to see them."
+            "Layered network probe: DNS → TCP connect → TLS → HTTP (→ MCP), each timed separately, with "
+            "the first failed layer and its evidence. Only URLs on the allowlist given at start can be "
+            "probed; call list_targets to see them, and probe its mcp_endpoints with protocol='mcp'."
         ),
         log_level="WARNING",
     )
@@ -60,16 +60,34 @@ def build_server(prober: Prober, *, max_concurrent_probes: int = 8) -> MCPServer
                 )
             ),
         ] = 0.0,
+        protocol: Annotated[
+            Literal["http", "mcp"],
+            Field(
+                description=(
+                    "http: GET the URL. mcp: the URL is an MCP endpoint (Streamable HTTP; list_targets' "
+                    "mcp_endpoints); POST a JSON-RPC initialize and judge the answer at the mcp layer"
+                )
+            ),
+        ] = "http",
     ) -> dict[str, Any]:
-        """Probe a URL layer by layer: DNS, TCP connect, TLS handshake, time to first byte, HTTP status.
+        """Probe a URL layer by layer: DNS, TCP connect, TLS handshake, time to first byte, HTTP status, body.
 
         Returns dns_ms, connect_ms, tls_ms, ttfb_ms, the certificate (subject, SAN, expiry; read even
-        when verification fails), the HTTP status, and failed_layer (dns | connect | tls | http | none)
-        with a short reason (nxdomain, refused, timeout, certificate_expired, http_502 …) and evidence.
+        when verification fails), the HTTP status, and failed_layer (dns | connect | tls | http | mcp |
+        none) with a short reason and evidence. The body is read to its end (up to 1 MiB): a reset
+        or fewer bytes than Content-Length fail at http (connection_reset, truncated_body,
+        body_timeout). Other reasons: nxdomain, servfail, refused, timeout, certificate_expired,
+        certificate_name_mismatch, certificate_untrusted, empty_reply, http_502, stream_cut.
+        With protocol="mcp": mcp/jsonrpc_error (an MCP server failing requests inside HTTP 200;
+        result["mcp"] has error_code and error_message), mcp/malformed_response (not JSON-RPC, or
+        not an InitializeResult), mcp/timeout (an event stream with no response); ok gives
+        result["mcp"] with server_info, protocol_version and capabilities. HTTP errors stay http_N.
         """
         try:
             async with slots:
-                return await prober.probe(url, timeout_s=timeout_s, stream_s=stream_s)
+                return await prober.probe(
+                    url, timeout_s=timeout_s, stream_s=stream_s, protocol=protocol
+                )
         except (BadArgument, TargetRefused) as exc:
             raise ToolError(str(exc)) from exc
         except Exception as exc:
@@ -85,9 +103,14 @@ def build_server(prober: Prober, *, max_concurrent_probes: int = 8) -> MCPServer
         )
     )
     def list_targets() -> dict[str, Any]:
-        """The allowlist this server was started with, and the name-resolution overrides in force."""
+        """The allowlist this server was started with, its MCP endpoints and the name-resolution overrides.
+
+        mcp_endpoints: allowlisted URLs that serve MCP over Streamable HTTP; probe each with
+        probe_url(url, protocol="mcp"), since a GET there only shows the endpoint refusing GET.
+        """
         return {
             "allow": [str(entry) for entry in prober.policy.entries],
+            "mcp_endpoints": list(prober.mcp_endpoints),
             "allow_net": [str(net) for net in prober.policy.networks],
             "resolve": {
                 name: "NXDOMAIN" if addresses is None else [str(a) for a in addresses]

@@ -3,7 +3,9 @@
 import asyncio
 import datetime as dt
 import ipaddress
+import socket
 import ssl
+import struct
 
 import pytest
 
@@ -15,9 +17,10 @@ from mcpservers.netcheck import (
     TargetRefused,
     Timeouts,
 )
-from mcpservers.netcheck.probe import Target
+from mcpservers.netcheck.probe import MAX_BODY_BYTES, Target
 from mcpservers.scenarios._certs import CertAuthority, self_signed
 from mcpservers.scenarios._listeners import Listeners, Response, server_ssl_context
+from mcpservers.scenarios.targets import _reset_handler
 
 pytestmark = pytest.mark.anyio
 
@@ -547,3 +550,134 @@ async def test_allow_net_refuses_a_listed_name_resolving_outside_it(certs):
         await probe(prober, "http://db.internal/")
     with pytest.raises(TargetRefused, match="outside the networks allowed"):
         await probe(prober, "http://10.0.0.6/")
+
+
+# The body is read to its end (bounded), so a reset or a short body fails at http.
+
+
+def raw(head, *parts, close="fin", pause=0.05, stall=0.0):
+    """A handler writing `head` and `parts` itself, then closing (FIN), resetting (RST) or stalling."""
+
+    async def handler(request, writer):
+        writer.write(head)
+        for part in parts:
+            await writer.drain()
+            await asyncio.sleep(pause)  # what was sent is read before what follows
+            writer.write(part)
+        await writer.drain()
+        await asyncio.sleep(pause)
+        if stall:
+            await asyncio.sleep(stall)
+        if close == "rst":
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+            )
+        writer.transport.abort()
+
+    return handler
+
+
+async def test_reset_mid_body_listener_fails_at_http_as_connection_reset(
+    certs, listeners
+):
+    port = await listeners.http(_reset_handler(200, 64))
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/v1/export")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "connection_reset")
+    assert result["status"] == 200
+    assert result["http"]["body_bytes"] == 64
+    assert "connection reset after 64 bytes of the body" in result["evidence"][0]
+
+
+async def test_body_shorter_than_its_content_length_is_truncated(certs, listeners):
+    port = await listeners.http(
+        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", b"x" * 100)
+    )
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "truncated_body")
+    assert "ended after 100 bytes of the 1000 promised" in result["evidence"][0]
+    assert result["http"]["body_excerpt"] == "x" * 100
+
+
+async def test_chunked_body_cut_before_its_last_chunk_is_truncated(certs, listeners):
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    cut = await listeners.http(raw(head, b"5\r\nhello\r\n", b"5\r\nwor"))
+    whole = await listeners.http(
+        raw(head, b"5\r\nhello\r\n", b"6\r\n world\r\n0\r\n\r\n")
+    )
+
+    broken = await probe(make_prober(certs), f"http://127.0.0.1:{cut}/")
+    fine = await probe(make_prober(certs), f"http://127.0.0.1:{whole}/")
+
+    assert (broken["failed_layer"], broken["reason"]) == ("http", "truncated_body")
+    assert (fine["failed_layer"], fine["reason"]) == ("none", None)
+    assert fine["http"]["body_excerpt"] == "hello world"
+    assert (fine["http"]["body_bytes"], fine["http"]["body_complete"]) == (11, True)
+
+
+async def test_healthy_large_body_is_read_whole_and_only_an_excerpt_kept(
+    certs, listeners
+):
+    port = await tls_listener(listeners, certs["good"], body="y" * 900_000)
+
+    result = await probe(make_prober(certs), f"https://{NAME}:{port}/export")
+
+    assert (result["failed_layer"], result["reason"]) == ("none", None)
+    assert result["http"]["body_bytes"] == 900_000
+    assert result["http"]["body_complete"] is True
+    assert result["http"]["body_excerpt"] == "y" * 512
+
+
+async def test_body_over_the_read_limit_is_not_judged_past_it(certs, listeners):
+    size = MAX_BODY_BYTES + 300_000
+    port = await listeners.http(answer(200, "z" * size))
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("none", None)
+    assert result["http"]["body_complete"] is False
+    assert MAX_BODY_BYTES <= result["http"]["body_bytes"] < size
+
+
+async def test_body_that_stalls_past_the_http_timeout_fails_at_http(certs, listeners):
+    port = await listeners.http(
+        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n", b"partial", stall=2.0)
+    )
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "body_timeout")
+    assert result["http"]["body_bytes"] == 7
+
+
+async def test_error_status_wins_over_a_body_reset_and_both_are_evidence(
+    certs, listeners
+):
+    port = await listeners.http(
+        raw(
+            b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 500\r\n\r\n",
+            b"upstream died",
+            close="rst",
+        )
+    )
+
+    result = await probe(make_prober(certs), f"http://127.0.0.1:{port}/")
+
+    assert (result["failed_layer"], result["reason"]) == ("http", "http_502")
+    assert "connection reset after 13 bytes" in result["evidence"][-1]
+
+
+async def test_url_entry_with_a_path_prefix_allows_that_path_and_below(
+    certs, listeners
+):
+    port = await listeners.http(answer(200, "ok"))
+    prober = make_prober(certs, allow=[f"http://127.0.0.1:{port}/api"])
+
+    exact = await probe(prober, f"http://127.0.0.1:{port}/api")
+    below = await probe(prober, f"http://127.0.0.1:{port}/api/v1/x")
+
+    assert exact["failed_layer"] == below["failed_layer"] == "none"
