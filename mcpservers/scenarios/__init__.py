@@ -196,12 +196,18 @@ class LiveScenario:
 
     @property
     def allow(self) -> list[str]:
-        """Allowlist entries covering the probes: scheme, host and port of each URL, without repeats."""
+        """Allowlist entries covering the HTTP probes: scheme, host and port of each URL, without repeats."""
         entries = (
             probe.url.split("/", 3)[0] + "//" + probe.url.split("/", 3)[2]
             for probe in self.probes.values()
+            if probe.protocol != "mcp"
         )
         return list(dict.fromkeys(entries))
+
+    @property
+    def mcp_endpoints(self) -> list[str]:
+        """The probes' URLs that serve MCP (targets.json "protocol": "mcp"), for `--allow-mcp`."""
+        return [p.url for p in self.probes.values() if p.protocol == "mcp"]
 
     def netcheck_args(self) -> list[str]:
         """Command-line arguments for `python -m mcpservers.netcheck` that cover exactly these probes."""
@@ -211,6 +217,8 @@ class LiveScenario:
         ]  # every demo target lives on loopback
         for entry in self.allow:
             args += ["--allow", entry]
+        for url in self.mcp_endpoints:
+            args += ["--allow-mcp", url]
         for name, value in self.resolve.items():
             args += ["--resolve", f"{name}={value}"]
         if self.ca_file is not None:
@@ -247,10 +255,13 @@ class LiveScenario:
         if self.ca_file is not None:
             context.load_verify_locations(cafile=self.ca_file)
         return Prober(
-            policy=Policy.from_values(self.allow, networks=["127.0.0.1/32"]),
+            policy=Policy.from_values(
+                self.allow + self.mcp_endpoints, networks=["127.0.0.1/32"]
+            ),
             resolver=resolver,
             ssl_context=context,
             timeouts=timeouts,
+            mcp_endpoints=self.mcp_endpoints,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -259,7 +270,7 @@ class LiveScenario:
             "title": self.scenario.incident["title"],
             "data_dir": str(self.scenario.path),
             "probes": {
-                name: {"url": p.url, "stream_s": p.stream_s}
+                name: {"url": p.url, "stream_s": p.stream_s, "protocol": p.protocol}
                 for name, p in self.probes.items()
             },
             "netcheck_args": self.netcheck_args(),

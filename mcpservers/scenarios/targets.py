@@ -107,7 +107,8 @@ FAULTS: dict[str, dict[str, tuple[tuple[type, ...], Any]]] = {
 }
 DNS_FAULTS = frozenset({"dns_nxdomain", "dns_servfail", "dns_slow"})
 _UPSTREAM_KINDS = frozenset({"idle_cut_proxy", "gateway"})
-_TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s"})
+_TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s", "protocol"})
+PROTOCOLS = ("http", "mcp")
 _UPSTREAM_TIMEOUT_S = 3.0
 _RESET_PAUSE_S = 0.2
 
@@ -119,6 +120,8 @@ class Probe:
     name: str
     url: str
     stream_s: float = 0.0
+    # "mcp": the URL serves MCP; netcheck lists it as an mcp_endpoint, probed with protocol="mcp"
+    protocol: str = "http"
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ class Target:
     kind: str
     params: dict[str, Any]
     stream_s: float = 0.0
+    protocol: str = "http"
 
     def url(self, port: int) -> str:
         return f"{self.scheme}://{self.host}:{port}{self.path}"
@@ -233,6 +237,11 @@ def _target(path: Path, index: int, raw: Any, seen: set[str]) -> Target:
     stream_s = raw.get("stream_s", 0)
     if not _is_number(stream_s) or stream_s < 0:
         raise TargetsError(path, name, "stream_s", "must be a number >= 0")
+    protocol = raw.get("protocol", "http")
+    if protocol not in PROTOCOLS:
+        raise TargetsError(
+            path, name, "protocol", f"must be one of {', '.join(PROTOCOLS)}"
+        )
     if kind.startswith("tls_") and parts.scheme != "https":
         raise TargetsError(path, name, "url", f"a {kind} fault needs an https URL")
     return Target(
@@ -243,6 +252,7 @@ def _target(path: Path, index: int, raw: Any, seen: set[str]) -> Target:
         kind=kind,
         params=params,
         stream_s=float(stream_s),
+        protocol=protocol,
     )
 
 
@@ -419,7 +429,12 @@ class _Starter:
         }
         return Wiring(
             probes=[
-                Probe(t.name, t.url(self.ports[t.name]), t.stream_s * self.scale)
+                Probe(
+                    t.name,
+                    t.url(self.ports[t.name]),
+                    t.stream_s * self.scale,
+                    t.protocol,
+                )
                 for t in ordered
             ],
             resolve=resolve,

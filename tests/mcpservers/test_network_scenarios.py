@@ -21,9 +21,9 @@ NETWORK = (
     "gateway-rate-limit",
     "mcp-jsonrpc-error",
 )
-# Bottom-up, as diagnosis/engine/layers.py; netcheck itself reports only dns..http or none.
+# Bottom-up, as diagnosis/engine/layers.py; netcheck itself reports dns..mcp or none.
 LAYERS = ("dns", "connect", "tls", "http", "mcp", "tool_backend", "application")
-PROBE_LAYERS = {"dns", "connect", "tls", "http", "none"}
+PROBE_LAYERS = {"dns", "connect", "tls", "http", "mcp", "none"}
 # slug → (the running scenario, probe name → netcheck result)
 Probed = dict[str, tuple[scenarios.LiveScenario, dict[str, dict[str, Any]]]]
 
@@ -39,8 +39,12 @@ async def _probe_all(
     live = await stack.enter_async_context(scenarios.run(scenarios.ROOT / slug))
     # netcheck's default per-layer timeouts, as the demo netcheck server runs
     prober = live.prober()
+    # Each target as its targets.json "protocol" says (an MCP endpoint gets an initialize).
     results = await asyncio.gather(
-        *(prober.probe(p.url, stream_s=p.stream_s) for p in live.probes.values())
+        *(
+            prober.probe(p.url, stream_s=p.stream_s, protocol=p.protocol)
+            for p in live.probes.values()
+        )
     )
     return live, dict(zip(live.probes, results, strict=True))
 
@@ -126,3 +130,21 @@ async def test_the_mcp_endpoint_answers_json_rpc_errors_in_http_200() -> None:
     assert str(answer.json()["error"]["code"]) == expected["root_cause_signal"]
     logs = scenarios.load(scenarios.ROOT / slug).logs_path.read_text(encoding="utf-8")
     assert f"JSON-RPC error {expected['root_cause_signal']}" in logs
+
+
+@pytest.mark.anyio
+async def test_the_mcp_endpoint_is_listed_for_an_mcp_probe_and_a_get_sees_only_405(
+    probed: Probed,
+) -> None:
+    live, results = probed["mcp-jsonrpc-error"]
+    url = live.probes["orders-mcp"].url
+    prober = live.prober()
+    async with asyncio.timeout(10):
+        plain = await prober.probe(url)
+
+    assert live.probes["orders-mcp"].protocol == "mcp"
+    assert prober.mcp_endpoints == (url,)
+    assert live.netcheck_args().count("--allow-mcp") == 1
+    assert live.netcheck_args()[live.netcheck_args().index("--allow-mcp") + 1] == url
+    assert results["orders-mcp"]["mcp"]["error_code"] == -32603
+    assert (plain["failed_layer"], plain["reason"]) == ("http", "http_405")

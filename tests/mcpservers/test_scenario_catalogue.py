@@ -135,8 +135,8 @@ CATALOGUE = {
         "http://reset.internal/v1/export",
         {"kind": "reset_mid_body", "after_bytes": 64},
         0,
-        # netcheck reads a bounded body excerpt and does not report a short body: see below.
-        ("none", None),
+        # netcheck reads the body to its end: the RST after 64 bytes is a reset at http.
+        ("http", "connection_reset"),
     ),
     "gw-to-expired": (
         "http://gw-tls.internal/v1/charges",
