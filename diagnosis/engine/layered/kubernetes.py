@@ -26,12 +26,13 @@ from diagnosis.engine.layered.kubectl import (
     read_containers,
     service_of_host,
 )
-from diagnosis.engine.layered.reading import incident_text, short
+from diagnosis.engine.layered.reading import as_dict, as_list, incident_text, short
 from diagnosis.engine.layered.tools import (
     DESCRIBE,
     EVENTS,
     GET_RESOURCES,
     POD_LOGS,
+    QUERY_METRIC,
 )
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
 
@@ -148,6 +149,11 @@ _URL_HOST = re.compile(
     r"[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?([a-z0-9][a-z0-9.-]*)", re.IGNORECASE
 )
 _LOOKUP_HOST = re.compile(r"\blookup ([a-z0-9][a-z0-9.-]*)", re.IGNORECASE)
+_SLOW = re.compile(
+    r"slow|latency|p99|p95|timed? ?out|timeout|deadline exceeded|\b504\b", re.IGNORECASE
+)
+# A container throttled in this share of its CFS periods is starved of CPU.
+THROTTLED_SHARE = 0.25
 _OOM = re.compile(
     r"OOMKilled|OOMKilling|out of memory|Memory cgroup out of memory", re.IGNORECASE
 )
@@ -314,7 +320,33 @@ def plan(
             )
         )
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
+        if _SLOW.search(incident_text(inv)) or any(
+            _SLOW.search(e.message)
+            for e in cluster.warnings(ns)
+            if e.reason == "Unhealthy"
+        ):
+            calls.append(
+                call(
+                    QUERY_METRIC,
+                    {
+                        "promql": throttling_query(ns),
+                        "start": "now-1h",
+                        "end": "now",
+                        "step": "60s",
+                    },
+                    f"slow answers or probe timeouts in {ns}: are its containers CPU-throttled",
+                )
+            )
     return calls
+
+
+def throttling_query(ns: str) -> str:
+    """The share of CFS periods in which each container of the namespace was throttled."""
+    sel = f'{{namespace="{ns}"}}'
+    return (
+        f"sum by (container) (rate(container_cpu_cfs_throttled_periods_total{sel}[5m]))"
+        f" / sum by (container) (rate(container_cpu_cfs_periods_total{sel}[5m]))"
+    )
 
 
 def _pods_call(
@@ -667,6 +699,13 @@ def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
             finding = _workload(cluster, ns, workload)
             if finding is not None:
                 found.setdefault(finding.component, finding)
+        for finding in _performance(inv, cluster, ns):
+            current = found.get(finding.component)
+            if current is None or current.reason in ("Unhealthy", "NotReady"):
+                # Probes that time out on a starved container: the starving is the fault.
+                if current is not None:
+                    finding.evidence += current.evidence
+                found[finding.component] = finding
         for finding in _routing(cluster, ns, path):
             found.setdefault(finding.component, finding)
         for finding in _control_plane(cluster):
@@ -731,6 +770,85 @@ def _nodes(cluster: Cluster, ns: str) -> list[Finding]:
         f.keywords = ["node", "NotReady", name, "kubelet"]
         out.append(f)
     return out
+
+
+def _performance(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding]:
+    """Containers CPU-throttled in a large share of their periods (the metrics' cAdvisor series)."""
+    out: list[Finding] = []
+    for obs in inv.observations:
+        result = as_dict(obs.result)
+        promql = str(obs.arguments.get("promql") or "")
+        if obs.tool != QUERY_METRIC or not obs.is_ok or "cfs_throttled" not in promql:
+            continue
+        if f'namespace="{ns}"' not in promql:
+            continue
+        for series in as_list(result.get("series")):
+            labels = as_dict(as_dict(series).get("metric"))
+            values = [
+                float(v[1])
+                for v in as_list(as_dict(series).get("values"))
+                if isinstance(v, list) and len(v) == 2 and _number(v[1])
+            ]
+            container = str(labels.get("container") or "")
+            if not container or not values:
+                continue
+            recent = values[-5:]
+            share = sum(recent) / len(recent)
+            if share < THROTTLED_SHARE:
+                continue
+            workload = _workload_of_container(cluster, ns, container)
+            f = Finding(
+                "performance",
+                "cpu_throttling",
+                workload,
+                layers.APPLICATION,
+                f"{workload} is CPU-throttled in {share:.0%} of its CFS periods (container {container}): "
+                "its CPU limit starves it, requests slow down and probes time out",
+                ns,
+            )
+            f.cite(
+                obs,
+                f"query_metric container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total: "
+                f"{container} throttled {share:.0%} of periods",
+            )
+            limits = [
+                (o, read_containers(o.text).limits_cpu)
+                for (kind, space, name), o in cluster.describes.items()
+                if space == ns
+                and kind in ("deployments", "pods")
+                and name.startswith(workload.split("/", 1)[1])
+            ]
+            for o, limit in limits[:2]:
+                if limit:
+                    f.cite(o, f"describe: Limits cpu {limit}")
+            f.keywords = ["cpu", "throttling", "limits", container]
+            f.chain = [f"{workload} answers slowly", f.statement]
+            out.append(f)
+    return out
+
+
+def _number(value: object) -> bool:
+    try:
+        return float(str(value)) == float(str(value))  # not NaN
+    except ValueError:
+        return False
+
+
+def _workload_of_container(cluster: Cluster, ns: str, container: str) -> str:
+    """The workload named like the container, else the only one running a container so named."""
+    named: list[str] = []
+    holding: list[str] = []
+    for kind in ("deployments", "statefulsets", "daemonsets"):
+        table = cluster.table(kind, ns)
+        for row in table.rows if table else ():
+            workload = f"{kind[:-1]}/{row['NAME']}"
+            if row.get("NAME") == container:
+                named.append(workload)
+            elif container in row.get("CONTAINERS", "").split(","):
+                holding.append(workload)
+    if named:
+        return named[0]
+    return holding[0] if len(holding) == 1 else f"deployment/{container}"
 
 
 def _control_plane(cluster: Cluster) -> list[Finding]:
@@ -908,7 +1026,13 @@ def _workload(cluster: Cluster, ns: str, workload: str) -> Finding | None:
     # Runtime: the containers start and then fail (crash, OOM, probes), or there are none.
     crashing = [p for p in pods if p.status in _RUNTIME_STATUSES or p.restarts > 0]
     unready = [p for p in pods if p.status == "Running" and not p.is_ready]
-    probes = [e for e in by_reason.get("Unhealthy", []) if _PROBE.search(e.message)]
+    # A probe that failed while a pod started and passes now is no fault: only pods not ready
+    # or restarting make the probes' failures count.
+    probes = [
+        e
+        for e in by_reason.get("Unhealthy", [])
+        if _PROBE.search(e.message) and (crashing or unready)
+    ]
     if crashing or probes or unready:
         selected = crashing or unready or pods
         oom = any(p.status == "OOMKilled" for p in selected)

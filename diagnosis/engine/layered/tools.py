@@ -6,6 +6,7 @@ SEARCH_LOGS = "search_logs"
 LIST_TARGETS = "list_targets"
 PROBE_URL = "probe_url"
 SEARCH_RUNBOOKS = "search_runbooks"
+QUERY_METRIC = "query_metric"
 RESTART_WORKLOAD = "restart_workload"
 # The kubernetes server (read-only kubectl).
 GET_RESOURCES = "get_resources"
@@ -18,6 +19,7 @@ KUBERNETES_TOOLS = frozenset({GET_RESOURCES, DESCRIBE, POD_LOGS, EVENTS, GET_YAM
 WRITES = frozenset({RESTART_WORKLOAD, "scale_workload", "get_action_status"})
 AGENTS = {
     SERVICE_HEALTH: "metrics",
+    QUERY_METRIC: "metrics",
     TOP_ERRORS: "logs",
     SEARCH_LOGS: "logs",
     LIST_TARGETS: "network",

@@ -1,7 +1,7 @@
 """The layered planner driven against a scenario folder's real servers, in memory (no engine, no database).
 
-The kubernetes server answers from the folder's kubernetes.json and the logs server from its
-logs.jsonl, each through the MCP SDK's in-memory client: what the planner reads is exactly what
+The kubernetes server answers from the folder's kubernetes.json, the logs server from its
+logs.jsonl and the metrics server from its metrics.json, each through the MCP SDK's in-memory client: what the planner reads is exactly what
 those servers answer over stdio.
 """
 
@@ -26,6 +26,8 @@ from mcpservers.kubernetes.server import build_server as kubernetes_server
 from mcpservers.kubernetes.snapshot import SnapshotBackend, load_snapshot
 from mcpservers.logs.backends import FileBackend, load_jsonl
 from mcpservers.logs.server import build_server as logs_server
+from mcpservers.metrics.backends import DemoBackend, load_metrics_json
+from mcpservers.metrics.server import build_server as metrics_server
 
 
 def servers(folder: Path) -> dict[str, Any]:
@@ -39,6 +41,11 @@ def servers(folder: Path) -> dict[str, Any]:
         path = folder / "logs.jsonl"
         out["logs"] = logs_server(
             FileBackend(load_jsonl(path, now=time.time()), source=str(path))
+        )
+    if (folder / "metrics.json").is_file():
+        path = folder / "metrics.json"
+        out["metrics"] = metrics_server(
+            DemoBackend(load_metrics_json(path, now=time.time()), source=str(path))
         )
     return out
 

@@ -510,3 +510,75 @@ def test_application_namespaces_are_searched_before_the_platforms_own():
     cluster = Cluster.read(inv.observations)
 
     assert kubernetes.scanned_namespaces(inv, cluster)[0] == "shop"
+
+
+def test_a_probe_that_failed_while_starting_and_passes_now_is_no_fault():
+    events = EVENTS + (
+        "29m                  Warning   Unhealthy           Pod/frontend-6d9f8b7c5-7xk2p       "
+        'Readiness probe failed: Get "http://10.244.1.23:8080/ready": dial tcp 10.244.1.23:8080: connect: connection refused\n'
+    )
+    observations = shop_observations()
+    observations[6] = obs(7, "events", {"namespace": "shop"}, events)
+
+    assert "deployment/frontend" not in findings(observations)
+
+
+def test_cpu_throttling_from_the_metrics_explains_probes_that_time_out():
+    pods = PODS.replace(
+        "frontend-6d9f8b7c5-7xk2p       1/1     Running   ",
+        "frontend-6d9f8b7c5-7xk2p       0/1     Running   ",
+    )
+    events = EVENTS + (
+        "1m (x40 over 30m)    Warning   Unhealthy           Pod/frontend-6d9f8b7c5-7xk2p       "
+        'Readiness probe failed: Get "http://10.244.1.23:8080/ready": context deadline exceeded\n'
+    )
+    observations = shop_observations()
+    observations[1] = obs(
+        2,
+        "get_resources",
+        {"kind": "pods", "namespace": "shop", "wide": True, "show_labels": True},
+        pods,
+    )
+    observations[6] = obs(7, "events", {"namespace": "shop"}, events)
+    planned = LayeredPlanner().next_round(
+        investigation(
+            observations,
+            tools=[
+                *kubernetes_tools(),
+                ToolInfo("metrics", "query_metric", "", {}, True, False, False),
+            ],
+        )
+    )
+    query = next(c for c in planned if c.tool == "query_metric")
+    assert (
+        'container_cpu_cfs_throttled_periods_total{namespace="shop"}'
+        in query.arguments["promql"]
+    )
+    throttled = Observation(
+        span_id="20",
+        agent="metrics",
+        server="metrics",
+        tool="query_metric",
+        arguments=dict(query.arguments),
+        is_ok=True,
+        result={
+            "promql": query.arguments["promql"],
+            "series": [
+                {
+                    "metric": {"container": "server"},
+                    "values": [[1, "0.02"], [2, "0.86"], [3, "0.85"]],
+                },
+            ],
+        },
+    )
+    # The CONTAINERS column names the container "server" for several deployments: by name first.
+    throttled.result["series"][0]["metric"]["container"] = "frontend"
+    found = findings([*observations, throttled])
+
+    perf = found["deployment/frontend"]
+    assert (perf.stage, perf.reason, perf.layer) == (
+        "performance",
+        "cpu_throttling",
+        layers.APPLICATION,
+    )
+    assert any(o.span_id == "20" for o, _ in perf.evidence)
