@@ -427,8 +427,21 @@ class Analysis:
         for errors, group in self.facts.error_texts():
             text = group.text
             classes = error_classes(text)
-            names_host = probe.host in text.lower() or any(
-                belongs(probe.host, name) for name in upstreams(text) if "." not in name
+            names_host = (
+                probe.host in text.lower()
+                or any(
+                    belongs(probe.host, name)
+                    for name in upstreams(text)
+                    if "." not in name
+                )
+                # The host's own service, or a line naming it, shows the failure the probe met.
+                or (
+                    layer in classes
+                    and (
+                        belongs(probe.host, errors.service)
+                        or _names_label(text, probe.host)
+                    )
+                )
             )
             if not (
                 (names_host and (layer in classes or not classes))
@@ -650,6 +663,16 @@ def _port(url: str) -> int | None:
         return parts.port or {"http": 80, "https": 443}.get(parts.scheme)
     except ValueError:
         return None
+
+
+def _names_label(text: str, host: str) -> bool:
+    """True when `text` says the host's first label as a word (orders-mcp for orders-mcp.tools.internal)."""
+    label = host.split(".")[0]
+    if label in GENERIC_LABELS or "-" not in label:
+        return False
+    return (
+        re.search(rf"(?<![\w.-]){re.escape(label)}(?![\w-])", text.lower()) is not None
+    )
 
 
 def _spans(c: "Candidate") -> int:

@@ -82,7 +82,7 @@ class Probe:
 
     @property
     def body_classes(self) -> set[str]:
-        return error_classes(self.body) - {layers.HTTP}
+        return error_classes(self.body) - {layers.HTTP, layers.MCP}
 
 
 @dataclass(frozen=True)

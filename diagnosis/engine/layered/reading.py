@@ -51,6 +51,10 @@ _CLASS_PATTERNS = {
         re.IGNORECASE,
     ),
     layers.TLS: re.compile(r"certificate|x509|\btls|\bssl|handshake", re.IGNORECASE),
+    layers.MCP: re.compile(
+        r"json-?rpc|\b-32[0-7]\d\d\b|\bmcp (?:client|server|session)|tools/(?:list|call)",
+        re.IGNORECASE,
+    ),
     layers.HTTP: re.compile(
         r"\b50[234]\b|bad gateway|gateway timeout|service unavailable|upstream timed out|"
         r"idle timeout|stream (?:cut|closed)|reconnect",

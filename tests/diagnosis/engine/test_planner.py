@@ -806,3 +806,45 @@ def test_a_long_incident_window_is_cut_to_the_tools_limit():
 
     assert health_call.arguments["start"] == "2030-01-01T18:00:00Z"
     assert health_call.arguments["end"] == "2030-01-02T00:00:00Z"
+
+
+def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
+    url = "http://orders-mcp.tools.internal/mcp"
+    world = World(
+        {
+            ("service_health", "support-assistant"): health("support-assistant"),
+            ("top_errors", "support-assistant"): errors(
+                "support-assistant",
+                "mcp client: orders-mcp tools/call failed: JSON-RPC error -32603: Internal error",
+            ),
+            ("service_health", "orders-mcp"): health("orders-mcp"),
+            ("top_errors", "orders-mcp"): errors(
+                "orders-mcp",
+                "request id=42 method=tools/call: Internal error: tool registry failed to load",
+            ),
+            ("list_targets", ""): targets(
+                url, "http://orders-api.shop.internal/healthz"
+            ),
+            ("probe_url", url): probe(
+                url,
+                "mcp",
+                "jsonrpc_error",
+                ["initialize answered JSON-RPC error -32603 inside HTTP 200"],
+                status=200,
+            ),
+            ("probe_url", "http://orders-api.shop.internal/healthz"): probe(
+                "http://orders-api.shop.internal/healthz", status=200
+            ),
+        }
+    )
+
+    _, _, report = run(
+        world,
+        incident(
+            "support-assistant", "support-assistant logs tool errors from orders-mcp"
+        ),
+    )
+
+    assert report.top.id == "mcp:orders-mcp.tools.internal"
+    assert report.top.status == "confirmed"
+    assert {e.tool for e in report.top.evidence} >= {"probe_url", "top_errors"}
