@@ -177,6 +177,7 @@ class Finding:
     victim_of: str | None = None  # the component whose fault explains this one
     is_relevant: bool = False  # on the incident's path
     depth: int = 0  # hops from the incident's service along what its pods call
+    node: str = ""  # a control-plane pod's node
     chain: list[str] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
 
@@ -546,15 +547,15 @@ def _needs_control_plane(cluster: Cluster, ns: str) -> bool:
 
 @dataclass
 class Path:
-    workloads: list[str] = field(
-        default_factory=list
-    )  # the service's first, then what it calls
+    """The incident's path: its service's workloads first, then what their pods fail to reach."""
+
+    workloads: list[str] = field(default_factory=list)
     services: list[str] = field(default_factory=list)  # services named on the path
     depth: dict[str, int] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
-    backing: dict[str, list[str]] = field(
-        default_factory=dict
-    )  # service → workloads with no pods
+    # Services with no pods to offer → the workloads meant to back them.
+    backing: dict[str, list[str]] = field(default_factory=dict)
+    ingresses: list[str] = field(default_factory=list)  # ingresses in front of the path
 
 
 def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], list[str]]:
@@ -662,6 +663,20 @@ def _path(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -> Path:
                         path.workloads.append(target)
                         path.depth[target] = path.depth.get(workload, 0) + 1
                         queue.append(target)
+    text = incident_text(inv).lower()
+    on_path = {inv.incident.service.lower(), *path.services}
+    for ingress in cluster.names("ingresses", ns):
+        described = cluster.describe("ingresses", ns, ingress)
+        body = described.text.lower() if described is not None else ""
+        routed = set(re.findall(r"\s([a-z0-9][a-z0-9-]*):\S+\s+\(", body))
+        routed |= {
+            m
+            for p in re.findall(r"\s(/\S*)\s", body)
+            if (m := _service_for_path(p, set(services))) is not None
+        }
+        hosts = set(re.findall(r"\b([a-z0-9-]+(?:\.[a-z0-9-]+)+)\b", body))
+        if ingress in text or routed & on_path or any(h in text for h in hosts):
+            path.ingresses.append(ingress)
     return path
 
 
@@ -706,7 +721,9 @@ def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
                 if current is not None:
                     finding.evidence += current.evidence
                 found[finding.component] = finding
-        for finding in _routing(cluster, ns, path):
+        for finding in _routing(
+            cluster, ns, path, _failure_text(inv, facts, cluster, ns)
+        ):
             found.setdefault(finding.component, finding)
         for finding in _control_plane(cluster):
             found.setdefault(finding.component, finding)
@@ -869,6 +886,7 @@ def _control_plane(cluster: Cluster) -> list[Finding]:
         )
         f.cite(table.obs if table else None, f"get pods -n kube-system: {pod.line}")
         f.keywords = [match.group(1), pod.status, "control plane"]
+        f.node = pod.node
         out.append(f)
     return out
 
@@ -1106,7 +1124,7 @@ def _workload(cluster: Cluster, ns: str, workload: str) -> Finding | None:
     return None
 
 
-def _routing(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
+def _routing(cluster: Cluster, ns: str, path: Path, failing: str = "") -> list[Finding]:
     """Services on the path that reach no pod, or the wrong port; names that do not resolve; ingresses."""
     out: list[Finding] = []
     services = cluster.names("services", ns)
@@ -1182,9 +1200,32 @@ def _routing(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
         described = cluster.describe("ingresses", ns, ingress)
         if described is None:
             continue
-        for backend, port, detail in re.findall(
-            r"\s([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)\)", described.text
+        for prefix, backend, port, detail in re.findall(
+            r"(/\S*)?\s+([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)\)", described.text
         ):
+            meant = _service_for_path(prefix, known)
+            # Only when requests there are seen failing (a 404 or 502 for that path).
+            misrouted = re.search(
+                rf"\b(?:404|502|503)\b[^\n]*{re.escape(prefix)}|{re.escape(prefix)}\S*[^\n]*\b(?:404|502|503)\b",
+                failing,
+            )
+            if meant is not None and meant != backend and misrouted:
+                f = Finding(
+                    "service_routing",
+                    "wrong_service",
+                    f"ingress/{ingress}",
+                    layers.HTTP,
+                    f"ingress {ingress} routes {prefix} to {backend}:{port}, not to service {meant}",
+                    ns,
+                )
+                f.cite(
+                    described,
+                    f"describe ingress {ingress}: {prefix} → {backend}:{port} ({detail})",
+                )
+                f.keywords = ["ingress", "backend", backend, meant]
+                f.chain = [f"requests to {prefix} reach {backend}", f.statement]
+                out.append(f)
+                break
             if backend not in known or "error" in detail or "<none>" in detail:
                 f = Finding(
                     "service_routing",
@@ -1209,6 +1250,31 @@ def _routing(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
                 out.append(f)
                 break
     return out
+
+
+def _failure_text(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -> str:
+    """The incident's words, the error groups and the pods' logs, for rules that need a failure seen."""
+    parts = [incident_text(inv)]
+    parts += [g.text for _, g in facts.error_texts()]
+    parts += [obs.text for (space, _, _), obs in cluster.logs.items() if space == ns]
+    return "\n".join(parts)
+
+
+def _service_for_path(path: str, services: set[str]) -> str | None:
+    """The service a path's first segment names (/cart → cart, cart-service, cartservice …)."""
+    segment = path.strip("/").split("/")[0].lower() if path else ""
+    if len(segment) < 3:
+        return None
+    for name in (
+        segment,
+        f"{segment}service",
+        f"{segment}-service",
+        f"{segment}-api",
+        f"{segment}-svc",
+    ):
+        if name in services:
+            return name
+    return None
 
 
 def _target_port_mismatch(
@@ -1263,8 +1329,8 @@ def _link(cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]) -> N
                 ),
                 default=0,
             )
-        elif f.component.startswith("ingress/") or (
-            f.stage == "service_routing" and f.component in on_path
+        elif f.component.startswith("ingress/") and (
+            f.component[8:] in path.ingresses or not path.workloads
         ):
             f.is_relevant = True
     # Nodes: the pods that run (or ran) there.
@@ -1286,6 +1352,11 @@ def _link(cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]) -> N
                 and victim.stage in ("runtime", "scheduling", "startup")
             ):
                 victim.victim_of = f.component
+    # A control-plane pod on a node that is down is that node's victim.
+    for f in found.values():
+        node_fault = found.get(f"node/{f.node}") if f.node else None
+        if node_fault is not None and node_fault is not f:
+            f.victim_of = node_fault.component
     # Control plane: relevant when the namespace shows the symptom it causes.
     for f in found.values():
         if (

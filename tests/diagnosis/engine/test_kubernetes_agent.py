@@ -582,3 +582,68 @@ def test_cpu_throttling_from_the_metrics_explains_probes_that_time_out():
         layers.APPLICATION,
     )
     assert any(o.span_id == "20" for o, _ in perf.evidence)
+
+
+INGRESS = """\
+Name:             shop
+Labels:           <none>
+Namespace:        shop
+Address:          203.0.113.10
+Ingress Class:    nginx
+Default backend:  <default>
+Rules:
+  Host              Path  Backends
+  ----              ----  --------
+  shop.example.com
+                    /              frontend:80 (10.244.1.23:8080)
+                    /cartservice   frontend:80 (10.244.1.23:8080)
+Annotations:        nginx.ingress.kubernetes.io/rewrite-target: /
+Events:             <none>
+"""
+
+
+def test_an_ingress_routing_a_failing_path_to_another_service_is_an_http_routing_fault():
+    observations = [
+        *shop_observations(),
+        get(
+            9,
+            "ingresses",
+            "NAME   CLASS   HOSTS              ADDRESS        PORTS   AGE\nshop   nginx   shop.example.com   203.0.113.10   80      38d\n",
+        ),
+        obs(
+            10,
+            "describe",
+            {"kind": "ingress", "name": "shop", "namespace": "shop"},
+            INGRESS,
+        ),
+    ]
+    quiet = findings(observations)
+    failing = findings(
+        observations,
+        symptoms=("POST /cartservice/items answers 404 from shop.example.com",),
+    )
+
+    # Serving a path from the frontend is no fault by itself; with that path failing it is.
+    assert "ingress/shop" not in quiet
+    routing = failing["ingress/shop"]
+    assert (routing.stage, routing.reason, routing.layer) == (
+        "service_routing",
+        "wrong_service",
+        layers.HTTP,
+    )
+    assert routing.is_relevant and "cartservice" in routing.statement
+
+
+def test_a_control_plane_pod_on_a_node_that_is_down_is_that_nodes_victim():
+    kube_system = """\
+NAME                      READY   STATUS    RESTARTS   AGE   IP          NODE       NOMINATED NODE   READINESS GATES
+kube-proxy-7xk2p          0/1     Unknown   0          41d   10.0.0.12   worker-2   <none>           <none>
+kube-scheduler-control    1/1     Running   0          41d   10.0.0.10   control    <none>           <none>
+"""
+    found = findings(
+        [*shop_observations(), get(9, "pods", kube_system, ns="kube-system")]
+    )
+
+    proxy = found["pod/kube-proxy-7xk2p"]
+    assert proxy.stage == "infrastructure" and proxy.victim_of == "node/worker-2"
+    assert "pod/kube-scheduler-control" not in found
