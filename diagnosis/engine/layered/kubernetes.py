@@ -226,7 +226,14 @@ def scanned_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
     text = incident_text(inv)
     named = named_namespaces(text)
     if cluster.namespaces is None:
-        return named[:2]
+        refused = any(
+            o.tool == GET_RESOURCES
+            and str(o.arguments.get("kind")) == "namespaces"
+            and not o.is_ok
+            for o in inv.observations
+        )
+        # Namespaces not listable (RBAC, an older server): the named one, else default.
+        return named[:2] or (["default"] if refused else [])
     listed = cluster.namespaces
     words = set(re.findall(r"[a-z0-9][a-z0-9-]*", text.lower()))
     chosen = [n for n in named if n in listed]

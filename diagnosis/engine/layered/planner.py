@@ -50,7 +50,7 @@ class LayeredPlanner:
     def __init__(
         self,
         *,
-        max_rounds: int = 6,
+        max_rounds: int = 8,
         max_calls: int = 40,
         max_probes: int = 8,
         max_dependencies: int = 4,
