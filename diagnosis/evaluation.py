@@ -189,12 +189,32 @@ async def run_scenario(
         trace = await client.get(f"/api/tasks/{run.task_id}/trace")
         if trace.status_code == 200:
             run.spans = list(trace.json().get("spans", []))
+            await _fetch_cited_results(client, run)
         else:
             run.error = f"trace: HTTP {trace.status_code}"
     except (httpx.HTTPError, ValueError, KeyError) as exc:
         run.wall_s = loop.time() - started
         run.error = f"{type(exc).__name__}: {exc}"[:300]
     return run
+
+
+async def _fetch_cited_results(client: httpx.AsyncClient, run: Run) -> None:
+    """Give the top hypothesis' cited spans their full stored result when the trace's preview
+    (its first characters) does not show the signal: a signal may sit deep in a long answer."""
+    ranked = standing(run.report)
+    cited = (
+        {e.get("span_id") for e in (ranked[0].get("evidence") or [])}
+        if ranked
+        else set()
+    )
+    for span in run.spans:
+        if span.get("id") not in cited or run.scenario.signal in (
+            span.get("result_preview") or ""
+        ):
+            continue
+        response = await client.get(f"/api/tasks/{run.task_id}/spans/{span['id']}")
+        if response.status_code == 200:
+            span["result"] = response.json().get("result")
 
 
 async def _follow(

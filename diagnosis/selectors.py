@@ -104,6 +104,12 @@ def task_spans(*, task: DiagnosisTask) -> QuerySet[ToolCallSpan]:
     return task.spans.order_by("started_at")
 
 
+def task_span_get(*, task: DiagnosisTask, span_id: Any) -> ToolCallSpan | None:
+    """The task's span with row id `span_id` (the id the trace and the report's evidence use)."""
+    pk = _uuid_or_none(span_id)
+    return None if pk is None else task.spans.filter(pk=pk).first()
+
+
 def approval_get(*, tenant: Tenant, approval_id: Any) -> Approval | None:
     """The tenant's approval (through its task), or None (another tenant's id is not found)."""
     pk = _uuid_or_none(approval_id)

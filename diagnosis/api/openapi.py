@@ -112,6 +112,36 @@ def _schemas() -> dict[str, Schema]:
         "ISO 8601 with a UTC offset within ±15:59, from 10 years before to 1 year after the "
         "server's clock; stored and answered in UTC."
     )
+    span_properties: dict[str, Schema] = {
+        "id": UUID,
+        "trace_id": STR,
+        "span_id": STR,
+        "parent_span_id": {"type": ["string", "null"]},
+        "agent": STR,
+        "server_name": STR,
+        "transport": STR,
+        "protocol_version": STR,
+        "tool_name": STR,
+        "tool_schema_hash": STR,
+        "request_id": STR,
+        "idempotency_key": STR,
+        "arguments": {"type": "object", "description": "Redacted arguments."},
+        "arguments_hash": STR,
+        "principal": STR,
+        "granted_scopes": {"type": "array", "items": STR},
+        "approval_id": {"type": ["string", "null"], "format": "uuid"},
+        "state": STR,
+        "started_at": DATETIME,
+        "deadline": NULLABLE_DATETIME,
+        "latency_ms": {"type": ["number", "null"]},
+        "retry_count": INT,
+        "error": nullable_error,
+        "result_hash": STR,
+        "result_size": {"type": ["integer", "null"]},
+        "result_preview": STR,
+        "result_uri": STR,
+        "side_effect_id": STR,
+    }
     return {
         "Error": {
             **_object(
@@ -259,36 +289,14 @@ def _schemas() -> dict[str, Schema]:
                 },
             }
         ),
-        "Span": _object(
+        "Span": _object(span_properties),
+        "SpanDetail": _object(
             {
-                "id": UUID,
-                "trace_id": STR,
-                "span_id": STR,
-                "parent_span_id": {"type": ["string", "null"]},
-                "agent": STR,
-                "server_name": STR,
-                "transport": STR,
-                "protocol_version": STR,
-                "tool_name": STR,
-                "tool_schema_hash": STR,
-                "request_id": STR,
-                "idempotency_key": STR,
-                "arguments": {"type": "object", "description": "Redacted arguments."},
-                "arguments_hash": STR,
-                "principal": STR,
-                "granted_scopes": {"type": "array", "items": STR},
-                "approval_id": {"type": ["string", "null"], "format": "uuid"},
-                "state": STR,
-                "started_at": DATETIME,
-                "deadline": NULLABLE_DATETIME,
-                "latency_ms": {"type": ["number", "null"]},
-                "retry_count": INT,
-                "error": nullable_error,
-                "result_hash": STR,
-                "result_size": {"type": ["integer", "null"]},
-                "result_preview": STR,
-                "result_uri": STR,
-                "side_effect_id": STR,
+                **span_properties,
+                "result": {
+                    "description": "The redacted result the engine reasoned on; null when "
+                    "it went to artifact storage (result_uri) or the call gave none."
+                },
             }
         ),
         "Trace": _object(
@@ -836,6 +844,15 @@ def build_document() -> Schema:
                     _json("The trace.", _ref("Trace")),
                     404,
                     params=task_id,
+                )
+            },
+            "/api/tasks/{task_id}/spans/{span_id}": {
+                "get": _get(
+                    "One span of the task's trace, with its redacted result",
+                    "taskSpan",
+                    _json("The span.", _ref("SpanDetail")),
+                    404,
+                    params=[*task_id, _path_param("span_id")],
                 )
             },
             "/api/tasks/{task_id}/report.md": {

@@ -185,6 +185,11 @@ def span_to_dict(span: ToolCallSpan) -> dict[str, Any]:
     }
 
 
+def span_detail_to_dict(span: ToolCallSpan) -> dict[str, Any]:
+    """A span with the redacted result the engine reasoned on (None when it is at result_uri)."""
+    return {**span_to_dict(span), "result": span.result}
+
+
 def trace_to_dict(task: DiagnosisTask, spans: list[ToolCallSpan]) -> dict[str, Any]:
     return {"task_id": str(task.id), "spans": [span_to_dict(s) for s in spans]}
 

@@ -26,6 +26,11 @@ urlpatterns = [
     path("tasks/<str:task_id>", views.task, name="task"),
     path("tasks/<str:task_id>/cancel", views.task_cancel_view, name="task-cancel"),
     path("tasks/<str:task_id>/trace", views.task_trace_view, name="task-trace"),
+    path(
+        "tasks/<str:task_id>/spans/<str:span>",
+        views.task_span_view,
+        name="task-span",
+    ),
     path("tasks/<str:task_id>/report.md", views.task_report_view, name="task-report"),
     path(
         "approvals/<str:approval_id>/decision",

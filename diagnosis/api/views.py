@@ -244,6 +244,20 @@ def task_trace(
     return json_response(200, serializers.trace_to_dict(task, spans))
 
 
+def task_span(
+    request: HttpRequest, principal: Principal, task_id: str, span: str
+) -> HttpResponse:
+    """One span by its row id (the trace's `id`, the report evidence's `span_id`)."""
+    require_scope(principal, "tasks:read")
+    task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
+    if task is None:
+        raise not_found("task")
+    found = selectors.task_span_get(task=task, span_id=span)
+    if found is None:
+        raise not_found("span")
+    return json_response(200, serializers.span_detail_to_dict(found))
+
+
 def task_report(
     request: HttpRequest, principal: Principal, task_id: str
 ) -> HttpResponse:
@@ -364,6 +378,7 @@ incident_cancel_view = endpoint(post=incident_cancel)
 task = endpoint(get=task_detail)
 task_cancel_view = endpoint(post=task_cancel)
 task_trace_view = endpoint(get=task_trace)
+task_span_view = endpoint(get=task_span)
 task_report_view = endpoint(get=task_report)
 approval_decision_view = endpoint(post=approval_decision)
 alertmanager_view = endpoint(post=alertmanager_alerts)

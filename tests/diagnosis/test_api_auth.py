@@ -16,6 +16,7 @@ from diagnosis.models import (
     Incident,
     Role,
     TaskEvent,
+    ToolCallSpan,
 )
 from diagnosis.principals import token_hash
 from tests import factories
@@ -42,7 +43,24 @@ def foreign(other_tenant):
     """An incident, its task and a pending approval that belong to another tenant."""
     incident, task = factories.make_incident(other_tenant)
     approval = Approval.objects.create(task=task, action={"tool": "restart"})
-    return {"incident": incident.id, "task": task.id, "approval": approval.id}
+    span = ToolCallSpan.objects.create(
+        task=task,
+        tenant=other_tenant,
+        trace_id="a" * 32,
+        span_id="b" * 16,
+        agent="logs",
+        server_name="logs",
+        transport="stdio",
+        tool_name="search_logs",
+        started_at=timezone.now(),
+        result={"secret": "theirs"},
+    )
+    return {
+        "incident": incident.id,
+        "task": task.id,
+        "approval": approval.id,
+        "span": span.id,
+    }
 
 
 # (method, path template, body); {incident}, {task}, {approval} are filled per test.
@@ -53,6 +71,7 @@ ENDPOINTS = [
     ("get", "/api/tasks/{task}", None),
     ("post", "/api/tasks/{task}/cancel", {}),
     ("get", "/api/tasks/{task}/trace", None),
+    ("get", "/api/tasks/{task}/spans/{span}", None),
     ("post", "/api/approvals/{approval}/decision", {"decision": "approve"}),
 ]
 
@@ -91,7 +110,9 @@ def test_malformed_or_unknown_id_is_a_json_404(client, tenant, method, template,
     headers = {"Authorization": f"Bearer {factories.make_token(admin)}"}
 
     for bad_id in ["not-a-uuid", "123", str(uuid.uuid4())]:
-        path = template.format(incident=bad_id, task=bad_id, approval=bad_id)
+        path = template.format(
+            incident=bad_id, task=bad_id, approval=bad_id, span=bad_id
+        )
         response = _call(client, method, path, body, headers)
 
         assert response.status_code == 404, bad_id
@@ -116,7 +137,12 @@ ALL_ROUTES = [
 
 @pytest.mark.parametrize(("method", "template", "body"), ALL_ROUTES)
 def test_request_without_valid_credentials_is_401(client, db, method, template, body):
-    ids = {"incident": uuid.uuid4(), "task": uuid.uuid4(), "approval": uuid.uuid4()}
+    ids = {
+        "incident": uuid.uuid4(),
+        "task": uuid.uuid4(),
+        "approval": uuid.uuid4(),
+        "span": uuid.uuid4(),
+    }
     before = _counts()
 
     for authorization in [

@@ -192,6 +192,7 @@ GETS = [
     "/api/incidents/{incident_id}",
     "/api/tasks/{task_id}",
     "/api/tasks/{task_id}/trace",
+    "/api/tasks/{task_id}/spans/{span_id}",
     "/api/tasks/{task_id}/report.md",
 ]
 INCIDENT = {"title": "t", "service": "s", "severity": "sev2"}
@@ -284,7 +285,7 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     api.call("get", "/api/incidents", token=token, query="limit=1")
     api.call("get", "/api/environments", token=token)
     api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
-    ToolCallSpan.objects.create(
+    span = ToolCallSpan.objects.create(
         task=task,
         tenant=tenant,
         trace_id="t" * 32,
@@ -294,8 +295,19 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
         transport="stdio",
         tool_name="query",
         started_at=timezone.now(),
+        result={"lines": ["timeout"]},
     )
+    ids["span_id"] = missing["span_id"] = span.id
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
+    api.call("get", "/api/tasks/{task_id}/spans/{span_id}", token=token, **ids)
+    # Another task's span is not this task's.
+    api.call(
+        "get",
+        "/api/tasks/{task_id}/spans/{span_id}",
+        token=token,
+        task_id=task.id,
+        span_id=uuid.uuid4(),
+    )
     api.call("get", "/api/tasks/{task_id}/report.md", token=token, **ids)
     api.call(
         "post",

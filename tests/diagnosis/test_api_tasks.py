@@ -254,6 +254,38 @@ def test_trace_lists_the_tasks_spans_in_start_order(client, token, tenant):
     assert body["spans"][1]["latency_ms"] == 12.5
 
 
+def test_span_detail_has_the_stored_result_and_is_the_tasks_own(client, token, tenant):
+    _, task = factories.make_incident(tenant)
+    _, other = factories.make_incident(tenant)
+    span = ToolCallSpan.objects.create(
+        task=task,
+        tenant=tenant,
+        trace_id="a" * 32,
+        span_id="b" * 16,
+        agent="kubernetes",
+        server_name="kubernetes",
+        transport="stdio",
+        tool_name="events",
+        started_at=timezone.now(),
+        result_preview="LAST SEEN   TYPE",
+        result={"text": "LAST SEEN   TYPE ... Warning FailedScheduling"},
+    )
+
+    response = client.get(f"/api/tasks/{task.id}/spans/{span.id}", headers=_auth(token))
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == str(span.id) and body["tool_name"] == "events"
+    assert body["result"] == {"text": "LAST SEEN   TYPE ... Warning FailedScheduling"}
+    for path in (
+        f"/api/tasks/{other.id}/spans/{span.id}",  # not that task's span
+        f"/api/tasks/{task.id}/spans/not-a-uuid",
+    ):
+        missing = client.get(path, headers=_auth(token))
+        assert missing.status_code == 404, path
+        assert missing.json()["code"] == "not_found"
+
+
 def test_trace_of_a_task_without_spans_is_empty(client, token, tenant):
     _, task = factories.make_incident(tenant)
 

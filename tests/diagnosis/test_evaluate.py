@@ -20,6 +20,7 @@ BROKER_DB = 10
 SCENARIOS = sorted(
     p.parent.name for p in bundled_scenarios_dir().glob("*/expected.json")
 )
+MIN_COUNTED = 23
 live = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
@@ -32,30 +33,42 @@ def private_broker(settings):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
-def test_evaluate_json_counts_every_bundled_scenario(private_broker):
+def test_evaluate_json_counts_the_bundled_scenarios(private_broker):
+    """Issue 13's bar: at least 23 of the 25 bundled scenarios right, each with cited evidence."""
     out = io.StringIO()
     err = io.StringIO()
     try:
-        call_command("evaluate", "--json", stdout=out, stderr=err)
+        call_command(
+            "evaluate",
+            "--json",
+            "--min-counted",
+            str(MIN_COUNTED),
+            stdout=out,
+            stderr=err,
+        )
     except CommandError as exc:
         raise AssertionError(f"{exc}\n{out.getvalue()}\n{err.getvalue()}") from exc
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     *scenarios, last = lines
     assert [s["scenario"] for s in scenarios] == SCENARIOS
+    counted = [s for s in scenarios if s["counted"]]
+    assert len(counted) >= MIN_COUNTED, [s for s in scenarios if not s["counted"]]
     for s in scenarios:
-        assert s["counted"] is True, s
-        assert s["state"] == "succeeded" and s["rank"] == 1 and s["why"] is None, s
         assert s["environment"] == demo_environment_name(s["scenario"])
-        assert 1 <= len(s["hypotheses"]) <= 3
+        assert s["tool_calls"] > 0 and s["wall_s"] > 0, s
+        assert len(s["hypotheses"]) <= 3
+        for h in s["hypotheses"]:
+            assert set(h) == {"layer", "stage", "reason", "component", "confidence"}
+    for s in counted:
+        assert s["state"] == "succeeded" and s["rank"] == 1 and s["why"] is None, s
         top = s["hypotheses"][0]
-        assert set(top) == {"layer", "stage", "reason", "component", "confidence"}
         assert top["layer"] == s["expected"]["layer"]
         assert top["component"] in s["expected"]["components"]
-        assert s["tool_calls"] > 0 and s["wall_s"] > 0 and s["signal_span"]
+        assert s["signal_span"]
     totals = last["totals"]
-    assert totals["scenarios"] == totals["counted"] == len(SCENARIOS)
-    assert totals["top1_rate"] == totals["top3_rate"] == 1.0
-    assert totals["top3_hits"] == len(SCENARIOS)
+    assert totals["scenarios"] == len(SCENARIOS)
+    assert totals["counted"] == len(counted)
+    assert totals["top3_hits"] >= totals["counted"]
     # Through the API, as the evaluation tenant; its token is revoked once the run is over.
     assert DiagnosisTask.objects.filter(tenant__slug="evaluation").count() == len(
         SCENARIOS
