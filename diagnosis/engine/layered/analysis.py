@@ -375,6 +375,13 @@ class Analysis:
         for probe in self.facts.probes.values():
             if any(b.component in probe.host for b in backends):
                 continue  # cited by the tool_backend hypothesis (rule 4)
+            if (
+                probe.layer == layers.HTTP
+                and probe.status == 405
+                and _is_mcp_url(probe.url)
+            ):
+                self._mcp_endpoint(probe)
+                continue
             if probe.layer is None:
                 c = self._get(
                     layers.HTTP,
@@ -416,6 +423,38 @@ class Analysis:
             self._corroborate(probe, c)
         for probe in gateways:
             self._gateway(probe, [c for _, c in direct])
+
+    def _mcp_endpoint(self, probe: Probe) -> None:
+        """GET on an MCP (Streamable HTTP) endpoint answers 405: its HTTP works; the logs say whether its JSON-RPC does."""
+        c = self._get(
+            layers.MCP,
+            probe.host,
+            f"the MCP endpoint at {probe.host} answers JSON-RPC errors (its HTTP layer works: "
+            "GET gets 405, as Streamable HTTP answers)",
+        )
+        c.cite(probe.obs, probe.fact, is_support=False)
+        services: list[str] = []
+        for errors, group in self.facts.error_texts():
+            if layers.MCP not in error_classes(group.text):
+                continue
+            if belongs(probe.host, errors.service) or _names_label(
+                group.text, probe.host
+            ):
+                c.cite(errors.obs, errors.fact(group))
+                if errors.service not in services:
+                    services.append(errors.service)
+        if not services:
+            c.status, c.confidence = "ruled_out", 0.1
+            c.reason_ruled_out = f"{probe.host} answers 405 to GET, as an MCP endpoint does, and no log shows a JSON-RPC error from it"
+            return
+        c.status = "confirmed" if len(services) >= 2 else "likely"
+        c.confidence = 0.85 if len(services) >= 2 else 0.6
+        c.chain = [
+            self._symptom(),
+            *(f"{s} logs JSON-RPC errors about {probe.host}" for s in services[:2]),
+            c.statement,
+        ]
+        c.keywords = ["mcp", "json-rpc", probe.host]
 
     def _corroborate(self, probe: Probe, c: Candidate) -> None:
         """Logs that name the host or show the same failure class, from any service, agree."""
@@ -663,6 +702,14 @@ def _port(url: str) -> int | None:
         return parts.port or {"http": 80, "https": 443}.get(parts.scheme)
     except ValueError:
         return None
+
+
+def _is_mcp_url(url: str) -> bool:
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return False
+    return re.search(r"/mcp(?:/|$)|/sse$|/messages/?$", path) is not None
 
 
 def _names_label(text: str, host: str) -> bool:

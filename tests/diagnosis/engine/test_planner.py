@@ -848,3 +848,36 @@ def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
     assert report.top.id == "mcp:orders-mcp.tools.internal"
     assert report.top.status == "confirmed"
     assert {e.tool for e in report.top.evidence} >= {"probe_url", "top_errors"}
+
+
+def test_a_405_to_get_on_an_mcp_endpoint_is_its_normal_answer_and_the_logs_tell_the_fault():
+    url = "http://orders-mcp.tools.internal/mcp"
+    answers = {
+        ("service_health", "support-assistant"): health("support-assistant"),
+        ("top_errors", "support-assistant"): errors(
+            "support-assistant",
+            "mcp client: orders-mcp initialize failed: JSON-RPC error -32603: Internal error",
+        ),
+        ("service_health", "orders-mcp"): health("orders-mcp"),
+        ("top_errors", "orders-mcp"): errors(
+            "orders-mcp",
+            "request id=42 method=tools/call: Internal error: tool registry failed to load",
+        ),
+        ("list_targets", ""): targets(url),
+        ("probe_url", url): probe(url, "http", "http_405", status=405, body=""),
+    }
+    symptom = "support-assistant logs tool errors from orders-mcp"
+
+    _, _, report = run(World(answers), incident("support-assistant", symptom))
+
+    assert report.top.id == "mcp:orders-mcp.tools.internal"
+    assert report.top.status == "confirmed"
+    assert not any(h.id == "http:orders-mcp.tools.internal" for h in report.hypotheses)
+    # Without a JSON-RPC error in any log, the 405 explains nothing.
+    answers[("top_errors", "support-assistant")] = errors(
+        "support-assistant", "fallback answer"
+    )
+    answers[("top_errors", "orders-mcp")] = errors("orders-mcp")
+    _, _, quiet = run(World(answers), incident("support-assistant", symptom))
+    mcp = next(h for h in quiet.hypotheses if h.id == "mcp:orders-mcp.tools.internal")
+    assert mcp.status == "ruled_out"
