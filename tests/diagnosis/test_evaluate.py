@@ -33,6 +33,7 @@ def private_broker(settings):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_evaluate_json_counts_the_bundled_scenarios(private_broker):
     """Issue 13's bar: at least 23 of the 25 bundled scenarios right, each with cited evidence."""
     out = io.StringIO()

@@ -14,8 +14,16 @@ from tests.diagnosis.engine import support
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
-SCENARIOS = sorted(
-    p.parent.name for p in bundled_scenarios_dir().glob("*/expected.json")
+# One scenario per kind of evidence, in process; every bundled scenario runs end to end through
+# `manage.py evaluate` in tests/diagnosis/test_evaluate.py.
+SCENARIOS = (
+    "dns-nxdomain",
+    "k8s-oomkilled",
+    "k8s-service-no-endpoints",
+    "log-backend-timeout",
+    "pool-exhaustion",
+    "proxy-idle-timeout",
+    "tls-expired",
 )
 
 
