@@ -9,7 +9,8 @@ a last {"totals": ...} line. Exit status 0 when every scenario counted (or --min
 them), 1 otherwise, 2 when the stack could not be started.
 
 --scenarios DIR other than the registry's: the children get a registry file whose demo
-environments are DIR's folders. Their live listeners are the bundled ones, found by folder name.
+environments are DIR's folders, each a scenario of data only (mcpservers/scenarios/README.md):
+its servers, its targets.json listeners and its backend.json come from the folder itself.
 """
 
 import asyncio
