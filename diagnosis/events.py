@@ -7,6 +7,8 @@ class EventKind(models.TextChoices):
     TASK_CREATED = "task_created"
     TASK_STARTED = "task_started"
     AGENT_STARTED = "agent_started"
+    # A planned call of a round, before it waits for a slot (diagnosis.engine.agents).
+    TOOL_QUEUED = "tool_queued"
     TOOL_STARTED = "tool_started"
     TOOL_PROGRESS = "tool_progress"
     TOOL_COMPLETED = "tool_completed"

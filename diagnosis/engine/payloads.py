@@ -80,8 +80,21 @@ class AgentCompleted(_Envelope):
     failed: NotRequired[int]  # of those calls, the ones that did not return a result
 
 
+class ToolQueued(_Envelope):
+    type: Literal["tool_queued"]
+    # A planned call of a round, before it waits for a slot; none for a call a replay answers.
+    call_id: str  # the call's id in this attempt; its later tool_* events carry it too
+    agent: str
+    server: str
+    tool: str
+    arguments: dict[str, Any]  # redacted, as the span's
+    attempt: int
+    why: str  # the planner's reason for the call
+
+
 class _ToolCall(TypedDict):
     span_id: str  # ToolCallSpan.span_id: the trace's and the report's reference
+    call_id: str  # as in tool_queued (a call outside a round has no tool_queued)
     agent: str
     server: str  # the registry's server name
     tool: str
@@ -166,6 +179,7 @@ EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_created": TaskCreated,
     "task_started": TaskStarted,
     "agent_started": AgentStarted,
+    "tool_queued": ToolQueued,
     "tool_started": ToolStarted,
     "tool_progress": ToolProgress,
     "tool_completed": ToolCompleted,
