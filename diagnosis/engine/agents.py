@@ -1,9 +1,11 @@
 """Agents: a round's calls grouped by agent (metrics, logs, network, runbook …), run concurrently.
 
-Each agent reports agent_started and agent_completed; its calls run at most
-AGENT_CONCURRENCY at a time, and the agents of a round run side by side. The order of the
-observations is the order of the planned calls, whatever order they finish in, so a replayed
-attempt sees exactly what the first one saw.
+Every call of the round is queued first (tool_queued, in the planned order, unless a replay
+answers it), so the page lists the whole round before any call waits for a slot. Then each
+agent reports agent_started and agent_completed; its calls run at most AGENT_CONCURRENCY at a
+time, and the agents of a round run side by side. The order of the observations is the order
+of the planned calls, whatever order they finish in, so a replayed attempt sees exactly what
+the first one saw.
 """
 
 import asyncio
@@ -31,6 +33,10 @@ async def run_round(
     for index, call in enumerate(calls):
         by_agent.setdefault(call.agent, []).append(index)
     results: list[Observation | None] = [None] * len(calls)
+    queued = [
+        await executor.queue(call, f"{prefix}.{index}")
+        for index, call in enumerate(calls)
+    ]
 
     async def agent(name: str, indexes: list[int]) -> None:
         await emit(
@@ -41,9 +47,7 @@ async def run_round(
 
         async def one(index: int) -> None:
             async with bound:
-                results[index] = await executor.execute(
-                    calls[index], f"{prefix}.{index}"
-                )
+                results[index] = await executor.run(queued[index])
 
         async with asyncio.TaskGroup() as group:
             for index in indexes:

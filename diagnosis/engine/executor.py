@@ -10,9 +10,13 @@
 4. The call gets min(the server's call timeout, the budget left minus a reserve).
 5. The span ends ok, error, cancelled or unknown_outcome; tool_started, tool_progress (at most
    4 a second), tool_completed or tool_failed carry span_id, agent, server, tool and the layer.
+A round's calls are first queued (`queue`: tool_queued for each one not answered by replay,
+before any waits for a slot), then run (`run`). Every event of a call carries its call_id
+(`call_id`: attempt + replay key, so the page can match a span to its queued row).
 """
 
 import asyncio
+import hashlib
 import logging
 import secrets
 import time
@@ -78,6 +82,22 @@ def replay_key(call: PlannedCall, ordinal: str) -> str:
     return f"{call.agent}:{ordinal}:{call.server}.{call.tool}:{digest}"[:200]
 
 
+def call_id(*, attempt: int, replay_key: str) -> str:
+    """One call of one attempt, from tool_queued to its end (a span's: its attempt and key)."""
+    return hashlib.sha256(f"{attempt}:{replay_key}".encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A call of a round, looked up for a replay and announced (tool_queued) unless replayed."""
+
+    call: PlannedCall
+    ordinal: str
+    key: str
+    previous: ToolCallSpan | None
+    is_replay: bool
+
+
 class Executor:
     def __init__(
         self, run: RunContext, pool: SessionPool, investigation: Investigation
@@ -88,16 +108,52 @@ class Executor:
     # -- the one entry point -----------------------------------------------------------------
 
     async def execute(self, call: PlannedCall, ordinal: str) -> Observation:
-        run = self.run_ctx
+        """Look the call up for a replay and run it (an action: no tool_queued)."""
+        return await self.run(await self._lookup(call, ordinal))
+
+    async def queue(self, call: PlannedCall, ordinal: str) -> Queued:
+        """Look the call up for a replay; tool_queued unless the replay answers it."""
+        queued = await self._lookup(call, ordinal)
+        if not queued.is_replay:
+            run = self.run_ctx
+            await run.emit(
+                EventKind.TOOL_QUEUED,
+                {
+                    "call_id": call_id(attempt=run.attempt, replay_key=queued.key),
+                    "agent": call.agent,
+                    "server": call.server,
+                    "tool": call.tool,
+                    "arguments": redact(dict(call.arguments)),
+                    "attempt": run.attempt,
+                    "why": call.why,
+                },
+            )
+        return queued
+
+    async def _lookup(self, call: PlannedCall, ordinal: str) -> Queued:
         key = replay_key(call, ordinal)
-        previous = await run.db(
-            tracing.span_replay, task_id=run.task_id, replay_key=key
+        previous = await self.run_ctx.db(
+            tracing.span_replay, task_id=self.run_ctx.task_id, replay_key=key
         )
-        needs_approval = self._needs_approval(call)
-        if previous is not None and not (
-            needs_approval and previous.state == SpanState.UNKNOWN_OUTCOME
-        ):
+        # A write whose outcome is unknown is asked about again, never answered by replay.
+        is_replay = previous is not None and not (
+            self._needs_approval(call) and previous.state == SpanState.UNKNOWN_OUTCOME
+        )
+        return Queued(call, ordinal, key, previous, is_replay=is_replay)
+
+    async def run(self, queued: Queued) -> Observation:
+        """The call's observation: the replayed one, a refusal, or the call made now."""
+        run = self.run_ctx
+        call, ordinal, key, previous = (
+            queued.call,
+            queued.ordinal,
+            queued.key,
+            queued.previous,
+        )
+        if queued.is_replay:
+            assert previous is not None
             return await self._replayed(previous)
+        needs_approval = self._needs_approval(call)
         tool = self.investigation.tool(call.server, call.tool)
         loop = asyncio.get_running_loop()
         refusal = policy.check_call(
@@ -297,6 +353,7 @@ class Executor:
             EventKind.TOOL_STARTED,
             {
                 "span_id": span_id,
+                "call_id": call_id(attempt=span.attempt, replay_key=span.replay_key),
                 "agent": call.agent,
                 "server": call.server,
                 "tool": call.tool,
@@ -309,7 +366,7 @@ class Executor:
         records: list[mcpclient.CallRecord] = []
         token = current_record.set(records)
         log_tokens = logs.bind_span(span_id)  # this call's log lines carry its span id
-        progress = _ProgressEvents(run, span_id, call)
+        progress = _ProgressEvents(run, span, call)
         outcome: _Outcome
         try:
             connected = await self.pool.get(call.server)
@@ -484,8 +541,9 @@ def _error_outcome(exc: BaseException, *, is_write: bool, sent: bool) -> _Outcom
 class _ProgressEvents:
     """MCP progress → tool_progress events, at most one per PROGRESS_INTERVAL per span."""
 
-    def __init__(self, run: RunContext, span_id: str, call: PlannedCall) -> None:
-        self.run, self.span_id, self.call = run, span_id, call
+    def __init__(self, run: RunContext, span: ToolCallSpan, call: PlannedCall) -> None:
+        self.run, self.span_id, self.call = run, span.span_id, call
+        self.call_id = call_id(attempt=span.attempt, replay_key=span.replay_key)
         self.last = 0.0
         self.pending: set[asyncio.Task[None]] = set()
 
@@ -501,6 +559,7 @@ class _ProgressEvents:
                 EventKind.TOOL_PROGRESS,
                 {
                     "span_id": self.span_id,
+                    "call_id": self.call_id,
                     "agent": self.call.agent,
                     "server": self.call.server,
                     "tool": self.call.tool,
@@ -538,6 +597,7 @@ def _tool_attributes(call: PlannedCall, span_id: str) -> dict[str, Any]:
 def _finished_payload(span: ToolCallSpan, agent: str) -> dict[str, Any]:
     return {
         "span_id": span.span_id,
+        "call_id": call_id(attempt=span.attempt, replay_key=span.replay_key),
         "agent": agent,
         "server": span.server_name,
         "tool": span.tool_name,
