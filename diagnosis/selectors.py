@@ -1,6 +1,7 @@
 """Reads of the diagnosis domain, always scoped to a tenant."""
 
 import math
+import re
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +18,8 @@ from diagnosis.models import (
     Tenant,
     ToolCallSpan,
 )
+
+_OTEL_SPAN_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _uuid_or_none(value: Any) -> uuid.UUID | None:
@@ -104,8 +107,11 @@ def task_spans(*, task: DiagnosisTask) -> QuerySet[ToolCallSpan]:
     return task.spans.order_by("started_at")
 
 
-def task_span_get(*, task: DiagnosisTask, span_id: Any) -> ToolCallSpan | None:
-    """The task's span with row id `span_id` (the id the trace and the report's evidence use)."""
+def task_span_get(*, task: DiagnosisTask, span_id: str) -> ToolCallSpan | None:
+    """The task's span by row id (what the trace and the report's evidence cite) or by its
+    16-hex OpenTelemetry span id (what the events carry); None for anything else."""
+    if _OTEL_SPAN_ID.fullmatch(span_id):
+        return task.spans.filter(span_id=span_id).first()
     pk = _uuid_or_none(span_id)
     return None if pk is None else task.spans.filter(pk=pk).first()
 

@@ -4,6 +4,7 @@ import itertools
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from diagnosis import approvals, services
 from diagnosis.models import (
@@ -14,6 +15,7 @@ from diagnosis.models import (
     Membership,
     Role,
     Tenant,
+    ToolCallSpan,
 )
 from diagnosis.principals import ALL_SCOPES, new_token_secret, token_hash
 
@@ -100,3 +102,19 @@ def park_on_approval(
     approval = approvals.approval_request(task_id=task.id, owner=owner, **values)
     task.refresh_from_db()
     return approval
+
+
+def make_span(task: DiagnosisTask, **fields: Any) -> ToolCallSpan:
+    """A finished-looking tool-call span of `task`; `fields` override the defaults."""
+    values: dict[str, Any] = {
+        "trace_id": "a" * 32,
+        "span_id": "b" * 16,
+        "agent": "logs",
+        "server_name": "logs",
+        "transport": "stdio",
+        "tool_name": "search_logs",
+        "started_at": timezone.now(),
+        "result": {"lines": ["upstream timeout"]},
+    }
+    values.update(fields)
+    return ToolCallSpan.objects.create(task=task, tenant=task.tenant, **values)

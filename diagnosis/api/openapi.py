@@ -852,7 +852,17 @@ def build_document() -> Schema:
                     "taskSpan",
                     _json("The span.", _ref("SpanDetail")),
                     404,
-                    params=[*task_id, _path_param("span_id")],
+                    params=[
+                        *task_id,
+                        {
+                            "name": "span_id",
+                            "in": "path",
+                            "required": True,
+                            "description": "The span's row id (the trace's `id`, what "
+                            "report evidence cites) or its 16-hex OpenTelemetry span id.",
+                            "schema": STR,
+                        },
+                    ],
                 )
             },
             "/api/tasks/{task_id}/report.md": {

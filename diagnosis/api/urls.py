@@ -27,7 +27,7 @@ urlpatterns = [
     path("tasks/<str:task_id>/cancel", views.task_cancel_view, name="task-cancel"),
     path("tasks/<str:task_id>/trace", views.task_trace_view, name="task-trace"),
     path(
-        "tasks/<str:task_id>/spans/<str:span>",
+        "tasks/<str:task_id>/spans/<str:span_id>",
         views.task_span_view,
         name="task-span",
     ),

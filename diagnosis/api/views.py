@@ -245,14 +245,15 @@ def task_trace(
 
 
 def task_span(
-    request: HttpRequest, principal: Principal, task_id: str, span: str
+    request: HttpRequest, principal: Principal, task_id: str, span_id: str
 ) -> HttpResponse:
-    """One span by its row id (the trace's `id`, the report evidence's `span_id`)."""
+    """One span by its row id (the trace's `id`, the report evidence's `span_id`) or by its
+    16-hex OpenTelemetry span id (the events' `span_id`)."""
     require_scope(principal, "tasks:read")
     task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
     if task is None:
         raise not_found("task")
-    found = selectors.task_span_get(task=task, span_id=span)
+    found = selectors.task_span_get(task=task, span_id=span_id)
     if found is None:
         raise not_found("span")
     return json_response(200, serializers.span_detail_to_dict(found))

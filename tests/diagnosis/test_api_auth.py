@@ -16,7 +16,6 @@ from diagnosis.models import (
     Incident,
     Role,
     TaskEvent,
-    ToolCallSpan,
 )
 from diagnosis.principals import token_hash
 from tests import factories
@@ -43,18 +42,7 @@ def foreign(other_tenant):
     """An incident, its task and a pending approval that belong to another tenant."""
     incident, task = factories.make_incident(other_tenant)
     approval = Approval.objects.create(task=task, action={"tool": "restart"})
-    span = ToolCallSpan.objects.create(
-        task=task,
-        tenant=other_tenant,
-        trace_id="a" * 32,
-        span_id="b" * 16,
-        agent="logs",
-        server_name="logs",
-        transport="stdio",
-        tool_name="search_logs",
-        started_at=timezone.now(),
-        result={"secret": "theirs"},
-    )
+    span = factories.make_span(task, result={"secret": "theirs"})
     return {
         "incident": incident.id,
         "task": task.id,

@@ -25,7 +25,6 @@ from diagnosis.models import (
     IdempotencyRecord,
     IdempotencyStatus,
     Role,
-    ToolCallSpan,
 )
 from diagnosis.principals import principal_from_token
 from diagnosis.registry import demo_environment_name
@@ -285,19 +284,8 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     api.call("get", "/api/incidents", token=token, query="limit=1")
     api.call("get", "/api/environments", token=token)
     api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
-    span = ToolCallSpan.objects.create(
-        task=task,
-        tenant=tenant,
-        trace_id="t" * 32,
-        span_id="s" * 16,
-        agent="logs",
-        server_name="loki",
-        transport="stdio",
-        tool_name="query",
-        started_at=timezone.now(),
-        result={"lines": ["timeout"]},
-    )
-    ids["span_id"] = missing["span_id"] = span.id
+    span = factories.make_span(task)
+    ids["span_id"], missing["span_id"] = span.id, uuid.uuid4()
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
     api.call("get", "/api/tasks/{task_id}/spans/{span_id}", token=token, **ids)
     # Another task's span is not this task's.

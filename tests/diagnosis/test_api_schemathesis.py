@@ -15,7 +15,6 @@ import pytest
 import requests
 import schemathesis
 import schemathesis.specs.openapi.schemas  # at collection: see the note below
-from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
@@ -26,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from diagnosis.models import Approval, Role, ToolCallSpan
+from diagnosis.models import Approval, Role
 from tests import factories
 from tests.diagnosis.test_streaming_support import finish, start_daphne
 from tests.livestack import redis_url_with_db
@@ -56,18 +55,7 @@ def served(live_db_env, tenant):
     _incident, task = factories.make_incident(tenant)
     finish(task)
     approval = Approval.objects.create(task=task, action={"tool": "restart"})
-    span = ToolCallSpan.objects.create(
-        task=task,
-        tenant=tenant,
-        trace_id="a" * 32,
-        span_id="b" * 16,
-        agent="logs",
-        server_name="logs",
-        transport="stdio",
-        tool_name="search_logs",
-        started_at=timezone.now(),
-        result={"lines": ["upstream timeout"]},
-    )
+    span = factories.make_span(task)
     token = factories.make_token(factories.make_member(tenant, role=Role.ADMIN))
     proc, base = start_daphne(CELERY_BROKER_URL=redis_url_with_db(15))
     try:

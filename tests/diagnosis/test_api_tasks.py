@@ -257,16 +257,11 @@ def test_trace_lists_the_tasks_spans_in_start_order(client, token, tenant):
 def test_span_detail_has_the_stored_result_and_is_the_tasks_own(client, token, tenant):
     _, task = factories.make_incident(tenant)
     _, other = factories.make_incident(tenant)
-    span = ToolCallSpan.objects.create(
-        task=task,
-        tenant=tenant,
-        trace_id="a" * 32,
-        span_id="b" * 16,
+    span = factories.make_span(
+        task,
         agent="kubernetes",
         server_name="kubernetes",
-        transport="stdio",
         tool_name="events",
-        started_at=timezone.now(),
         result_preview="LAST SEEN   TYPE",
         result={"text": "LAST SEEN   TYPE ... Warning FailedScheduling"},
     )
@@ -277,8 +272,13 @@ def test_span_detail_has_the_stored_result_and_is_the_tasks_own(client, token, t
     body = response.json()
     assert body["id"] == str(span.id) and body["tool_name"] == "events"
     assert body["result"] == {"text": "LAST SEEN   TYPE ... Warning FailedScheduling"}
+    by_otel_id = client.get(
+        f"/api/tasks/{task.id}/spans/{span.span_id}", headers=_auth(token)
+    )
+    assert by_otel_id.json() == body
     for path in (
         f"/api/tasks/{other.id}/spans/{span.id}",  # not that task's span
+        f"/api/tasks/{other.id}/spans/{span.span_id}",
         f"/api/tasks/{task.id}/spans/not-a-uuid",
     ):
         missing = client.get(path, headers=_auth(token))

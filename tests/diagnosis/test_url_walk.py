@@ -26,10 +26,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
-from django.utils import timezone
 
 from agentops.asgi import application
-from diagnosis.models import Role, ToolCallSpan
+from diagnosis.models import Role
 from diagnosis.principals import ALL_SCOPES
 from diagnosis.registry import demo_environment_name
 from tests import factories
@@ -323,21 +322,6 @@ ASGI_EXPECTED = {"api/tasks/<uuid:task_id>/events": {"GET": SSE, "POST": API_405
 # --- the objects and the requests ------------------------------------------------------------
 
 
-def _span(task) -> ToolCallSpan:
-    return ToolCallSpan.objects.create(
-        task=task,
-        tenant=task.tenant,
-        trace_id="c" * 32,
-        span_id="d" * 16,
-        agent="logs",
-        server_name="logs",
-        transport="stdio",
-        tool_name="search_logs",
-        started_at=timezone.now(),
-        result={"lines": []},
-    )
-
-
 def _objects(tenant) -> dict[str, str]:
     incident, task = factories.make_incident(tenant, title=SECRET_TITLE)
     approval = factories.park_on_approval(task)
@@ -346,9 +330,7 @@ def _objects(tenant) -> dict[str, str]:
         "task_id": str(task.pk),
         "approval_id": str(approval.pk),
         # Its result is inline: the artifact download is a 404 (test_views_artifact serves one).
-        "span_id": approval.span.span_id if approval.span else "0" * 16,
-        # The API names a span by its row id (the trace's `id`).
-        "span": str(_span(task).pk),
+        "span_id": factories.make_span(task).span_id,
         "object_id": str(incident.pk),
         "id": str(tenant.memberships.first().user_id),
         "content_type_id": "1",
