@@ -7,19 +7,23 @@ the templates.
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
 
 from diagnosis import selectors
+from diagnosis.engine.executor import call_id
 from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.states import TERMINAL
 
-# How a span's state reads in the tool log (the issue's vocabulary: running, done, failed …).
+# A planned call that has no span yet (tool_queued without its tool_started).
+QUEUED = "queued"
+# How a row's state reads in the tool log (the issue's vocabulary: queued, running, done …).
 SPAN_STATE_LABELS: dict[str, str] = {
+    QUEUED: "queued",
     SpanState.STARTED: "running",
     SpanState.OK: "done",
     SpanState.ERROR: "failed",
@@ -64,10 +68,17 @@ class ToolRow:
     # The full result went to artifact storage (the row links its download).
     has_artifact: bool = False
     result_size: int | None = None
+    # The engine's call id (tool_queued and every later event of the call); "" for older rows.
+    call_id: str = ""
 
     @property
     def label(self) -> str:
         return f"{self.server}.{self.tool}"
+
+    @property
+    def dom_id(self) -> str:
+        """The row's element id: by span once the call started, by call while it is queued."""
+        return f"tool-{self.span_id}" if self.span_id else f"call-{self.call_id}"
 
     @property
     def state_label(self) -> str:
@@ -237,7 +248,7 @@ def investigation_snapshot(*, task: DiagnosisTask) -> Snapshot:
         verdict=verdict_from_report(
             task.report, span_ids={str(span.id): span.span_id for span in spans}
         ),
-        rows_by_span={row.span_id: row for row in rows},
+        rows_by_span={row.span_id: row for row in rows if row.span_id},
     )
 
 
@@ -277,37 +288,101 @@ def task_status(
 def tool_rows(
     *, spans: Iterable[ToolCallSpan], events: Iterable[TaskEvent]
 ) -> list[ToolRow]:
-    """One row per span in start order, with its last progress and the planner's reason."""
+    """One row per call, in the order the events first named it (tool_queued, else its start).
+
+    A span's row replaces its call's queued row (the span's attempt and replay key give its
+    call_id), so a span written after the events were read is not shown twice; the script does
+    the same when the call's tool_started arrives. A call still queued when its attempt ends
+    (task_requeued or a terminal event) never starts: its row reads cancelled, here and in the
+    script alike. A span no event has named yet goes last, in start order.
+    """
     progress: dict[str, Progress] = {}
     why: dict[str, str] = {}
+    first_seen: dict[
+        str, int
+    ] = {}  # call_id or span_id → seq of the first event naming it
+    queued: dict[str, ToolRow] = {}  # by call_id, in tool_queued order
+    named: set[str] = set()  # call_ids some later event of the call named
     for event in events:
-        span_id = str(event.data.get("span_id") or "")
+        data = event.data
+        span_id = str(data.get("span_id") or "")
+        call = str(data.get("call_id") or "")
+        if event.type == EventKind.TOOL_QUEUED and call:
+            first_seen.setdefault(call, event.seq)
+            queued[call] = _queued_row(data, call)
+        elif event.type in (EventKind.TASK_REQUEUED, *TERMINAL_EVENTS):
+            for key, row in queued.items():
+                if row.state == QUEUED and key not in named:
+                    queued[key] = replace(row, state=SpanState.CANCELLED)
+        elif span_id:
+            first_seen.setdefault(span_id, event.seq)
+            named.add(call)
         if event.type == EventKind.TOOL_PROGRESS and span_id:
-            progress[span_id] = progress_of(event.data)
+            progress[span_id] = progress_of(data)
         elif event.type == EventKind.TOOL_STARTED and span_id:
-            why[span_id] = str(event.data.get("why") or "")
-    return [
-        ToolRow(
-            span_id=span.span_id,
-            agent=span.agent,
-            server=span.server_name,
-            tool=span.tool_name,
-            state=span.state,
-            latency_ms=span.latency_ms,
-            error_layer=span.error_layer,
-            error_code=span.error_code,
-            error_message=span.error_message,
-            preview=span.result_preview[:PREVIEW_CHARS],
-            arguments=arguments_text(span.arguments_redacted),
-            why=why.get(span.span_id, ""),
-            retry_count=span.retry_count,
-            attempt=span.attempt,
-            progress=progress.get(span.span_id),
-            has_artifact=bool(span.result_uri),
-            result_size=span.result_size,
+            why[span_id] = str(data.get("why") or "")
+    order: list[tuple[int, ToolRow]] = []
+    started: set[str] = set()
+    for span in spans:
+        call = call_id(attempt=span.attempt, replay_key=span.replay_key)
+        started.add(call)
+        asked = queued.get(call)
+        order.append(
+            (
+                first_seen.get(call, first_seen.get(span.span_id, _UNSEEN)),
+                ToolRow(
+                    span_id=span.span_id,
+                    agent=span.agent,
+                    server=span.server_name,
+                    tool=span.tool_name,
+                    state=span.state,
+                    latency_ms=span.latency_ms,
+                    error_layer=span.error_layer,
+                    error_code=span.error_code,
+                    error_message=span.error_message,
+                    preview=span.result_preview[:PREVIEW_CHARS],
+                    arguments=arguments_text(span.arguments_redacted),
+                    # A refusal has no tool_started: the reason is the queued one.
+                    why=why.get(span.span_id) or (asked.why if asked else ""),
+                    retry_count=span.retry_count,
+                    attempt=span.attempt,
+                    progress=progress.get(span.span_id),
+                    has_artifact=bool(span.result_uri),
+                    result_size=span.result_size,
+                    call_id=call,
+                ),
+            )
         )
-        for span in spans
-    ]
+    order.extend(
+        (first_seen[call], row) for call, row in queued.items() if call not in started
+    )
+    # sorted() is stable: unseen spans keep their start order after everything named.
+    return [row for _, row in sorted(order, key=lambda item: item[0])]
+
+
+_UNSEEN = 1 << 62  # after every seq
+
+
+def _queued_row(data: Mapping[str, Any], call: str) -> ToolRow:
+    attempt = data.get("attempt")
+    return ToolRow(
+        span_id="",
+        agent=str(data.get("agent") or ""),
+        server=str(data.get("server") or ""),
+        tool=str(data.get("tool") or ""),
+        state=QUEUED,
+        latency_ms=None,
+        error_layer="",
+        error_code="",
+        error_message="",
+        preview="",
+        arguments=arguments_text(data.get("arguments") or {}),
+        why=str(data.get("why") or ""),
+        retry_count=0,
+        attempt=attempt if isinstance(attempt, int) else 0,
+        progress=None,
+        call_id=call,
+    )
 
 
 def progress_of(data: Mapping[str, Any]) -> Progress:

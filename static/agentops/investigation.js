@@ -220,26 +220,56 @@
     badge.className = "span-state span-" + state;
   }
 
-  // A row per span; a span the snapshot already shows is left as it is (the page applies
-  // events forward only: the snapshot's spans may be ahead of its events, never behind).
+  // The queued row of a call takes the span's id once an event of the call names its span.
+  function adopt(element, spanId) {
+    element.id = "tool-" + spanId;
+    element.dataset.span = spanId;
+    const link = field(element, "trace-link");
+    link.href = spanUrl(spanId);
+    link.hidden = false;
+  }
+
+  // A row per call: queued (tool_queued, by call_id) until its span is known, then by span. A
+  // row the snapshot already shows is left as it is (the page applies events forward only:
+  // the snapshot's spans may be ahead of its events, never behind).
   function row(data) {
-    const existing = document.getElementById("tool-" + data.span_id);
-    if (existing) return { element: existing, isNew: false };
+    const bySpan = data.span_id && document.getElementById("tool-" + data.span_id);
+    if (bySpan) return { element: bySpan, isNew: false };
+    const byCall = data.call_id && document.getElementById("call-" + data.call_id);
+    if (byCall) {
+      if (data.span_id) adopt(byCall, data.span_id);
+      return { element: byCall, isNew: false };
+    }
     const made = document.getElementById("tool-row-template").content.firstElementChild.cloneNode(true);
-    made.id = "tool-" + data.span_id;
-    made.dataset.span = data.span_id;
+    made.dataset.call = data.call_id || "";
+    if (data.span_id) adopt(made, data.span_id);
+    else made.id = "call-" + data.call_id;
     const label = data.server + "." + data.tool;
     field(made, "label").textContent = label;
     field(made, "progress").setAttribute("aria-label", "progress of " + label);
-    field(made, "trace-link").href = spanUrl(data.span_id);
     group(data.agent).querySelector(".tool-rows").append(made);
     document.getElementById("no-tool-calls").hidden = true;
     return { element: made, isNew: true };
   }
 
-  function toolStarted(data) {
+  function toolQueued(data) {
     const { element, isNew } = row(data);
     if (!isNew) return;
+    setRowState(element, "queued");
+    field(element, "why").textContent = data.why || "";
+    field(element, "arguments").textContent = JSON.stringify(data.arguments || {}, null, 2);
+  }
+
+  // Calls still queued when their attempt ends never start (investigation.tool_rows too).
+  function cancelQueued() {
+    for (const element of document.querySelectorAll(".tool-row[data-state=queued]")) {
+      setRowState(element, "cancelled");
+    }
+  }
+
+  function toolStarted(data) {
+    const { element, isNew } = row(data);
+    if (!isNew && element.dataset.state !== "queued") return;
     setRowState(element, "started");
     field(element, "progress").hidden = false;
     field(element, "why").textContent = data.why || "";
@@ -317,13 +347,16 @@
         if (phase && phase.textContent === data.agent) setPhase("");
       }
     }
-    if (kind === "tool_started") {
+    if (kind === "tool_queued") {
+      toolQueued(data);
+    } else if (kind === "tool_started") {
       toolStarted(data);
     } else if (kind === "tool_progress") {
       toolProgress(data);
     } else if (kind === "tool_completed" || kind === "tool_failed") {
       toolEnded(data);
     }
+    if (kind === "task_requeued" || TERMINAL.has(kind)) cancelQueued();
     updateChecking();
     if (TERMINAL.has(kind)) {
       setPhase("");
