@@ -161,6 +161,8 @@ class Facts:
     targets_listed: bool = False
     targets: list[str] = field(default_factory=list)  # URL entries of the allowlist
     bare_targets: list[str] = field(default_factory=list)  # host entries: not probed
+    # Allowlist URLs netcheck lists as MCP endpoints: probed with protocol="mcp" (JSON-RPC).
+    mcp_endpoints: set[str] = field(default_factory=set)
     probes: dict[str, Probe] = field(default_factory=dict)
     runbooks: list[tuple[str, dict[str, Any]]] = field(
         default_factory=list
@@ -223,6 +225,9 @@ class Facts:
                     self.targets.append(text)
                 else:
                     self.bare_targets.append(text)
+            self.mcp_endpoints.update(
+                str(url) for url in as_list(result.get("mcp_endpoints"))
+            )
         elif obs.tool == PROBE_URL:
             url = arg(obs, "url") or str(result.get("url") or "")
             host = host_of(url)

@@ -238,7 +238,7 @@ class LayeredPlanner:
             self._call(
                 inv,
                 PROBE_URL,
-                {"url": url, **arguments},
+                _probe_arguments(url, facts, arguments),
                 f"which layer fails first on the way to {host_of(url)}",
             )
             for url in ordered[:room]
@@ -342,7 +342,7 @@ class LayeredPlanner:
                     self._call(
                         inv,
                         PROBE_URL,
-                        {"url": url},
+                        _probe_arguments(url, facts, {}),
                         f"does {host} answer again after {action.tool}",
                     )
                 )
@@ -444,3 +444,15 @@ def _summary(report: Report, inv: Investigation) -> str:
     checked = [h for h in report.hypotheses if h.status == "ruled_out"]
     tail = f"; ruled out: {', '.join(h.id for h in checked)}" if checked else ""
     return f"no decisive evidence after {calls}: nothing observed explains the incident on {inv.incident.service}{tail}"
+
+
+def _probe_arguments(url: str, facts: Facts, extra: dict[str, Any]) -> dict[str, Any]:
+    """probe_url's arguments for `url`: an MCP endpoint is probed up to its JSON-RPC layer (an
+    `initialize` POST; a GET only gets Streamable HTTP's 405), and never watched as a stream."""
+    if url in facts.mcp_endpoints:
+        return {
+            "url": url,
+            "protocol": "mcp",
+            **{k: v for k, v in extra.items() if k != "stream_s"},
+        }
+    return {"url": url, **extra}

@@ -21,6 +21,7 @@ SCENARIOS = (
     "k8s-oomkilled",
     "k8s-service-no-endpoints",
     "log-backend-timeout",
+    "mcp-jsonrpc-error",
     "pool-exhaustion",
     "proxy-idle-timeout",
     "tls-expired",

@@ -375,10 +375,12 @@ class World:
         self.answers = answers
         self.failures = failures or {}
         self.asked = []
+        self.arguments = []  # every call's arguments, in the order asked
 
     def answer(self, call, span_id):
         subject = call.arguments.get("service") or call.arguments.get("url") or ""
         self.asked.append((call.tool, subject))
+        self.arguments.append((call.tool, dict(call.arguments)))
         base = {
             "span_id": span_id,
             "agent": call.agent,
@@ -822,9 +824,10 @@ def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
                 "orders-mcp",
                 "request id=42 method=tools/call: Internal error: tool registry failed to load",
             ),
-            ("list_targets", ""): targets(
-                url, "http://orders-api.shop.internal/healthz"
-            ),
+            ("list_targets", ""): {
+                **targets(url, "http://orders-api.shop.internal/healthz"),
+                "mcp_endpoints": [url],
+            },
             ("probe_url", url): probe(
                 url,
                 "mcp",
@@ -848,6 +851,10 @@ def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
     assert report.top.id == "mcp:orders-mcp.tools.internal"
     assert report.top.status == "confirmed"
     assert {e.tool for e in report.top.evidence} >= {"probe_url", "top_errors"}
+    # netcheck listed it as an MCP endpoint: probed up to JSON-RPC, the other target as HTTP.
+    probes = {a["url"]: a for t, a in world.arguments if t == "probe_url"}
+    assert probes[url]["protocol"] == "mcp" and "stream_s" not in probes[url]
+    assert "protocol" not in probes["http://orders-api.shop.internal/healthz"]
 
 
 def test_a_405_to_get_on_an_mcp_endpoint_is_its_normal_answer_and_the_logs_tell_the_fault():
