@@ -78,6 +78,17 @@ def test_demo_incident_from_the_form_live_to_its_verdict_trace_and_feedback(
     _assert_every_event_and_span_once(page, task_id)
     assert page.text_content("#task-state") == "succeeded"
     assert page.query_selector(".tool-row[data-state=started]") is None
+    # Each round's calls were queued first; every queued row turned into its span's row.
+    streamed_queued = page.eval_on_selector_all(
+        "#events li",
+        "items => items.filter(i => i.textContent.includes('tool_queued'))",
+    )
+    assert streamed_queued
+    assert page.query_selector(".tool-row[data-state=queued]") is None
+    calls = page.eval_on_selector_all(
+        ".tool-row", "rows => rows.map(r => r.dataset.call)"
+    )
+    assert all(calls) and len(calls) == len(set(calls))
     assert "tls" in page.text_content("#hypotheses .hypothesis .layer-tag")
 
     # a row opens to its redacted arguments and result
