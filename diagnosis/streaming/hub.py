@@ -434,7 +434,12 @@ class Hub:
 
     async def _receive_loop(self, layer: Any, channel: str) -> None:
         backoff = 0.2
+        me = asyncio.current_task()
         while True:
+            if me is not None and me.cancelling():
+                # A cancel the client library swallowed (redis-py can turn it into a closed
+                # connection): stop anyway, or the loop's shutdown waits on us forever.
+                raise asyncio.CancelledError
             try:
                 message = await layer.receive(channel)
             except asyncio.CancelledError:
