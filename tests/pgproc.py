@@ -85,7 +85,7 @@ class PostgresProcess:
             "--encoding=utf8",
             "--no-sync",
         )
-        with open(self.pgdata / "postgresql.conf", "a") as conf:
+        with (self.pgdata / "postgresql.conf").open("a") as conf:
             conf.write(
                 "\nlisten_addresses = '127.0.0.1'\n"
                 f"port = {self.port}\n"
