@@ -1,6 +1,7 @@
 """The lock order of diagnosis.locks, on two real PostgreSQL sessions (issue 23 item 1): an alert
 repeat's intake waits for a task row that a worker's span insert holds, and the span insert goes
-on instead of closing a lock cycle; and the tenant lock still serialises what it must."""
+on instead of closing a lock cycle; a repeat PostgreSQL aborts anyway runs again and is counted
+once; and the tenant lock still serialises what it must."""
 
 import threading
 import time
@@ -11,7 +12,14 @@ from django.db.transaction import TransactionManagementError
 
 from diagnosis import alerts, locks, tracing
 from diagnosis.events import EventKind
-from diagnosis.models import DiagnosisTask, Role, TaskEvent, ToolCallSpan
+from diagnosis.models import (
+    AlertGroup,
+    AlertIntakeWindow,
+    DiagnosisTask,
+    Role,
+    TaskEvent,
+    ToolCallSpan,
+)
 from diagnosis.principals import Principal, role_scopes
 from tests import factories
 from tests.diagnosis.test_alerts import fixture
@@ -122,9 +130,73 @@ def test_an_intake_waiting_for_the_task_row_a_span_insert_holds_closes_no_cycle(
     assert errors == []
     assert [i.result for i in intakes] == ["updated"]
     assert ToolCallSpan.objects.filter(task_id=task_id, span_id="a1").exists()
-    assert TaskEvent.objects.filter(
-        task_id=task_id, type=EventKind.ALERT_RECEIVED
-    ).count() == 1
+    assert (
+        TaskEvent.objects.filter(task_id=task_id, type=EventKind.ALERT_RECEIVED).count()
+        == 1
+    )
+
+
+def test_a_repeat_a_deadlock_aborted_runs_again_and_is_counted_once():
+    # A cycle the lock order does not prevent (a session that holds the task row and then
+    # asks for the group row, out of order): PostgreSQL aborts the intake, which runs again.
+    tenant = factories.make_tenant("victim")
+    principal = _principal(tenant)
+    opened = alerts.alertmanager_receive(
+        principal=principal, data=fixture("alertmanager-1-firing")
+    )
+    held = threading.Event()
+    errors: list[BaseException] = []
+
+    def out_of_order() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(
+                    "SET LOCAL deadlock_timeout = '10s'"
+                )  # the intake notices
+                cursor.execute(
+                    f"SELECT 1 FROM {DiagnosisTask._meta.db_table} "
+                    "WHERE id = %s FOR UPDATE",
+                    [opened.task.id],
+                )
+                held.set()
+                deadline = time.monotonic() + 10
+                while not _waiting_for_a_row_lock():  # the intake waits for the task
+                    assert time.monotonic() < deadline
+                    time.sleep(0.01)
+                cursor.execute(
+                    f"SELECT 1 FROM {AlertGroup._meta.db_table} "
+                    "WHERE id = %s FOR UPDATE",
+                    [opened.group.id],
+                )
+        except BaseException as exc:  # reported by the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=out_of_order)
+    thread.start()
+    assert held.wait(10)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET deadlock_timeout = '50ms'")
+        repeat = alerts.alertmanager_receive(
+            principal=principal, data=fixture("alertmanager-2-repeat")
+        )
+    finally:
+        connection.close()  # back to the server's deadlock_timeout
+        thread.join(20)
+
+    assert errors == []
+    assert repeat.result == "updated"
+    group = AlertGroup.objects.get(pk=opened.group.id)
+    assert (group.payloads, len(group.alerts)) == (2, 3)
+    assert (
+        TaskEvent.objects.filter(
+            task_id=opened.task.id, type=EventKind.ALERT_RECEIVED
+        ).count()
+        == 1
+    )
+    assert AlertIntakeWindow.objects.get(tenant=tenant).payloads == 2
 
 
 def test_the_tenant_lock_makes_a_second_taker_wait_for_the_first_to_commit():
