@@ -631,7 +631,9 @@ def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> In
     now = timezone.now()
     _take_slot(tenant, now)
     group = (
-        AlertGroup.objects.select_for_update()
+        # The group row alone: FOR UPDATE of the joined incident row too would block the
+        # worker's COMMIT, which rechecks the task's foreign keys (diagnosis.locks).
+        AlertGroup.objects.select_for_update(of=("self",))
         .filter(tenant=tenant, source=note.source, key_hash=note.key_hash)
         .exclude(status=AlertGroupStatus.RESOLVED)
         .select_related("incident")

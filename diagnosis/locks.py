@@ -10,13 +10,15 @@ transactions can each hold one the other waits for:
    compare-and-swap UPDATE in services.diagnosis_transition;
 4. rows of the task, written after it: its events, spans, approvals.
 
-The tenant lock is a transaction-scoped advisory lock, not a lock on the tenant row. Every
-insert of a row that references the tenant (a task, a span, a group, a window) takes FOR KEY
-SHARE on the tenant row through its foreign key, and a span insert takes it on the task row
-first (its task_id check runs before its tenant_id check): with the tenant row FOR UPDATE at
-the head of intake, a worker's span insert held the task row and waited for the tenant row
-while the intake held the tenant row and waited for the task row (issue 23: a deadlock, the
-diagnosis failed). An advisory lock conflicts with nothing but itself.
+Parent rows (tenant, incident, user) are never locked FOR UPDATE: PostgreSQL's foreign-key
+checks take FOR KEY SHARE on them behind the writer's back, after it already holds rows of
+step 3 or 4. A span insert checks its task_id (the task row) before its tenant_id; a task row
+updated twice in one transaction (a transition: the state, then last_seq) has its incident,
+tenant and created_by checked at COMMIT, the constraints being deferred. So the tenant lock is
+a transaction-scoped advisory lock, which conflicts with nothing but itself, and a FOR UPDATE
+that joins a parent (select_related) names `of=("self",)`. Issue 23 found both cycles: intake
+held the tenant row (then the group's incident row) FOR UPDATE and waited for the task row,
+while the worker held the task row and waited for the tenant (then incident) row's share lock.
 """
 
 import uuid

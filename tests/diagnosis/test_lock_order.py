@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 
-from diagnosis import alerts, locks, tracing
+from diagnosis import alerts, locks, services, tracing
 from diagnosis.events import EventKind
 from diagnosis.models import (
     AlertGroup,
@@ -21,6 +21,7 @@ from diagnosis.models import (
     ToolCallSpan,
 )
 from diagnosis.principals import Principal, role_scopes
+from diagnosis.states import TaskState
 from tests import factories
 from tests.diagnosis.test_alerts import fixture
 
@@ -69,34 +70,33 @@ def _span(task_id, span_id: str) -> ToolCallSpan:
     )
 
 
-def test_an_intake_waiting_for_the_task_row_a_span_insert_holds_closes_no_cycle():
+def _intake_meets(hold, then) -> tuple[DiagnosisTask, list[BaseException], list]:
+    """A group's repeat arrives while a worker's transaction holds its task row.
+
+    The worker runs hold(task_id), waits until the intake waits for a row lock (the task row:
+    it holds the tenant lock and the group row by then), runs then(task_id) and commits. It
+    notices a cycle first (deadlock_timeout 50 ms against the server's 1 s), so a cycle aborts
+    the worker, not the intake (whose retry would hide it). Returns (task, errors, intakes).
+    """
     tenant = factories.make_tenant("locks")
     principal = _principal(tenant)
     opened = alerts.alertmanager_receive(
         principal=principal, data=fixture("alertmanager-1-firing")
     )
-    task_id = opened.task.id
+    task = opened.task
     held, intake_waits = threading.Event(), threading.Event()
     errors: list[BaseException] = []
     intakes: list[alerts.Intake] = []
 
     def worker() -> None:
-        # A worker's span insert: its foreign-key checks take FOR KEY SHARE on the task row
-        # (task_id, checked first), then on the tenant row (tenant_id). The first is taken
-        # here by hand so that the intake comes to wait for it in between.
         try:
             with transaction.atomic():
                 with connection.cursor() as cursor:
-                    # This side notices a cycle first: it would be the one aborted.
                     cursor.execute("SET LOCAL deadlock_timeout = '50ms'")
-                    cursor.execute(
-                        f"SELECT 1 FROM {DiagnosisTask._meta.db_table} "
-                        "WHERE id = %s FOR KEY SHARE",
-                        [task_id],
-                    )
+                hold(task.id)
                 held.set()
                 assert intake_waits.wait(10)
-                _span(task_id, "a1")
+                then(task.id)
         except BaseException as exc:  # reported by the test
             errors.append(exc)
         finally:
@@ -118,7 +118,6 @@ def test_an_intake_waiting_for_the_task_row_a_span_insert_holds_closes_no_cycle(
     threads[0].start()
     assert held.wait(10)
     threads[1].start()
-    # The intake holds its tenant lock and group row and waits for the task row.
     deadline = time.monotonic() + 10
     while not _waiting_for_a_row_lock():
         assert time.monotonic() < deadline, "the intake never came to wait for the task"
@@ -126,14 +125,47 @@ def test_an_intake_waiting_for_the_task_row_a_span_insert_holds_closes_no_cycle(
     intake_waits.set()
     for thread in threads:
         thread.join(timeout=20)
+    return task, errors, intakes
+
+
+def _alert_received(task) -> int:
+    return TaskEvent.objects.filter(task=task, type=EventKind.ALERT_RECEIVED).count()
+
+
+def test_an_intake_waiting_for_the_task_row_a_span_insert_holds_closes_no_cycle():
+    def key_share(task_id) -> None:
+        # A span insert's foreign-key checks take FOR KEY SHARE on the task row (task_id,
+        # checked first), then on the tenant row (tenant_id); the first is taken here by
+        # hand, so that the intake comes to wait for it in between.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM {DiagnosisTask._meta.db_table} "
+                "WHERE id = %s FOR KEY SHARE",
+                [task_id],
+            )
+
+    task, errors, intakes = _intake_meets(key_share, lambda t: _span(t, "a1"))
 
     assert errors == []
     assert [i.result for i in intakes] == ["updated"]
-    assert ToolCallSpan.objects.filter(task_id=task_id, span_id="a1").exists()
-    assert (
-        TaskEvent.objects.filter(task_id=task_id, type=EventKind.ALERT_RECEIVED).count()
-        == 1
-    )
+    assert ToolCallSpan.objects.filter(task=task, span_id="a1").exists()
+    assert _alert_received(task) == 1
+
+
+def test_an_intake_waiting_for_the_task_row_a_transition_holds_closes_no_cycle():
+    # A transition updates the task row twice (its state, then last_seq with its event), so
+    # PostgreSQL rechecks the row's foreign keys at COMMIT: FOR KEY SHARE on its incident,
+    # tenant and creator, while the task row is held.
+    def claim(task_id) -> None:
+        assert services.diagnosis_claim(task_id=task_id, owner="w1") is not None
+
+    task, errors, intakes = _intake_meets(claim, lambda t: None)
+
+    assert errors == []
+    assert [i.result for i in intakes] == ["updated"]
+    task.refresh_from_db()
+    assert task.state == TaskState.RUNNING
+    assert _alert_received(task) == 1
 
 
 def test_a_repeat_a_deadlock_aborted_runs_again_and_is_counted_once():
