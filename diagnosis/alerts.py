@@ -2,7 +2,9 @@
 Events API v2 bodies, parsed, mapped by the registry's `[alerts]` rules and applied to one
 AlertGroup per group, which opens one incident.
 
-How a payload is applied, under the tenant row lock, in one transaction:
+How a payload is applied, under the tenant lock (diagnosis.locks, which orders every lock the
+intake takes: tenant lock, intake window, group row, task row), in one transaction that runs
+again if PostgreSQL aborts it (diagnosis.db_retry.atomic):
 
 1. Count it against the tenant's ALERT_RATE_LIMIT (fixed windows of ALERT_RATE_WINDOW_SECONDS);
    over it, AlertsRateLimited and nothing is written.
@@ -32,12 +34,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from diagnosis import bounds, environments, selectors, services
+from diagnosis import bounds, db_retry, environments, locks, selectors, services
 from diagnosis.events import EventKind
 from diagnosis.exceptions import AlertsRateLimited, ValidationFailed
 from diagnosis.models import (
@@ -594,7 +595,7 @@ def _acting(principal: Principal) -> Principal:
 
 
 def _take_slot(tenant: Tenant, now: datetime) -> None:
-    """Count one payload in the tenant's current window; the tenant row is locked."""
+    """Count one payload in the tenant's current window; the tenant lock is held."""
     limit = settings.ALERT_RATE_LIMIT
     if limit <= 0:
         return
@@ -611,25 +612,38 @@ def _take_slot(tenant: Tenant, now: datetime) -> None:
 
 
 def _receive(*, principal: Principal, note: Notification) -> Intake:
-    tenant = principal.tenant
     rules = environments.registry().alerts
-    with transaction.atomic():
-        # Serialises the tenant's payloads: one group per key, and an exact count.
-        list(Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk"))
-        now = timezone.now()
-        _take_slot(tenant, now)
-        group = (
-            AlertGroup.objects.select_for_update()
-            .filter(tenant=tenant, source=note.source, key_hash=note.key_hash)
-            .exclude(status=AlertGroupStatus.RESOLVED)
-            .select_related("incident")
-            .first()
-        )
-        if group is None:
-            if note.status != AlertGroupStatus.FIRING:
-                return Intake(source=note.source, result="ignored")
-            return _open(principal=principal, note=note, rules=rules, now=now)
-        return _update(group=group, note=note, rules=rules, now=now)
+    # Repeats race the diagnosis they feed (its worker writes the task's events and spans):
+    # a transaction PostgreSQL aborts anyway (a deadlock outside the lock order, a
+    # serialization failure) runs again whole rather than answering 500.
+    return db_retry.atomic(
+        lambda: _apply(principal=principal, note=note, rules=rules),
+        what=f"{note.source} alert intake",
+    )
+
+
+def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> Intake:
+    tenant = principal.tenant
+    # Serialises the tenant's payloads: one group per key, and an exact count. Locks in
+    # diagnosis.locks' order: tenant lock, intake window, group row, then the task row (the
+    # alert_received event).
+    locks.tenant_lock(tenant.pk)
+    now = timezone.now()
+    _take_slot(tenant, now)
+    group = (
+        # The group row alone: FOR UPDATE of the joined incident row too would block the
+        # worker's COMMIT, which rechecks the task's foreign keys (diagnosis.locks).
+        AlertGroup.objects.select_for_update(of=("self",))
+        .filter(tenant=tenant, source=note.source, key_hash=note.key_hash)
+        .exclude(status=AlertGroupStatus.RESOLVED)
+        .select_related("incident")
+        .first()
+    )
+    if group is None:
+        if note.status != AlertGroupStatus.FIRING:
+            return Intake(source=note.source, result="ignored")
+        return _open(principal=principal, note=note, rules=rules, now=now)
+    return _update(group=group, note=note, rules=rules, now=now)
 
 
 def _merge(

@@ -11,20 +11,24 @@ resumes at its checkpoint, so the step that was running when it died runs a seco
 """
 
 import math
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from diagnosis import tracing
 from diagnosis.bounds import json_error
 from diagnosis.events import EventKind
+from diagnosis.models import SpanState, ToolCallSpan
 
 
 class StepContext(Protocol):
     task_id: str
     plan_args: Mapping[str, Any]
     owner: str
+    attempt: int
     lease_lost: threading.Event
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None: ...
@@ -156,9 +160,13 @@ def _is_number(value: Any) -> bool:
 
 def timed_args_error(plan_args: Mapping[str, Any]) -> str | None:
     """The check of the timed plan's arguments (see timed_plan)."""
-    unknown = sorted(set(plan_args) - {"steps", "fail_at"})
+    unknown = sorted(set(plan_args) - {"steps", "fail_at", "spans"})
     if unknown:
-        return f"unknown key {unknown[0]!r}; the timed plan takes steps and fail_at"
+        return (
+            f"unknown key {unknown[0]!r}; the timed plan takes steps, fail_at and spans"
+        )
+    if not isinstance(plan_args.get("spans", False), bool):
+        return "spans must be true or false"
     steps = plan_args.get("steps", list(_TIMED_DEFAULT_STEPS))
     if not isinstance(steps, list) or not 1 <= len(steps) <= TIMED_MAX_STEPS:
         return f"steps must be a list of 1 to {TIMED_MAX_STEPS} durations in seconds"
@@ -181,11 +189,14 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
     """A plan of timed steps, each reported as an agent run; for tests (test-only).
 
     plan_args: {"steps": [seconds, …]} (default three steps of 0.5 s; bounds in
-    timed_args_error), {"fail_at": index}. It calls no tool and claims no diagnosis: its report
-    says exactly that.
+    timed_args_error), {"fail_at": index}, {"spans": true}: each step is also written as a
+    ToolCallSpan, started before its sleep and finished after it, the trace writes of one tool
+    call (for tests of those writes racing others). It calls no tool and claims no diagnosis:
+    its report says exactly that.
     """
     durations = [float(s) for s in plan_args.get("steps", _TIMED_DEFAULT_STEPS)]
     fail_at = plan_args.get("fail_at")
+    has_spans = plan_args.get("spans") is True
     steps: list[Step] = []
     for index, seconds in enumerate(durations):
         sleep = _sleep_step(seconds)
@@ -196,7 +207,10 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
             sleep: Callable[[StepContext], None] = sleep,
         ) -> None:
             context.emit(EventKind.AGENT_STARTED, {"agent": f"step-{index}"})
+            span = _timed_span(context, index) if has_spans else None
             sleep(context)
+            if span is not None:
+                tracing.span_finish(span=span, state=SpanState.OK, latency_ms=0.0)
             if context.should_stop():
                 return  # interrupted: the runner records why; the step did not complete
             if fail_at == index:
@@ -215,6 +229,24 @@ def timed_plan(plan_args: Mapping[str, Any]) -> list[Step]:
 
     steps.append(Step(name="report", run=report))
     return steps
+
+
+def _timed_span(context: StepContext, index: int) -> ToolCallSpan:
+    return tracing.span_start(
+        task_id=context.task_id,
+        span_id=secrets.token_hex(8),
+        attempt=context.attempt,
+        agent=f"step-{index}",
+        server_name="timed",
+        transport="",
+        tool_name="sleep",
+        arguments_redacted={"step": index},
+        arguments_hash="",
+        replay_key=f"timed.{index}.{context.attempt}",
+        deadline=None,
+        principal="",
+        granted_scopes=[],
+    )
 
 
 @register_plan("default")

@@ -44,6 +44,7 @@ class _Context:
     task_id: str
     plan_args: Mapping[str, Any]
     owner: str
+    attempt: int = 1
     # The seq of the last event this run saw committed: events it appends come after it.
     last_seq: int = 0
     lease_lost: threading.Event = field(default_factory=threading.Event)
@@ -144,6 +145,7 @@ def run_task(task_id: str, *, owner: str | None = None) -> str | None:
         task_id=str(task.id),
         plan_args=task.plan_args,
         owner=claimer,
+        attempt=task.attempt,
         last_seq=task.last_seq,
     )
     heartbeat = _Heartbeat(

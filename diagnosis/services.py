@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from diagnosis import bounds, environments, plans, selectors
+from diagnosis import bounds, db_retry, environments, locks, plans, selectors
 from diagnosis.dispatch import diagnosis_run_on_commit
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
@@ -195,11 +195,12 @@ def incident_create(
         errors.update(exc.fields)
     if errors:
         raise ValidationFailed(errors)
-    with transaction.atomic():
+
+    def create() -> tuple[Incident, DiagnosisTask]:
         # Counted in PostgreSQL, not Redis: creating incidents must work while Redis is down.
-        # The tenant row lock serialises a tenant's creates, so two racing requests cannot
-        # both take the last slot; it is held only for this short transaction.
-        list(Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk"))
+        # The tenant lock (diagnosis.locks) serialises a tenant's creates, so two racing
+        # requests cannot both take the last slot; it is held only for this short transaction.
+        locks.tenant_lock(tenant.pk)
         retry_after = selectors.incident_create_retry_after(
             tenant=tenant, now=timezone.now()
         )
@@ -223,7 +224,9 @@ def incident_create(
             plan_args=plan_args,
             principal=principal,
         )
-    return incident, task
+        return incident, task
+
+    return db_retry.atomic(create, what=f"incident create of tenant {tenant.pk}")
 
 
 def demo_incident_create(

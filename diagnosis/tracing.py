@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from diagnosis import db_retry
 from diagnosis.models import (
     FINISHED_SPAN_STATES,
     DiagnosisTask,
@@ -49,32 +49,39 @@ def span_start(
     state: SpanState = SpanState.STARTED,
 ) -> ToolCallSpan:
     """Record a call about to be sent (or, with state=refused, one the engine will not send)."""
-    task = DiagnosisTask.objects.only("id", "tenant_id", "trace_id").get(pk=task_id)
-    now = timezone.now()
-    return ToolCallSpan.objects.create(
-        task_id=task.id,
-        tenant_id=task.tenant_id,
-        trace_id=task_trace_id(task),
-        span_id=span_id,
-        agent=agent,
-        server_name=server_name,
-        transport=transport,
-        protocol_version=protocol_version or "",
-        tool_name=tool_name,
-        tool_schema_hash=tool_schema_hash or "",
-        idempotency_key=idempotency_key,
-        arguments_redacted=dict(arguments_redacted),
-        arguments_hash=arguments_hash,
-        principal=principal,
-        granted_scopes=list(granted_scopes),
-        state=state,
-        started_at=now,
-        ended_at=now if state != SpanState.STARTED else None,
-        deadline=deadline,
-        replay_key=replay_key,
-        attempt=attempt,
-        attributes=dict(attributes or {}),
-    )
+
+    # The insert takes FOR KEY SHARE on the task and tenant rows (its foreign keys):
+    # diagnosis.locks keeps it out of a lock cycle, db_retry runs it again if PostgreSQL
+    # aborts it anyway.
+    def insert() -> ToolCallSpan:
+        task = DiagnosisTask.objects.only("id", "tenant_id", "trace_id").get(pk=task_id)
+        now = timezone.now()
+        return ToolCallSpan.objects.create(
+            task_id=task.id,
+            tenant_id=task.tenant_id,
+            trace_id=task_trace_id(task),
+            span_id=span_id,
+            agent=agent,
+            server_name=server_name,
+            transport=transport,
+            protocol_version=protocol_version or "",
+            tool_name=tool_name,
+            tool_schema_hash=tool_schema_hash or "",
+            idempotency_key=idempotency_key,
+            arguments_redacted=dict(arguments_redacted),
+            arguments_hash=arguments_hash,
+            principal=principal,
+            granted_scopes=list(granted_scopes),
+            state=state,
+            started_at=now,
+            ended_at=now if state != SpanState.STARTED else None,
+            deadline=deadline,
+            replay_key=replay_key,
+            attempt=attempt,
+            attributes=dict(attributes or {}),
+        )
+
+    return db_retry.atomic(insert, what=f"start of span {span_id} of task {task_id}")
 
 
 def span_finish(
@@ -119,10 +126,10 @@ def span_finish(
         values["protocol_version"] = protocol_version
     if approval_id is not None:
         values["approval_id"] = approval_id
-    with transaction.atomic():
-        ToolCallSpan.objects.filter(pk=span.pk, state=SpanState.STARTED).update(
-            **values
-        )
+    finished = ToolCallSpan.objects.filter(pk=span.pk, state=SpanState.STARTED)
+    db_retry.atomic(
+        lambda: finished.update(**values), what=f"finish of span {span.span_id}"
+    )
     span.refresh_from_db()
     return span
 

@@ -103,7 +103,8 @@ def _schemas() -> dict[str, Schema]:
         + (
             " `timed` (test-only): `steps`, 1 to "
             f"{plans.TIMED_MAX_STEPS} durations of 0 to {plans.TIMED_MAX_STEP_SECONDS:g} s, "
-            f"{plans.TIMED_MAX_TOTAL_SECONDS:g} s in all; `fail_at`, a step index."
+            f"{plans.TIMED_MAX_TOTAL_SECONDS:g} s in all; `fail_at`, a step index; `spans`, "
+            "true to write each step as a span."
             if "timed" in names
             else ""
         ),

@@ -1,15 +1,21 @@
 """diagnosis.db_retry and the runner's use of it, in-process on the real database: the session
 is really ended (pg_terminate_backend of its own pid), including right after a COMMIT, which is
-the case where a retry could write twice."""
+the case where a retry could write twice; and transactions PostgreSQL really aborted (a deadlock
+between two sessions, a REPEATABLE READ serialization failure) run again."""
 
 import contextlib
+import logging
+import threading
+import time
 
+import psycopg
 import pytest
 from django.db import InterfaceError, OperationalError, connection, transaction
 
+from agentops import stack
 from diagnosis import db_retry, runner, services
 from diagnosis.events import TERMINAL_EVENTS, EventKind
-from diagnosis.models import DiagnosisTask, TaskEvent
+from diagnosis.models import DiagnosisTask, TaskEvent, Tenant
 from diagnosis.states import TaskState
 from tests import factories
 
@@ -140,3 +146,179 @@ def test_finish_whose_commit_went_through_before_the_error_returns_the_end(
     assert len(moves) == 1
     kinds = [e.type for e in events(task)]
     assert kinds.count(EventKind.TASK_COMPLETED) == 1
+
+
+# --- transactions PostgreSQL aborted (40P01 deadlock, 40001 serialization failure) ----------
+
+
+def _lock(cursor, tenant) -> None:
+    cursor.execute(
+        f"SELECT 1 FROM {Tenant._meta.db_table} WHERE id = %s FOR UPDATE", [tenant.pk]
+    )
+
+
+def _waiting_for_a_row_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE NOT granted "
+            "AND locktype IN ('transactionid', 'tuple')"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def test_atomic_runs_a_transaction_a_real_deadlock_aborted_again_whole(
+    transactional_db, caplog
+):
+    a, b = factories.make_tenant("dl-a"), factories.make_tenant("dl-b")
+    other_holds_b, main_holds_a = threading.Event(), threading.Event()
+    other_errors: list[BaseException] = []
+
+    def other() -> None:
+        # Locks b then a: the opposite order to the unit's first try.
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute("SET LOCAL deadlock_timeout = '10s'")  # the unit notices
+                _lock(cursor, b)
+                other_holds_b.set()
+                assert main_holds_a.wait(10)
+                _lock(cursor, a)
+        except BaseException as exc:  # reported by the test
+            other_errors.append(exc)
+        finally:
+            connection.close()
+
+    errors: list[BaseException] = []
+
+    def unit() -> int:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL deadlock_timeout = '50ms'")
+                _lock(cursor, a)
+                if not errors:
+                    main_holds_a.set()
+                    deadline = time.monotonic() + 10
+                    while not _waiting_for_a_row_lock():  # the other waits for a
+                        assert time.monotonic() < deadline
+                        time.sleep(0.01)
+                _lock(cursor, b)
+        except OperationalError as exc:
+            errors.append(exc)
+            raise
+        return len(errors) + 1
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert other_holds_b.wait(10)
+    pid = connection.cursor().connection.info.backend_pid
+    with caplog.at_level(logging.WARNING, logger="diagnosis.db_retry"):
+        tries = db_retry.atomic(unit, what="two tenants")
+    thread.join(20)
+
+    assert tries == 2
+    assert [type(e.__cause__) for e in errors] == [psycopg.errors.DeadlockDetected]
+    assert db_retry.is_rolled_back(errors[0])
+    assert "deadlock detected" in caplog.text and "running it again" in caplog.text
+    assert other_errors == []
+    # The session was fine: it was not closed and reopened.
+    assert connection.cursor().connection.info.backend_pid == pid
+
+
+def _conflicting_update(raw, tenant, name: str) -> None:
+    """Read the tenant in a REPEATABLE READ snapshot, let another session change it, then
+    update it: PostgreSQL answers 40001 (could not serialize access)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        Tenant.objects.get(pk=tenant.pk)
+    raw.execute(
+        f"UPDATE {Tenant._meta.db_table} SET name = name || '.' WHERE id = %s",
+        [tenant.pk],
+    )
+    Tenant.objects.filter(pk=tenant.pk).update(name=name)
+
+
+@pytest.fixture
+def raw(transactional_db):
+    with psycopg.connect(stack.database_url(), autocommit=True) as conn:
+        yield conn
+
+
+def test_atomic_runs_a_transaction_a_serialization_failure_aborted_again(raw):
+    tenant = factories.make_tenant("serial")
+    tries = []
+
+    def unit() -> str:
+        tries.append(1)
+        if len(tries) == 1:
+            _conflicting_update(raw, tenant, "first")
+        else:
+            Tenant.objects.filter(pk=tenant.pk).update(name="second")
+        return "done"
+
+    assert db_retry.atomic(unit, what="tenant rename") == "done"
+    assert len(tries) == 2
+    assert Tenant.objects.get(pk=tenant.pk).name == "second"
+
+
+def test_atomic_gives_up_after_its_bound_of_aborted_tries(raw):
+    tenant = factories.make_tenant("bound")
+    errors: list[BaseException] = []
+
+    def unit() -> None:
+        try:
+            _conflicting_update(raw, tenant, "never")
+        except OperationalError as exc:
+            errors.append(exc)
+            raise
+
+    with pytest.raises(OperationalError):
+        db_retry.atomic(unit, what="tenant rename")
+    assert len(errors) == len(db_retry.ROLLBACK_BACKOFF) + 1
+    assert {type(e.__cause__) for e in errors} == {psycopg.errors.SerializationFailure}
+
+
+def test_atomic_does_not_retry_a_lost_connection(task):
+    calls = []
+
+    def unit():
+        calls.append(1)
+        end_own_session()
+        return DiagnosisTask.objects.count()
+
+    with pytest.raises((OperationalError, InterfaceError)):
+        db_retry.atomic(unit, what="count")
+    assert calls == [1]
+
+
+def test_atomic_inside_a_callers_transaction_raises_the_abort_for_it_to_retry(raw):
+    tenant = factories.make_tenant("nested")
+    calls = []
+
+    def unit() -> None:
+        calls.append(1)
+        Tenant.objects.filter(pk=tenant.pk).update(name="inner")
+
+    with pytest.raises(OperationalError), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        Tenant.objects.get(pk=tenant.pk)
+        raw.execute(
+            f"UPDATE {Tenant._meta.db_table} SET name = 'other' WHERE id = %s",
+            [tenant.pk],
+        )
+        db_retry.atomic(unit, what="tenant rename")
+    assert calls == [1]
+
+
+def test_call_runs_a_unit_a_serialization_failure_aborted_again(raw):
+    tenant = factories.make_tenant("call")
+    tries = []
+
+    def unit() -> int:
+        tries.append(1)
+        with transaction.atomic():
+            if len(tries) == 1:
+                _conflicting_update(raw, tenant, "first")
+            return Tenant.objects.filter(pk=tenant.pk).update(name="second")
+
+    assert db_retry.call(unit, what="tenant rename") == 1
+    assert len(tries) == 2

@@ -165,7 +165,7 @@ def test_racing_creates_cannot_both_take_the_last_slot(settings, reliability_rec
     assert sorted(outcomes) == ["created", "limited", "limited", "limited"]
     assert Incident.objects.filter(tenant=tenant).count() == 1
     reliability_record(
-        observed="the tenant row lock let exactly one create through",
+        observed="the tenant lock let exactly one create through",
         figures={"racers": 4, "created": 1, "limited": 3},
     )
 

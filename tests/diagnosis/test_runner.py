@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from diagnosis import runner, services
 from diagnosis.events import TERMINAL_EVENTS, EventKind
-from diagnosis.models import DiagnosisTask, TaskEvent
+from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState
 from tests import factories
 
@@ -120,6 +120,19 @@ def test_failing_step_ends_failed_with_its_error(tenant_row):
     assert_gap_free_with_one_end(task)
 
 
+def test_timed_plan_with_spans_writes_one_finished_span_per_step(tenant_row):
+    _, task = factories.make_incident(
+        tenant_row, plan_args={"steps": [0.01, 0.01], "spans": True}
+    )
+    assert runner.run_task(str(task.id), owner="w1") == TaskState.SUCCEEDED
+    spans = list(ToolCallSpan.objects.filter(task=task).order_by("started_at"))
+    assert [(s.agent, s.state, s.attempt) for s in spans] == [
+        ("step-0", SpanState.OK, 1),
+        ("step-1", SpanState.OK, 1),
+    ]
+    assert all(s.tenant_id == tenant_row.pk and s.ended_at for s in spans)
+
+
 def test_unknown_plan_fails_the_task(tenant_row):
     # A row naming a plan no longer registered: the service refuses to write one today.
     _, task = factories.make_incident(tenant_row)
@@ -135,6 +148,7 @@ def test_unknown_plan_fails_the_task(tenant_row):
         ("timed", {"steps": "abc"}),
         ("timed", {"steps": [1e9]}),
         ("timed", {"steps": [0.01], "fail_at": "x"}),
+        ("timed", {"steps": [0.01], "spans": "yes"}),
         ("timed", ["not", "an", "object"]),
         ("default", {"steps": [0.01]}),
     ],
