@@ -215,6 +215,10 @@ async def _investigate(
             )
             report.actions.append(record)
             await run.db(_save, run, report)
+            # Saved as proposed (a park keeps that); from here the write may be in flight, so
+            # a stop before the executor's answer leaves it unknown in the partial report.
+            record.status = "unknown"
+            record.reason = "the diagnosis stopped before the write's outcome was known"
             acted = await executor.execute(action, f"action.{index}")  # may park
             investigation.observations.append(acted)
             if acted.status_check is not None:
