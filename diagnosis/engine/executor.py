@@ -183,7 +183,10 @@ class Executor:
                 # An earlier attempt sent it and never learned the outcome (only an unknown
                 # write is not replayed): ask first; send it again only if it did not happen.
                 earlier = await self._settle(
-                    _observation(previous, None), call, idempotency_key, ordinal
+                    _observation(previous, None),
+                    call,
+                    idempotency_key,
+                    f"{ordinal}.earlier",  # its asks' keys differ from a resend's
                 )
                 if outcomes.status_answer(earlier.status_check) != "not_done":
                     return earlier
