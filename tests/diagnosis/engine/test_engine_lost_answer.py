@@ -76,7 +76,7 @@ def _spans(task):
 
 
 @pytest.mark.fault(
-    "the actions server (stdio) records a restart in its ledger and exits before answering",
+    "The actions server (stdio) records a restart in its ledger and exits before answering",
     kind="fault",
 )
 def test_lost_answer_over_stdio_is_asked_about_in_the_same_attempt_and_reads_done(
@@ -118,7 +118,7 @@ def test_lost_answer_over_stdio_is_asked_about_in_the_same_attempt_and_reads_don
 
 
 @pytest.mark.fault(
-    "the actions server (HTTP) records a restart and exits before answering; it stays down",
+    "The actions server (HTTP) records a restart and exits before answering; it stays down",
     kind="fault",
 )
 def test_lost_answer_with_the_server_gone_reads_unknown_with_an_open_question(
