@@ -496,7 +496,10 @@ def verdict_from_report(
             _text(q) for q in (questions if isinstance(questions, list) else [])
         ],
         actions=[
-            {key: _text(a.get(key)) for key in ("server", "tool", "target", "status")}
+            {
+                key: _text(a.get(key))
+                for key in ("server", "tool", "target", "status", "reason")
+            }
             for a in (actions if isinstance(actions, list) else [])
             if isinstance(a, dict)
         ],

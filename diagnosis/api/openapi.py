@@ -21,6 +21,7 @@ from diagnosis.api.validation import (
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
+from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
 from diagnosis.states import TaskState
@@ -260,7 +261,14 @@ def _schemas() -> dict[str, Schema]:
                     **INT,
                     "description": "seq of the newest event (the SSE id).",
                 },
-                "report": {"type": ["object", "null"]},
+                "report": {
+                    "type": ["object", "null"],
+                    "description": "The report as it grows (its shape: docs/engine.md).",
+                    "properties": {
+                        "open_questions": {"type": "array", "items": STR},
+                        "actions": {"type": "array", "items": _ref("ReportAction")},
+                    },
+                },
                 "error": nullable_error,
                 "approvals": {
                     "type": "array",
@@ -291,6 +299,28 @@ def _schemas() -> dict[str, Schema]:
             }
         ),
         "Span": _object(span_properties),
+        "ReportAction": {
+            "type": "object",
+            "description": "A write the diagnosis proposed or ran. A write whose answer was "
+            "lost is asked about (get_action_status, by its idempotency key) in the same "
+            "attempt: done when the server has it, failed when it says it did not happen, "
+            "unknown (with an open question) when it could not be asked.",
+            "properties": {
+                "server": STR,
+                "tool": STR,
+                "target": STR,
+                "status": {"type": "string", "enum": list(ACTION_STATUSES)},
+                "reason": {"type": ["string", "null"]},
+                "span_id": {"type": ["string", "null"]},
+                "status_span_id": {
+                    "type": ["string", "null"],
+                    "description": "The get_action_status span that settled a lost answer.",
+                },
+                "approval_id": {"type": ["string", "null"]},
+                "effect": {"type": ["string", "null"]},
+            },
+            "required": ["server", "tool", "target", "status"],
+        },
         "SpanDetail": _object(
             {
                 **span_properties,

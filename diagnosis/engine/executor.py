@@ -6,7 +6,9 @@
 3. A write (not read-only and destructive, or marked in the registry) needs an approval bound
    to server, tool and the canonical arguments' hash; without one the task parks (`Parked`).
    Its idempotency key is incident + tool + target + generation and goes to the tool; it is
-   never retried, and after an unknown outcome its status is asked before anything else.
+   never retried. After an unknown outcome (sent, no answer) its status is asked by that key
+   in the same attempt, before anything else (`_settle`); an earlier attempt's unknown write
+   is asked about first and sent again only when the server says it did not happen.
 4. The call gets min(the server's call timeout, the budget left minus a reserve).
 5. The span ends ok, error, cancelled or unknown_outcome; tool_started, tool_progress (at most
    4 a second), tool_completed or tool_failed carry span_id, agent, server, tool and the layer.
@@ -18,16 +20,17 @@ before any waits for a slot), then run (`run`). Every event of a call carries it
 import asyncio
 import hashlib
 import logging
+import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import mcpclient
 from diagnosis import approvals, tracing
-from diagnosis.engine import artifacts, layers, policy
+from diagnosis.engine import artifacts, layers, outcomes, policy
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
 from diagnosis.engine.redaction import redact, redact_text
 from diagnosis.engine.sessions import (
@@ -45,6 +48,10 @@ logger = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL = 0.25  # at most 4 tool_progress events a second per span
 STATUS_TOOL = "get_action_status"
+# After a write's answer is lost: this many asks of its status, the n-th (n ≥ 1) after
+# min(STATUS_BACKOFF·2ⁿ⁻¹, 30) s + up to 20 % jitter and a reconnect, within the task's deadline.
+STATUS_TRIES = 4
+STATUS_BACKOFF = 0.5
 
 Write = Callable[..., Awaitable[Any]]
 
@@ -74,7 +81,6 @@ class RunContext:
     # Runs a function on the diagnosis's database thread, in order.
     db: Write
     emit: Callable[[str, Mapping[str, Any]], Awaitable[None]]
-    abandoned_writes: set[str] = field(default_factory=set)  # replay keys
 
 
 def replay_key(call: PlannedCall, ordinal: str) -> str:
@@ -173,13 +179,22 @@ class Executor:
             decision = await self._approval(call, key, idempotency_key)
             if decision is not None:
                 return decision
-            if previous is not None or key in run.abandoned_writes:
-                # The write may have happened: ask before anything else (never blindly again).
-                done = await self._status_of(call, idempotency_key, ordinal)
-                if done is not None:
-                    return done
+            if previous is not None:
+                # An earlier attempt sent it and never learned the outcome (only an unknown
+                # write is not replayed): ask first; send it again only if it did not happen.
+                earlier = await self._settle(
+                    _observation(previous, None),
+                    call,
+                    idempotency_key,
+                    f"{ordinal}.earlier",  # its asks' keys differ from a resend's
+                )
+                if outcomes.status_answer(earlier.status_check) != "not_done":
+                    return earlier
         run.budget.calls += 1
-        return await self._call(call, key, idempotency_key)
+        acted = await self._call(call, key, idempotency_key)
+        if acted.outcome_unknown:
+            return await self._settle(acted, call, idempotency_key, ordinal)
+        return acted
 
     # -- approvals ---------------------------------------------------------------------------
 
@@ -241,24 +256,53 @@ class Executor:
         )
         raise Parked(str(requested.pk))
 
-    async def _status_of(
-        self, call: PlannedCall, idempotency_key: str, ordinal: str
-    ) -> Observation | None:
-        """The write's ledger record when it happened (the call then counts as done), else None."""
+    async def _settle(
+        self,
+        acted: Observation,
+        call: PlannedCall,
+        idempotency_key: str,
+        ordinal: str,
+    ) -> Observation:
+        """`acted`, a write whose answer was lost, with the server's word on it (`status_check`).
+
+        1. Ask get_action_status by the idempotency key: a span of its own, never the write again.
+        2. Until a try is answered, up to STATUS_TRIES: wait (backoff with jitter), drop the
+           server's session (a stdio child that died is started again on the next call) and ask
+           again; a wait that would pass the task's deadline (less the report's reserve) ends it.
+        3. Without an answer the write stays unknown (diagnosis.engine.outcomes decides).
+        """
+        if self.investigation.tool(call.server, STATUS_TOOL) is None:
+            return acted
         status_call = PlannedCall(
             agent=call.agent,
             server=call.server,
             tool=STATUS_TOOL,
             arguments={"idempotency_key": idempotency_key},
-            why=f"outcome of {call.tool} unknown: ask before acting again",
+            why=f"the answer of {call.tool} was lost: ask whether it happened",
         )
-        if self.investigation.tool(call.server, STATUS_TOOL) is None:
-            return None
-        observed = await self._call(
-            status_call, replay_key(status_call, f"{ordinal}.status"), ""
-        )
-        result = observed.result if isinstance(observed.result, dict) else {}
-        return observed if result.get("found") is True else None
+        loop = asyncio.get_running_loop()
+        budget = self.run_ctx.budget
+        check: Observation | None = None
+        for n in range(STATUS_TRIES):
+            if n:
+                pause = min(STATUS_BACKOFF * 2 ** (n - 1), 30.0)
+                pause *= 1 + random.random() * 0.2
+                if budget.task_deadline - budget.reserve - loop.time() <= pause:
+                    break
+                await asyncio.sleep(pause)
+                await self.pool.drop(call.server)
+            left = budget.task_deadline - budget.reserve - loop.time()
+            if left <= 0:
+                break
+            check = await self._call(
+                status_call,
+                replay_key(status_call, f"{ordinal}.status.{n}"),
+                "",
+                left=left,
+            )
+            if check.is_ok:
+                break
+        return replace(acted, status_check=check)
 
     # -- spans -------------------------------------------------------------------------------
 
@@ -334,8 +378,14 @@ class Executor:
         return span
 
     async def _call(
-        self, call: PlannedCall, key: str, idempotency_key: str
+        self,
+        call: PlannedCall,
+        key: str,
+        idempotency_key: str,
+        *,
+        left: float | None = None,
     ) -> Observation:
+        """Make the call now; `left`: the seconds it may take instead of the budget's."""
         run = self.run_ctx
         loop = asyncio.get_running_loop()
         entry = self.pool.entry(call.server)
@@ -343,7 +393,9 @@ class Executor:
         arguments = dict(call.arguments)
         if idempotency_key:
             arguments["idempotency_key"] = idempotency_key
-        timeout = max(0.05, min(entry.call_timeout, run.budget.remaining(loop.time())))
+        if left is None:
+            left = run.budget.remaining(loop.time())
+        timeout = max(0.05, min(entry.call_timeout, left))
         redacted = redact(arguments)
         span = await self._start_span(
             call, key, redacted, timeout=timeout, idempotency_key=idempotency_key
@@ -625,6 +677,7 @@ def _observation(span: ToolCallSpan, result: Any) -> Observation:
         error_code=span.error_code or None,
         error_message=span.error_message or None,
         refused=span.state == SpanState.REFUSED,
+        outcome_unknown=span.state == SpanState.UNKNOWN_OUTCOME,
     )
 
 

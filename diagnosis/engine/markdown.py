@@ -298,8 +298,14 @@ def _actions(actions: object, task_id: str) -> list[str]:
             refs.append(f"approval {text(a.get('approval_id'))}")
         if a.get("span_id"):
             refs.append(span_link(task_id=task_id, span_id=a.get("span_id")))
+        if a.get("status_span_id"):
+            refs.append(
+                "status " + span_link(task_id=task_id, span_id=a.get("status_span_id"))
+            )
         if refs:
             line += f" ({', '.join(refs)})"
+        reason = text(a.get("reason"))
+        line += f". Why: {reason}" if reason else ""
         effect = text(a.get("effect"))
         line += f". Effect: {effect}" if effect else ". Effect: not checked"
         lines.append(line)

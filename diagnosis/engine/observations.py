@@ -56,6 +56,10 @@ class Observation:
     error_code: str | None = None
     error_message: str | None = None
     refused: bool = False  # by policy or a person: never sent
+    # A write was sent and no answer came (span unknown_outcome): it may have happened.
+    outcome_unknown: bool = False
+    # The get_action_status call that asked about it afterwards (the last try), if any.
+    status_check: "Observation | None" = None
 
 
 @dataclass

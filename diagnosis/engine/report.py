@@ -9,7 +9,8 @@ Shape (stored on DiagnosisTask.report, returned by the API, rendered by `markdow
                      "evidence": [{"span_id", "server", "tool", "fact"}],
                      "causal_chain": [str, ...]}],          # symptom first, cause last
      "open_questions": [str], "next_steps": [{"text", "runbook_uri", "runbook_title"}],
-     "actions": [{"tool", "server", "target", "status", "span_id", "approval_id", "effect"}],
+     "actions": [{"tool", "server", "target", "status" (ACTION_STATUSES), "reason",
+                  "span_id", "status_span_id", "approval_id", "effect"}],
      "tool_calls": int, "partial": bool}                     # partial: saved while running
 
 Hypotheses are ranked: status (confirmed, likely, ruled_out), then confidence, then layer
@@ -17,7 +18,7 @@ bottom-up (a lower layer explains the ones above it), then component. No ORM her
 """
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from diagnosis.engine import layers
 
@@ -70,17 +71,45 @@ class NextStep:
     runbook_title: str | None = None
 
 
+# What became of a write (diagnosis.engine.outcomes decides it from the spans): proposed before
+# it is sent; done or failed once known; unknown while its answer is lost and nobody could say.
+ActionStatus = Literal[
+    "proposed",
+    "waiting_approval",
+    "done",
+    "denied",
+    "expired",
+    "refused",
+    "failed",
+    "unknown",
+]
+ACTION_STATUSES: tuple[str, ...] = get_args(ActionStatus)
+
+
 @dataclass
 class ActionRecord:
     server: str
     tool: str
     target: str
-    status: (
-        str  # proposed | waiting_approval | done | denied | expired | failed | unknown
-    )
-    span_id: str | None = None
+    status: ActionStatus
+    span_id: str | None = None  # the write's own span
     approval_id: str | None = None
     effect: str | None = None  # what a probe after the action showed
+    reason: str | None = (
+        None  # why it is not done, or how an unknown outcome was settled
+    )
+    # The get_action_status span that settled (or last tried to settle) a lost answer.
+    status_span_id: str | None = None
+
+    def open_question(self) -> str | None:
+        """What a person must check: an action whose outcome the engine could not learn."""
+        if self.status != "unknown":
+            return None
+        return (
+            f"did {self.tool} of {self.target} on {self.server} happen? Its answer was lost "
+            f"and its status could not be learned ({self.reason or 'no answer'}); check the "
+            "target before acting again"
+        )
 
 
 def rank_key(h: Hypothesis) -> tuple[int, float, int, str]:
@@ -115,7 +144,14 @@ class Report:
             "summary": self.summary,
             "conclusive": self.conclusive,
             "hypotheses": [h.to_dict() for h in self.ranked()],
-            "open_questions": list(self.open_questions),
+            "open_questions": list(
+                dict.fromkeys(
+                    [
+                        *self.open_questions,
+                        *(q for a in self.actions if (q := a.open_question())),
+                    ]
+                )
+            ),
             "next_steps": [asdict(s) for s in self.next_steps],
             "actions": [asdict(a) for a in self.actions],
             "tool_calls": self.tool_calls,

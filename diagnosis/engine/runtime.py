@@ -29,7 +29,7 @@ from django.db import connection
 from django.utils import timezone
 
 from diagnosis import environments, tracing
-from diagnosis.engine import agents, live, planners, policy
+from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.observations import IncidentBrief, Investigation
 from diagnosis.engine.planners import AnyPlanner
@@ -105,9 +105,8 @@ async def _diagnose(
             Report(summary=f"not diagnosed: {reason}", partial=False).to_dict()
         )
         return "done"
-    abandoned = await db(
-        tracing.spans_abandon, task_id=task.pk, before_attempt=task.attempt
-    )
+    # A write left open is now unknown_outcome: the executor asks its status before acting.
+    await db(tracing.spans_abandon, task_id=task.pk, before_attempt=task.attempt)
     loop = asyncio.get_running_loop()
     task_left = (
         (task.deadline_at - timezone.now()).total_seconds()
@@ -137,7 +136,6 @@ async def _diagnose(
         budget=budget,
         db=db,
         emit=emit,
-        abandoned_writes={s.replay_key for s in abandoned},
     )
     incident = task.incident
     brief = IncidentBrief(
@@ -217,17 +215,17 @@ async def _investigate(
             )
             report.actions.append(record)
             await run.db(_save, run, report)
+            # Saved as proposed (a park keeps that); from here the write may be in flight, so
+            # a stop before the executor's answer leaves it unknown in the partial report.
+            record.status = "unknown"
+            record.reason = "the diagnosis stopped before the write's outcome was known"
             acted = await executor.execute(action, f"action.{index}")  # may park
             investigation.observations.append(acted)
-            record.span_id = acted.span_id
-            record.status = (
-                "done"
-                if acted.is_ok
-                else (acted.error_code or "refused")
-                if acted.refused
-                else "failed"
-            )
-            if acted.is_ok:
+            if acted.status_check is not None:
+                investigation.observations.append(acted.status_check)
+            outcome = outcomes.action_outcome(acted)
+            outcome.apply(record, span_id=acted.span_id)
+            if outcome.is_done:
                 checks = await _ask(planner.verify(investigation, action))
                 after = await agents.run_round(
                     executor,

@@ -104,6 +104,23 @@ class SessionPool:
             if isinstance(result, Exception):
                 logger.warning("closing a server failed: %s", result)
 
+    async def drop(self, server: str) -> None:
+        """Forget `server`'s session and any failure, so the next `get` connects it again.
+
+        For a server that may have died under a call (a stdio child is started again).
+        """
+        self._connected.pop(server, None)
+        self._failed.pop(server, None)
+        stack = self._stacks.pop(server, None)
+        if stack is None:
+            return
+        try:
+            await stack.aclose()
+        except (
+            Exception
+        ) as exc:  # a dead server's shutdown may fail: it is gone either way
+            logger.warning("closing server %s failed: %s", server, exc)
+
     def entry(self, server: str) -> ServerEntry | None:
         try:
             return self.environment.server(server)

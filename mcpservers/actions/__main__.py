@@ -33,6 +33,12 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help=f"upper bound for scale_workload (default {DEFAULT_MAX_REPLICAS})",
     )
+    parser.add_argument(
+        "--exit-after-write",
+        action="store_true",
+        help="fault injection: exit right after recording a new action, before answering "
+        "(the write happened, its answer is lost)",
+    )
     args = parser.parse_args(argv)
     if args.max_replicas < 1:
         fail(PROG, "--max-replicas must be at least 1")
@@ -40,7 +46,15 @@ def main(argv: list[str] | None = None) -> None:
         ledger = Ledger(args.ledger)
     except OSError as exc:
         fail(PROG, f"cannot use ledger {args.ledger}: {exc.strerror}")
-    run(build_server(ledger, max_replicas=args.max_replicas), args, prog=PROG)
+    run(
+        build_server(
+            ledger,
+            max_replicas=args.max_replicas,
+            exit_after_write=args.exit_after_write,
+        ),
+        args,
+        prog=PROG,
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ No `from __future__ import annotations` here: the SDK evaluates tool annotations
 is a closure variable only visible while annotations are evaluated eagerly.
 """
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -47,8 +48,13 @@ def build_server(
     *,
     max_replicas: int = DEFAULT_MAX_REPLICAS,
     clock: Callable[[], float] = time.time,
+    exit_after_write: bool = False,
 ) -> MCPServer[Any]:
-    """The actions server recording into `ledger`."""
+    """The actions server recording into `ledger`.
+
+    `exit_after_write` is a fault for tests: the process ends right after a new record is on
+    disk, before it answers, so the caller learns nothing although the action happened.
+    """
     server: MCPServer[Any] = MCPServer(
         "mcpservers-actions",
         version="0.1.0",
@@ -84,6 +90,8 @@ def build_server(
             )
         except KeyConflict as exc:
             raise ToolError(str(exc)) from exc
+        if exit_after_write and not outcome.replayed:
+            os._exit(3)  # the fault: written and fsynced, never answered
         return {**outcome.record, "replayed": outcome.replayed}
 
     @server.tool(

@@ -21,6 +21,7 @@ from diagnosis import services
 from diagnosis.api import idempotency
 from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
 from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
+from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.models import (
     IdempotencyRecord,
     IdempotencyStatus,
@@ -91,6 +92,17 @@ def test_component_schemas_are_valid_json_schema():
     for name, schema in build_document()["components"]["schemas"].items():
         Draft202012Validator.check_schema(schema)
         assert schema.get("type") == "object", name
+
+
+def test_report_actions_are_documented_in_the_reports_status_vocabulary():
+    schemas = build_document()["components"]["schemas"]
+    report = schemas["Task"]["properties"]["report"]
+    assert report["properties"]["actions"]["items"] == {
+        "$ref": "#/components/schemas/ReportAction"
+    }
+    action = schemas["ReportAction"]
+    assert action["properties"]["status"]["enum"] == list(ACTION_STATUSES)
+    assert "unknown" in action["properties"]["status"]["enum"]
 
 
 def test_every_operation_has_a_unique_operation_id():

@@ -11,6 +11,7 @@ import sys
 import pytest
 from mcp.client import Client
 
+import mcpclient
 from mcpservers.actions.ledger import Ledger
 from mcpservers.actions.server import build_server
 from tests.mcpservers._support import ROOT, error_text, structured
@@ -306,3 +307,38 @@ def test_concurrent_processes_with_distinct_keys_lose_no_append(ledger) -> None:
         5,
         6,
     ]
+
+
+@pytest.mark.anyio
+async def test_exit_after_write_records_the_action_and_leaves_the_caller_unknowing(
+    tmp_path,
+) -> None:
+    """The fault knob: a real child writes its ledger, then exits before answering."""
+    path = tmp_path / "ledger.jsonl"
+    command = [
+        *(sys.executable, "-m", "mcpservers.actions", "--ledger", str(path)),
+        "--exit-after-write",
+    ]
+    key = "inc-6:restart:shop/checkout:1"
+    args = {"namespace": "shop", "name": "checkout", "idempotency_key": key}
+    server = mcpclient.StdioServer(command=command, cwd=str(ROOT))
+    async with mcpclient.connect(server, timeout=30) as session:
+        with pytest.raises(mcpclient.McpError) as lost:
+            await session.call_tool(
+                "restart_workload", args, timeout=30, idempotent=False
+            )
+    assert lost.value.outcome_unknown is True
+    assert [r["idempotency_key"] for r in Ledger(path).records()] == [key]
+    # A new process (the knob on: it only exits after a new write) says it happened.
+    async with mcpclient.connect(server, timeout=30) as session:
+        status = await session.call_tool(
+            "get_action_status", {"idempotency_key": key}, timeout=30
+        )
+    assert status.structured_content is not None
+    assert (
+        status.structured_content["found"],
+        status.structured_content["status"],
+    ) == (
+        True,
+        "done",
+    )

@@ -74,7 +74,8 @@ def test_denied_restart_is_a_recorded_refusal_and_the_report_still_ends():
         "approval_denied",
     )
     assert "not now" in restart.error_message
-    assert task.report["actions"][0]["status"] == "approval_denied"
+    action = task.report["actions"][0]
+    assert (action["status"], action["reason"]) == ("denied", "approval_denied")
     assert task.report["hypotheses"][0]["layer"] == "application"
 
 

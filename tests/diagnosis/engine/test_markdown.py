@@ -255,6 +255,29 @@ def test_open_questions_next_steps_with_runbook_and_actions_with_effect():
     ) in md
 
 
+def test_an_action_whose_answer_was_lost_reads_unknown_with_its_status_span_and_question():
+    status_span = "dd11bb22cc33dd44"
+    action = ActionRecord(
+        "actions",
+        "restart_workload",
+        "checkout",
+        "unknown",
+        span_id=ACTION_SPAN,
+        status_span_id=status_span,
+        reason="the status call failed: ConnectError",
+    )
+    md = _markdown(_report(actions=[action], open_questions=[]))
+
+    assert (
+        "- restart\\_workload on actions, target checkout: **unknown** "
+        f"([span cc11bb22](/api/tasks/{TASK_ID}/trace#span-{ACTION_SPAN}), "
+        f"status [span dd11bb22](/api/tasks/{TASK_ID}/trace#span-{status_span})). "
+        "Why: the status call failed: ConnectError."
+    ) in md
+    assert "**failed**" not in md
+    assert "did restart\\_workload of checkout on actions happen?" in md
+
+
 def test_inconclusive_report_says_no_decisive_evidence_plainly():
     report = _report(
         hypotheses=[

@@ -10,6 +10,7 @@ import pytest
 from diagnosis.engine import layers
 from diagnosis.engine.payloads import EVENT_PAYLOADS, SpanEndState
 from diagnosis.engine.report import (
+    ACTION_STATUSES,
     ActionRecord,
     Evidence,
     Hypothesis,
@@ -97,6 +98,15 @@ def test_every_report_field_is_documented_in_its_table():
         section = _section(heading)
         documented = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE))
         assert documented == set(sample), heading
+
+
+def test_every_action_status_is_documented_in_the_action_table():
+    row = next(
+        line
+        for line in _section("Action").splitlines()
+        if line.startswith("| `status` |")
+    )
+    assert set(re.findall(r"`(\w+)`", row)) >= set(ACTION_STATUSES)
 
 
 def test_every_layer_and_span_state_is_documented():
