@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 
-from diagnosis.engine.redaction import redact
+from reasoning.masking import redact
 from diagnosis.exceptions import DiagnosisError
 
 STORAGE_ALIAS = "artifacts"

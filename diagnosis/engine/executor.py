@@ -29,7 +29,8 @@ import mcpclient
 from diagnosis import approvals, tracing
 from diagnosis.engine import artifacts, layers, policy
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
-from diagnosis.engine.redaction import redact, redact_text
+from reasoning.masking import mask_text as redact_text
+from reasoning.masking import redact
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,

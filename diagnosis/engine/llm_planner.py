@@ -27,7 +27,7 @@ from diagnosis.engine.observations import (
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.redaction import redact_text
+from reasoning.masking import mask_text as redact_text
 from diagnosis.engine.report import Evidence, Hypothesis, NextStep, Report, Status
 
 __all__ = ["LLMBadResponse", "LLMError", "LLMHTTPError", "LLMPlanner", "LLMTimeout"]

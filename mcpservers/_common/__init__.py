@@ -9,7 +9,7 @@ from mcpservers._common.cli import (
     scenario_dir,
 )
 from mcpservers._common.http import GuardMiddleware
-from mcpservers._common.masking import mask_secrets
+from reasoning.masking import mask_text as mask_secrets
 from mcpservers._common.timewindow import (
     TimeArgumentError,
     Window,

@@ -5,12 +5,12 @@ import time
 
 import pytest
 
-from diagnosis.engine.redaction import (
+from reasoning.masking import (
     MASK,
     MAX_DEPTH,
     is_secret_key,
     redact,
-    redact_text,
+    mask_text as redact_text,
 )
 
 # Real-looking but invented (the AWS pair is AWS's own documentation example).
