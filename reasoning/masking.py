@@ -123,6 +123,7 @@ HARMLESS_SUFFIXES = (
     "version",
     "stdin",
     "tokenizer",
+    "hint",
 )
 HARMLESS_PREFIXES = ("max", "min", "num", "total")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
