@@ -23,7 +23,8 @@ The rule, decided by shape:
     `;`, `&`, a bracket, a quote or their URL encodings), with an auth scheme word in front kept
     in the value (`token=Bearer X`);
   - whitespace, when the key is a command-line flag (`--password X`, `-password X`) or an
-    upper-case environment name (`PGPASSWORD X psql`, `AWS_SECRET_ACCESS_KEY X`);
+    upper-case environment name (`PGPASSWORD X psql`, `AWS_SECRET_ACCESS_KEY X`) and the next
+    word is not in capitals only (a table header: `NAME  SECRETS  AGE`);
   - for `Authorization:`, `Proxy-Authorization:`, `Cookie:` and `Set-Cookie:` headers: the rest of
     the line (every cookie, every part of an AWS4 signature).
 * Command lines whose short flag is a password where that is unambiguous: `mysql`/`mysqldump`/
@@ -174,12 +175,55 @@ _HEADER_LINE_KEYS = frozenset(
 )
 _GAP = re.compile(r"[ \t]{1,8}+")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_CAPITALS = re.compile(r"[A-Z][A-Z_]*")
 _NOT_SECRETS = frozenset({"true", "false", "null", "none", "nil", MASK})
 # An unquoted value that makes the pair prose or a missing value (`token: expired`), not a secret.
 _PROSE = frozenset(
-    "is was are were be been for not no missing expired invalid required empty unset set error "
-    "failed mismatch rejected denied changed reset and or in of on the a an to from with has had "
-    "must should will cannot can may too".split()
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "for",
+        "not",
+        "no",
+        "missing",
+        "expired",
+        "invalid",
+        "required",
+        "empty",
+        "unset",
+        "set",
+        "error",
+        "failed",
+        "mismatch",
+        "rejected",
+        "denied",
+        "changed",
+        "reset",
+        "and",
+        "or",
+        "in",
+        "of",
+        "on",
+        "the",
+        "a",
+        "an",
+        "to",
+        "from",
+        "with",
+        "has",
+        "had",
+        "must",
+        "should",
+        "will",
+        "cannot",
+        "can",
+        "may",
+        "too",
+    ]
 )
 
 
@@ -243,8 +287,10 @@ def _mask_pairs(text: str) -> str:
             continue
         value_start, value_end, consumed = span
         value = text[value_start:value_end]
-        if value.strip().lower() in _NOT_SECRETS or value.startswith(MASK) or (
-            value.lower() in _PROSE and value_end == consumed
+        if (
+            value.strip().lower() in _NOT_SECRETS
+            or value.startswith(MASK)
+            or (value.lower() in _PROSE and value_end == consumed)
         ):
             out.append(text[pos:consumed])
         else:
@@ -261,14 +307,16 @@ def _pair_value(
     if separator is not None:
         return _value_span(text, separator.end(), key, separator.group("op"))
     flag = key.startswith("-") and (start == 0 or text[start - 1] in " \t\"'=")
-    env = (
-        _ENV_NAME.fullmatch(key) is not None
-        and (start == 0 or not text[start - 1].isalnum())
+    env = _ENV_NAME.fullmatch(key) is not None and (
+        start == 0 or not text[start - 1].isalnum()
     )
     gap = _GAP.match(text, end) if flag or env else None
     if gap is None or text.startswith("-", gap.end()):
         return None
-    return _value_span(text, gap.end(), key, None)
+    span = _value_span(text, gap.end(), key, None)
+    if span is not None and env and _CAPITALS.fullmatch(text[span[0] : span[1]]):
+        return None  # a table's header (`NAME  SECRETS  AGE`), not an assignment
+    return span
 
 
 # --- command lines ------------------------------------------------------------------------------

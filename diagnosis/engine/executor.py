@@ -29,8 +29,6 @@ import mcpclient
 from diagnosis import approvals, tracing
 from diagnosis.engine import artifacts, layers, policy
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
-from reasoning.masking import mask_text as redact_text
-from reasoning.masking import redact
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,
@@ -41,6 +39,8 @@ from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
+from reasoning.masking import mask_text as redact_text
+from reasoning.masking import redact
 
 logger = logging.getLogger(__name__)
 

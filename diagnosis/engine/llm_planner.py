@@ -27,8 +27,8 @@ from diagnosis.engine.observations import (
     PlannedCall,
     ToolInfo,
 )
-from reasoning.masking import mask_text as redact_text
 from diagnosis.engine.report import Evidence, Hypothesis, NextStep, Report, Status
+from reasoning.masking import mask_text as redact_text
 
 __all__ = ["LLMBadResponse", "LLMError", "LLMHTTPError", "LLMPlanner", "LLMTimeout"]
 

@@ -56,7 +56,10 @@ def _messages() -> list[str]:
     chunks: list[list[str]] = [[] for _ in range(GROUPS)]
     for index, case in enumerate(SECRETS):
         chunks[index % GROUPS].append(case.text)
-    return [f"{head}: " + "\n".join(chunk) for head, chunk in zip(HEADS, chunks)]
+    return [
+        f"{head}: " + "\n".join(chunk)
+        for head, chunk in zip(HEADS, chunks, strict=True)
+    ]
 
 
 def _scenario(root: Path) -> Path:
@@ -107,7 +110,9 @@ def stack(live_db_env, tmp_path):
         # top_errors' answer is larger: it goes to an artifact file, the small ones stay inline.
         "DIAGNOSIS_RESULT_INLINE_BYTES": "4096",
     }
-    with web_and_worker(env, broker_db=BROKER_DB, log_dir=logs, loglevel="INFO") as base:
+    with web_and_worker(
+        env, broker_db=BROKER_DB, log_dir=logs, loglevel="INFO"
+    ) as base:
         yield base, artifacts, logs
 
 
@@ -119,7 +124,10 @@ def _sse(http: httpx.Client, task_id: str) -> str:
         assert response.status_code == 200
         for line in response.iter_lines():
             body.append(line)
-            if line.startswith("event:") and line.split(":", 1)[1].strip() in TERMINAL_EVENTS:
+            if (
+                line.startswith("event:")
+                and line.split(":", 1)[1].strip() in TERMINAL_EVENTS
+            ):
                 break
     return "\n".join(body)
 
@@ -128,7 +136,9 @@ def _sse(http: httpx.Client, task_id: str) -> str:
     "Secrets in 47 shapes (flags, env, URL-encoded, JSON, YAML, headers, DSNs, PEM, cloud keys) in the logs a diagnosis reads",
     kind="limit",
 )
-def test_no_secret_reaches_any_sink_and_signatures_arrive_unmasked(stack, reliability_record):
+def test_no_secret_reaches_any_sink_and_signatures_arrive_unmasked(
+    stack, reliability_record
+):
     base, artifacts, logs = stack
     tenant = factories.make_tenant("masking")
     token = factories.make_token(factories.make_member(tenant))
@@ -156,13 +166,18 @@ def test_no_secret_reaches_any_sink_and_signatures_arrive_unmasked(stack, reliab
             timeout=120,
             what="the diagnosis to end",
         )
-        spans = list(ToolCallSpan.objects.filter(task_id=task_id).order_by("started_at"))
+        spans = list(
+            ToolCallSpan.objects.filter(task_id=task_id).order_by("started_at")
+        )
         sinks = {
             "task API": json.dumps(final),
             "incident API": http.get(f"/api/incidents/{incident_id}").text,
             "trace API": http.get(f"/api/tasks/{task_id}/trace").text,
             "span API": json.dumps(
-                [http.get(f"/api/tasks/{task_id}/spans/{span.id}").json() for span in spans]
+                [
+                    http.get(f"/api/tasks/{task_id}/spans/{span.id}").json()
+                    for span in spans
+                ]
             ),
             "report.md": http.get(f"/api/tasks/{task_id}/report.md").text,
             "SSE stream": _sse(http, task_id),

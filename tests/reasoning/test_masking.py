@@ -114,13 +114,22 @@ def test_importing_it_loads_no_third_party_module():
         "if m.split('.')[0] not in sys.stdlib_module_names))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     ).stdout
     assert json.loads(out.replace("'", '"')) == ["reasoning", "reasoning.masking"]
 
 
 def test_a_hostile_line_is_masked_in_linear_time():
-    hostile = "PGPASSWORD " * 9_000 + "--password " * 9_000 + "passwd%3D" * 9_000 + "mysql -p " * 9_000
+    hostile = (
+        "PGPASSWORD " * 9_000
+        + "--password " * 9_000
+        + "passwd%3D" * 9_000
+        + "mysql -p " * 9_000
+    )
 
     masked = mask_text(hostile)
 

@@ -10,6 +10,8 @@ from reasoning.masking import (
     MAX_DEPTH,
     is_secret_key,
     redact,
+)
+from reasoning.masking import (
     mask_text as redact_text,
 )
 
