@@ -39,8 +39,7 @@ from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
-from reasoning.masking import mask_text as redact_text
-from reasoning.masking import redact
+from reasoning.masking import mask_text, redact
 
 logger = logging.getLogger(__name__)
 
@@ -436,7 +435,7 @@ class Executor:
                 SpanState.ERROR,
                 layers.TOOL_BACKEND,
                 "tool_error",
-                redact_text(result.text or "the tool reported an error")[:2000],
+                mask_text(result.text or "the tool reported an error")[:2000],
                 stored=stored,
                 result=stored.result if stored.result is not None else value,
                 attributes={**attrs, "error.type": "tool_error"},
@@ -529,7 +528,7 @@ def _error_outcome(exc: BaseException, *, is_write: bool, sent: bool) -> _Outcom
     code = getattr(exc, "code", None)
     code_text = str(code) if code is not None else type(exc).__name__
     unknown = is_write and sent and bool(getattr(exc, "outcome_unknown", False))
-    message = redact_text(str(exc) or type(exc).__name__)
+    message = mask_text(str(exc) or type(exc).__name__)
     return _Outcome(
         SpanState.UNKNOWN_OUTCOME if unknown else SpanState.ERROR,
         layer,

@@ -80,7 +80,7 @@ def span_context(span_id: str | None) -> Iterator[None]:
 def redact_event(
     _logger: WrappedLogger, _method: str, event_dict: EventDict
 ) -> EventDict:
-    """Every field but time, level and logger through `redact`: strings by `redact_text`,
+    """Every field but time, level and logger through `redact`: strings by `mask_text`,
     containers by key (a `headers` extra loses its Authorization value), and a field whose
     own name says it holds a secret (an `api_key=` extra) masked whole."""
     fields = {
