@@ -15,4 +15,4 @@ check:
 	sh scripts/bootstrap.sh
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/mypy agentops diagnosis mcpclient
+	.venv/bin/mypy agentops diagnosis mcpclient reasoning

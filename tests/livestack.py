@@ -63,8 +63,16 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
-    """Start Daphne and one Celery worker on a Redis database of their own; yield the base URL."""
+def web_and_worker(
+    db_env: dict[str, str],
+    *,
+    broker_db: int,
+    log_dir: Path | None = None,
+    loglevel: str = "WARNING",
+) -> Iterator[str]:
+    """Start Daphne and one Celery worker on a Redis database of their own; yield the base URL.
+
+    With `log_dir`, their stdout and stderr go to `web.log` and `worker.log` there."""
     redis_url = redis_url_with_db(broker_db)
     env = {
         **db_env,
@@ -73,6 +81,11 @@ def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
         "DIAGNOSIS_LEASE_SECONDS": "5",
     }
     port = free_port()
+    outputs = (
+        ((log_dir / "web.log").open("wb"), (log_dir / "worker.log").open("wb"))
+        if log_dir is not None
+        else (subprocess.DEVNULL, subprocess.DEVNULL)
+    )
     web = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "daphne"),
@@ -84,8 +97,8 @@ def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
         ],
         env=env,
         start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=outputs[0],
+        stderr=subprocess.STDOUT if log_dir is not None else subprocess.DEVNULL,
     )
     worker = subprocess.Popen(
         [
@@ -100,13 +113,16 @@ def web_and_worker(db_env: dict[str, str], *, broker_db: int) -> Iterator[str]:
             f"live{broker_db}@%h",
             "--without-gossip",
             "--without-mingle",
-            "--loglevel=WARNING",
+            f"--loglevel={loglevel}",
         ],
         env=env,
         start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=outputs[1],
+        stderr=subprocess.STDOUT if log_dir is not None else subprocess.DEVNULL,
     )
+    for output in outputs:
+        if not isinstance(output, int):
+            output.close()  # the children hold their own copies
     base = f"http://127.0.0.1:{port}"
 
     def up() -> bool:

@@ -15,8 +15,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 
-from diagnosis.engine.redaction import redact
 from diagnosis.exceptions import DiagnosisError
+from reasoning.masking import redact
 
 STORAGE_ALIAS = "artifacts"
 URI_PREFIX = "artifacts:"

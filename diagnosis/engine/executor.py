@@ -32,7 +32,6 @@ import mcpclient
 from diagnosis import approvals, tracing
 from diagnosis.engine import artifacts, layers, outcomes, policy
 from diagnosis.engine.observations import Investigation, Observation, PlannedCall
-from diagnosis.engine.redaction import redact, redact_text
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,
@@ -43,6 +42,7 @@ from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
+from reasoning.masking import mask_text, redact
 
 logger = logging.getLogger(__name__)
 
@@ -487,7 +487,7 @@ class Executor:
                 SpanState.ERROR,
                 layers.TOOL_BACKEND,
                 "tool_error",
-                redact_text(result.text or "the tool reported an error")[:2000],
+                mask_text(result.text or "the tool reported an error")[:2000],
                 stored=stored,
                 result=stored.result if stored.result is not None else value,
                 attributes={**attrs, "error.type": "tool_error"},
@@ -580,7 +580,7 @@ def _error_outcome(exc: BaseException, *, is_write: bool, sent: bool) -> _Outcom
     code = getattr(exc, "code", None)
     code_text = str(code) if code is not None else type(exc).__name__
     unknown = is_write and sent and bool(getattr(exc, "outcome_unknown", False))
-    message = redact_text(str(exc) or type(exc).__name__)
+    message = mask_text(str(exc) or type(exc).__name__)
     return _Outcome(
         SpanState.UNKNOWN_OUTCOME if unknown else SpanState.ERROR,
         layer,

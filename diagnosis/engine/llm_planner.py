@@ -27,8 +27,8 @@ from diagnosis.engine.observations import (
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.redaction import redact_text
 from diagnosis.engine.report import Evidence, Hypothesis, NextStep, Report, Status
+from reasoning.masking import mask_text
 
 __all__ = ["LLMBadResponse", "LLMError", "LLMHTTPError", "LLMPlanner", "LLMTimeout"]
 
@@ -494,7 +494,7 @@ class LLMPlanner:
         if response.status_code != 200:
             raise LLMHTTPError(
                 response.status_code,
-                redact_text(_clean(raw.decode(errors="replace"), 200)),
+                mask_text(_clean(raw.decode(errors="replace"), 200)),
             )
         try:
             data = json.loads(raw)

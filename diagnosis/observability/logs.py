@@ -3,7 +3,7 @@ ProcessorFormatter, so stdlib `logging` calls and structlog loggers come out ali
 
 Each line carries trace_id, task_id, tenant and span_id where they are bound (contextvars:
 `bind_task_context`, `bind_span`), and nothing secret: the message with its arguments, extra
-fields, headers and exception texts go through diagnosis.engine.redaction last before the
+fields, headers and exception texts go through reasoning.masking last before the
 renderer. LOGGING in agentops/settings.py names `formatter` as its formatter factory.
 """
 
@@ -17,7 +17,7 @@ import structlog
 from structlog.contextvars import bind_contextvars, reset_contextvars
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-from diagnosis.engine.redaction import redact
+from reasoning.masking import redact
 
 Style = Literal["json", "human"]
 CONTEXT_KEYS = ("trace_id", "task_id", "tenant", "span_id")
@@ -80,7 +80,7 @@ def span_context(span_id: str | None) -> Iterator[None]:
 def redact_event(
     _logger: WrappedLogger, _method: str, event_dict: EventDict
 ) -> EventDict:
-    """Every field but time, level and logger through `redact`: strings by `redact_text`,
+    """Every field but time, level and logger through `redact`: strings by `mask_text`,
     containers by key (a `headers` extra loses its Authorization value), and a field whose
     own name says it holds a secret (an `api_key=` extra) masked whole."""
     fields = {

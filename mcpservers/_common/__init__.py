@@ -9,7 +9,6 @@ from mcpservers._common.cli import (
     scenario_dir,
 )
 from mcpservers._common.http import GuardMiddleware
-from mcpservers._common.masking import mask_secrets
 from mcpservers._common.timewindow import (
     TimeArgumentError,
     Window,
@@ -19,6 +18,7 @@ from mcpservers._common.timewindow import (
     parse_time,
     parse_window,
 )
+from reasoning.masking import mask_text as mask_secrets
 
 __all__ = [
     "SCENARIOS_ROOT",

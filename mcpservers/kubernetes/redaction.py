@@ -14,7 +14,8 @@ import copy
 import re
 from typing import Any
 
-from mcpservers._common.masking import MASK, is_secret_key, mask_secrets
+from reasoning.masking import MASK, is_secret_key
+from reasoning.masking import mask_text as mask_secrets
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _BLOCK = re.compile(r"^(\s*)(- )?(data|stringData):(.*)$")

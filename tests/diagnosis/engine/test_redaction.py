@@ -5,13 +5,7 @@ import time
 
 import pytest
 
-from diagnosis.engine.redaction import (
-    MASK,
-    MAX_DEPTH,
-    is_secret_key,
-    redact,
-    redact_text,
-)
+from reasoning.masking import MASK, MAX_DEPTH, is_secret_key, mask_text, redact
 
 # Real-looking but invented (the AWS pair is AWS's own documentation example).
 JWT = (
@@ -75,8 +69,8 @@ SECRET_TEXTS = [
 
 
 @pytest.mark.parametrize(("where", "text", "secret"), SECRET_TEXTS)
-def test_redact_text_removes_real_looking_secret(where, text, secret):
-    redacted = redact_text(text)
+def test_mask_text_removes_real_looking_secret(where, text, secret):
+    redacted = mask_text(text)
 
     assert secret not in redacted, where
     assert MASK in redacted
@@ -103,8 +97,8 @@ def test_redact_text_removes_real_looking_secret(where, text, secret):
         ("secret_name: password=hunter2 next=1", "secret_name: password=*** next=1"),
     ],
 )
-def test_redact_text_keeps_context_around_the_secret(text, expected):
-    assert redact_text(text) == expected
+def test_mask_text_keeps_context_around_the_secret(text, expected):
+    assert mask_text(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -121,8 +115,8 @@ def test_redact_text_keeps_context_around_the_secret(text, expected):
         "",
     ],
 )
-def test_redact_text_leaves_ordinary_text_alone(text):
-    assert redact_text(text) == text
+def test_mask_text_leaves_ordinary_text_alone(text):
+    assert mask_text(text) == text
 
 
 @pytest.mark.parametrize(
@@ -267,11 +261,11 @@ def test_redact_ends_a_container_that_holds_itself():
     ],
     ids=lambda text: repr(text[:12]),
 )
-def test_redact_text_of_a_hostile_100kb_string_finishes(hostile, record_property):
+def test_mask_text_of_a_hostile_100kb_string_finishes(hostile, record_property):
     # Measured, not asserted (timing bounds flake on a loaded machine): a backtracking pattern
     # would take minutes here and trip pytest's timeout instead.
     started = time.perf_counter()
-    redacted = redact_text(hostile)
+    redacted = mask_text(hostile)
     record_property("redact_seconds", round(time.perf_counter() - started, 4))
 
     assert len(redacted) <= len(hostile) + len(MASK)
