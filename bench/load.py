@@ -1,24 +1,51 @@
-"""Load benchmark: incidents opened through the API while SSE clients watch and reconnect at random.
+"""Load benchmark: incidents opened through the API while SSE clients watch and reconnect at random;
+and the soak (issue 23): the same under faults, alert repeats and approvals.
 
     .venv/bin/python bench/load.py            # 200 incidents over 120 s, 500 SSE clients
     .venv/bin/python bench/load.py --quick    # 20 incidents, 50 clients: under a minute
     .venv/bin/python bench/load.py --incidents 50 --clients 100 --duration 30
+    .venv/bin/python bench/load.py --soak                 # the soak: 10 minutes (+ the drain)
+    .venv/bin/python bench/load.py --soak --duration 120  # its short form, scaled (20 incidents)
 
-Loopback only and bounded, on bench/sse.py's helpers: a private database (created, migrated,
-dropped) on DATABASE_URL's server or the machine's PostgreSQL, a private redis-server on a free
-port unless REDIS_URL is set, then Daphne, one Celery worker (prefork) and beat on 127.0.0.1, all
-with the app's own settings. Incidents are POSTed to /api/incidents at an even pace with a token
-from create_api_token and run the default plan (what the API takes today). Client processes
-(--client-procs) hold the SSE clients: each watches a task from Last-Event-ID 0 to its terminal
-event, drops its connection at random (exponential, mean --reconnect-mean s) and resumes with
-Last-Event-ID, then takes the least-watched unfinished task. Every client checks each seq it gets
-against the last it has (lost: a gap; duplicated: one again), and the run checks every finished
-watch against the table. Everything shares the machine's cores, so latencies are an upper bound.
+Loopback only and bounded (bench/stack.py): a private database (created, migrated, dropped) on
+DATABASE_URL's server or the machine's PostgreSQL, a private redis-server on a free port unless
+REDIS_URL is set, then Daphne, one Celery worker (prefork) and beat on 127.0.0.1, all with the
+app's own settings. Incidents are POSTed to /api/incidents at an even pace with a token from
+create_api_token and run the default plan (what the API takes today). Client processes
+(--client-procs; bench/watchers.py) hold the SSE clients: each watches a task from
+Last-Event-ID 0 to its terminal event, drops its connection at random (exponential, mean
+--reconnect-mean s) and resumes with Last-Event-ID, then takes the least-watched unfinished
+task. Every client checks each seq it gets against the last it has (lost: a gap; duplicated:
+one again), and the run checks every finished watch against the table. Everything shares the
+machine's cores, so latencies are an upper bound.
 
 Fan-out is from commit to receipt, stamped as bench/sse.py does: the worker runs from this file
 (`_worker`), which wraps the wake-up that services registers on commit so that it first writes
 (task, seq, time.time()). Only events whose connection was open at the commit are counted (a
 reconnect's replay is catch-up, not fan-out). Exits 1 on a loss, a duplicate, a 5xx or a stall.
+
+The soak (`--soak`; bench/soak.py) runs on a PostgreSQL and a Redis of its own (tests/pgproc.py,
+tests/redisproc.py; never the machine's), two Daphnes, a worker of --concurrency 4 and beat,
+with defaults for 10 minutes that scale with --duration: --incidents (100 in 600 s; half opened
+by alert groups, and every --demo-every-th API incident the pool-exhaustion demo, whose
+diagnosis asks to restart a workload), 200 watchers split over the two Daphnes, PostgreSQL
+restarted (`pg_ctl restart -m fast`) every --pg-restart-every s (120 in 600 s), Redis stopped
+for --redis-down-for 10 s once (at 35 %), the worker's process group SIGKILLed once while a
+diagnosis runs (at 55 %) and started again, 10 Alertmanager groups (--alert-groups) re-sent
+every 0.3 s (--alert-interval) by two senders (HA peers, one per Daphne), with new alerts
+joining now and then, each resolved once its diagnosis is over and a new group (a new
+incident) in its place. The tenant's ALERT_RATE_LIMIT is raised, as its operators would for
+that rate; DIAGNOSIS_DEADLINE_SECONDS is --task-deadline (300). A harness approver approves
+every pending approval through the API. Clients retry a 5xx with the same Idempotency-Key
+(counted). After the drain (180 s by default: a killed task waits out its lease) the soak
+prints incidents opened; diagnoses by final state, and for each one that did not succeed its
+error and the faults during its run; events lost or duplicated (watchers and the table's
+seqs); actions (the actions server's ledger writes per approved action: repeated, unapproved,
+not done); tasks not terminal by their deadline_at; 5xx by route; the PG restarts and their
+downtime, the Redis outage, the worker kill and the re-queue of its tasks; alert repeats sent,
+accepted and refused. It exits 1 when a target is missed: a diagnosis not succeeded, an event
+lost or duplicated, an action repeated, a task not terminal within its deadline, a planned
+incident or fault that did not happen, or no approved action to measure.
 """
 
 from __future__ import annotations
@@ -474,7 +501,7 @@ def report(args: argparse.Namespace, stack: Stack, run: dict) -> tuple[bool, dic
         ("watch != table", f"{mismatched}"),
         ("other stream ends", " ".join(f"{k}:{v}" for k, v in sorted(bad_closes.items())) or "none"),
         ("Daphne at the end", f"RSS {rss:.0f} MB, {threads} threads"),
-        ("CPU while loaded", f"Daphne {run['cpu']['daphne']:.0%} of a core, worker (all processes) {run['cpu']['worker']:.0%}"),
+        ("CPU while loaded", f"Daphne {run['cpu']['daphne']:.0%} of a core, worker (all processes) " + (f"{run['cpu']['worker']:.0%}" if run["cpu"]["worker"] == run["cpu"]["worker"] else "n/a (started again)")),
     ]  # fmt: skip
     if unstamped:
         rows.append(("events without a commit stamp", f"{unstamped}"))

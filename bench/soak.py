@@ -488,15 +488,17 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     # Actions: ledger writes per approved action.
     incidents = {str(t["incident_id"]) for t in tasks}
     ledger = _ledger(incidents)
-    per_action = collections.Counter(
-        tuple(str(r["idempotency_key"]).split(":")[:3]) for r in ledger
-    )
-    approved = list(
-        Approval.objects.filter(task_id__in=ids, status="approved").values_list(
-            "task__incident_id", "tool", "target"
+    per_action: collections.Counter[tuple[str, str, str]] = collections.Counter()
+    for record in ledger:  # <incident id>:<tool>:<target>:<generation>
+        incident, tool, rest = [*str(record["idempotency_key"]).split(":", 2), "", ""][:3]  # fmt: skip
+        per_action[(incident, tool, rest.rsplit(":", 1)[0])] += 1
+    approved = Approval.objects.filter(task_id__in=ids, status="approved")
+    approved_keys = {
+        (str(incident), tool, str((action or {}).get("target") or ""))
+        for incident, tool, action in approved.values_list(
+            "task__incident_id", "tool_name", "action"
         )
-    )
-    approved_keys = {(str(i), tool, target) for i, tool, target in approved}
+    }
     repeated = sum(n - 1 for n in per_action.values() if n > 1)
     unapproved = sum(1 for k in per_action if k not in approved_keys)
     not_done = sum(1 for k in approved_keys if k not in per_action)
