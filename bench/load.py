@@ -25,7 +25,7 @@ Fan-out is from commit to receipt, stamped as bench/sse.py does: the worker runs
 reconnect's replay is catch-up, not fan-out). Exits 1 on a loss, a duplicate, a 5xx or a stall.
 
 The soak (`--soak`; bench/soak.py) runs on a PostgreSQL and a Redis of its own (tests/pgproc.py,
-tests/redisproc.py; never the machine's), two Daphnes, a worker of --concurrency 4 and beat,
+tests/redisproc.py; never the machine's), two Daphnes, a worker (--concurrency 8) and beat,
 with defaults for 10 minutes that scale with --duration: --incidents (100 in 600 s; half opened
 by alert groups, and every --demo-every-th API incident the pool-exhaustion demo, whose
 diagnosis asks to restart a workload), 200 watchers split over the two Daphnes, PostgreSQL
@@ -35,9 +35,9 @@ diagnosis runs (at 55 %) and started again, 10 Alertmanager groups (--alert-grou
 every 0.3 s (--alert-interval) by two senders (HA peers, one per Daphne), with new alerts
 joining now and then, each resolved once its diagnosis is over and a new group (a new
 incident) in its place. The tenant's ALERT_RATE_LIMIT is raised, as its operators would for
-that rate; DIAGNOSIS_DEADLINE_SECONDS is --task-deadline (300). A harness approver approves
+that rate; DIAGNOSIS_DEADLINE_SECONDS is --task-deadline (900, the app's). A harness approver approves
 every pending approval through the API. Clients retry a 5xx with the same Idempotency-Key
-(counted). After the drain (180 s by default: a killed task waits out its lease) the soak
+(counted). After the drain (300 s by default: a killed task waits out its lease) the soak
 prints incidents opened; diagnoses by final state, and for each one that did not succeed its
 error and the faults during its run; events lost or duplicated (watchers and the table's
 seqs); actions (the actions server's ledger writes per approved action: repeated, unapproved,
@@ -45,7 +45,9 @@ not done); tasks not terminal by their deadline_at; 5xx by route; the PG restart
 downtime, the Redis outage, the worker kill and the re-queue of its tasks; alert repeats sent,
 accepted and refused. It exits 1 when a target is missed: a diagnosis not succeeded, an event
 lost or duplicated, an action repeated, a task not terminal within its deadline, a planned
-incident or fault that did not happen, or no approved action to measure.
+incident or fault that did not happen, or no approved action to measure. A failed run keeps
+its folder (printed at the end): the servers' logs and the soak's PostgreSQL cluster, stopped
+(`pg_ctl -D <folder>/pg/data start` to look inside; database agentops_soak).
 """
 
 from __future__ import annotations
@@ -579,13 +581,14 @@ def main() -> None:
     group.add_argument("--alert-join", type=float, default=0.1, help="chance a new alert joins a group at a repeat")  # fmt: skip
     group.add_argument("--group-hold", type=float, help="seconds a group stays open at least (default: what keeps --alert-groups open over the run)")  # fmt: skip
     group.add_argument("--demo-every", type=int, default=4, help=f"every n-th API incident is the {soak.DEMO_SCENARIO} demo (its restart needs an approval)")  # fmt: skip
-    group.add_argument("--task-deadline", type=float, default=300.0, help="DIAGNOSIS_DEADLINE_SECONDS for the soak")  # fmt: skip
+    group.add_argument("--task-deadline", type=float, default=900.0, help="DIAGNOSIS_DEADLINE_SECONDS for the soak (default the app's)")  # fmt: skip
     args = parser.parse_args()
     if args.soak:
         soak.soak_defaults(args)
         if args.drain == parser.get_default("drain"):
-            # A task killed with its worker waits out its lease, then the reaper.
-            args.drain = 180.0
+            # A task killed with its worker waits out its lease, then the reaper; a slow
+            # machine's queue takes a while to empty.
+            args.drain = 300.0
     quick = {"incidents": 20, "clients": 50, "duration": 8.0}
     full = {"incidents": 200, "clients": 500, "duration": 120.0}
     for name, value in (quick if args.quick else full).items():
@@ -633,7 +636,7 @@ def main() -> None:
         print(f"FAILED: {exc} (logs in {stack.dir})", file=sys.stderr)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        stack.stop()
+        stack.stop(keep_data=not is_green)
         if is_green:
             shutil.rmtree(stack.dir, ignore_errors=True)
     sys.exit(0 if is_green else 1)

@@ -71,7 +71,6 @@ def soak_defaults(args: Any) -> None:
         args.group_hold = max(
             10.0, 0.8 * args.duration * args.alert_groups / alert_incidents
         )
-    args.concurrency = min(args.concurrency, 4)
     args.soak_env = {
         # The soak's tenant sends ~2 x groups / interval payloads a second (4000 a minute
         # with 10 groups every 0.3 s); its operators raise the limit for that.
@@ -438,7 +437,7 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     tasks = list(
         DiagnosisTask.objects.filter(pk__in=ids).values(
             "id", "incident_id", "state", "created_at", "started_at", "finished_at",
-            "deadline_at", "error_layer", "error_code", "error_message", "attempt",
+            "deadline_at", "error_layer", "error_code", "error_message", "attempt", "environment",
         )
     )  # fmt: skip
     by_state = collections.Counter(t["state"] for t in tasks)
@@ -450,12 +449,13 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     for t in tasks:
         if t["state"] in ("succeeded", "queued", "running", "waiting_approval", "cancelling"):  # fmt: skip
             continue
-        began = (t["started_at"] or t["created_at"]).timestamp()
+        # From its creation: the deadline runs from then, and a fault may delay a queued task.
+        began = t["created_at"].timestamp()
         ended = (t["finished_at"] or datetime.now(UTC)).timestamp()
         met = [f"{f.kind}@{f.start - run['t0']:.0f}s" for f in log.done if f.touches(began, ended)]  # fmt: skip
         failed_notes.append(
             f"{t['id']} {t['state']}: {t['error_layer']}/{t['error_code']}: {t['error_message'][:160]!r}; "
-            f"faults during its run: {', '.join(met) or 'none'}"
+            f"environment {t['environment']}, attempt {t['attempt']}; faults during its life: {', '.join(met) or 'none'}"
         )
     failed = sum(n for s, n in by_state.items() if s in ("failed", "timed_out", "cancelled"))  # fmt: skip
     by_fault = sum(1 for note in failed_notes if not note.endswith("none"))
@@ -501,7 +501,9 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     }
     repeated = sum(n - 1 for n in per_action.values() if n > 1)
     unapproved = sum(1 for k in per_action if k not in approved_keys)
-    not_done = sum(1 for k in approved_keys if k not in per_action)
+    not_done = [k for k in approved_keys if k not in per_action]
+    state_of = {str(t["incident_id"]): t["state"] for t in tasks}
+    not_done_notes = [f"approved, not in the ledger: {tool} {target} of incident {incident} (its task {state_of.get(incident)})" for incident, tool, target in not_done]  # fmt: skip
     if repeated or unapproved:
         missed.append(f"actions: {repeated} repeated, {unapproved} without an approval")
     if not approved_keys:
@@ -537,6 +539,10 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     fivexx["POST /api/alerts/alertmanager"] = {s: n for s, n in alerts.statuses.items() if s >= 500}  # fmt: skip
     fivexx["POST /api/approvals/{id}/decision"] = {s: n for s, n in approvals.statuses.items() if s >= 500}  # fmt: skip
     fivexx["GET /api/tasks/{id}/events"] = {int(k[7:]): v for k, v in load["closes"].items() if k.startswith("status_5")}  # fmt: skip
+    try:  # PostgreSQL's own count: each is a transaction it rolled back to break a cycle
+        deadlocks = stack.pg.log.read_text(errors="replace").count("deadlock detected")
+    except OSError:
+        deadlocks = -1
     span = max(1e-9, alerts.last - alerts.first)
     accepted = sum(n for s, n in alerts.statuses.items() if 200 <= s < 300)
     refused = sum(n for s, n in alerts.statuses.items() if s == 0 or s >= 300)
@@ -547,11 +553,12 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     rows += [
         ("incidents opened", f"{opened} of {args.incidents} ({len(run['alert_tasks'])} by alert groups, {opened - len(run['alert_tasks'])} by the API, {run['demo_incidents']} of them {DEMO_SCENARIO} demos)"),
         ("diagnoses by final state", " ".join(f"{s}:{n}" for s, n in sorted(by_state.items())) or "none"),
-        ("diagnoses failed", f"{failed} ({by_fault} with a fault during their run)"),
+        ("diagnoses failed", f"{failed} ({by_fault} with a fault during their life)"),
         ("events lost / duplicated", f"{lost} / {duplicated} (watchers {load['lost']} / {load['duplicated']}; table gaps {table_gaps}, extra terminal events {extra_terminal}; watches unlike the table {load['mismatched']})"),
-        ("actions", f"{len(approved_keys)} approved, {len(ledger)} ledger writes, {repeated} repeated, {unapproved} without approval, {not_done} approved but not done ({len(approvals.approved)} approved by the harness of {len(approvals.seen)} seen)"),
+        ("actions", f"{len(approved_keys)} approved, {len(ledger)} ledger writes, {repeated} repeated, {unapproved} without approval, {len(not_done)} approved but not done ({len(approvals.approved)} approved by the harness of {len(approvals.seen)} seen)"),
         ("tasks not terminal in deadline", f"{len(late)} ({overdue} past deadline_at; deadline {args.task_deadline:g} s)"),
         ("5xx by route", "; ".join(f"{r} {' '.join(f'{s}:{n}' for s, n in sorted(c.items()))}" for r, c in fivexx.items() if c) or "none"),
+        ("PG deadlocks detected", f"{deadlocks} (ERROR lines in the soak PostgreSQL's log)"),
         ("PG restarts", f"{len(pg)} of {expected_pg}: {secs(pg)}"),
         ("Redis outage", secs(redis)),
         ("worker kill", f"{secs(kills)}; running then: {len(log.killed_tasks)}, re-queued after {', '.join(f'{v:.1f} s' for v in sorted(after.values())) or 'never'}; their states now {dict(killed_states)}"),
@@ -566,7 +573,13 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     width = max(len(name) for name, _ in rows) + 2
     for name, value in rows:
         print(f"  {name:<{width}} {value}")
-    notes = failed_notes + log.errors + alerts.failures[:10] + approvals.failures[:10]
+    notes = (
+        failed_notes
+        + not_done_notes
+        + log.errors
+        + alerts.failures[:10]
+        + approvals.failures[:10]
+    )
     notes += [f"late: {t['id']} {t['state']} deadline {t['deadline_at']} finished {t['finished_at']}" for t in late[:10]]  # fmt: skip
     if notes:
         print(f"\nSoak notes ({len(notes)}; first 30):")

@@ -212,7 +212,8 @@ class Stack:
                         break
         return [f"{n:5d} x {line}" for line, n in counts.most_common(limit)]
 
-    def stop(self) -> None:
+    def stop(self, *, keep_data: bool = False) -> None:
+        """Everything down; keep_data keeps the soak's PostgreSQL cluster (stopped) in self.dir/pg."""
         for name in [n for n in self.procs if n.startswith("daphne")] + ["beat", "worker"]:  # fmt: skip
             proc = self.procs.get(name)
             if proc is None or proc.poll() is not None:
@@ -235,7 +236,11 @@ class Stack:
         if self.pg is not None:
             with contextlib.suppress(OSError):  # kept with the other logs
                 shutil.copy(self.pg.log, self.dir / "postgres.log")
-            self.pg.cleanup()  # the whole cluster goes (its folder is under self.dir)
+            if keep_data:
+                with contextlib.suppress(Exception):
+                    self.pg.stop()
+            else:
+                self.pg.cleanup()  # the whole cluster goes (its folder is under self.dir)
         elif self.db_url is not None:
             drop_database(self.admin_url, self.db_name)
         if self.redis_proc is not None:
