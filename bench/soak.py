@@ -521,6 +521,13 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
             task_id__in=log.killed_tasks, type="task_requeued"
         ).values_list("task_id", "occurred_at")
     )
+    all_requeues = collections.Counter(
+        str(t)
+        for t in TaskEvent.objects.filter(
+            task_id__in=ids, type="task_requeued"
+        ).values_list("task_id", flat=True)
+    )
+    other_requeues = sum(n for t, n in all_requeues.items() if t not in log.killed_tasks)  # fmt: skip
     kill_at = kills[0].start if kills else 0.0
     after = {str(t): at.timestamp() - kill_at for t, at in requeues if at.timestamp() >= kill_at}  # fmt: skip
     killed_states = collections.Counter(t["state"] for t in tasks if str(t["id"]) in log.killed_tasks)  # fmt: skip
@@ -562,6 +569,7 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
         ("PG restarts", f"{len(pg)} of {expected_pg}: {secs(pg)}"),
         ("Redis outage", secs(redis)),
         ("worker kill", f"{secs(kills)}; running then: {len(log.killed_tasks)}, re-queued after {', '.join(f'{v:.1f} s' for v in sorted(after.values())) or 'never'}; their states now {dict(killed_states)}"),
+        ("re-queues (lease expired)", f"{sum(all_requeues.values())} of {len(all_requeues)} tasks; {other_requeues} of tasks the kill did not orphan (a run that died otherwise: the worker logs say why)"),
         ("alert repeats", f"{alerts.sent} sent ({alerts.sent / span:.1f}/s, {alerts.rounds} rounds), {accepted} accepted, {refused} refused or failed; statuses {' '.join(f'{s}:{n}' for s, n in sorted(alerts.statuses.items()))}; results {' '.join(f'{s}:{n}' for s, n in sorted(alerts.results.items()))}"),
         ("alert groups", f"{alerts.groups_opened} opened, {alerts.groups_resolved} resolved, {alerts.opened_twice} opened twice; hold {args.group_hold:.0f} s"),
     ]  # fmt: skip
