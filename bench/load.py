@@ -47,7 +47,8 @@ accepted and refused. It exits 1 when a target is missed: a diagnosis not succee
 lost or duplicated, an action repeated, a task not terminal within its deadline, a planned
 incident or fault that did not happen, or no approved action to measure. A failed run keeps
 its folder (printed at the end): the servers' logs and the soak's PostgreSQL cluster, stopped
-(`pg_ctl -D <folder>/pg/data start` to look inside; database agentops_soak).
+(to look inside: `tests.pgproc.PostgresProcess(Path(<folder>) / "pg", port=<the port in
+<folder>/pg/data/postgresql.conf>).start()`; database agentops_soak).
 """
 
 from __future__ import annotations
