@@ -44,8 +44,10 @@ seqs); actions (the actions server's ledger writes per approved action: repeated
 not done); tasks not terminal by their deadline_at; 5xx by route; the PG restarts and their
 downtime, the Redis outage, the worker kill and the re-queue of its tasks; alert repeats sent,
 accepted and refused. It exits 1 when a target is missed: a diagnosis not succeeded, an event
-lost or duplicated, an action repeated, a task not terminal within its deadline, a planned
-incident or fault that did not happen, or no approved action to measure. A failed run keeps
+lost or duplicated, an action repeated, a task not terminal within its deadline, a 5xx other
+than 503, a deadlock in PostgreSQL's log, alert rounds slower than twice --alert-interval on
+average (the planned load not applied), a planned incident or fault that did not happen, or no
+approved action to measure. A failed run keeps
 its folder (printed at the end): the servers' logs and the soak's PostgreSQL cluster, stopped
 (to look inside: `tests.pgproc.PostgresProcess(Path(<folder>) / "pg", port=<the port in
 <folder>/pg/data/postgresql.conf>).start()`; database agentops_soak).

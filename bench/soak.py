@@ -551,6 +551,16 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     except OSError:
         deadlocks = -1
     span = max(1e-9, alerts.last - alerts.first)
+    # The load the soak was to apply: a round (every open group, from both senders) every
+    # --alert-interval s while groups are open.
+    mean_round = span / max(1, alerts.rounds)
+    if mean_round > 2 * args.alert_interval:
+        missed.append(f"alert repeats not at the planned rate: a round every {mean_round:.2f} s on average, not {args.alert_interval:g} s")  # fmt: skip
+    if deadlocks:
+        missed.append(f"{deadlocks} deadlock(s) in PostgreSQL")
+    errors_5xx = sum(n for c in fivexx.values() for st, n in c.items() if st != 503)
+    if errors_5xx:
+        missed.append(f"{errors_5xx} server error(s) other than 503 (by route above)")
     accepted = sum(n for s, n in alerts.statuses.items() if 200 <= s < 300)
     refused = sum(n for s, n in alerts.statuses.items() if s == 0 or s >= 300)
 
@@ -570,7 +580,7 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
         ("Redis outage", secs(redis)),
         ("worker kill", f"{secs(kills)}; running then: {len(log.killed_tasks)}, re-queued after {', '.join(f'{v:.1f} s' for v in sorted(after.values())) or 'never'}; their states now {dict(killed_states)}"),
         ("re-queues (lease expired)", f"{sum(all_requeues.values())} of {len(all_requeues)} tasks; {other_requeues} of tasks the kill did not orphan (a run that died otherwise: the worker logs say why)"),
-        ("alert repeats", f"{alerts.sent} sent ({alerts.sent / span:.1f}/s, {alerts.rounds} rounds), {accepted} accepted, {refused} refused or failed; statuses {' '.join(f'{s}:{n}' for s, n in sorted(alerts.statuses.items()))}; results {' '.join(f'{s}:{n}' for s, n in sorted(alerts.results.items()))}"),
+        ("alert repeats", f"{alerts.sent} sent ({alerts.sent / span:.1f}/s, {alerts.rounds} rounds, one every {mean_round:.2f} s), {accepted} accepted, {refused} refused or failed; statuses {' '.join(f'{s}:{n}' for s, n in sorted(alerts.statuses.items()))}; results {' '.join(f'{s}:{n}' for s, n in sorted(alerts.results.items()))}"),
         ("alert groups", f"{alerts.groups_opened} opened, {alerts.groups_resolved} resolved, {alerts.opened_twice} opened twice; hold {args.group_hold:.0f} s"),
     ]  # fmt: skip
     if load["crashed"] or load["stalled"]:
