@@ -529,7 +529,10 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     )
     other_requeues = sum(n for t, n in all_requeues.items() if t not in log.killed_tasks)  # fmt: skip
     kill_at = kills[0].start if kills else 0.0
-    after = {str(t): at.timestamp() - kill_at for t, at in requeues if at.timestamp() >= kill_at}  # fmt: skip
+    after: dict[str, float] = {}  # each killed task's first re-queue after the kill
+    for t, at in requeues:
+        if at.timestamp() >= kill_at:
+            after[str(t)] = min(after.get(str(t), math.inf), at.timestamp() - kill_at)
     killed_states = collections.Counter(t["state"] for t in tasks if str(t["id"]) in log.killed_tasks)  # fmt: skip
     if kills and log.killed_tasks and len(after) < len(log.killed_tasks):
         missed.append(f"worker kill: {len(log.killed_tasks) - len(after)} of {len(log.killed_tasks)} running task(s) never re-queued")  # fmt: skip
