@@ -6,8 +6,10 @@ The test's own Django connection is pointed at that server for the test (and bac
 factories, services and the asserts read the database the worker writes."""
 
 import contextlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState, is_terminal
 from tests import factories
 from tests.diagnosis.engine import support
-from tests.livestack import log_tail, start_logged, stop, wait_for
+from tests.livestack import log_tail, start_logged, stop
+from tests.livestack import wait_for as _wait_for
 from tests.pgproc import PostgresProcess
 from tests.redisproc import RedisProcess
 
@@ -33,7 +36,9 @@ DATABASE = "agentops_outage"
 @pytest.fixture
 def private_pg(transactional_db, tmp_path):
     """A migrated database on a PostgreSQL of this test's own; Django's default points at it."""
-    pg = PostgresProcess(tmp_path / "pg")
+    # Not under tmp_path: every pytest session (other runs' too) makes pytest-of-<user> 0700
+    # again, and the server runs as another user when the tests run as root.
+    pg = PostgresProcess(Path(tempfile.mkdtemp(prefix="agentops-pgfault-")) / "pg")
     pg.start()
     try:
         url = pg.create_database(DATABASE)
@@ -61,6 +66,7 @@ def private_pg(transactional_db, tmp_path):
             connection.settings_dict.update(saved)
     finally:
         pg.cleanup()
+        shutil.rmtree(pg.directory.parent, ignore_errors=True)
 
 
 def _base_env() -> dict[str, str]:
@@ -73,10 +79,21 @@ def _read(fn):
     """fn() on the test's connection; None while the server is away (the connection is reset)."""
     try:
         return fn()
-    except (OperationalError, InterfaceError):
+    except (OperationalError, InterfaceError) as exc:
+        _read_errors.append(repr(exc))
         with contextlib.suppress(DatabaseError):
             connection.close()
         return None
+
+
+_read_errors: list[str] = []
+
+
+def wait_for(predicate, *, timeout: float, what: str):
+    try:
+        return _wait_for(predicate, timeout=timeout, what=what)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last read errors: {_read_errors[-3:]}") from None
 
 
 def _worker(env, tmp_path, name: str, *, concurrency: int = 4):
@@ -156,7 +173,7 @@ def test_postgres_restarts_during_a_diagnosis_and_the_diagnosis_succeeds(
                         _count(task_id, EventKind.TOOL_STARTED) >= calls
                         or _ended(task_id)
                     ),
-                    timeout=60,
+                    timeout=90,
                     what=f"{calls} tool calls",
                 )
                 if _ended(task_id):
