@@ -136,11 +136,12 @@ def run_task(task_id: str, *, owner: str | None = None) -> str | None:
     db_retry.connection_reset(what=f"claim of task {task_id}")
     try:
         task = _claim(task_id, claimer)
-    except db_retry.RETRYABLE:
+    except db_retry.RETRYABLE as exc:
         logger.error(
-            "claim of task %s failed: the database stayed away through every retry; "
-            "the task stays queued and the reaper dispatches it again",
+            "claim of task %s failed (%s); the task stays queued and the reaper "
+            "dispatches it again",
             task_id,
+            str(exc).strip() or type(exc).__name__,
             exc_info=True,
         )
         raise
