@@ -9,7 +9,11 @@
 4. The end is exactly one terminal state; the state table has no move out of one.
 5. Every database call goes through `db_retry.call`: a session PostgreSQL ended is replaced
    and the call retried within the same attempt; writes that might have committed before the
-   error (the claim, an event) are checked for before they are tried again.
+   error (the claim, an event) are checked for before they are tried again. An outage that
+   outlasts the retries (db_retry.is_transient, also inside the engine's ExceptionGroup) ends
+   the attempt re-queued, never the task failed.
+6. A failed step ends the task with its real cause (diagnosis.failures: layer, code, message
+   on the row and in task_failed); every span still `started` ends with the task.
 """
 
 import functools
