@@ -14,7 +14,12 @@ conflict.
   the first place is diagnosis.locks'.
 
 Inside a caller's atomic block nothing is retried: the transaction is the caller's to roll
-back, and the outermost `call` or `atomic` runs it again.
+back, and the outermost `call` or `atomic` runs it again. A `call` inside another retries on
+its own; the outer one does not repeat what the inner gave up.
+
+An outage longer than the backoff raises to the caller, which ends the attempt as retryable
+(`is_transient`), never as the task's failure. `connection_reset` gives a worker thread a
+clean connection before each task.
 """
 
 import contextlib
@@ -27,6 +32,8 @@ from typing import TypeVar
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.db import transaction as db_transaction
 
+from diagnosis import failures
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -38,6 +45,9 @@ RETRYABLE = (OperationalError, InterfaceError)
 
 # SQLSTATEs of a transaction PostgreSQL rolled back whole so that others could go on.
 ROLLED_BACK = frozenset({"40P01", "40001"})
+
+# Set on an error a retry loop gave up on, so a `call` around it does not retry it all again.
+_EXHAUSTED = "_agentops_db_retry_exhausted"
 
 # Seconds before each retry of a lost session: about 4 s in all, well within a lease
 # (renewed every lease/3).
@@ -58,6 +68,14 @@ def is_rolled_back(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__
     return False
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether `exc` is a lost or refused connection or an aborted transaction, also inside an
+    ExceptionGroup (every exception it holds is one): the attempt may be tried again, it did
+    not fail."""
+    found = failures.leaves(exc)
+    return bool(found) and all(isinstance(leaf, RETRYABLE) for leaf in found)
 
 
 def call(
@@ -119,8 +137,11 @@ def _retrying(
         except RETRYABLE as exc:
             if connection.in_atomic_block:
                 raise
+            if getattr(exc, _EXHAUSTED, False):
+                raise  # an inner call gave up on it already
             if is_rolled_back(exc):
                 if aborted == len(ROLLBACK_BACKOFF):
+                    setattr(exc, _EXHAUSTED, True)
                     raise
                 delay = ROLLBACK_BACKOFF[aborted] * random.uniform(0.5, 1.5)
                 aborted += 1
@@ -129,6 +150,8 @@ def _retrying(
                 )
             else:
                 if not is_reconnecting or lost == len(BACKOFF):
+                    if is_reconnecting:
+                        setattr(exc, _EXHAUSTED, True)
                     raise
                 delay = BACKOFF[lost]
                 lost += 1
@@ -150,3 +173,42 @@ def _log(
         of,
         delay,
     )
+
+
+def connection_reset(*, what: str) -> None:
+    """Give this thread a connection fit for a new unit of work (a Celery task).
+
+    A thread's connection outlives its tasks. One left inside a transaction (an atomic block
+    whose exit never ran, a close while in one, autocommit off) would run every later query
+    in that broken transaction, or refuse it, so it is dropped, loudly; one whose last query
+    failed is dropped quietly, and the next query opens a new session.
+    """
+    if connection.connection is None and not connection.in_atomic_block:
+        return
+    broken = (
+        connection.in_atomic_block
+        or connection.closed_in_transaction
+        or connection.needs_rollback
+        or not connection.get_autocommit()
+    )
+    if broken:
+        logger.error(
+            "before %s: this thread's database connection was left inside a transaction "
+            "(in_atomic_block=%s, needs_rollback=%s, closed_in_transaction=%s); dropping it",
+            what,
+            connection.in_atomic_block,
+            connection.needs_rollback,
+            connection.closed_in_transaction,
+        )
+    elif not connection.errors_occurred:
+        return
+    with contextlib.suppress(DatabaseError):
+        connection.close()
+    # A close inside an atomic block keeps the closed connection object and the block's
+    # flags; forget both, so the next query connects afresh (connect() resets the flags).
+    connection.connection = None
+    connection.in_atomic_block = False
+    connection.closed_in_transaction = False
+    connection.needs_rollback = False
+    connection.savepoint_ids = []
+    connection.atomic_blocks = []

@@ -9,7 +9,11 @@
 4. The end is exactly one terminal state; the state table has no move out of one.
 5. Every database call goes through `db_retry.call`: a session PostgreSQL ended is replaced
    and the call retried within the same attempt; writes that might have committed before the
-   error (the claim, an event) are checked for before they are tried again.
+   error (the claim, an event) are checked for before they are tried again. An outage that
+   outlasts the retries (db_retry.is_transient, also inside the engine's ExceptionGroup) ends
+   the attempt re-queued, never the task failed.
+6. A failed step ends the task with its real cause (diagnosis.failures: layer, code, message
+   on the row and in task_failed); every span still `started` ends with the task.
 """
 
 import functools
@@ -26,7 +30,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from diagnosis import db_retry, services
+from diagnosis import db_retry, failures, services, tracing
 from diagnosis.exceptions import LeaseLost, StaleTransition
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.plans import InvalidPlanArgs, StepTimedOut, UnknownPlan, build_plan
@@ -131,14 +135,20 @@ class _Heartbeat(threading.Thread):
 def run_task(task_id: str, *, owner: str | None = None) -> str | None:
     """Run the task's plan to a terminal state; return that state, or None if not ours to run."""
     claimer = owner or worker_identity()
-    task = db_retry.call(
-        lambda: services.diagnosis_claim(task_id=task_id, owner=claimer),
-        what=f"claim of task {task_id}",
-        # A claim whose COMMIT went through before the error shows as our lease.
-        committed=lambda: DiagnosisTask.objects.filter(
-            pk=task_id, lease_owner=claimer, state__in=LEASED
-        ).first(),
-    )
+    # This thread ran other tasks before: a connection they left broken must not be the
+    # claim's (it would refuse every query, or read inside a stale transaction, forever).
+    db_retry.connection_reset(what=f"claim of task {task_id}")
+    try:
+        task = _claim(task_id, claimer)
+    except db_retry.RETRYABLE as exc:
+        logger.error(
+            "claim of task %s failed (%s); the task stays queued and the reaper "
+            "dispatches it again",
+            task_id,
+            str(exc).strip() or type(exc).__name__,
+            exc_info=True,
+        )
+        raise
     if task is None:
         return None
     context = _Context(
@@ -159,14 +169,64 @@ def run_task(task_id: str, *, owner: str | None = None) -> str | None:
         heartbeat.join()
 
 
+def _claim(task_id: str, claimer: str) -> DiagnosisTask | None:
+    return db_retry.call(
+        lambda: services.diagnosis_claim(task_id=task_id, owner=claimer),
+        what=f"claim of task {task_id}",
+        # A claim whose COMMIT went through before the error shows as our lease.
+        committed=lambda: DiagnosisTask.objects.filter(
+            pk=task_id, lease_owner=claimer, state__in=LEASED
+        ).first(),
+    )
+
+
 def _load(task_id: str) -> DiagnosisTask:
     return db_retry.call(
         lambda: DiagnosisTask.objects.get(pk=task_id), what=f"read of task {task_id}"
     )
 
 
+# Why an open span ended with its task, when the end itself names no error.
+_SPAN_ENDS: dict[TaskState, tuple[str, str, str]] = {
+    TaskState.SUCCEEDED: (
+        "engine",
+        "not_ended",
+        "the diagnosis ended before this call",
+    ),
+    TaskState.CANCELLED: ("engine", "cancelled", "the diagnosis was cancelled"),
+    TaskState.TIMED_OUT: (
+        "deadline",
+        "deadline_exceeded",
+        "the task's deadline passed",
+    ),
+    TaskState.FAILED: ("engine", "failed", "the diagnosis failed"),
+}
+
+
+def _end_open_spans(task_id: str, to: TaskState, fields: Mapping[str, Any]) -> None:
+    """No span outlives its task: the ones still `started` end with the task's cause."""
+    layer, code, message = _SPAN_ENDS.get(to, _SPAN_ENDS[TaskState.FAILED])
+    if fields.get("error_layer"):
+        layer, code, message = (
+            str(fields["error_layer"]),
+            str(fields.get("error_code") or code),
+            str(fields.get("error_message") or message),
+        )
+    db_retry.call(
+        functools.partial(
+            tracing.spans_end_open,
+            task_id=task_id,
+            layer=layer,
+            code=code,
+            message=message,
+        ),
+        what=f"end of task {task_id}'s open spans",
+    )
+
+
 def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
     """Move to a terminal state; a task that moved to cancelling meanwhile ends cancelled."""
+    _end_open_spans(task_id, to, fields)
     task = _load(task_id)
     for _ in range(3):
         if is_terminal(task.state):
@@ -190,6 +250,58 @@ def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
         except StaleTransition:
             task = _load(task_id)
     logger.warning("task %s kept moving; leaving it to the reaper", task_id)
+    return None
+
+
+def _requeue(context: _Context, exc: BaseException) -> str | None:
+    """End an attempt the database outlasted: back to the queue (or failed, if it was the last).
+
+    Returns the terminal state, or None when the task was re-queued or is left to the reaper
+    (the database is still away: the lease expires and the reaper re-queues it).
+    """
+    task_id = context.task_id
+    cause = failures.describe(exc)
+    logger.error(
+        "task %s: the database stayed away through every retry (%s: %s); ending the attempt",
+        task_id,
+        cause.code,
+        cause.message,
+    )
+    try:
+        task = _load(task_id)
+        if context.lease_lost.is_set() or task.lease_owner != context.owner:
+            return None
+        if task.state == TaskState.CANCELLING:
+            return _finish(task_id, TaskState.CANCELLED)
+        if task.attempt >= task.max_attempts:
+            return _finish(task_id, TaskState.FAILED, **cause.fields())
+        db_retry.call(
+            functools.partial(
+                tracing.spans_end_open,
+                task_id=task_id,
+                layer=cause.layer,
+                code=cause.code,
+                message=cause.message,
+            ),
+            what=f"end of task {task_id}'s open spans",
+        )
+        db_retry.call(
+            functools.partial(
+                services.diagnosis_requeue, task=task, reason="database_unavailable"
+            ),
+            what=f"re-queue of task {task_id}",
+            committed=lambda: DiagnosisTask.objects.filter(
+                pk=task_id, state=TaskState.QUEUED, attempt=task.attempt
+            ).first(),
+        )
+    except StaleTransition:
+        return None  # moved meanwhile (a cancel, the reaper): not ours to move
+    except db_retry.RETRYABLE:
+        logger.error(
+            "task %s: the database is still away; the reaper re-queues it once its lease "
+            "expires",
+            task_id,
+        )
     return None
 
 
@@ -252,20 +364,17 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             )
         except LeaseLost:
             return None  # the reaper took the task back; it is no longer ours to end
-        except db_retry.RETRYABLE:
-            # The database stayed away through every retry: not the step's fault. The task
-            # stays running; once its lease expires the reaper re-queues it.
-            raise
         except Exception as exc:
+            if db_retry.is_transient(exc):
+                # The database stayed away through every retry: not the step's fault, and
+                # not the task's end. This attempt ends; the next resumes (replaying spans).
+                return _requeue(context, exc)
             logger.exception(
                 "step %s of task %s failed", steps[index].name, context.task_id
             )
+            # The real cause, not "unhandled errors in a TaskGroup (1 sub-exception)".
             return _finish(
-                context.task_id,
-                TaskState.FAILED,
-                error_layer="engine",
-                error_code=type(exc).__name__,
-                error_message=str(exc)[:2000],
+                context.task_id, TaskState.FAILED, **failures.describe(exc).fields()
             )
         if context.lease_lost.is_set():
             return None

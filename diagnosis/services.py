@@ -53,6 +53,11 @@ TRANSITION_EVENTS: dict[TaskState, EventKind] = {
 }
 
 
+# A move to one of these states carries the task's error fields in its event too.
+ERROR_EVENT_STATES = frozenset({TaskState.FAILED, TaskState.TIMED_OUT})
+ERROR_FIELDS = ("error_layer", "error_code", "error_message")
+
+
 def diagnosis_event_append(
     *,
     task_id: uuid.UUID | str,
@@ -133,6 +138,11 @@ def diagnosis_transition(
         if changed != 1:
             raise StaleTransition(task.pk, task.state, task.version)
         event_data = {"from": task.state, "to": str(to), **(data or {})}
+        if TaskState(to) in ERROR_EVENT_STATES:
+            # The failure itself goes with the event that reports it, not only on the row.
+            event_data.update(
+                {k: v for k, v in (fields or {}).items() if k in ERROR_FIELDS}
+            )
         diagnosis_event_append(
             task_id=task.pk,
             kind=kind or TRANSITION_EVENTS[TaskState(to)],
@@ -375,9 +385,23 @@ def _cancel_parked(task: DiagnosisTask) -> DiagnosisTask:
 
 
 def diagnosis_claim(*, task_id: uuid.UUID | str, owner: str) -> DiagnosisTask | None:
-    """Take the lease of a queued task and move it to running; None if it is not queued."""
+    """Take the lease of a queued task and move it to running; None if it is not queued.
+
+    A task that is not queued is someone else's (a duplicate delivery) or done: that is
+    logged at info. A task id with no row is logged at warning: a delivery for a row this
+    worker cannot see (another database, or a connection that does not see commits).
+    """
     task = DiagnosisTask.objects.filter(pk=task_id).first()
-    if task is None or task.state != TaskState.QUEUED:
+    if task is None:
+        logger.warning("claim of task %s: no such task in the database", task_id)
+        return None
+    if task.state != TaskState.QUEUED:
+        logger.info(
+            "claim of task %s: not queued (%s, lease %r); not ours to run",
+            task_id,
+            task.state,
+            task.lease_owner,
+        )
         return None
     now = timezone.now()
     lease = timedelta(seconds=settings.DIAGNOSIS_LEASE_SECONDS)
@@ -394,7 +418,26 @@ def diagnosis_claim(*, task_id: uuid.UUID | str, owner: str) -> DiagnosisTask | 
             },
         )
     except StaleTransition:
+        logger.info("claim of task %s: another worker took it first", task_id)
         return None
+
+
+def diagnosis_requeue(
+    *, task: DiagnosisTask, reason: str, data: Mapping[str, Any] | None = None
+) -> DiagnosisTask:
+    """Put a leased task back in the queue for its next attempt, and enqueue it after commit.
+
+    Raises:
+        InvalidTransition, StaleTransition: as diagnosis_transition.
+    """
+    with transaction.atomic():
+        task = diagnosis_transition(
+            task=task,
+            to=TaskState.QUEUED,
+            data={"reason": reason, "attempt": task.attempt, **(data or {})},
+        )
+        _enqueue_on_commit(task.id)
+    return task
 
 
 def diagnosis_lease_renew(*, task_id: uuid.UUID | str, owner: str) -> bool:
@@ -443,13 +486,7 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
                 )
                 counts["cancelled"] += 1
             elif task.attempt < task.max_attempts:
-                with transaction.atomic():
-                    diagnosis_transition(
-                        task=task,
-                        to=TaskState.QUEUED,
-                        data={"reason": "lease_expired", "attempt": task.attempt},
-                    )
-                    _enqueue_on_commit(task.id)
+                diagnosis_requeue(task=task, reason="lease_expired")
                 counts["requeued"] += 1
             else:
                 diagnosis_transition(

@@ -147,6 +147,62 @@ def span_replay(*, task_id: uuid.UUID | str, replay_key: str) -> ToolCallSpan | 
     )
 
 
+def span_get(*, task_id: uuid.UUID | str, span_id: str) -> ToolCallSpan | None:
+    """The task's span with this span id, or None (a retried span_start asks this first)."""
+    return ToolCallSpan.objects.filter(
+        task_id=uuid.UUID(str(task_id)), span_id=span_id
+    ).first()
+
+
+def spans_end_open(
+    *,
+    task_id: uuid.UUID | str,
+    layer: str,
+    code: str,
+    message: str,
+    before_attempt: int | None = None,
+) -> list[ToolCallSpan]:
+    """End the task's spans still `started` (of attempts before `before_attempt`, or all).
+
+    The one place an open span is ended for its attempt's sake: a dead worker's (at the next
+    attempt's start) or a failed, timed-out or cancelled attempt's (at its end). A read is
+    marked cancelled, so a new attempt calls it again; a write is marked unknown_outcome, so
+    the engine asks its status before anything else. Safe to run again: returns every write
+    ended this way (now or by an earlier run) for those attempts.
+    """
+    pk = uuid.UUID(str(task_id))
+    scope = ToolCallSpan.objects.filter(task_id=pk)
+    if before_attempt is not None:
+        scope = scope.filter(attempt__lt=before_attempt)
+    left = scope.filter(state=SpanState.STARTED)
+    ended = {
+        "ended_at": timezone.now(),
+        "error_layer": layer,
+        "error_code": code[:64],
+        "error_message": message[:4000],
+    }
+
+    def end() -> None:
+        left.filter(idempotency_key="").update(state=SpanState.CANCELLED, **ended)
+        left.filter(~Q(idempotency_key="")).update(
+            state=SpanState.UNKNOWN_OUTCOME,
+            **{
+                **ended,
+                "error_message": f"{message}; the write's outcome is unknown"[:4000],
+            },
+        )
+
+    db_retry.atomic(end, what=f"end of task {task_id}'s open spans")
+    return list(
+        scope.filter(
+            ~Q(idempotency_key=""),
+            state=SpanState.UNKNOWN_OUTCOME,
+            error_layer=layer,
+            error_code=code[:64],
+        )
+    )
+
+
 def spans_abandon(
     *, task_id: uuid.UUID | str, before_attempt: int
 ) -> list[ToolCallSpan]:
@@ -155,28 +211,13 @@ def spans_abandon(
     A read is marked cancelled, so the new attempt calls it again; a write is marked
     unknown_outcome, so the engine asks its status before anything else. Returns the writes.
     """
-    left = ToolCallSpan.objects.filter(
-        task_id=uuid.UUID(str(task_id)),
-        state=SpanState.STARTED,
-        attempt__lt=before_attempt,
+    return spans_end_open(
+        task_id=task_id,
+        before_attempt=before_attempt,
+        layer="worker",
+        code="worker_lost",
+        message="the worker running this call died before it ended",
     )
-    writes = list(left.filter(~Q(idempotency_key="")))
-    now = timezone.now()
-    left.filter(idempotency_key="").update(
-        state=SpanState.CANCELLED,
-        ended_at=now,
-        error_layer="worker",
-        error_code="worker_lost",
-        error_message="the worker running this call died before it ended",
-    )
-    left.filter(~Q(idempotency_key="")).update(
-        state=SpanState.UNKNOWN_OUTCOME,
-        ended_at=now,
-        error_layer="worker",
-        error_code="worker_lost",
-        error_message="the worker died after sending this write; its outcome is unknown",
-    )
-    return writes
 
 
 def diagnosis_report_save(

@@ -18,6 +18,7 @@ before any waits for a slot), then run (`run`). Every event of a call carries it
 """
 
 import asyncio
+import functools
 import hashlib
 import logging
 import random
@@ -374,6 +375,10 @@ class Executor:
             granted_scopes=sorted(run.granted_scopes),
             idempotency_key=idempotency_key,
             attributes=_tool_attributes(call, span_id),
+            # A start whose INSERT committed before the connection broke is not made twice.
+            committed=functools.partial(
+                tracing.span_get, task_id=run.task_id, span_id=span_id
+            ),
         )
         return span
 

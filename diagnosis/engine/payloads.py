@@ -37,8 +37,10 @@ class TaskStarted(_Envelope, _Move):
 
 class TaskRequeued(_Envelope, _Move):
     type: Literal["task_requeued"]
-    reason: str  # lease_expired (the reaper), or the approval decision that un-parks it
-    attempt: NotRequired[int]  # the attempt that ended (the reaper's re-queue)
+    # lease_expired (the reaper), database_unavailable (the runner: the database outlasted
+    # its retries), or the approval decision that un-parks it
+    reason: str
+    attempt: NotRequired[int]  # the attempt that ended (reaper or runner re-queue)
 
 
 class TaskCancelling(_Envelope, _Move):
@@ -54,13 +56,21 @@ class TaskCompleted(_Envelope, _Move):
     type: Literal["task_completed"]
 
 
-class TaskFailed(_Envelope, _Move):
+class _TaskError(TypedDict):
+    # The task's error fields (GET /api/tasks/{id} `error`), from the real cause: the
+    # innermost exception behind any ExceptionGroup (diagnosis.failures).
+    error_layer: NotRequired[str]  # engine, database, worker, deadline, or a span layer
+    error_code: NotRequired[str]  # an exception name, a SQLSTATE, an mcpclient code
+    error_message: NotRequired[str]  # at most 2000 characters
+
+
+class TaskFailed(_Envelope, _Move, _TaskError):
     type: Literal["task_failed"]
     reason: NotRequired[str]  # lease_expired: the worker was lost max_attempts times
     attempt: NotRequired[int]
 
 
-class TaskTimedOut(_Envelope, _Move):
+class TaskTimedOut(_Envelope, _Move, _TaskError):
     type: Literal["task_timed_out"]
 
 

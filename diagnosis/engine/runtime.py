@@ -25,10 +25,10 @@ from datetime import UTC
 from typing import Any, Literal, TypeVar
 
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from diagnosis import environments, tracing
+from diagnosis import db_retry, environments, tracing
 from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.observations import IncidentBrief, Investigation
@@ -47,20 +47,40 @@ Outcome = Literal["done", "parked", "stopped", "lease_lost", "timed_out"]
 
 
 class _DbThread:
-    """A single thread with its own database connection; calls run in submission order."""
+    """A single thread with its own database connection; calls run in submission order.
+
+    Every call goes through db_retry: a session the server ended or refused (a restart, a
+    failover) is replaced and the call run again. A call that is not safe to run twice
+    names a `committed` probe (see db_retry.call).
+    """
 
     def __init__(self, name: str) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
 
-    async def __call__(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    async def __call__(
+        self,
+        fn: Callable[..., T],
+        /,
+        *args: Any,
+        committed: Callable[[], T | None] | None = None,
+        **kwargs: Any,
+    ) -> T:
         loop = asyncio.get_running_loop()
+        unit = functools.partial(fn, *args, **kwargs)
+        what = getattr(fn, "__qualname__", None) or repr(fn)
         return await loop.run_in_executor(
-            self._pool, functools.partial(fn, *args, **kwargs)
+            self._pool,
+            functools.partial(db_retry.call, unit, what=what, committed=committed),
         )
 
     def close(self) -> None:
-        self._pool.submit(lambda: connection.close()).result()  # that thread's own
+        self._pool.submit(_close_connection).result()  # that thread's own
         self._pool.shutdown(wait=True)
+
+
+def _close_connection() -> None:
+    with contextlib.suppress(DatabaseError):
+        connection.close()
 
 
 @dataclass

@@ -322,3 +322,28 @@ def test_call_runs_a_unit_a_serialization_failure_aborted_again(raw):
 
     assert db_retry.call(unit, what="tenant rename") == 1
     assert len(tries) == 2
+
+
+def test_a_task_on_a_thread_whose_connection_was_left_in_a_transaction_is_claimed(
+    task, caplog
+):
+    # What a worker thread can be left with by an earlier task: its session ended by the
+    # server while Django still counts an open atomic block (close() inside one keeps it).
+    leaked = transaction.atomic()
+    leaked.__enter__()
+    DiagnosisTask.objects.count()
+    end_own_session()
+    connection.close()
+    assert (
+        connection.in_atomic_block
+    )  # every query now refuses, and db_retry cannot help
+    with caplog.at_level("ERROR", logger="diagnosis.db_retry"):
+        assert runner.run_task(str(task.id), owner="w1") == TaskState.SUCCEEDED
+    assert "left inside a transaction" in caplog.text
+    assert not connection.in_atomic_block
+
+
+def test_a_claim_of_a_task_with_no_row_says_so(transactional_db, caplog):
+    with caplog.at_level("WARNING", logger="diagnosis.services"):
+        assert runner.run_task("00000000-0000-4000-8000-000000000002") is None
+    assert "no such task" in caplog.text
