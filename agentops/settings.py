@@ -123,6 +123,11 @@ DATABASE_URL = os.environ.get(
     "DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/agentops"
 )
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+DATABASE_UNAVAILABLE_RETRY_AFTER = int(
+    # Seconds in the Retry-After of the 503 every page and API call answers while PostgreSQL
+    # is unreachable (an outage, not a bug; diagnosis.outage)
+    os.environ.get("DATABASE_UNAVAILABLE_RETRY_AFTER", "5")
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -150,7 +150,7 @@ def _schemas() -> dict[str, Schema]:
             ),
             "description": "Every error body. `fields` ({name: reason}) on 400s; `state` "
             "(of the task) or `status` (of the approval) on 409s; `retry_after` (seconds) "
-            "on 429s.",
+            "on 429s and 503s.",
         },
         "Incident": _object(incident),
         "IncidentCreate": _object(
@@ -580,6 +580,15 @@ _ERROR_TEXT = {
     429: "The tenant opened INCIDENT_RATE_LIMIT incidents within the last "
     "INCIDENT_RATE_WINDOW_SECONDS; retry after `retry_after` seconds (also the Retry-After "
     "header). Nothing was changed; an Idempotency-Key replay is not counted.",
+    503: "The database is unreachable (code `database_unavailable`): an outage, not a bug; "
+    "retry after `retry_after` seconds (also the Retry-After header). A write may or may "
+    "not have been applied: retry it with the same Idempotency-Key.",
+}
+_RETRY_AFTER_OUTAGE = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying (DATABASE_UNAVAILABLE_RETRY_AFTER).",
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 _RETRY_AFTER = {
     "Retry-After": {
@@ -611,9 +620,11 @@ def _json(description: str, schema: Schema) -> Schema:
 
 
 def _errors(*codes: int) -> dict[str, Schema]:
-    answers = {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in codes}
+    """The error answers `codes`, plus the 503 every operation may answer in an outage."""
+    answers = {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in (*codes, 503)}
     if "429" in answers:
         answers["429"]["headers"] = _RETRY_AFTER
+    answers["503"]["headers"] = _RETRY_AFTER_OUTAGE
     return answers
 
 
