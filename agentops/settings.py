@@ -265,6 +265,7 @@ CELERY_IMPORTS = ["diagnosis.retention"]
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("SSE_MAX_STREAMS_PER_USER", "20"))
+SSE_STREAM_SLOT_TTL_SECONDS = float(os.environ.get("SSE_STREAM_SLOT_TTL_SECONDS", "60"))
 SSE_MAX_LIFETIME_SECONDS = float(os.environ.get("SSE_MAX_LIFETIME_SECONDS", "3600"))
 SSE_MAX_UNFLUSHED_BYTES = int(os.environ.get("SSE_MAX_UNFLUSHED_BYTES", str(1 << 20)))
 SSE_MAX_LAG_EVENTS = int(os.environ.get("SSE_MAX_LAG_EVENTS", "5000"))
