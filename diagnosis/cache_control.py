@@ -14,9 +14,10 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import patch_cache_control
 
-# Answers with no caller's data: liveness, readiness, the API description (/metrics sets its
-# own no-store).
-PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/metrics", "/api/openapi.json"})
+# Answers with no caller's data: liveness and readiness (/metrics sets its own no-store). The
+# API description is not among them: fetched with credentials, it names the caller's
+# environments.
+PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def protect(request: HttpRequest, response: HttpResponseBase) -> None:

@@ -4,6 +4,7 @@
 and the mapping of ApiError and domain errors to JSON answers.
 """
 
+import contextlib
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -366,8 +367,12 @@ def public_get(
 
 @public_get
 def openapi_document(request: HttpRequest) -> HttpResponse:
+    """Served without credentials; with valid ones, its environment names are the caller's."""
+    principal = None
+    with contextlib.suppress(ApiError):
+        principal = authenticate(request)
     return JsonResponse(
-        openapi.build_document(), json_dumps_params={"ensure_ascii": False}
+        openapi.build_document(principal), json_dumps_params={"ensure_ascii": False}
     )
 
 

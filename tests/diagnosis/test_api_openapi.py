@@ -11,18 +11,26 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import hypothesis
 import pytest
 import time_machine
 from django.db import OperationalError, connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from diagnosis import services
+from diagnosis import bounds, services
 from diagnosis.api import idempotency
 from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
-from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
+from diagnosis.api.validation import (
+    ALERT_MAX_BODY_BYTES,
+    CURSOR_PATTERN,
+    MAX_BODY_BYTES,
+    decode_cursor,
+    encode_cursor,
+)
 from diagnosis.models import (
     IdempotencyRecord,
     IdempotencyStatus,
@@ -438,3 +446,27 @@ def _database_outage(api, tenant, token, ids):
         assert answer.status_code == 503, answer.content
         assert answer.json()["code"] == "database_unavailable"
         assert int(answer["Retry-After"]) == answer.json()["retry_after"] >= 1
+
+
+# --- what the document allows, the server accepts --------------------------------------------
+
+
+@hypothesis.settings(max_examples=200, deadline=None, database=None)
+@hypothesis.given(data=st.data())
+def test_every_datetime_the_document_allows_is_accepted(data):
+    from diagnosis.api.openapi import datetime_input
+
+    pattern = datetime_input()["pattern"]
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        hypothesis.reject()  # 02-30 and the like: format date-time refuses them too
+    assert bounds.datetime_error(parsed) is None, text
+
+
+@hypothesis.settings(max_examples=200, deadline=None, database=None)
+@hypothesis.given(cursor=st.from_regex(CURSOR_PATTERN, fullmatch=True))
+def test_every_cursor_the_document_allows_is_accepted(cursor):
+    when, pk = decode_cursor(cursor)
+    assert decode_cursor(encode_cursor(when, pk)) == (when, pk)
