@@ -96,7 +96,9 @@ def _years(low: int, high: int) -> str:
     return "|".join(str(year) for year in range(low, high + 1))
 
 
-def datetime_input(now: datetime | None = None) -> Schema:
+def datetime_input(
+    now: datetime | None = None, *, year_one_is_unset: bool = False
+) -> Schema:
     """A caller's datetime as the server accepts it (diagnosis.bounds.datetime_error): RFC 3339
     with an offset within ±15:59, in a year wholly inside 10 years before to 1 year after now
     (the year ends may be accepted too; the pattern states what always is)."""
@@ -104,8 +106,9 @@ def datetime_input(now: datetime | None = None) -> Schema:
     slack = bounds.MAX_UTC_OFFSET + timedelta(days=1)
     low = (now - bounds.DATETIME_PAST + slack).year + 1
     high = (now + bounds.DATETIME_FUTURE - slack).year - 1
+    years = ("0001|" if year_one_is_unset else "") + _years(low, high)
     pattern = (
-        f"^({_years(low, high)})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+        f"^({years})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
         "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,6})?"
         "(Z|[+-](0[0-9]|1[0-5]):[0-5][0-9])$"
     )
@@ -489,6 +492,8 @@ def _schemas(
 
 
 def _alert_schemas() -> dict[str, Schema]:
+    # Year 1 (Go's zero time) is "not set"; other times are bounded as the incident window.
+    alert_time = datetime_input(year_one_is_unset=True)
     labels: Schema = {
         "type": "object",
         "propertyNames": {"pattern": NO_NUL},
@@ -503,10 +508,10 @@ def _alert_schemas() -> dict[str, Schema]:
                 "labels": labels,
                 "annotations": labels,
                 "startsAt": {
-                    **DATETIME,
+                    **alert_time,
                     "description": "RFC 3339 with an offset; 0001-01-01T00:00:00Z is unset.",
                 },
-                "endsAt": {**DATETIME, "description": "As startsAt."},
+                "endsAt": {**alert_time, "description": "As startsAt."},
                 "generatorURL": TEXT,
                 "fingerprint": {
                     **_text(alerts.FINGERPRINT_MAX),
@@ -633,7 +638,7 @@ def _alert_schemas() -> dict[str, Schema]:
                                     "type": "string",
                                     "enum": list(alerts.PD_SEVERITIES),
                                 },
-                                "timestamp": DATETIME,
+                                "timestamp": alert_time,
                                 "component": _text(alerts.PD_FIELD_MAX),
                                 "group": {
                                     **_text(alerts.PD_FIELD_MAX),
@@ -651,6 +656,17 @@ def _alert_schemas() -> dict[str, Schema]:
                     ),
                 },
                 "required": ["routing_key", "event_action"],
+                # A trigger carries its payload; acknowledge and resolve name the group.
+                "allOf": [
+                    {
+                        "if": {
+                            "properties": {"event_action": {"const": "trigger"}},
+                            "required": ["event_action"],
+                        },
+                        "then": {"required": ["payload"]},
+                        "else": {"required": ["dedup_key"]},
+                    }
+                ],
             }
         ),
         "AlertGroup": group,
