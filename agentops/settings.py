@@ -92,6 +92,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: static files keep their caching; every other answer is private.
+    "diagnosis.cache_control.PrivateNoStoreMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -123,6 +125,11 @@ DATABASE_URL = os.environ.get(
     "DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/agentops"
 )
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+DATABASE_UNAVAILABLE_RETRY_AFTER = int(
+    # Seconds in the Retry-After of the 503 every page and API call answers while PostgreSQL
+    # is unreachable (an outage, not a bug; diagnosis.outage)
+    os.environ.get("DATABASE_UNAVAILABLE_RETRY_AFTER", "5")
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -258,6 +265,7 @@ CELERY_IMPORTS = ["diagnosis.retention"]
 SSE_HEARTBEAT_SECONDS = float(os.environ.get("SSE_HEARTBEAT_SECONDS", "15"))
 SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
 SSE_MAX_STREAMS_PER_USER = int(os.environ.get("SSE_MAX_STREAMS_PER_USER", "20"))
+SSE_STREAM_SLOT_TTL_SECONDS = float(os.environ.get("SSE_STREAM_SLOT_TTL_SECONDS", "60"))
 SSE_MAX_LIFETIME_SECONDS = float(os.environ.get("SSE_MAX_LIFETIME_SECONDS", "3600"))
 SSE_MAX_UNFLUSHED_BYTES = int(os.environ.get("SSE_MAX_UNFLUSHED_BYTES", str(1 << 20)))
 SSE_MAX_LAG_EVENTS = int(os.environ.get("SSE_MAX_LAG_EVENTS", "5000"))

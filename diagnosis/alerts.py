@@ -248,6 +248,9 @@ def _time(
 
 def _count(data: Mapping[str, Any], name: str, errors: _Errors) -> int:
     value: object = data.get(name, 0)
+    # 3.0 is an integer to JSON Schema (and to a sender's JSON encoder) as much as 3 is.
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         errors.add(name, "must be a non-negative integer")
         return 0

@@ -175,6 +175,8 @@ def timed_args_error(plan_args: Mapping[str, Any]) -> str | None:
     if sum(steps) > TIMED_MAX_TOTAL_SECONDS:
         return f"steps: at most {TIMED_MAX_TOTAL_SECONDS:g} seconds in all"
     fail_at = plan_args.get("fail_at")
+    if isinstance(fail_at, float) and fail_at.is_integer():
+        fail_at = int(fail_at)  # 0.0 is an integer to JSON Schema
     if fail_at is not None and not (
         isinstance(fail_at, int)
         and not isinstance(fail_at, bool)

@@ -68,7 +68,11 @@ SETTING_NOTES = {
     "SSE_HEARTBEAT_SECONDS": "a comment line on every open stream this often; keep it at most "
     "half the shortest idle timeout between browser and app (proxies, load balancers)",
     "SSE_RETRY_MS": "the `retry:` the stream advises browsers to wait before reconnecting",
-    "SSE_MAX_STREAMS_PER_USER": "open streams per user and process; more get 429 + Retry-After",
+    "SSE_MAX_STREAMS_PER_USER": "open streams per user across every web process (counted in "
+    "Redis; per process while Redis is away); more get 429 + Retry-After",
+    "SSE_STREAM_SLOT_TTL_SECONDS": "a stream stops counting against its user's limit this long "
+    "after its web process last renewed it (every heartbeat), so a crashed Daphne's streams "
+    "free their slots; at least twice the heartbeat",
     "SSE_MAX_LIFETIME_SECONDS": "a stream is ended after this long (the browser reconnects with "
     "its Last-Event-ID), so no connection lives for ever",
     "SSE_MAX_UNFLUSHED_BYTES": "a client that lets this much pile up unread is cut off; it "

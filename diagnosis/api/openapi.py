@@ -5,14 +5,18 @@ probes) is documented and the reverse, and validates the answers the tests obser
 schemas below (which list every field and forbid others).
 """
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
-from diagnosis import alerts, bounds, plans
+from diagnosis import alerts, bounds, environments, plans
 from diagnosis.api.idempotency import KEY_MAX
 from diagnosis.api.validation import (
     ALERT_MAX_BODY_BYTES,
+    CURSOR_MAX,
+    CURSOR_PATTERN,
     ENVIRONMENT_MAX,
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
@@ -24,6 +28,7 @@ from diagnosis.api.validation import (
 from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
+from diagnosis.principals import Principal
 from diagnosis.states import TaskState
 
 # Paths served outside Django's URL resolver (agentops/asgi.py routes them first).
@@ -51,8 +56,119 @@ DATETIME: Schema = {"type": "string", "format": "date-time"}
 NULLABLE_DATETIME: Schema = {"type": ["string", "null"], "format": "date-time"}
 INT: Schema = {"type": "integer", "minimum": 0}
 
+# What the server enforces on strings a caller sends (diagnosis.bounds, validation._text): no
+# NUL anywhere; a required text field has a character that is not whitespace (it is stripped).
+NO_NUL = "^[^\\x00]*$"
+NOT_BLANK = "^[^\\x00]*[^\\s\\x00][^\\x00]*$"
+TEXT: Schema = {"type": "string", "pattern": NO_NUL}
 
-def _schemas() -> dict[str, Schema]:
+
+def _text(max_length: int, *, blank: bool = True, **extra: Any) -> Schema:
+    if blank:
+        return {"type": "string", "maxLength": max_length, "pattern": NO_NUL, **extra}
+    return {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": max_length,
+        "pattern": NOT_BLANK,
+        **extra,
+    }
+
+
+# The fields of a webhook body no schema here names are ignored, but still checked (no NUL in
+# a key or a string): stated for scalars, the extra values a sender would send.
+SCALAR_NO_NUL: Schema = {
+    "type": ["null", "boolean", "number", "string"],
+    "pattern": NO_NUL,
+}
+
+
+def _open(schema: Schema) -> Schema:
+    """An object whose unknown fields are accepted and ignored (a webhook's)."""
+    return {
+        **schema,
+        "propertyNames": {"pattern": NO_NUL},
+        "additionalProperties": SCALAR_NO_NUL,
+    }
+
+
+def _years(low: int, high: int) -> str:
+    """A regex alternation of the four-digit years low..high."""
+    return "|".join(str(year) for year in range(low, high + 1))
+
+
+def datetime_input(
+    now: datetime | None = None, *, year_one_is_unset: bool = False
+) -> Schema:
+    """A caller's datetime as the server accepts it (diagnosis.bounds.datetime_error): RFC 3339
+    with an offset within ±15:59, in a year wholly inside 10 years before to 1 year after now
+    (the year ends may be accepted too; the pattern states what always is)."""
+    now = now or timezone.now()
+    slack = bounds.MAX_UTC_OFFSET + timedelta(days=1)
+    low = (now - bounds.DATETIME_PAST + slack).year + 1
+    high = (now + bounds.DATETIME_FUTURE - slack).year - 1
+    years = ("0001|" if year_one_is_unset else "") + _years(low, high)
+    pattern = (
+        f"^({years})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+        "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,6})?"
+        "(Z|[+-](0[0-9]|1[0-5]):[0-5][0-9])$"
+    )
+    return {**DATETIME, "pattern": pattern}
+
+
+def _plan_schemas(names: list[str]) -> tuple[Schema, Schema, list[Schema]]:
+    """`plan`, `plan_args` and the per-plan rule tying them (diagnosis.plans' checks)."""
+    plan = {"type": "string", "enum": names, "default": "default"}
+    no_args: Schema = {"type": "object", "maxProperties": 0}
+    plan_args: Schema = {
+        "type": "object",
+        "default": {},
+        "description": "Arguments of the plan, checked before anything is created. `default` "
+        "takes none."
+        + (
+            " `timed` (test-only): `steps`, 1 to "
+            f"{plans.TIMED_MAX_STEPS} durations of 0 to {plans.TIMED_MAX_STEP_SECONDS:g} s, "
+            f"{plans.TIMED_MAX_TOTAL_SECONDS:g} s in all; `fail_at`, a step index; `spans`, "
+            "true to write each step as a span. The "
+            "schema states the part of that a schema can (steps that cannot pass the total, "
+            "fail_at 0)."
+            if "timed" in names
+            else ""
+        ),
+    }
+    if "timed" not in names:
+        return plan, {**plan_args, **no_args}, []
+    timed: Schema = {
+        "type": "object",
+        "properties": {
+            "steps": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": int(
+                    plans.TIMED_MAX_TOTAL_SECONDS // plans.TIMED_MAX_STEP_SECONDS
+                ),
+                "items": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": plans.TIMED_MAX_STEP_SECONDS,
+                },
+            },
+            "fail_at": {"type": "integer", "minimum": 0, "maximum": 0},
+            "spans": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+    }
+    rule = {
+        "if": {"properties": {"plan": {"const": "timed"}}, "required": ["plan"]},
+        "then": {"properties": {"plan_args": timed}},
+        "else": {"properties": {"plan_args": no_args}},
+    }
+    return plan, plan_args, [rule]
+
+
+def _schemas(
+    environment_names: list[str] | None, demo_names: list[str] | None
+) -> dict[str, Schema]:
     states = [s.value for s in TaskState]
     error_props: dict[str, Schema] = {
         "error": STR,
@@ -81,13 +197,29 @@ def _schemas() -> dict[str, Schema]:
         "created_at": DATETIME,
     }
     environment_name: Schema = {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": ENVIRONMENT_MAX,
+        **_text(ENVIRONMENT_MAX, blank=False),
         "description": "The name of an environment the tenant may use (GET "
         "/api/environments); an unknown name or one of another tenant is a 400 naming "
-        "`environment`.",
+        "`environment`. Fetched with credentials, this document lists the caller's names.",
     }
+    any_environment: Schema = {
+        **environment_name,
+        "minLength": 0,
+        "pattern": NO_NUL,
+        "description": environment_name["description"]
+        + " Absent or empty: the tenant's default (is_default).",
+    }
+    demo_environment = environment_name
+    if environment_names is not None:
+        any_environment = {**any_environment, "enum": ["", *environment_names]}
+        for key in ("minLength", "maxLength", "pattern"):
+            any_environment.pop(key)
+    if demo_names is not None:
+        demo_environment = {
+            "type": "string",
+            "enum": demo_names,
+            "description": environment_name["description"],
+        }
     nullable_error = {
         "oneOf": [
             {"type": "null"},
@@ -95,21 +227,8 @@ def _schemas() -> dict[str, Schema]:
         ]
     }
     names = plans.plan_names(include_test_only=settings.DIAGNOSIS_TEST_PLANS)
-    plan = {"type": "string", "enum": names, "default": "default"}
-    plan_args = {
-        "type": "object",
-        "default": {},
-        "description": "Arguments of the plan, checked before anything is created. `default` "
-        "takes none."
-        + (
-            " `timed` (test-only): `steps`, 1 to "
-            f"{plans.TIMED_MAX_STEPS} durations of 0 to {plans.TIMED_MAX_STEP_SECONDS:g} s, "
-            f"{plans.TIMED_MAX_TOTAL_SECONDS:g} s in all; `fail_at`, a step index; `spans`, "
-            "true to write each step as a span."
-            if "timed" in names
-            else ""
-        ),
-    }
+    plan, plan_args, plan_rules = _plan_schemas(names)
+    when = datetime_input()
     window = (
         "ISO 8601 with a UTC offset within ±15:59, from 10 years before to 1 year after the "
         "server's clock; stored and answered in UTC."
@@ -152,44 +271,38 @@ def _schemas() -> dict[str, Schema]:
             ),
             "description": "Every error body. `fields` ({name: reason}) on 400s; `state` "
             "(of the task) or `status` (of the approval) on 409s; `retry_after` (seconds) "
-            "on 429s.",
+            "on 429s and 503s.",
         },
         "Incident": _object(incident),
-        "IncidentCreate": _object(
-            {
-                "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
-                "service": {"type": "string", "minLength": 1, "maxLength": SERVICE_MAX},
-                "severity": {"type": "string", "enum": Severity.values},
-                "symptoms": {
-                    "type": "string",
-                    "maxLength": SYMPTOMS_MAX,
-                    "default": "",
+        "IncidentCreate": {
+            **_object(
+                {
+                    "title": _text(TITLE_MAX, blank=False),
+                    "service": _text(SERVICE_MAX, blank=False),
+                    "severity": {"type": "string", "enum": Severity.values},
+                    "symptoms": _text(SYMPTOMS_MAX, default=""),
+                    "window_start": {**when, "description": window},
+                    "window_end": {
+                        **when,
+                        "description": f"{window} Not before window_start.",
+                    },
+                    "plan": plan,
+                    "plan_args": plan_args,
+                    "environment": any_environment,
                 },
-                "window_start": {**DATETIME, "description": window},
-                "window_end": {
-                    **DATETIME,
-                    "description": f"{window} Not before window_start.",
-                },
-                "plan": plan,
-                "plan_args": plan_args,
-                "environment": {
-                    **environment_name,
-                    "minLength": 0,
-                    "description": environment_name["description"]
-                    + " Absent or empty: the tenant's default (is_default).",
-                },
-            },
-            optional=(
-                "symptoms",
-                "window_start",
-                "window_end",
-                "plan",
-                "plan_args",
-                "environment",
+                optional=(
+                    "symptoms",
+                    "window_start",
+                    "window_end",
+                    "plan",
+                    "plan_args",
+                    "environment",
+                ),
             ),
-        ),
+            **({"allOf": plan_rules} if plan_rules else {}),
+        },
         "DemoIncidentCreate": {
-            **_object({"environment": environment_name}),
+            **_object({"environment": demo_environment}),
             "description": "A demo environment (name demo-…; its description is the "
             "scenario's incident title): the incident is its scenario's, with the window "
             "relative to now.",
@@ -239,9 +352,12 @@ def _schemas() -> dict[str, Schema]:
             }
         ),
         **_alert_schemas(),
-        "DiagnosisCreate": _object(
-            {"plan": plan, "plan_args": plan_args}, optional=("plan", "plan_args")
-        ),
+        "DiagnosisCreate": {
+            **_object(
+                {"plan": plan, "plan_args": plan_args}, optional=("plan", "plan_args")
+            ),
+            **({"allOf": plan_rules} if plan_rules else {}),
+        },
         "Task": _object(
             {
                 "id": UUID,
@@ -336,7 +452,7 @@ def _schemas() -> dict[str, Schema]:
         "ApprovalDecision": _object(
             {
                 "decision": {"type": "string", "enum": ["approve", "deny"]},
-                "reason": {"type": "string", "maxLength": REASON_MAX},
+                "reason": _text(REASON_MAX),
             },
             optional=("reason",),
         ),
@@ -408,28 +524,35 @@ def _schemas() -> dict[str, Schema]:
 
 
 def _alert_schemas() -> dict[str, Schema]:
-    labels: Schema = {"type": "object", "additionalProperties": STR}
-    alert = {
+    # Year 1 (Go's zero time) is "not set"; other times are bounded as the incident window.
+    alert_time = datetime_input(year_one_is_unset=True)
+    labels: Schema = {
         "type": "object",
-        "description": "One alert. Fields this format does not define are ignored.",
-        "properties": {
-            "status": {"type": "string", "enum": ["firing", "resolved"]},
-            "labels": labels,
-            "annotations": labels,
-            "startsAt": {
-                **DATETIME,
-                "description": "RFC 3339 with an offset; 0001-01-01T00:00:00Z is unset.",
-            },
-            "endsAt": {**DATETIME, "description": "As startsAt."},
-            "generatorURL": STR,
-            "fingerprint": {
-                "type": "string",
-                "maxLength": alerts.FINGERPRINT_MAX,
-                "description": "Absent: a hash of the labels.",
-            },
-        },
-        "required": ["status", "labels"],
+        "propertyNames": {"pattern": NO_NUL},
+        "additionalProperties": TEXT,
     }
+    alert = _open(
+        {
+            "type": "object",
+            "description": "One alert. Fields this format does not define are ignored.",
+            "properties": {
+                "status": {"type": "string", "enum": ["firing", "resolved"]},
+                "labels": labels,
+                "annotations": labels,
+                "startsAt": {
+                    **alert_time,
+                    "description": "RFC 3339 with an offset; 0001-01-01T00:00:00Z is unset.",
+                },
+                "endsAt": {**alert_time, "description": "As startsAt."},
+                "generatorURL": TEXT,
+                "fingerprint": {
+                    **_text(alerts.FINGERPRINT_MAX),
+                    "description": "Absent: a hash of the labels.",
+                },
+            },
+            "required": ["status", "labels"],
+        }
+    )
     stored_alert = _object(
         {
             "fingerprint": STR,
@@ -477,88 +600,107 @@ def _alert_schemas() -> dict[str, Schema]:
         }
     )
     return {
-        "AlertmanagerWebhook": {
-            "type": "object",
-            "description": "Alertmanager's webhook body, version 4 (webhook_config with "
-            "send_resolved: true). Fields this format does not define are ignored.",
-            "properties": {
-                "version": {"const": "4"},
-                "groupKey": {"type": "string", "minLength": 1, "pattern": "\\S"},
-                "truncatedAlerts": {"type": "integer", "minimum": 0},
-                "status": {"type": "string", "enum": ["firing", "resolved"]},
-                "receiver": {
-                    **STR,
-                    "description": "Picks the environment ([alerts] receivers).",
-                },
-                "groupLabels": labels,
-                "commonLabels": labels,
-                "commonAnnotations": labels,
-                "externalURL": STR,
-                "alerts": {"type": "array", "items": alert, "minItems": 1},
-            },
-            "required": ["version", "groupKey", "status", "alerts"],
-        },
-        "PagerDutyEvent": {
-            "type": "object",
-            "description": "A PagerDuty Events API v2 alert event. images, links, client "
-            "and client_url are accepted and ignored, as is payload on acknowledge and "
-            "resolve.",
-            "properties": {
-                "routing_key": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": alerts.PD_KEY_MAX,
-                    "pattern": "\\S",
-                    "description": "With dedup_key, names the group; hashed, never stored.",
-                },
-                "event_action": {"type": "string", "enum": list(alerts.PD_ACTIONS)},
-                "dedup_key": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": alerts.PD_KEY_MAX,
-                    "pattern": "\\S",
-                    "description": "Required for acknowledge and resolve; a trigger "
-                    "without one gets a new key (in the answer).",
-                },
-                "payload": {
-                    "type": "object",
-                    "properties": {
-                        "summary": {
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": alerts.PD_SUMMARY_MAX,
-                            "pattern": "\\S",
-                        },
-                        "source": {
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": alerts.PD_FIELD_MAX,
-                            "pattern": "\\S",
-                        },
-                        "severity": {
-                            "type": "string",
-                            "enum": list(alerts.PD_SEVERITIES),
-                        },
-                        "timestamp": DATETIME,
-                        "component": {
-                            "type": "string",
-                            "maxLength": alerts.PD_FIELD_MAX,
-                        },
-                        "group": {
-                            "type": "string",
-                            "maxLength": alerts.PD_FIELD_MAX,
-                            "description": "Picks the environment ([alerts] "
-                            "pagerduty_groups).",
-                        },
-                        "class": {"type": "string", "maxLength": alerts.PD_FIELD_MAX},
-                        "custom_details": {},
+        "AlertmanagerWebhook": _open(
+            {
+                "type": "object",
+                "description": "Alertmanager's webhook body, version 4 (webhook_config with "
+                "send_resolved: true). Fields this format does not define are ignored.",
+                "properties": {
+                    "version": {"const": "4"},
+                    "groupKey": {
+                        "type": "string",
+                        "minLength": 1,
+                        "pattern": NOT_BLANK,
                     },
-                    "required": ["summary", "source", "severity"],
-                    "description": "Required for a trigger.",
+                    "truncatedAlerts": {"type": "integer", "minimum": 0},
+                    "status": {"type": "string", "enum": ["firing", "resolved"]},
+                    "receiver": {
+                        **TEXT,
+                        "description": "Picks the environment ([alerts] receivers).",
+                    },
+                    "groupLabels": labels,
+                    "commonLabels": labels,
+                    "commonAnnotations": labels,
+                    "externalURL": TEXT,
+                    "alerts": {"type": "array", "items": alert, "minItems": 1},
                 },
-            },
-            "required": ["routing_key", "event_action"],
-        },
+                "required": ["version", "groupKey", "status", "alerts"],
+            }
+        ),
+        "PagerDutyEvent": _open(
+            {
+                "type": "object",
+                "description": "A PagerDuty Events API v2 alert event. images, links, client "
+                "and client_url are accepted and ignored, as is payload on acknowledge and "
+                "resolve.",
+                "properties": {
+                    "routing_key": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": alerts.PD_KEY_MAX,
+                        "pattern": NOT_BLANK,
+                        "description": "With dedup_key, names the group; hashed, never stored.",
+                    },
+                    "event_action": {"type": "string", "enum": list(alerts.PD_ACTIONS)},
+                    "dedup_key": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": alerts.PD_KEY_MAX,
+                        "pattern": NOT_BLANK,
+                        "description": "Required for acknowledge and resolve; a trigger "
+                        "without one gets a new key (in the answer).",
+                    },
+                    "payload": _open(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "summary": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": alerts.PD_SUMMARY_MAX,
+                                    "pattern": NOT_BLANK,
+                                },
+                                "source": {
+                                    "type": "string",
+                                    "minLength": 1,
+                                    "maxLength": alerts.PD_FIELD_MAX,
+                                    "pattern": NOT_BLANK,
+                                },
+                                "severity": {
+                                    "type": "string",
+                                    "enum": list(alerts.PD_SEVERITIES),
+                                },
+                                "timestamp": alert_time,
+                                "component": _text(alerts.PD_FIELD_MAX),
+                                "group": {
+                                    **_text(alerts.PD_FIELD_MAX),
+                                    "description": "Picks the environment ([alerts] "
+                                    "pagerduty_groups).",
+                                },
+                                "class": _text(alerts.PD_FIELD_MAX),
+                                "custom_details": _open(
+                                    {"type": ["object", "string"], "pattern": NO_NUL}
+                                ),
+                            },
+                            "required": ["summary", "source", "severity"],
+                            "description": "Required for a trigger.",
+                        }
+                    ),
+                },
+                "required": ["routing_key", "event_action"],
+                # A trigger carries its payload; acknowledge and resolve name the group.
+                "allOf": [
+                    {
+                        "if": {
+                            "properties": {"event_action": {"const": "trigger"}},
+                            "required": ["event_action"],
+                        },
+                        "then": {"required": ["payload"]},
+                        "else": {"required": ["dedup_key"]},
+                    }
+                ],
+            }
+        ),
         "AlertGroup": group,
         "AlertIntake": _object(
             {
@@ -611,6 +753,15 @@ _ERROR_TEXT = {
     429: "The tenant opened INCIDENT_RATE_LIMIT incidents within the last "
     "INCIDENT_RATE_WINDOW_SECONDS; retry after `retry_after` seconds (also the Retry-After "
     "header). Nothing was changed; an Idempotency-Key replay is not counted.",
+    503: "The database is unreachable (code `database_unavailable`): an outage, not a bug; "
+    "retry after `retry_after` seconds (also the Retry-After header). A write may or may "
+    "not have been applied: retry it with the same Idempotency-Key.",
+}
+_RETRY_AFTER_OUTAGE = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying (DATABASE_UNAVAILABLE_RETRY_AFTER).",
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 _RETRY_AFTER = {
     "Retry-After": {
@@ -642,9 +793,11 @@ def _json(description: str, schema: Schema) -> Schema:
 
 
 def _errors(*codes: int) -> dict[str, Schema]:
-    answers = {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in codes}
+    """The error answers `codes`, plus the 503 every operation may answer in an outage."""
+    answers = {str(c): _json(_ERROR_TEXT[c], _ref("Error")) for c in (*codes, 503)}
     if "429" in answers:
         answers["429"]["headers"] = _RETRY_AFTER
+    answers["503"]["headers"] = _RETRY_AFTER_OUTAGE
     return answers
 
 
@@ -751,7 +904,16 @@ def _alert_post(summary: str, op_id: str, body: str, description: str) -> Schema
     }
 
 
-def build_document() -> Schema:
+def build_document(principal: Principal | None = None) -> Schema:
+    """The document; with `principal`, its environment names are the caller's (enums)."""
+    environment_names = demo_names = None
+    if principal is not None:
+        environment_names = [
+            env.name for env in environments.environments_for(principal.tenant)
+        ]
+        demo_names = [
+            env.name for env in environments.demo_environments_for(principal.tenant)
+        ]
     incident_id = [_path_param("incident_id")]
     task_id = [_path_param("task_id")]
     return {
@@ -785,8 +947,13 @@ def build_document() -> Schema:
                         {
                             "name": "cursor",
                             "in": "query",
-                            "schema": STR,
-                            "description": "`next` of the previous page.",
+                            "schema": {
+                                "type": "string",
+                                "pattern": CURSOR_PATTERN,
+                                "maxLength": CURSOR_MAX,
+                            },
+                            "description": "`next` of the previous page: any string of "
+                            "this shape names a place in the list.",
                         },
                     ],
                 ),
@@ -1048,6 +1215,6 @@ def build_document() -> Schema:
                     "description": "The browser session; writes also need the X-CSRFToken header.",
                 },
             },
-            "schemas": _schemas(),
+            "schemas": _schemas(environment_names, demo_names),
         },
     }

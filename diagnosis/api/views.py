@@ -4,16 +4,18 @@
 and the mapping of ApiError and domain errors to JSON answers.
 """
 
+import contextlib
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from diagnosis import alerts, environments, selectors, services
+from diagnosis import alerts, environments, outage, selectors, services
 from diagnosis.api import idempotency, openapi, serializers, validation
 from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
@@ -365,8 +367,12 @@ def public_get(
 
 @public_get
 def openapi_document(request: HttpRequest) -> HttpResponse:
+    """Served without credentials; with valid ones, its environment names are the caller's."""
+    principal = None
+    with contextlib.suppress(ApiError):
+        principal = authenticate(request)
     return JsonResponse(
-        openapi.build_document(), json_dumps_params={"ensure_ascii": False}
+        openapi.build_document(principal), json_dumps_params={"ensure_ascii": False}
     )
 
 
@@ -397,7 +403,26 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """JSON 500 under /api/; Django's page elsewhere."""
+    """JSON 500 under /api/; Django's page elsewhere. An unreachable database (diagnosis.outage)
+    is an outage, not a bug: 503 + Retry-After, as JSON under /api/ and a page elsewhere.
+
+    Django calls this inside the `except` block of whatever raised, in a view or in a
+    middleware (the session lookup), so the error is sys.exc_info()'s. Nothing here may touch
+    the database.
+    """
+    if outage.handling_database_outage():
+        seconds = outage.retry_after()
+        headers = {"Retry-After": str(seconds)}
+        if request.path.startswith("/api/"):
+            return ApiError(
+                503,
+                "the database is unavailable; retry later",
+                code="database_unavailable",
+                headers=headers,
+                retry_after=seconds,
+            ).response()
+        page = loader.get_template("503.html").render({"retry_after": seconds})
+        return HttpResponse(page, status=503, headers=headers)
     if request.path.startswith("/api/"):
         return ApiError(500, "internal error", code="internal").response()
     return defaults.server_error(request)

@@ -252,13 +252,13 @@ class EventStreamApp:
             await send({"type": "http.response.body", "body": b""})
             return
         hub = get_hub()
-        limit = setting("SSE_MAX_STREAMS_PER_USER", 20)
-        if hub.user_streams(access.user_key) >= limit:
+        slot = await hub.admit(access.user_key, setting("SSE_MAX_STREAMS_PER_USER", 20))
+        if slot is None:
             METRICS.rejected_limit += 1
             await _reply_json(send, 429, "too_many_streams", [(b"retry-after", b"5")])
             return
         try:
-            sub = await hub.subscribe(access.task_id, access.user_key)
+            sub = await hub.subscribe(access.task_id, access.user_key, slot)
         except Exception:
             logger.warning("sse: subscribe to task %s failed", task_id, exc_info=True)
             await _reply_unavailable(send)

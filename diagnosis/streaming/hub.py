@@ -36,6 +36,7 @@ from diagnosis.events import TERMINAL_EVENTS
 from diagnosis.streaming import wire
 from diagnosis.streaming.db import EventReader, Row
 from diagnosis.streaming.metrics import METRICS
+from diagnosis.streaming.quota import StreamQuota
 from diagnosis.wakeups import WAKEUP_TYPE, group_name
 
 logger = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ class Subscriber:
         "is_live",
         "last",
         "max_unflushed",
+        "slot",
         "task_id",
         "unflushed",
         "user_key",
@@ -112,9 +114,12 @@ class Subscriber:
         "watermark",
     )
 
-    def __init__(self, task_id: str, user_key: str, deadline: float) -> None:
+    def __init__(
+        self, task_id: str, user_key: str, deadline: float, slot: str | None = None
+    ) -> None:
         self.task_id = task_id
         self.user_key = user_key
+        self.slot = slot  # its place in the user's stream limit (StreamQuota)
         self.deadline = deadline
         self.frames: collections.deque[Frame] = collections.deque()
         self.waiter: asyncio.Future[None] | None = None
@@ -217,6 +222,7 @@ class Hub:
         self.feeds: dict[str, Feed] = {}
         self.streams: set[Subscriber] = set()
         self.per_user: collections.Counter[str] = collections.Counter()
+        self.quota = StreamQuota()
         self.reader = EventReader(size=setting("SSE_DB_POOL_SIZE", 4))
         self.draining = False
         self.drained = asyncio.Event()
@@ -243,17 +249,27 @@ class Hub:
     # --- streams -------------------------------------------------------------------------
 
     def user_streams(self, user_key: str) -> int:
+        """This process's open streams of the user."""
         return self.per_user[user_key]
 
-    async def subscribe(self, task_id: str, user_key: str) -> Subscriber:
+    async def admit(self, user_key: str, limit: int) -> str | None:
+        """A slot for one more stream of the user, or None when `limit` are open: counted
+        across every process in Redis, by this process alone while Redis is away
+        (diagnosis.streaming.quota). Pass the slot to subscribe() right away."""
+        return await self.quota.acquire(user_key, limit, local=self.per_user[user_key])
+
+    async def subscribe(
+        self, task_id: str, user_key: str, slot: str | None = None
+    ) -> Subscriber:
         """Register a stream first, then make sure the feed has joined the group and knows its
         watermark. Every event above `subscriber.watermark` will be pushed to the subscriber;
-        every event at or below it is committed, so replay reads it from the table.
+        every event at or below it is committed, so replay reads it from the table. The
+        stream's slot (from admit()) is released when it is unsubscribed.
         """
         loop = asyncio.get_running_loop()
         lifetime = setting("SSE_MAX_LIFETIME_SECONDS", 3600.0)
         sub = Subscriber(
-            task_id, user_key, loop.time() + lifetime * random.uniform(0.8, 1.0)
+            task_id, user_key, loop.time() + lifetime * random.uniform(0.8, 1.0), slot
         )
         self.streams.add(sub)
         self.per_user[user_key] += 1
@@ -301,6 +317,9 @@ class Hub:
         if self.per_user[sub.user_key] <= 0:
             del self.per_user[sub.user_key]
         METRICS.streams_open -= 1
+        if sub.slot is not None:
+            slot, sub.slot = sub.slot, None
+            await self.quota.release(sub.user_key, slot)
         feed = self.feeds.get(sub.task_id)
         if feed is not None:
             feed.subscribers.discard(sub)
@@ -401,6 +420,7 @@ class Hub:
                     await layer.close_pools()
         if not self.streams:
             await self.reader.aclose()
+            await self.quota.aclose()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -572,6 +592,7 @@ class Hub:
                 sub.close("lifetime")
             else:
                 sub.beat()
+        await self.quota.renew()
         await self.catch_up()
         if not self.wakeups_ok:
             return  # the health loop polls and re-adds the groups

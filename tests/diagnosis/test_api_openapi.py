@@ -11,16 +11,26 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import hypothesis
 import pytest
 import time_machine
+from django.db import OperationalError, connection
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from diagnosis import services
+from diagnosis import bounds, services
 from diagnosis.api import idempotency
 from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
-from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
+from diagnosis.api.validation import (
+    ALERT_MAX_BODY_BYTES,
+    CURSOR_PATTERN,
+    MAX_BODY_BYTES,
+    decode_cursor,
+    encode_cursor,
+)
 from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.models import (
     IdempotencyRecord,
@@ -133,19 +143,21 @@ class Contract:
         raw=None,
         key=None,
         query="",
+        client=None,
         **ids,
     ):
+        client = client or self.client
         path = template.format(**ids) + (f"?{query}" if query else "")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if key:
             headers["Idempotency-Key"] = key
         if method == "get":
-            response = self.client.get(path, headers=headers)
+            response = client.get(path, headers=headers)
         else:
             data = (
                 raw if raw is not None else json.dumps(body if body is not None else {})
             )
-            response = self.client.post(
+            response = client.post(
                 path, data=data, content_type="application/json", headers=headers
             )
         self._check(method, template, response)
@@ -403,4 +415,70 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
                 "post", template, token=token, body=body, key=key, **ids
             )  # 409, 422
 
+    _database_outage(api, tenant, token, ids)
+
     assert api.observed == api.documented()
+
+
+def _refused(*args, **kwargs):
+    raise OperationalError('connection to server at "127.0.0.1", port 5432 failed')
+
+
+def _database_outage(api, tenant, token, ids):
+    """503 + Retry-After from every operation while every query fails to connect. Last in the
+    test: the test's own transaction is not touched, but nothing may query after it."""
+    alerts = factories.make_token(
+        factories.make_member(tenant, role=Role.ADMIN),
+        scopes=("alerts:write",),
+    )
+    # Django's handler answers the error; the test client would re-raise it.
+    outside = Client(raise_request_exception=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(connection, "_cursor", _refused)
+        answers = [
+            api.call("get", template, token=token, client=outside, **ids)
+            for template in GETS
+        ]
+        answers += [
+            api.call(
+                "post",
+                template,
+                token=token,
+                body=BODIES.get(template, {}),
+                client=outside,
+                **ids,
+            )
+            for template in POSTS
+        ]
+        answers += [
+            api.call("post", path, token=alerts, body={}, client=outside)
+            for path in ("/api/alerts/alertmanager", "/api/alerts/pagerduty")
+        ]
+    for answer in answers:
+        assert answer.status_code == 503, answer.content
+        assert answer.json()["code"] == "database_unavailable"
+        assert int(answer["Retry-After"]) == answer.json()["retry_after"] >= 1
+
+
+# --- what the document allows, the server accepts --------------------------------------------
+
+
+@hypothesis.settings(max_examples=200, deadline=None, database=None)
+@hypothesis.given(data=st.data())
+def test_every_datetime_the_document_allows_is_accepted(data):
+    from diagnosis.api.openapi import datetime_input
+
+    pattern = datetime_input()["pattern"]
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        hypothesis.reject()  # 02-30 and the like: format date-time refuses them too
+    assert bounds.datetime_error(parsed) is None, text
+
+
+@hypothesis.settings(max_examples=200, deadline=None, database=None)
+@hypothesis.given(cursor=st.from_regex(CURSOR_PATTERN, fullmatch=True))
+def test_every_cursor_the_document_allows_is_accepted(cursor):
+    when, pk = decode_cursor(cursor)
+    assert decode_cursor(encode_cursor(when, pk)) == (when, pk)

@@ -71,3 +71,8 @@ def test_every_kind_of_response_carries_the_policy(server):
     ]
     for response in answers:
         _assert_secured(response)
+    # Incident data is private (diagnosis.cache_control); static files and probes keep theirs.
+    assert "private" in answers[2].headers["cache-control"]
+    assert "no-store" in answers[2].headers["cache-control"]
+    for public in (answers[5], answers[7]):
+        assert "no-store" not in public.headers.get("cache-control", ""), public.url

@@ -19,6 +19,7 @@ from diagnosis.streaming import wire
 from diagnosis.streaming.consumer import EventStreamApp, parse_cursor
 from diagnosis.streaming.hub import Batch, Frame, Subscriber, get_hub
 from diagnosis.streaming.metrics import METRICS
+from diagnosis.streaming.quota import StreamQuota
 from tests import factories
 from tests.diagnosis.test_streaming_support import (
     StreamClient,
@@ -602,3 +603,56 @@ async def test_database_away_at_open_gets_an_empty_stream_that_asks_to_retry(
     await client.read_to_end()
     assert client.body == b"retry: 4000\n\n: unavailable\n\n"
     assert client.events() == []
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_per_user_stream_limit_counts_this_process_while_redis_is_away(
+    tenant, token, settings
+):
+    """Redis unreachable: the limit falls back to this process's count, refusing no one else."""
+    settings.SSE_MAX_STREAMS_PER_USER = 2
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    task = await a_make_task(tenant)
+    first, second, third = (
+        StreamClient(application, task.pk, headers=bearer(token)) for _ in range(3)
+    )
+    assert await first.start() == 200
+    assert await second.start() == 200
+    assert await third.start() == 429
+    await first.disconnect()
+    fourth = StreamClient(application, task.pk, headers=bearer(token))
+    assert await fourth.start() == 200
+    await second.disconnect()
+    await fourth.disconnect()
+
+
+@pytest.mark.anyio
+async def test_a_dead_process_stream_slots_expire_and_renewed_ones_do_not(settings):
+    """Two processes' quotas on one Redis: the slots of one that stops renewing (it died) stop
+    counting after their lifetime; the other's renewed slot keeps counting."""
+    settings.SSE_HEARTBEAT_SECONDS = 0.1
+    settings.SSE_STREAM_SLOT_TTL_SECONDS = 0.1  # raised to 2 heartbeats + 1 s
+    user = f"quota-{id(settings)}"
+    alive, dead = StreamQuota(), StreamQuota()
+    try:
+        kept = await alive.acquire(user, 3, local=0)
+        assert kept is not None
+        assert await dead.acquire(user, 3, local=0) is not None
+        assert await dead.acquire(user, 3, local=0) is not None
+        assert await alive.acquire(user, 3, local=0) is None  # 3 of 3, across both
+        async with asyncio.timeout(10):
+            while True:
+                await alive.renew()
+                slot = await alive.acquire(user, 3, local=0)
+                if slot is not None:
+                    break
+                await asyncio.sleep(0.2)
+        # The dead one's two slots are gone; the renewed one and the new one still count.
+        assert await alive.acquire(user, 3, local=0) is not None
+        assert await alive.acquire(user, 3, local=0) is None
+        await alive.release(user, kept)
+        assert await alive.acquire(user, 3, local=0) is not None
+    finally:
+        await alive.aclose()
+        await dead.aclose()

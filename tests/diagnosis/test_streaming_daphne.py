@@ -312,3 +312,65 @@ def test_client_that_stops_reading_is_cut_off(daphne, tenant, token):
             total += len(chunk)
     sock.close()
     assert total < 6_000_000
+
+
+def _opened(port: int, task, token: str) -> tuple[int, socket.socket, bytearray]:
+    """A raw stream and its status, read once the answer's head is in."""
+    sock = _raw_stream(port, task, token)
+    buf = bytearray()
+    _read_until(sock, b"\r\n\r\n", buf)
+    return int(bytes(buf).split(b" ", 2)[1]), sock, buf
+
+
+@pytest.mark.fault(
+    "One user's SSE streams spread over two Daphnes, past SSE_MAX_STREAMS_PER_USER",
+    kind="limit",
+)
+def test_per_user_stream_limit_holds_across_two_daphnes(
+    tenant, token, settings, reliability_record
+):
+    limit = 3
+    settings.SSE_MAX_STREAMS_PER_USER = limit
+    # Both start at once; a loaded machine may take a while to import Django twice.
+    a, base_a = start_daphne(ready_timeout=0, SSE_MAX_STREAMS_PER_USER=str(limit))
+    b, base_b = start_daphne(ready_timeout=0, SSE_MAX_STREAMS_PER_USER=str(limit))
+    port_a, port_b = (int(base.rsplit(":", 1)[1]) for base in (base_a, base_b))
+    socks: list[socket.socket] = []
+    try:
+        for proc in (a, b):
+            proc.wait_for_line("Listening on TCP address", 90)
+        task = make_task(tenant)
+        statuses = []
+        for port in (port_a, port_a, port_b):
+            status, sock, buf = _opened(port, task, token)
+            socks.append(sock)
+            statuses.append(status)
+            _read_until(sock, b"event: task_created", buf)
+        # The user has `limit` streams open, two on A: B, with one, refuses the next.
+        refused, sock, buf = _opened(port_b, task, token)
+        sock.close()
+        assert statuses == [200] * limit
+        assert refused == 429, bytes(buf)
+        assert b"too_many_streams" in bytes(buf) or b"retry-after" in bytes(buf).lower()
+        # Closing a stream on A frees a slot for B (once A has seen the disconnect).
+        socks.pop(0).close()
+        deadline = time.monotonic() + READ
+        while True:
+            again, sock, buf = _opened(port_b, task, token)
+            if again == 200:
+                socks.append(sock)
+                break
+            sock.close()
+            assert again == 429
+            assert time.monotonic() < deadline, "the closed stream's slot was not freed"
+            time.sleep(0.05)
+        reliability_record(
+            observed=f"with {limit} streams open (two on A, one on B) B refused the next "
+            "with 429; closing one on A let B open it",
+            figures={"limit": limit, "daphnes": 2, "refused_status": refused},
+        )
+    finally:
+        for sock in socks:
+            sock.close()
+        a.stop()
+        b.stop()

@@ -205,8 +205,9 @@ class Process:
         self._reader.join(5)
 
 
-def start_daphne(**env: str) -> tuple[Process, str]:
-    """Daphne on a free loopback port serving agentops.asgi against this process's test DB."""
+def start_daphne(*, ready_timeout: float = 20.0, **env: str) -> tuple[Process, str]:
+    """Daphne on a free loopback port serving agentops.asgi against this process's test DB;
+    returns once it listens (after up to `ready_timeout` s; 0: at once, the caller waits)."""
     import sys
     from pathlib import Path
 
@@ -226,7 +227,8 @@ def start_daphne(**env: str) -> tuple[Process, str]:
         [daphne, "-b", "127.0.0.1", "-p", str(port), "agentops.asgi:application"],
         env=values,
     )
-    proc.wait_for_line("Listening on TCP address")
+    if ready_timeout:
+        proc.wait_for_line("Listening on TCP address", ready_timeout)
     return proc, f"http://127.0.0.1:{port}"
 
 

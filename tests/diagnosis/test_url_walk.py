@@ -415,6 +415,10 @@ def _request(client: Client, caller: Caller, key: str, method: str, path: str):
     return client.generic(method, path, headers=headers)
 
 
+# Routes whose answers carry no caller's data; every other answer is `private, no-store`.
+PUBLIC_KEYS = {"healthz", "readyz", "metrics"}
+
+
 def test_the_table_covers_every_route_and_only_routes_that_exist():
     routes = urlconf_routes()
     assert sorted(set(routes) - set(EXPECTED)) == [], "routes the walk does not cover"
@@ -450,6 +454,14 @@ def test_walk_every_urlconf_route(tenant, other_tenant, who, reliability_record)
                 )
                 if not response["Location"].startswith(login):
                     failures.append(f"{method} {path}: to {response['Location']}")
+            directives = {
+                d.strip().split("=")[0].lower()
+                for d in response.get("Cache-Control", "").split(",")
+            }
+            if key not in PUBLIC_KEYS and not {"private", "no-store"} <= directives:
+                failures.append(
+                    f"{method} {path}: Cache-Control {response.get('Cache-Control')!r}"
+                )
             body = b"".join(response) if response.streaming else response.content
             if who in (B_USER, B_TOKEN) and 200 <= status < 300:
                 leaked = [s for s in secrets if s.encode() in body]
@@ -458,7 +470,8 @@ def test_walk_every_urlconf_route(tenant, other_tenant, who, reliability_record)
     assert not failures, "\n".join(failures)
     reliability_record(
         observed="every answer was the expected one (refusal, login redirect or own-tenant "
-        "data); no 2xx to another tenant mentioned tenant A's rows",
+        "data) and, but the public probes', Cache-Control: private, no-store; no 2xx to "
+        "another tenant mentioned tenant A's rows",
         figures={
             "callers": len(CALLERS),
             "requests": sum(len(methods) for methods in EXPECTED.values()),
