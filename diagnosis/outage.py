@@ -9,9 +9,9 @@ middleware, is an outage, not a bug: handler500 (diagnosis.api.views.server_erro
 import sys
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 
-UNAVAILABLE = (OperationalError, InterfaceError)
+# The errors of a lost or refused connection: db_retry owns that list (it retries them).
+from diagnosis.db_retry import RETRYABLE as UNAVAILABLE
 
 
 def retry_after() -> int:
