@@ -516,18 +516,24 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
     pg = [f for f in log.done if f.kind == "pg_restart"]
     redis = [f for f in log.done if f.kind == "redis_down"]
     kills = [f for f in log.done if f.kind == "worker_kill"]
-    requeues = list(
-        TaskEvent.objects.filter(
-            task_id__in=log.killed_tasks, type="task_requeued"
-        ).values_list("task_id", "occurred_at")
+    # A re-queue says why: lease_expired (a run that died: the kill, or one the reaper found),
+    # database_unavailable (an outage outlasted the attempt's retries: the runner gave the task
+    # back) or approval_decided (a parked diagnosis resumed: no fault at all).
+    requeued = list(
+        TaskEvent.objects.filter(task_id__in=ids, type="task_requeued").values_list(
+            "task_id", "occurred_at", "data"
+        )
     )
-    all_requeues = collections.Counter(
-        str(t)
-        for t in TaskEvent.objects.filter(
-            task_id__in=ids, type="task_requeued"
-        ).values_list("task_id", flat=True)
-    )
-    other_requeues = sum(n for t, n in all_requeues.items() if t not in log.killed_tasks)  # fmt: skip
+    requeues = [
+        (t, at) for t, at, data in requeued
+        if str(t) in log.killed_tasks and data.get("reason") == "lease_expired"
+    ]  # fmt: skip
+    requeue_reasons = collections.Counter(str(data.get("reason", "?")) for _, _, data in requeued)  # fmt: skip
+    other_requeues = sum(
+        1 for t, _, data in requeued
+        if data.get("reason") == "database_unavailable"
+        or (str(t) not in log.killed_tasks and data.get("reason") == "lease_expired")
+    )  # fmt: skip
     kill_at = kills[0].start if kills else 0.0
     after: dict[str, float] = {}  # each killed task's first re-queue after the kill
     for t, at in requeues:
@@ -582,7 +588,7 @@ def soak_report(args: Any, stack: Stack, run: dict[str, Any], load: dict[str, An
         ("PG restarts", f"{len(pg)} of {expected_pg}: {secs(pg)}"),
         ("Redis outage", secs(redis)),
         ("worker kill", f"{secs(kills)}; running then: {len(log.killed_tasks)}, re-queued after {', '.join(f'{v:.1f} s' for v in sorted(after.values())) or 'never'}; their states now {dict(killed_states)}"),
-        ("re-queues (lease expired)", f"{sum(all_requeues.values())} of {len(all_requeues)} tasks; {other_requeues} of tasks the kill did not orphan (a run that died otherwise: the worker logs say why)"),
+        ("re-queues", f"{dict(requeue_reasons)}; {other_requeues} not from the kill nor an approval (a run a fault ended: the worker logs say why)"),
         ("alert repeats", f"{alerts.sent} sent ({alerts.sent / span:.1f}/s, {alerts.rounds} rounds, one every {mean_round:.2f} s), {accepted} accepted, {refused} refused or failed; statuses {' '.join(f'{s}:{n}' for s, n in sorted(alerts.statuses.items()))}; results {' '.join(f'{s}:{n}' for s, n in sorted(alerts.results.items()))}"),
         ("alert groups", f"{alerts.groups_opened} opened, {alerts.groups_resolved} resolved, {alerts.opened_twice} opened twice; hold {args.group_hold:.0f} s"),
     ]  # fmt: skip
