@@ -203,8 +203,15 @@ _SPAN_ENDS: dict[TaskState, tuple[str, str, str]] = {
 }
 
 
-def _end_open_spans(task_id: str, to: TaskState, fields: Mapping[str, Any]) -> None:
-    """No span outlives its task: the ones still `started` end with the task's cause."""
+def _end_open_spans(
+    context: _Context, to: TaskState, fields: Mapping[str, Any]
+) -> None:
+    """No span outlives its task: the ones still `started` end with the task's cause.
+
+    Only this attempt's and earlier (dead) attempts': a later attempt is another worker's,
+    whose calls may still be running if this one lost its lease unawares.
+    """
+    task_id = context.task_id
     layer, code, message = _SPAN_ENDS.get(to, _SPAN_ENDS[TaskState.FAILED])
     if fields.get("error_layer"):
         layer, code, message = (
@@ -219,14 +226,16 @@ def _end_open_spans(task_id: str, to: TaskState, fields: Mapping[str, Any]) -> N
             layer=layer,
             code=code,
             message=message,
+            before_attempt=context.attempt + 1,
         ),
         what=f"end of task {task_id}'s open spans",
     )
 
 
-def _finish(task_id: str, to: TaskState, **fields: Any) -> str | None:
+def _finish(context: _Context, to: TaskState, **fields: Any) -> str | None:
     """Move to a terminal state; a task that moved to cancelling meanwhile ends cancelled."""
-    _end_open_spans(task_id, to, fields)
+    task_id = context.task_id
+    _end_open_spans(context, to, fields)
     task = _load(task_id)
     for _ in range(3):
         if is_terminal(task.state):
@@ -272,9 +281,9 @@ def _requeue(context: _Context, exc: BaseException) -> str | None:
         if context.lease_lost.is_set() or task.lease_owner != context.owner:
             return None
         if task.state == TaskState.CANCELLING:
-            return _finish(task_id, TaskState.CANCELLED)
+            return _finish(context, TaskState.CANCELLED)
         if task.attempt >= task.max_attempts:
-            return _finish(task_id, TaskState.FAILED, **cause.fields())
+            return _finish(context, TaskState.FAILED, **cause.fields())
         db_retry.call(
             functools.partial(
                 tracing.spans_end_open,
@@ -282,6 +291,7 @@ def _requeue(context: _Context, exc: BaseException) -> str | None:
                 layer=cause.layer,
                 code=cause.code,
                 message=cause.message,
+                before_attempt=context.attempt + 1,
             ),
             what=f"end of task {task_id}'s open spans",
         )
@@ -310,7 +320,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
         steps = build_plan(task.plan, task.plan_args)
     except UnknownPlan:
         return _finish(
-            context.task_id,
+            context,
             TaskState.FAILED,
             error_layer="engine",
             error_code="unknown_plan",
@@ -319,7 +329,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
     except InvalidPlanArgs as exc:
         # A row written before its arguments were checked: it fails once, blamed on its input.
         return _finish(
-            context.task_id,
+            context,
             TaskState.FAILED,
             error_layer="engine",
             error_code="invalid_plan_args",
@@ -329,7 +339,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
         # A plan that cannot be built never takes the worker down, nor waits out its lease.
         logger.exception("plan %r of task %s failed to build", task.plan, task.pk)
         return _finish(
-            context.task_id,
+            context,
             TaskState.FAILED,
             error_layer="engine",
             error_code=type(exc).__name__,
@@ -343,10 +353,10 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             current.cancel_requested_at is not None
             or current.state == TaskState.CANCELLING
         ):
-            return _finish(context.task_id, TaskState.CANCELLED)
+            return _finish(context, TaskState.CANCELLED)
         if current.deadline_at is not None and timezone.now() >= current.deadline_at:
             return _finish(
-                context.task_id,
+                context,
                 TaskState.TIMED_OUT,
                 error_layer="deadline",
                 error_code="deadline_exceeded",
@@ -356,7 +366,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
             steps[index].run(context)
         except StepTimedOut as exc:
             return _finish(
-                context.task_id,
+                context,
                 TaskState.TIMED_OUT,
                 error_layer="deadline",
                 error_code="deadline_exceeded",
@@ -373,9 +383,7 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
                 "step %s of task %s failed", steps[index].name, context.task_id
             )
             # The real cause, not "unhandled errors in a TaskGroup (1 sub-exception)".
-            return _finish(
-                context.task_id, TaskState.FAILED, **failures.describe(exc).fields()
-            )
+            return _finish(context, TaskState.FAILED, **failures.describe(exc).fields())
         if context.lease_lost.is_set():
             return None
         db_retry.call(
@@ -389,5 +397,5 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
         )
     current = _load(context.task_id)
     if current.cancel_requested_at is not None or current.state == TaskState.CANCELLING:
-        return _finish(context.task_id, TaskState.CANCELLED)
-    return _finish(context.task_id, TaskState.SUCCEEDED, report=context.report or {})
+        return _finish(context, TaskState.CANCELLED)
+    return _finish(context, TaskState.SUCCEEDED, report=context.report or {})

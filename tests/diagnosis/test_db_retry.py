@@ -141,7 +141,8 @@ def test_finish_whose_commit_went_through_before_the_error_returns_the_end(
 ):
     assert services.diagnosis_claim(task_id=task.id, owner="w1") is not None
     moves = then_end_session(monkeypatch, services, "diagnosis_transition")
-    assert runner._finish(str(task.id), TaskState.SUCCEEDED) == TaskState.SUCCEEDED
+    context = runner._Context(task_id=str(task.id), plan_args={}, owner="w1")
+    assert runner._finish(context, TaskState.SUCCEEDED) == TaskState.SUCCEEDED
     # The probe found the row ended: the move was not tried again.
     assert len(moves) == 1
     kinds = [e.type for e in events(task)]

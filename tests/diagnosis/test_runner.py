@@ -228,3 +228,24 @@ def test_plan_that_fails_to_build_fails_the_task_not_the_worker(
         "engine",
         "KeyError",
     )
+
+
+def test_an_attempt_ending_leaves_a_later_attempts_open_span_alone(tenant_row):
+    """A run that lost its lease unawares ends its own open spans (and dead earlier
+    attempts'), never those of the attempt another worker is running now."""
+    _, task = factories.make_incident(tenant_row)
+    earlier = factories.make_span(
+        task, span_id="1" * 16, attempt=1, state=SpanState.STARTED
+    )
+    ours = factories.make_span(
+        task, span_id="2" * 16, attempt=2, state=SpanState.STARTED
+    )
+    later = factories.make_span(
+        task, span_id="3" * 16, attempt=3, state=SpanState.STARTED
+    )
+    context = runner._Context(task_id=str(task.id), plan_args={}, owner="w1", attempt=2)
+    runner._end_open_spans(context, TaskState.FAILED, {})
+    states = {s.span_id: s.state for s in ToolCallSpan.objects.filter(task=task)}
+    assert states[earlier.span_id] == SpanState.CANCELLED
+    assert states[ours.span_id] == SpanState.CANCELLED
+    assert states[later.span_id] == SpanState.STARTED
