@@ -284,17 +284,7 @@ def _requeue(context: _Context, exc: BaseException) -> str | None:
             return _finish(context, TaskState.CANCELLED)
         if task.attempt >= task.max_attempts:
             return _finish(context, TaskState.FAILED, **cause.fields())
-        db_retry.call(
-            functools.partial(
-                tracing.spans_end_open,
-                task_id=task_id,
-                layer=cause.layer,
-                code=cause.code,
-                message=cause.message,
-                before_attempt=context.attempt + 1,
-            ),
-            what=f"end of task {task_id}'s open spans",
-        )
+        _end_open_spans(context, TaskState.FAILED, cause.fields())
         db_retry.call(
             functools.partial(
                 services.diagnosis_requeue, task=task, reason="database_unavailable"
