@@ -372,7 +372,7 @@ class Ours(Server):
     def emit(self, key, round_no):
         from django.db import transaction
 
-        from diagnosis.services import diagnosis_event_append
+        from diagnosis.lifecycle import diagnosis_event_append
 
         committed: list[float] = []
         with transaction.atomic():

@@ -38,7 +38,15 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from diagnosis import bounds, db_retry, environments, locks, selectors, services
+from diagnosis import (
+    bounds,
+    db_retry,
+    environments,
+    lifecycle,
+    locks,
+    selectors,
+    services,
+)
 from diagnosis.events import EventKind
 from diagnosis.exceptions import AlertsRateLimited, ValidationFailed
 from diagnosis.models import (
@@ -743,7 +751,7 @@ def _update(
     )
     task = selectors.incident_active_task(incident=group.incident)
     if task is not None and result != "unchanged":
-        services.diagnosis_event_append(
+        lifecycle.diagnosis_event_append(
             task_id=task.id,
             kind=EventKind.ALERT_RECEIVED,
             data=_event(group, changed, new, resolved, rules),

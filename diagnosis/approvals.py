@@ -18,8 +18,8 @@ from django.utils import timezone
 from diagnosis import dispatch
 from diagnosis.events import EventKind
 from diagnosis.exceptions import LeaseLost, ValidationFailed
+from diagnosis.lifecycle import diagnosis_event_append, diagnosis_transition
 from diagnosis.models import Approval, ApprovalStatus, DiagnosisTask
-from diagnosis.services import diagnosis_event_append, diagnosis_transition
 from diagnosis.states import TaskState
 
 EXPIRED_REASON = "no decision before it expired"

@@ -9,5 +9,8 @@ class DiagnosisConfig(AppConfig):
         from django.core import checks
 
         from diagnosis.checks import check_server_registry
+        from diagnosis.engine import runtime
 
         checks.register(check_server_registry)
+        # The engine's plan: registered here, so diagnosis.plans imports no engine.
+        runtime.register_plans()

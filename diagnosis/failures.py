@@ -14,6 +14,7 @@ from diagnosis.engine import layers
 # The task's error layer of a database error (the span layers are diagnosis.engine.layers).
 DATABASE = "database"
 ENGINE = "engine"
+DEADLINE = "deadline"  # the task's deadline passed
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ transactions can each hold one the other waits for:
 1. the tenant lock (`tenant_lock`): serialises a tenant's alert intake (diagnosis.alerts) and
    incident creates (services.incident_create: the rate limit's count);
 2. the tenant's alert rows: its AlertIntakeWindow rows, then the AlertGroup, FOR UPDATE;
-3. the task row: FOR UPDATE in services.diagnosis_event_append and approvals, the
-   compare-and-swap UPDATE in services.diagnosis_transition;
+3. the task row: FOR UPDATE in lifecycle.diagnosis_event_append and approvals, the
+   compare-and-swap UPDATE in lifecycle.diagnosis_transition;
 4. rows of the task, written after it: its events, spans, approvals.
 
 Parent rows (tenant, incident, user) are never locked FOR UPDATE: PostgreSQL's foreign-key

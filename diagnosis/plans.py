@@ -1,4 +1,7 @@
-"""Plans: the ordered steps a diagnosis runs. The engine registers its plans here.
+"""Plans: the ordered steps a diagnosis runs, and the registry of plans.
+
+This module imports no engine: the engine registers the default plan from
+`DiagnosisConfig.ready()` (diagnosis.apps → diagnosis.engine.runtime.register_plans).
 
 A plan is a factory `(plan_args) -> list[Step]` registered with a check of its arguments
 (`plan_args` is caller input: a JSON object, checked for type and bounds before any row is
@@ -6,7 +9,8 @@ made, and again by `build_plan` before the worker runs it). A test-only plan (th
 of sleeps) is offered by the API and the pages only where settings.DIAGNOSIS_TEST_PLANS is on;
 the service layer takes it always. A Step has a name and a callable that receives a
 StepContext; it may emit events through the context and must return promptly when
-`context.should_stop()` turns true. Steps must be safe to run again: a task whose worker died
+`context.should_stop()` turns true. It returns None to go on, or how the run ended
+(diagnosis.endings.RunEnd) when it knows. Steps must be safe to run again: a task whose worker died
 resumes at its checkpoint, so the step that was running when it died runs a second time.
 """
 
@@ -20,6 +24,7 @@ from typing import Any, Protocol
 
 from diagnosis import tracing
 from diagnosis.bounds import json_error
+from diagnosis.endings import RunEnd, StopReason
 from diagnosis.events import EventKind
 from diagnosis.models import SpanState, ToolCallSpan
 
@@ -33,13 +38,14 @@ class StepContext(Protocol):
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None: ...
     def should_stop(self) -> bool: ...
+    def stop_reason(self) -> StopReason | None: ...
     def set_report(self, report: Mapping[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True)
 class Step:
     name: str
-    run: Callable[[StepContext], None]
+    run: Callable[[StepContext], RunEnd | None]
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -54,10 +60,6 @@ class UnknownPlan(LookupError):
 
 class InvalidPlanArgs(ValueError):
     pass
-
-
-class StepTimedOut(Exception):
-    """A step stopped because the task's deadline passed: the task ends timed_out."""
 
 
 def no_args(plan_args: Mapping[str, Any]) -> str | None:
@@ -249,37 +251,3 @@ def _timed_span(context: StepContext, index: int) -> ToolCallSpan:
         principal="",
         granted_scopes=[],
     )
-
-
-@register_plan("default")
-def default_plan(plan_args: Mapping[str, Any]) -> list[Step]:
-    """The diagnosis engine (diagnosis.engine.runtime) as one step; it takes no arguments.
-
-    The step is the whole asyncio program: it saves its own progress (spans by replay key,
-    the report as it grows), so a re-queued attempt runs it again without repeating calls.
-    """
-
-    def run(context: StepContext) -> None:
-        from django.db import connection
-
-        from diagnosis.engine import runtime  # the engine imports the ORM and mcpclient
-
-        # The engine's own threads do its database work; this thread only waits for it, so
-        # it gives its session back meanwhile (a diagnosis then holds 3, not 4).
-        connection.close()
-        outcome = runtime.run_diagnosis(
-            runtime.StepHooks(
-                task_id=context.task_id,
-                owner=context.owner,
-                emit=context.emit,
-                should_stop=context.should_stop,
-                set_report=context.set_report,
-            )
-        )
-        if outcome in ("parked", "lease_lost"):
-            # Parked: the approval released the lease; either way this run is over.
-            context.lease_lost.set()
-        elif outcome == "timed_out":
-            raise StepTimedOut("the task's deadline passed during the diagnosis")
-
-    return [Step(name="diagnose", run=run)]

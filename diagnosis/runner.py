@@ -4,9 +4,11 @@
    that is not queued is someone else's and the call returns.
 2. A heartbeat thread renews the lease every lease/3 seconds; a failed renewal means the
    lease is lost (the reaper re-queued the task), and the runner stops without a final state.
-3. Between steps: a cancel request ends the task `cancelled`; a passed deadline `timed_out`.
+3. Between steps, the one stop check (selectors.task_stop_reason): a cancel request ends the
+   task `cancelled`; a passed deadline `timed_out`; a lost lease ends the run, not the task.
    After each step the checkpoint is saved, so a re-queued task resumes where it was.
-4. The end is exactly one terminal state; the state table has no move out of one.
+4. The end is exactly one terminal state, from how the run ended (diagnosis.endings: the one
+   table of state and error fields); the state table has no move out of one.
 5. Every database call goes through `db_retry.call`: a session PostgreSQL ended is replaced
    and the call retried within the same attempt; writes that might have committed before the
    error (the claim, an event) are checked for before they are tried again. An outage that
@@ -28,12 +30,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.utils import timezone
 
-from diagnosis import db_retry, failures, services, tracing
+from diagnosis import db_retry, failures, lifecycle, selectors, tracing
+from diagnosis.endings import ENDINGS, RunEnd, StopReason
 from diagnosis.exceptions import LeaseLost, StaleTransition
+from diagnosis.failures import ENGINE, Failure
 from diagnosis.models import DiagnosisTask, TaskEvent
-from diagnosis.plans import InvalidPlanArgs, StepTimedOut, UnknownPlan, build_plan
+from diagnosis.plans import InvalidPlanArgs, UnknownPlan, build_plan
 from diagnosis.states import LEASED, TERMINAL, TaskState, is_terminal
 
 logger = logging.getLogger(__name__)
@@ -56,7 +59,7 @@ class _Context:
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None:
         event = db_retry.call(
-            lambda: services.diagnosis_event_append(
+            lambda: lifecycle.diagnosis_event_append(
                 task_id=self.task_id, kind=kind, data=data, lease_owner=self.owner
             ),
             what=f"append of {kind} to task {self.task_id}",
@@ -78,24 +81,17 @@ class _Context:
             .first()
         )
 
-    def should_stop(self) -> bool:
+    def stop_reason(self) -> StopReason | None:
+        """Why this run must stop now (selectors.task_stop_reason), or None."""
         if self.lease_lost.is_set():
-            return True
-        row = db_retry.call(
-            lambda: (
-                DiagnosisTask.objects.filter(pk=self.task_id)
-                .values("state", "cancel_requested_at", "deadline_at")
-                .first()
-            ),
+            return RunEnd.LEASE_LOST  # the heartbeat's renewal was refused
+        return db_retry.call(
+            lambda: selectors.task_stop_reason(task_id=self.task_id, owner=self.owner),
             what=f"read of task {self.task_id}",
         )
-        if (
-            row is None
-            or row["state"] != TaskState.RUNNING
-            or row["cancel_requested_at"] is not None
-        ):
-            return True
-        return row["deadline_at"] is not None and timezone.now() >= row["deadline_at"]
+
+    def should_stop(self) -> bool:
+        return self.stop_reason() is not None
 
     def set_report(self, report: Mapping[str, Any]) -> None:
         self.report = dict(report)
@@ -113,7 +109,7 @@ class _Heartbeat(threading.Thread):
             while not self.stopped.wait(self.interval):
                 try:
                     renewed = db_retry.call(
-                        lambda: services.diagnosis_lease_renew(
+                        lambda: lifecycle.diagnosis_lease_renew(
                             task_id=task_id, owner=owner
                         ),
                         what=f"lease renewal of task {task_id}",
@@ -171,7 +167,7 @@ def run_task(task_id: str, *, owner: str | None = None) -> str | None:
 
 def _claim(task_id: str, claimer: str) -> DiagnosisTask | None:
     return db_retry.call(
-        lambda: services.diagnosis_claim(task_id=task_id, owner=claimer),
+        lambda: lifecycle.diagnosis_claim(task_id=task_id, owner=claimer),
         what=f"claim of task {task_id}",
         # A claim whose COMMIT went through before the error shows as our lease.
         committed=lambda: DiagnosisTask.objects.filter(
@@ -186,68 +182,58 @@ def _load(task_id: str) -> DiagnosisTask:
     )
 
 
-# Why an open span ended with its task, when the end itself names no error.
-_SPAN_ENDS: dict[TaskState, tuple[str, str, str]] = {
-    TaskState.SUCCEEDED: (
-        "engine",
-        "not_ended",
-        "the diagnosis ended before this call",
-    ),
-    TaskState.CANCELLED: ("engine", "cancelled", "the diagnosis was cancelled"),
-    TaskState.TIMED_OUT: (
-        "deadline",
-        "deadline_exceeded",
-        "the task's deadline passed",
-    ),
-    TaskState.FAILED: ("engine", "failed", "the diagnosis failed"),
-}
-
-
-def _end_open_spans(
-    context: _Context, to: TaskState, fields: Mapping[str, Any]
-) -> None:
+def _end_open_spans(context: _Context, why: Failure) -> None:
     """No span outlives its task: the ones still `started` end with the task's cause.
 
     Only this attempt's and earlier (dead) attempts': a later attempt is another worker's,
     whose calls may still be running if this one lost its lease unawares.
     """
     task_id = context.task_id
-    layer, code, message = _SPAN_ENDS.get(to, _SPAN_ENDS[TaskState.FAILED])
-    if fields.get("error_layer"):
-        layer, code, message = (
-            str(fields["error_layer"]),
-            str(fields.get("error_code") or code),
-            str(fields.get("error_message") or message),
-        )
     db_retry.call(
         functools.partial(
             tracing.spans_end_open,
             task_id=task_id,
-            layer=layer,
-            code=code,
-            message=message,
+            layer=why.layer,
+            code=why.code,
+            message=why.message[:2000],
             before_attempt=context.attempt + 1,
         ),
         what=f"end of task {task_id}'s open spans",
     )
 
 
-def _finish(context: _Context, to: TaskState, **fields: Any) -> str | None:
-    """Move to a terminal state; a task that moved to cancelling meanwhile ends cancelled."""
+def _finish(context: _Context, end: RunEnd, cause: Failure | None = None) -> str | None:
+    """End the task as `end` says (diagnosis.endings.ENDINGS); `cause`: a failure's own error.
+
+    Returns the terminal state, or None when the task is not this run's to end (lease lost,
+    parked). A task that moved to cancelling meanwhile ends cancelled.
+    """
+    ending = ENDINGS[end]
+    to = ending.state
+    if to is None:
+        return None
     task_id = context.task_id
-    _end_open_spans(context, to, fields)
+    error = cause or ending.error
+    _end_open_spans(context, error or ending.open_span)
     task = _load(task_id)
     for _ in range(3):
         if is_terminal(task.state):
             return task.state  # ended meanwhile, by the reaper
         target = TaskState.CANCELLED if task.state == TaskState.CANCELLING else to
+        as_ended = target == to
         try:
             moved = db_retry.call(
                 functools.partial(
-                    services.diagnosis_transition,
+                    lifecycle.diagnosis_transition,
                     task=task,
                     to=target,
-                    fields=fields if target == to else None,
+                    fields=error.fields() if error is not None and as_ended else None,
+                    # The report written with the move: the run's, when it succeeded.
+                    report=(
+                        (context.report or {})
+                        if as_ended and end is RunEnd.DONE
+                        else None
+                    ),
                 ),
                 what=f"move of task {task_id} to {target}",
                 # A move whose COMMIT went through before the error shows as the row ended.
@@ -281,13 +267,13 @@ def _requeue(context: _Context, exc: BaseException) -> str | None:
         if context.lease_lost.is_set() or task.lease_owner != context.owner:
             return None
         if task.state == TaskState.CANCELLING:
-            return _finish(context, TaskState.CANCELLED)
+            return _finish(context, RunEnd.CANCELLED)
         if task.attempt >= task.max_attempts:
-            return _finish(context, TaskState.FAILED, **cause.fields())
-        _end_open_spans(context, TaskState.FAILED, cause.fields())
+            return _finish(context, RunEnd.FAILED, cause)
+        _end_open_spans(context, cause)
         db_retry.call(
             functools.partial(
-                services.diagnosis_requeue, task=task, reason="database_unavailable"
+                lifecycle.diagnosis_requeue, task=task, reason="database_unavailable"
             ),
             what=f"re-queue of task {task_id}",
             committed=lambda: DiagnosisTask.objects.filter(
@@ -311,57 +297,28 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
     except UnknownPlan:
         return _finish(
             context,
-            TaskState.FAILED,
-            error_layer="engine",
-            error_code="unknown_plan",
-            error_message=f"no plan named {task.plan!r}",
+            RunEnd.FAILED,
+            Failure(ENGINE, "unknown_plan", f"no plan named {task.plan!r}"),
         )
     except InvalidPlanArgs as exc:
         # A row written before its arguments were checked: it fails once, blamed on its input.
         return _finish(
             context,
-            TaskState.FAILED,
-            error_layer="engine",
-            error_code="invalid_plan_args",
-            error_message=f"plan {task.plan!r}: {exc}"[:2000],
+            RunEnd.FAILED,
+            Failure(ENGINE, "invalid_plan_args", f"plan {task.plan!r}: {exc}"),
         )
     except Exception as exc:
         # A plan that cannot be built never takes the worker down, nor waits out its lease.
         logger.exception("plan %r of task %s failed to build", task.plan, task.pk)
         return _finish(
-            context,
-            TaskState.FAILED,
-            error_layer="engine",
-            error_code=type(exc).__name__,
-            error_message=str(exc)[:2000],
+            context, RunEnd.FAILED, Failure(ENGINE, type(exc).__name__, str(exc))
         )
     for index in range(task.checkpoint, len(steps)):
-        current = _load(context.task_id)
-        if context.lease_lost.is_set() or current.lease_owner != context.owner:
-            return None
-        if (
-            current.cancel_requested_at is not None
-            or current.state == TaskState.CANCELLING
-        ):
-            return _finish(context, TaskState.CANCELLED)
-        if current.deadline_at is not None and timezone.now() >= current.deadline_at:
-            return _finish(
-                context,
-                TaskState.TIMED_OUT,
-                error_layer="deadline",
-                error_code="deadline_exceeded",
-                error_message="the task's deadline passed",
-            )
+        stop = context.stop_reason()
+        if stop is not None:
+            return _finish(context, stop)
         try:
-            steps[index].run(context)
-        except StepTimedOut as exc:
-            return _finish(
-                context,
-                TaskState.TIMED_OUT,
-                error_layer="deadline",
-                error_code="deadline_exceeded",
-                error_message=str(exc),
-            )
+            end = steps[index].run(context)
         except LeaseLost:
             return None  # the reaper took the task back; it is no longer ours to end
         except Exception as exc:
@@ -373,19 +330,20 @@ def _run_steps(task: DiagnosisTask, context: _Context) -> str | None:
                 "step %s of task %s failed", steps[index].name, context.task_id
             )
             # The real cause, not "unhandled errors in a TaskGroup (1 sub-exception)".
-            return _finish(context, TaskState.FAILED, **failures.describe(exc).fields())
+            return _finish(context, RunEnd.FAILED, failures.describe(exc))
+        if end is not None and end is not RunEnd.DONE:
+            return _finish(context, end)  # the step itself says the run is over
         if context.lease_lost.is_set():
             return None
         db_retry.call(
             functools.partial(
-                services.diagnosis_checkpoint,
+                lifecycle.diagnosis_checkpoint,
                 task_id=context.task_id,
                 owner=context.owner,
                 checkpoint=index + 1,
             ),
             what=f"checkpoint of task {context.task_id}",
         )
-    current = _load(context.task_id)
-    if current.cancel_requested_at is not None or current.state == TaskState.CANCELLING:
-        return _finish(context, TaskState.CANCELLED)
-    return _finish(context, TaskState.SUCCEEDED, report=context.report or {})
+    if context.stop_reason() is RunEnd.CANCELLED:
+        return _finish(context, RunEnd.CANCELLED)
+    return _finish(context, RunEnd.DONE)

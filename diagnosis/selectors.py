@@ -1,4 +1,4 @@
-"""Reads of the diagnosis domain, always scoped to a tenant."""
+"""Reads of the diagnosis domain, scoped to a tenant (the runner's stop check: to its lease)."""
 
 import math
 import re
@@ -8,7 +8,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.utils import timezone
 
+from diagnosis.endings import RunEnd, StopReason
 from diagnosis.models import (
     AlertGroup,
     Approval,
@@ -18,6 +20,7 @@ from diagnosis.models import (
     Tenant,
     ToolCallSpan,
 )
+from diagnosis.states import TaskState
 
 _OTEL_SPAN_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -126,3 +129,32 @@ def approval_get(*, tenant: Tenant, approval_id: Any) -> Approval | None:
         .select_related("task")
         .first()
     )
+
+
+def task_stop_reason(
+    *, task_id: uuid.UUID | str, owner: str, now: datetime | None = None
+) -> StopReason | None:
+    """Why the run of `owner` must stop now, or None: the one stop check of a running task.
+
+    In this order: the lease is no longer `owner`'s, or the task no longer runs (re-queued,
+    parked, ended) → lease_lost; a cancel was asked for → cancelled; the task's deadline
+    passed → timed_out. The runner asks it between steps, the engine's stop watcher every
+    poll, a step through its context's should_stop.
+    """
+    row = (
+        DiagnosisTask.objects.filter(pk=task_id)
+        .values("state", "lease_owner", "cancel_requested_at", "deadline_at")
+        .first()
+    )
+    if (
+        row is None
+        or row["lease_owner"] != owner
+        or row["state"] not in (TaskState.RUNNING, TaskState.CANCELLING)
+    ):
+        return RunEnd.LEASE_LOST
+    if row["cancel_requested_at"] is not None or row["state"] == TaskState.CANCELLING:
+        return RunEnd.CANCELLED
+    deadline = row["deadline_at"]
+    if deadline is not None and (now or timezone.now()) >= deadline:
+        return RunEnd.TIMED_OUT
+    return None

@@ -8,7 +8,7 @@
       ├──────────┴──▶ cancelling ──▶ cancelled
       └──▶ cancelled                (running → queued: lease expired, attempt < max)
 
-Pure Python, no queries: `services.diagnosis_transition` applies a move as a conditional UPDATE.
+Pure Python, no queries: `lifecycle.diagnosis_transition` applies a move as a conditional UPDATE.
 """
 
 from django.db import models

@@ -218,13 +218,3 @@ def spans_abandon(
         code="worker_lost",
         message="the worker running this call died before it ended",
     )
-
-
-def diagnosis_report_save(
-    *, task_id: uuid.UUID | str, owner: str, report: Mapping[str, Any]
-) -> bool:
-    """Save the report as it grows, if `owner` still holds the lease; False when it does not."""
-    saved = DiagnosisTask.objects.filter(pk=task_id, lease_owner=owner).update(
-        report=dict(report), updated_at=timezone.now()
-    )
-    return saved == 1

@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from diagnosis import approvals, services
+from diagnosis import approvals, lifecycle, services
 from diagnosis.models import (
     ApiToken,
     Approval,
@@ -87,7 +87,7 @@ def park_on_approval(
     task: DiagnosisTask, *, owner: str = "worker-1", **request: Any
 ) -> Approval:
     """Park a queued task on a pending approval, as the engine leaves it (claimed, then parked)."""
-    services.diagnosis_claim(task_id=task.id, owner=owner)
+    lifecycle.diagnosis_claim(task_id=task.id, owner=owner)
     values: dict[str, Any] = {
         "server": "actions",
         "tool": "restart_workload",

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from diagnosis import services, tracing
+from diagnosis import lifecycle, tracing
 from diagnosis.models import DiagnosisTask, Role
 from diagnosis.observability import exposition, metrics
 from diagnosis.observability.collectors import stream_lag
@@ -334,7 +334,7 @@ def test_a_delivery_that_claims_and_ends_a_task_records_each_timing_once(
 ):
     _incident, task = factories.make_incident(tenant)
     after_seq = DiagnosisTask.objects.get(pk=task.pk).last_seq
-    claimed = services.diagnosis_claim(task_id=task.pk, owner="host-a:41:0123abcd")
+    claimed = lifecycle.diagnosis_claim(task_id=task.pk, owner="host-a:41:0123abcd")
     tracing.span_start(
         task_id=task.pk,
         span_id="ab" * 8,
@@ -350,7 +350,7 @@ def test_a_delivery_that_claims_and_ends_a_task_records_each_timing_once(
         principal="",
         granted_scopes=[],
     )
-    services.diagnosis_transition(task=claimed, to=TaskState.SUCCEEDED)
+    lifecycle.diagnosis_transition(task=claimed, to=TaskState.SUCCEEDED)
     before = (
         _hist_count(metrics.QUEUE_DELAY),
         metrics.TASKS_FINISHED.labels("succeeded")._value.get(),
@@ -377,7 +377,7 @@ def test_a_delivery_that_did_not_claim_or_end_the_task_records_nothing(
 ):
     _incident, task = factories.make_incident(tenant)
     after_seq = DiagnosisTask.objects.get(pk=task.pk).last_seq
-    services.diagnosis_claim(task_id=task.pk, owner="other-host:7:ffff0000")
+    lifecycle.diagnosis_claim(task_id=task.pk, owner="other-host:7:ffff0000")
     before = (
         _hist_count(metrics.QUEUE_DELAY),
         metrics.TASKS_FINISHED.labels("succeeded")._value.get(),

@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
-from diagnosis import dispatch, runner, services, tasks, tracing
+from diagnosis import dispatch, lifecycle, runner, services, tasks, tracing
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.observability import otel
@@ -290,8 +290,8 @@ def test_a_timed_run_with_its_calls_is_one_trace_under_the_task(receiver):
 def test_calls_of_two_attempts_hang_under_their_own_attempts_agents(receiver):
     tenant = factories.make_tenant()
     _, task = factories.make_incident(tenant)
-    task = services.diagnosis_claim(task_id=task.id, owner="w1")
-    services.diagnosis_event_append(
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind=EventKind.AGENT_STARTED,
         data={"agent": "metrics", "round": 1, "calls": 2},
@@ -300,13 +300,13 @@ def test_calls_of_two_attempts_hang_under_their_own_attempts_agents(receiver):
     first = tracing.span_finish(span=first, state=SpanState.OK, latency_ms=3.0)
     # The worker dies mid-call: the reaper re-queues, a second worker claims attempt 2.
     lost = start_call(task, agent="metrics", tool="errors", attempt=1, key="r1.1")
-    task = services.diagnosis_transition(
+    task = lifecycle.diagnosis_transition(
         task=task, to=TaskState.QUEUED, data={"reason": "lease_expired", "attempt": 1}
     )
-    task = services.diagnosis_claim(task_id=task.id, owner="w2")
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w2")
     assert task.attempt == 2
     tracing.spans_abandon(task_id=task.id, before_attempt=2)
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind=EventKind.AGENT_STARTED,
         data={"agent": "metrics", "round": 1, "calls": 2},
@@ -338,12 +338,12 @@ def test_calls_of_two_attempts_hang_under_their_own_attempts_agents(receiver):
         error_message="actions:write is not granted",
         attributes={"error.type": "scope_missing"},
     )
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind=EventKind.AGENT_COMPLETED,
         data={"agent": "metrics", "round": 1, "calls": 2, "failed": 2},
     )
-    task = services.diagnosis_transition(
+    task = lifecycle.diagnosis_transition(
         task=task,
         to=TaskState.FAILED,
         fields={
@@ -409,9 +409,9 @@ def test_calls_of_two_attempts_hang_under_their_own_attempts_agents(receiver):
 def test_a_call_left_started_by_a_lost_worker_ends_with_its_task(receiver):
     tenant = factories.make_tenant()
     _, task = factories.make_incident(tenant)
-    task = services.diagnosis_claim(task_id=task.id, owner="w1")
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     hung = start_call(task, agent="logs", tool="search", attempt=1, key="r1.0")
-    task = services.diagnosis_transition(
+    task = lifecycle.diagnosis_transition(
         task=task, to=TaskState.FAILED, data={"reason": "lease_expired"}
     )
     assert otel.export_task_trace(task.id) == 2
@@ -428,7 +428,7 @@ def test_a_call_left_started_by_a_lost_worker_ends_with_its_task(receiver):
 def test_a_task_that_has_not_ended_exports_nothing_yet(receiver):
     tenant = factories.make_tenant()
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     assert otel.export_task_trace(task.id) == 0
     assert receiver.requests == []
 
@@ -501,10 +501,10 @@ def test_an_older_task_without_a_trace_id_exports_its_spans_trace_id(receiver):
     tenant = factories.make_tenant()
     _, task = factories.make_incident(tenant)
     DiagnosisTask.objects.filter(pk=task.pk).update(trace_id="")
-    task = services.diagnosis_claim(task_id=task.id, owner="w1")
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     row = start_call(task, agent="logs", tool="search", attempt=1, key="r1.0")
     tracing.span_finish(span=row, state=SpanState.OK, latency_ms=1.0)
-    services.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
+    lifecycle.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
     assert otel.export_task_trace(task.id) == 2
     row.refresh_from_db()
     assert row.trace_id == task.id.hex

@@ -19,7 +19,7 @@ class _Envelope(TypedDict):
     incident_id: str
 
 
-# A state change (services.diagnosis_transition) carries the move; `from` is a keyword, hence
+# A state change (lifecycle.diagnosis_transition) carries the move; `from` is a keyword, hence
 # the functional form.
 _Move = TypedDict("_Move", {"from": str, "to": str})
 

@@ -1,12 +1,15 @@
 """One diagnosis as one asyncio program (issue 9 item 3), run by the runner's engine step.
 
+The default plan is that one step (`default_plan`); `register_plans` registers it with
+diagnosis.plans from DiagnosisConfig.ready().
+
 1. Read the task, its incident and its environment; end the spans a dead attempt left open.
 2. Start a demo environment's live listeners; connect its servers (each once, concurrently).
 3. Rounds: the planner names calls, the agents run them, the report is saved after each.
 4. Actions a confirmed hypothesis calls for go through approval (the task may park here),
    then their effect is checked.
-5. A stop watcher on its own database thread polls cancel, deadline and lease every
-   STOP_POLL_SECONDS and cancels the program; in-flight calls are cancelled by mcpclient
+5. A stop watcher on its own database thread asks the runner's stop check
+   (selectors.task_stop_reason) every STOP_POLL_SECONDS and cancels the program; in-flight calls are cancelled by mcpclient
    (notifications/cancelled, or closing the stream), open spans end `cancelled`, and the
    servers are shut down on the way out.
 Database work runs on two threads of its own: one for writes, in order (events, spans, the
@@ -22,13 +25,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from diagnosis import db_retry, environments, tracing
+from diagnosis import db_retry, environments, lifecycle, plans, tracing
+from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.observations import IncidentBrief, Investigation
@@ -37,13 +41,13 @@ from diagnosis.engine.report import ActionRecord, Report
 from diagnosis.engine.sessions import SessionPool
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
+from diagnosis.plans import Step, StepContext
 from diagnosis.registry import Environment
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 STOP_POLL_SECONDS = 0.2
-Outcome = Literal["done", "parked", "stopped", "lease_lost", "timed_out"]
 
 
 class _DbThread:
@@ -90,12 +94,41 @@ class StepHooks:
     task_id: str
     owner: str
     emit: Callable[[str, Mapping[str, Any] | None], None]
-    should_stop: Callable[[], bool]
+    stop_reason: Callable[[], StopReason | None]
     set_report: Callable[[Mapping[str, Any]], None]
 
 
-def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> Outcome:
-    """Run the engine for the task to an outcome (the runner turns it into a state)."""
+def default_plan(plan_args: Mapping[str, Any]) -> list[Step]:
+    """The diagnosis engine as one step; it takes no arguments.
+
+    The step is the whole asyncio program: it saves its own progress (spans by replay key,
+    the report as it grows), so a re-queued attempt runs it again without repeating calls.
+    """
+
+    def run(context: StepContext) -> RunEnd:
+        # The engine's own threads do its database work; this thread only waits for it, so
+        # it gives its session back meanwhile (a diagnosis then holds 3, not 4).
+        connection.close()
+        return run_diagnosis(
+            StepHooks(
+                task_id=context.task_id,
+                owner=context.owner,
+                emit=context.emit,
+                stop_reason=context.stop_reason,
+                set_report=context.set_report,
+            )
+        )
+
+    return [Step(name="diagnose", run=run)]
+
+
+def register_plans() -> None:
+    """Register the default plan (DiagnosisConfig.ready() calls this once)."""
+    plans.register_plan("default")(default_plan)
+
+
+def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> RunEnd:
+    """Run the engine for the task to how it ended (the runner turns that into a state)."""
     writer, checker = _DbThread("diag-db"), _DbThread("diag-stop")
     try:
         return asyncio.run(
@@ -110,7 +143,7 @@ def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> Out
 
 async def _diagnose(
     hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: AnyPlanner
-) -> Outcome:
+) -> RunEnd:
     task = await db(_load_task, hooks.task_id)
     try:
         environment = await db(
@@ -124,7 +157,7 @@ async def _diagnose(
         hooks.set_report(
             Report(summary=f"not diagnosed: {reason}", partial=False).to_dict()
         )
-        return "done"
+        return RunEnd.DONE
     # A write left open is now unknown_outcome: the executor asks its status before acting.
     await db(tracing.spans_abandon, task_id=task.pk, before_attempt=task.attempt)
     loop = asyncio.get_running_loop()
@@ -170,7 +203,7 @@ async def _diagnose(
     )
     main = asyncio.current_task()
     assert main is not None
-    stop_reason: list[str] = []
+    stop_reason: list[StopReason] = []
     watcher = asyncio.create_task(_watch_stop(hooks, checker, main, stop_reason))
     report = Report()
     try:
@@ -178,17 +211,17 @@ async def _diagnose(
             try:
                 return await _investigate(run, bound, brief, planner, hooks, report)
             except Parked:
-                return "parked"
+                return RunEnd.PARKED
     except asyncio.CancelledError:
         if not stop_reason:
             raise
-        if stop_reason[0] == "lease":
+        if stop_reason[0] is RunEnd.LEASE_LOST:
             # Lost, or given up by parking (the watcher may see the park before we return).
-            return "lease_lost"
+            return RunEnd.LEASE_LOST
         await asyncio.shield(db(_save_partial, hooks, run, report))
-        return "timed_out" if stop_reason[0] == "deadline" else "stopped"
+        return stop_reason[0]  # cancelled or timed_out
     except LeaseLost:
-        return "lease_lost"
+        return RunEnd.LEASE_LOST
     finally:
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -202,7 +235,7 @@ async def _investigate(
     planner: AnyPlanner,
     hooks: StepHooks,
     report: Report,
-) -> Outcome:
+) -> RunEnd:
     async with SessionPool(environment) as pool:
         tools, unavailable = await pool.tool_catalog()
         # The budget is for calling: servers that waited their turn to start (a burst of
@@ -264,7 +297,7 @@ async def _investigate(
         report.tool_calls = sum(1 for o in investigation.observations if not o.refused)
         hooks.set_report(report.to_dict())
         await run.db(_save, run, report)
-        return "done"
+        return RunEnd.DONE
 
 
 async def _ask(answer: T | Awaitable[T]) -> T:
@@ -298,35 +331,19 @@ def _effect(observations: list[Any]) -> str:
 
 
 async def _watch_stop(
-    hooks: StepHooks, checker: _DbThread, main: "asyncio.Task[Any]", reason: list[str]
+    hooks: StepHooks,
+    checker: _DbThread,
+    main: "asyncio.Task[Any]",
+    reason: list[StopReason],
 ) -> None:
     """Cancel the program once the task should stop (cancel, deadline, lost lease)."""
     while True:
         await asyncio.sleep(STOP_POLL_SECONDS)
-        why = await checker(_stop_reason, hooks)
+        why = await checker(hooks.stop_reason)
         if why is not None:
             reason.append(why)
             main.cancel()
             return
-
-
-def _stop_reason(hooks: StepHooks) -> str | None:
-    if not hooks.should_stop():
-        return None
-    row = (
-        DiagnosisTask.objects.filter(pk=hooks.task_id)
-        .values("deadline_at", "cancel_requested_at", "lease_owner")
-        .first()
-    )
-    if row is None or row["lease_owner"] != hooks.owner:
-        return "lease"
-    if (
-        row["cancel_requested_at"] is None
-        and row["deadline_at"] is not None
-        and (timezone.now() >= row["deadline_at"])
-    ):
-        return "deadline"
-    return "cancel"
 
 
 def _load_task(task_id: str) -> DiagnosisTask:
@@ -334,7 +351,7 @@ def _load_task(task_id: str) -> DiagnosisTask:
 
 
 def _save(run: RunContext, report: Report) -> None:
-    if not tracing.diagnosis_report_save(
+    if not lifecycle.diagnosis_report_save(
         task_id=run.task_id, owner=run.owner, report=report.to_dict()
     ):
         raise LeaseLost(run.task_id, run.owner)
@@ -342,7 +359,7 @@ def _save(run: RunContext, report: Report) -> None:
 
 def _save_partial(hooks: StepHooks, run: RunContext, report: Report) -> None:
     hooks.set_report(report.to_dict())
-    tracing.diagnosis_report_save(
+    lifecycle.diagnosis_report_save(
         task_id=run.task_id, owner=run.owner, report=report.to_dict()
     )
 

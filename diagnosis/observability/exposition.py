@@ -28,7 +28,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from diagnosis.api.errors import json_response
 from diagnosis.api.views import public_get
 from diagnosis.observability.collectors import DatabaseCollector, StreamCollector
-from diagnosis.observability.worker import MULTIPROC_ENV
+from diagnosis.observability.metrics import MULTIPROC_ENV
 
 logger = logging.getLogger(__name__)
 

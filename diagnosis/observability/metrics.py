@@ -13,6 +13,9 @@ import threading
 
 from prometheus_client import Counter, Gauge, Histogram
 
+# prometheus-client's multiprocess mode: the folder a prefork worker's processes write to.
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
 # A tool name is whatever a planner asked for; past this many (server, tool) pairs, new
 # pairs share one series, so a runaway planner cannot blow up the scrape.
 MAX_TOOL_SERIES = 500

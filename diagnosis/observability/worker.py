@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from celery import signals
 
+from diagnosis.observability.metrics import MULTIPROC_ENV
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 logger = logging.getLogger(__name__)
 
 RUN_TASK = "diagnosis.tasks.diagnosis_run"
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _SEEN_LIMIT = 10_000
 
 

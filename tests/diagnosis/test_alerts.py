@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from diagnosis import alerts, services
+from diagnosis import alerts, lifecycle, services
 from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
 from diagnosis.models import (
     AlertGroup,
@@ -221,7 +221,7 @@ def test_a_running_diagnosis_hears_of_repeats_and_the_resolve_and_runs_on(
     client, alert_token, clock
 ):
     created = post(client, AM, fixture("alertmanager-1-firing"), alert_token).json()
-    task = services.diagnosis_claim(task_id=created["task_id"], owner="worker-1")
+    task = lifecycle.diagnosis_claim(task_id=created["task_id"], owner="worker-1")
     assert task is not None and task.state == "running"
 
     post(client, AM, fixture("alertmanager-2-repeat"), alert_token)
@@ -232,7 +232,7 @@ def test_a_running_diagnosis_hears_of_repeats_and_the_resolve_and_runs_on(
     kinds = list(task.events.order_by("seq").values_list("type", "data__status"))
     assert kinds[-2:] == [("alert_received", "firing"), ("alert_received", "resolved")]
     # The engine's own writes still hold: the lease was not touched.
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind="agent_started",
         data={"agent": "logs"},

@@ -21,7 +21,7 @@ from django.utils import timezone
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from diagnosis import bounds, services
+from diagnosis import bounds, lifecycle
 from diagnosis.api import idempotency
 from diagnosis.api.openapi import ASGI_ROUTED_PATHS, build_document
 from diagnosis.api.validation import (
@@ -338,12 +338,12 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     api.call(
         "post", "/api/incidents/{incident_id}/diagnoses", token=token, **ids
     )  # 409 active
-    services.diagnosis_claim(task_id=task.id, owner="w")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w")
     api.call(
         "post", "/api/tasks/{task_id}/cancel", token=token, **ids
     )  # 202 cancelling
     api.call("get", "/api/tasks/{task_id}", token=token, **ids)
-    services.diagnosis_transition(
+    lifecycle.diagnosis_transition(
         task=task.__class__.objects.get(pk=task.pk), to="cancelled"
     )
     api.call("post", "/api/tasks/{task_id}/cancel", token=token, **ids)  # 409 finished

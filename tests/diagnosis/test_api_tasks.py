@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from diagnosis import services
+from diagnosis import lifecycle, services
 from diagnosis.models import DiagnosisTask, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState
 from tests import factories
@@ -33,7 +33,7 @@ def _events(task):
 
 def test_task_snapshot_has_state_last_seq_and_links(client, token, tenant):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="worker-1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="worker-1")
 
     response = client.get(f"/api/tasks/{task.id}", headers=_auth(token))
 
@@ -57,8 +57,8 @@ def test_task_snapshot_has_state_last_seq_and_links(client, token, tenant):
 
 def test_task_snapshot_shows_a_failure_by_layer(client, token, tenant):
     _, task = factories.make_incident(tenant)
-    task = services.diagnosis_claim(task_id=task.id, owner="w")
-    services.diagnosis_transition(
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w")
+    lifecycle.diagnosis_transition(
         task=task,
         to=TaskState.FAILED,
         fields={
@@ -100,7 +100,7 @@ def test_cancel_of_a_queued_task_ends_it_at_once(client, token, tenant):
 
 def test_cancel_of_a_running_task_moves_it_to_cancelling(client, token, tenant):
     incident, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="worker-1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="worker-1")
 
     response = _post(client, token, f"/api/tasks/{task.id}/cancel")
 
@@ -119,7 +119,7 @@ def test_cancel_again_while_cancelling_is_202_and_appends_nothing(
     client, token, tenant
 ):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="worker-1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="worker-1")
     _post(client, token, f"/api/tasks/{task.id}/cancel")
     before = _events(task)
 
@@ -135,8 +135,8 @@ def test_cancel_again_while_cancelling_is_202_and_appends_nothing(
 )
 def test_cancel_of_a_finished_task_is_409_with_its_state(client, token, tenant, final):
     _, task = factories.make_incident(tenant)
-    task = services.diagnosis_claim(task_id=task.id, owner="w")
-    services.diagnosis_transition(task=task, to=final)
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w")
+    lifecycle.diagnosis_transition(task=task, to=final)
     before = (_events(task), DiagnosisTask.objects.get(pk=task.pk).version)
 
     response = _post(client, token, f"/api/tasks/{task.id}/cancel")
@@ -177,7 +177,7 @@ def test_cancel_with_no_body_at_all_is_accepted(client, token, tenant):
 
 def test_incident_cancel_cancels_its_active_task(client, token, tenant):
     incident, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="worker-1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="worker-1")
 
     response = _post(client, token, f"/api/incidents/{incident.id}/cancel")
 

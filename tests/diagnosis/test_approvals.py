@@ -9,7 +9,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from diagnosis import approvals, dispatch, services
+from diagnosis import approvals, dispatch, lifecycle, services
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import Approval, DiagnosisTask, Role, TaskEvent
 from diagnosis.states import TaskState
@@ -46,7 +46,7 @@ def _request(task, *, owner="worker-1", **overrides):
 
 def _running(tenant, owner="worker-1"):
     _, task = factories.make_incident(tenant)
-    return services.diagnosis_claim(task_id=task.id, owner=owner)
+    return lifecycle.diagnosis_claim(task_id=task.id, owner=owner)
 
 
 def _events(task, after=0):
@@ -168,7 +168,7 @@ def test_approval_for_is_the_latest_approval_of_that_call(tenant, sent):
     task = _running(tenant)
     first = _request(task, arguments_hash="1" * 64)
     approvals.approval_decide(approval=first, user=None, approve=False)
-    task = services.diagnosis_claim(task_id=task.id, owner="worker-2")
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="worker-2")
     # The run came back with other arguments for the same call: a new approval.
     second = _request(task, owner="worker-2", arguments_hash="2" * 64)
 
@@ -239,7 +239,7 @@ def test_the_requeued_run_finds_the_decision(tenant, sent):
     task, approval = factories.make_approval(tenant)
     approvals.approval_decide(approval=approval, user=None, approve=True)
 
-    rerun = services.diagnosis_claim(task_id=task.id, owner="worker-2")
+    rerun = lifecycle.diagnosis_claim(task_id=task.id, owner="worker-2")
 
     assert rerun.state == TaskState.RUNNING
     found = approvals.approval_for(task_id=task.id, replay_key=approval.replay_key)
@@ -531,7 +531,7 @@ def test_lease_holder_asking_again_while_one_is_pending_parks_on_it(tenant):
     task, approval = factories.make_approval(tenant)
     # Back to running under its owner with the approval still pending (no path of the app
     # leaves it so; the request must still not create a second one).
-    services.diagnosis_transition(
+    lifecycle.diagnosis_transition(
         task=task,
         to=TaskState.RUNNING,
         fields={

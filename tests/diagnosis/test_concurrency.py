@@ -11,7 +11,7 @@ from tests import factories
 APPENDER = """
 import sys, django
 django.setup()
-from diagnosis.services import diagnosis_event_append
+from diagnosis.lifecycle import diagnosis_event_append
 task_id, count, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for i in range(count):
     diagnosis_event_append(task_id=task_id, kind="tool_progress", data={"writer": name, "i": i})

@@ -13,7 +13,8 @@ import pytest
 from django.db import InterfaceError, OperationalError, connection, transaction
 
 from agentops import stack
-from diagnosis import db_retry, runner, services
+from diagnosis import db_retry, lifecycle, runner
+from diagnosis.endings import RunEnd
 from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent, Tenant
 from diagnosis.states import TaskState
@@ -104,10 +105,10 @@ def test_call_gives_up_after_its_backoff(task, monkeypatch):
 def test_emit_whose_commit_went_through_before_the_error_is_not_appended_twice(
     task, monkeypatch
 ):
-    claimed = services.diagnosis_claim(
+    claimed = lifecycle.diagnosis_claim(
         task_id=task.id, owner="w1"
     )  # step events need the lease
-    calls = then_end_session(monkeypatch, services, "diagnosis_event_append")
+    calls = then_end_session(monkeypatch, lifecycle, "diagnosis_event_append")
     context = runner._Context(
         task_id=str(task.id), plan_args={}, owner="w1", last_seq=claimed.last_seq
     )
@@ -122,8 +123,8 @@ def test_emit_whose_commit_went_through_before_the_error_is_not_appended_twice(
 def test_run_survives_a_lost_reply_to_its_claim_and_to_its_final_move(
     task, monkeypatch
 ):
-    claims = then_end_session(monkeypatch, services, "diagnosis_claim")
-    moves = then_end_session(monkeypatch, services, "diagnosis_transition")
+    claims = then_end_session(monkeypatch, lifecycle, "diagnosis_claim")
+    moves = then_end_session(monkeypatch, lifecycle, "diagnosis_transition")
     # The claim's own move is the first transition: its reply is the one lost.
     assert runner.run_task(str(task.id), owner="w1") == TaskState.SUCCEEDED
     assert len(claims) == 1  # the probe found the committed claim: not claimed again
@@ -139,10 +140,10 @@ def test_run_survives_a_lost_reply_to_its_claim_and_to_its_final_move(
 def test_finish_whose_commit_went_through_before_the_error_returns_the_end(
     task, monkeypatch
 ):
-    assert services.diagnosis_claim(task_id=task.id, owner="w1") is not None
-    moves = then_end_session(monkeypatch, services, "diagnosis_transition")
+    assert lifecycle.diagnosis_claim(task_id=task.id, owner="w1") is not None
+    moves = then_end_session(monkeypatch, lifecycle, "diagnosis_transition")
     context = runner._Context(task_id=str(task.id), plan_args={}, owner="w1")
-    assert runner._finish(context, TaskState.SUCCEEDED) == TaskState.SUCCEEDED
+    assert runner._finish(context, RunEnd.DONE) == TaskState.SUCCEEDED
     # The probe found the row ended: the move was not tried again.
     assert len(moves) == 1
     kinds = [e.type for e in events(task)]
@@ -345,6 +346,6 @@ def test_a_task_on_a_thread_whose_connection_was_left_in_a_transaction_is_claime
 
 
 def test_a_claim_of_a_task_with_no_row_says_so(transactional_db, caplog):
-    with caplog.at_level("WARNING", logger="diagnosis.services"):
+    with caplog.at_level("WARNING", logger="diagnosis.lifecycle"):
         assert runner.run_task("00000000-0000-4000-8000-000000000002") is None
     assert "no such task" in caplog.text

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from diagnosis import incident_browse, services
+from diagnosis import incident_browse, lifecycle, services
 from diagnosis.models import Incident
 from tests import factories
 from tests.diagnosis.test_streaming_support import finish
@@ -17,7 +17,7 @@ def _titles(page):
 
 def test_filters_match_the_latest_diagnosis_and_the_incident(tenant, member):
     _running, task = factories.make_incident(tenant, title="a running", service="pay")
-    services.diagnosis_claim(task_id=task.id, owner="w")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w")
     _done, first = factories.make_incident(tenant, title="b done", severity="sev1")
     finish(first)
     _mine, _ = services.incident_create(

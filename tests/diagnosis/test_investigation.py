@@ -7,7 +7,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from diagnosis import investigation, operations, services, trace_view, tracing
+from diagnosis import (
+    investigation,
+    lifecycle,
+    operations,
+    services,
+    trace_view,
+    tracing,
+)
 from diagnosis.models import (
     DiagnosisTask,
     Role,
@@ -50,7 +57,7 @@ def _span(task, *, agent="metrics", server="metrics", tool="query_metric", **fin
             "mcp.method.name": "tools/call",
         },
     )
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind="tool_started",
         data={
@@ -133,8 +140,8 @@ def test_snapshot_status_comes_from_the_events_it_resumes_after(tenant, monkeypa
     """The row may already be further on than the events read; the stream brings those moves,
     so the status line must show the state of the last event rendered, not the row's."""
     _incident, task = factories.make_incident(tenant)
-    services.diagnosis_transition(task=task, to=TaskState.RUNNING)
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_transition(task=task, to=TaskState.RUNNING)
+    lifecycle.diagnosis_event_append(
         task_id=task.id, kind="agent_started", data={"agent": "metrics"}
     )
     _span(task)
@@ -189,7 +196,7 @@ def test_progress_rows_take_the_last_progress_event(tenant):
     _incident, task = factories.make_incident(tenant)
     span = _span(task)
     for value in (1, 3):
-        services.diagnosis_event_append(
+        lifecycle.diagnosis_event_append(
             task_id=task.id,
             kind="tool_progress",
             data={
@@ -457,7 +464,7 @@ def test_operations_page_is_the_admin_roles(client, tenant):
 
 def test_operations_figures_from_the_rows(tenant, other_tenant):
     _incident, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="worker-1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="worker-1")
     for latency in (10.0, 20.0, 30.0):
         _span(task, state=SpanState.OK, latency_ms=latency)
     _span(

@@ -4,7 +4,7 @@ takes the row over (queued → running → done), once, however the snapshot and
 import pytest
 from django.urls import reverse
 
-from diagnosis import investigation, services, tracing
+from diagnosis import investigation, lifecycle, tracing
 from diagnosis.engine.executor import call_id
 from diagnosis.models import SpanState, ToolCallSpan
 from tests import factories
@@ -16,7 +16,7 @@ HOSTILE = '<script>window.pwned=1</script><img src=x onerror="alert(1)">'
 
 def _queue(task, key, *, tool="query_metric", why="is the service healthy?"):
     """tool_queued of the call whose replay key is `key` (attempt 1), as the engine sends it."""
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id,
         kind="tool_queued",
         data={
@@ -49,7 +49,7 @@ def _start(task, key, *, tool="query_metric", announce=True):
         attributes={},
     )
     if announce:
-        services.diagnosis_event_append(
+        lifecycle.diagnosis_event_append(
             task_id=task.id,
             kind="tool_started",
             data={
@@ -153,7 +153,7 @@ def test_a_call_still_queued_when_the_attempt_ends_reads_cancelled(tenant):
     _queue(task, "metrics:r0.0", tool="ran")
     _queue(task, "metrics:r0.1", tool="never")
     _start(task, "metrics:r0.0", tool="ran")
-    services.diagnosis_event_append(
+    lifecycle.diagnosis_event_append(
         task_id=task.id, kind="task_requeued", data={"reason": "lease_expired"}
     )
     assert [(r.tool, r.state_label) for r in _rows(task)] == [

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 
-from diagnosis import alerts, locks, services, tracing
+from diagnosis import alerts, lifecycle, locks, tracing
 from diagnosis.events import EventKind
 from diagnosis.models import (
     AlertGroup,
@@ -157,7 +157,7 @@ def test_an_intake_waiting_for_the_task_row_a_transition_holds_closes_no_cycle()
     # PostgreSQL rechecks the row's foreign keys at COMMIT: FOR KEY SHARE on its incident,
     # tenant and creator, while the task row is held.
     def claim(task_id) -> None:
-        assert services.diagnosis_claim(task_id=task_id, owner="w1") is not None
+        assert lifecycle.diagnosis_claim(task_id=task_id, owner="w1") is not None
 
     task, errors, intakes = _intake_meets(claim, lambda t: None)
 

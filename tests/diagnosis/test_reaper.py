@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from diagnosis import services
+from diagnosis import lifecycle, services
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.states import TaskState
@@ -24,7 +24,7 @@ def test_expired_lease_is_requeued_and_enqueued_again(
     tenant, django_capture_on_commit_callbacks
 ):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     expire_lease(task)
     with django_capture_on_commit_callbacks() as callbacks:
         counts = services.diagnosis_reap()
@@ -39,7 +39,7 @@ def test_expired_lease_is_requeued_and_enqueued_again(
 def test_expired_lease_on_last_attempt_fails_the_task(tenant):
     _, task = factories.make_incident(tenant)
     DiagnosisTask.objects.filter(pk=task.pk).update(max_attempts=1)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     expire_lease(task)
     assert services.diagnosis_reap()["failed"] == 1
     task.refresh_from_db()
@@ -52,7 +52,7 @@ def test_expired_lease_on_last_attempt_fails_the_task(tenant):
 
 def test_expired_lease_while_cancelling_ends_cancelled(tenant):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     services.diagnosis_cancel(task=task)
     expire_lease(task)
     assert services.diagnosis_reap()["cancelled"] == 1
@@ -62,7 +62,7 @@ def test_expired_lease_while_cancelling_ends_cancelled(tenant):
 
 def test_live_lease_is_left_alone(tenant):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     assert services.diagnosis_reap() == {
         "requeued": 0,
         "failed": 0,

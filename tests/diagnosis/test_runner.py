@@ -9,6 +9,7 @@ from django.db import connection
 from django.utils import timezone
 
 from diagnosis import runner, services
+from diagnosis.endings import ENDINGS, RunEnd
 from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState
@@ -244,7 +245,7 @@ def test_an_attempt_ending_leaves_a_later_attempts_open_span_alone(tenant_row):
         task, span_id="3" * 16, attempt=3, state=SpanState.STARTED
     )
     context = runner._Context(task_id=str(task.id), plan_args={}, owner="w1", attempt=2)
-    runner._end_open_spans(context, TaskState.FAILED, {})
+    runner._end_open_spans(context, ENDINGS[RunEnd.FAILED].open_span)
     states = {s.span_id: s.state for s in ToolCallSpan.objects.filter(task=task)}
     assert states[earlier.span_id] == SpanState.CANCELLED
     assert states[ours.span_id] == SpanState.CANCELLED

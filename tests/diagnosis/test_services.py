@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diagnosis import services
+from diagnosis import lifecycle, services
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
@@ -48,8 +48,8 @@ def test_incident_create_enqueues_only_after_commit(
 
 def test_transition_running_to_succeeded_appends_event(tenant):
     _, task = factories.make_incident(tenant)
-    task = services.diagnosis_claim(task_id=task.id, owner="w1")
-    services.diagnosis_transition(
+    task = lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_transition(
         task=task, to=TaskState.SUCCEEDED, fields={"report": {"ok": True}}
     )
     task.refresh_from_db()
@@ -66,7 +66,7 @@ def test_transition_running_to_succeeded_appends_event(tenant):
 def test_illegal_transition_raises_and_writes_nothing(tenant):
     _, task = factories.make_incident(tenant)
     with pytest.raises(InvalidTransition):
-        services.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
+        lifecycle.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
     task.refresh_from_db()
     assert task.state == TaskState.QUEUED
     assert seqs(task) == [1]
@@ -76,9 +76,9 @@ def test_stale_transition_raises_and_writes_nothing(tenant):
     _, task = factories.make_incident(tenant)
     first = DiagnosisTask.objects.get(pk=task.pk)
     second = DiagnosisTask.objects.get(pk=task.pk)
-    services.diagnosis_transition(task=first, to=TaskState.RUNNING)
+    lifecycle.diagnosis_transition(task=first, to=TaskState.RUNNING)
     with pytest.raises(StaleTransition):
-        services.diagnosis_transition(task=second, to=TaskState.CANCELLED)
+        lifecycle.diagnosis_transition(task=second, to=TaskState.CANCELLED)
     task.refresh_from_db()
     assert task.state == TaskState.RUNNING
     assert seqs(task) == [1, 2]
@@ -108,7 +108,7 @@ def test_cancel_queued_task_ends_it_at_once(tenant):
 
 def test_cancel_running_task_moves_it_to_cancelling_and_is_idempotent(tenant):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
     assert services.diagnosis_cancel(task=task).state == TaskState.CANCELLING
     assert services.diagnosis_cancel(task=task).state == TaskState.CANCELLING
     assert (
@@ -128,17 +128,17 @@ def test_cancel_finished_task_raises_task_finished(tenant):
 
 def test_claim_only_takes_a_queued_task_once(tenant):
     _, task = factories.make_incident(tenant)
-    assert services.diagnosis_claim(task_id=task.id, owner="w1") is not None
-    assert services.diagnosis_claim(task_id=task.id, owner="w2") is None
+    assert lifecycle.diagnosis_claim(task_id=task.id, owner="w1") is not None
+    assert lifecycle.diagnosis_claim(task_id=task.id, owner="w2") is None
     task.refresh_from_db()
     assert (task.lease_owner, task.attempt) == ("w1", 1)
 
 
 def test_lease_renew_fails_for_another_owner(tenant):
     _, task = factories.make_incident(tenant)
-    services.diagnosis_claim(task_id=task.id, owner="w1")
-    assert services.diagnosis_lease_renew(task_id=task.id, owner="w1")
-    assert not services.diagnosis_lease_renew(task_id=task.id, owner="w2")
+    lifecycle.diagnosis_claim(task_id=task.id, owner="w1")
+    assert lifecycle.diagnosis_lease_renew(task_id=task.id, owner="w1")
+    assert not lifecycle.diagnosis_lease_renew(task_id=task.id, owner="w2")
 
 
 def test_event_append_failure_of_wakeup_is_not_fatal(tenant, settings):
@@ -177,7 +177,7 @@ def test_random_transitions_never_reach_an_illegal_state_and_seq_stays_gap_free(
     for target in moves:
         allowed = target in ALLOWED_TRANSITIONS[TaskState(task.state)]
         try:
-            services.diagnosis_transition(task=task, to=target)
+            lifecycle.diagnosis_transition(task=task, to=target)
         except InvalidTransition:
             assert not allowed
         else:

@@ -11,7 +11,7 @@ from django.db import OperationalError
 from django.test import Client
 
 from agentops.asgi import application
-from diagnosis import retention, services
+from diagnosis import lifecycle, retention
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask
 from diagnosis.states import TaskState
@@ -357,7 +357,7 @@ async def test_lost_wakeup_is_covered_by_the_catchup_read(
     client = StreamClient(application, task.pk, headers=bearer(token))
     await client.start()
     await client.read_until(has_events(1))
-    monkeypatch.setattr(services, "publish_wakeup", lambda task_id, seq: None)
+    monkeypatch.setattr(lifecycle, "publish_wakeup", lambda task_id, seq: None)
     await a_append(task, 2)
     await client.read_until(has_events(3))
     assert client.seqs() == [1, 2, 3]

@@ -7,7 +7,7 @@ import httpx
 from asgiref.testing import ApplicationCommunicator
 from httpx_sse import EventSource, ServerSentEvent
 
-from diagnosis import services
+from diagnosis import lifecycle
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask
 from diagnosis.states import TaskState
@@ -35,7 +35,7 @@ def make_task(tenant: Any, *, progress: int = 0) -> DiagnosisTask:
 
 def append(task: DiagnosisTask, count: int = 1, **data: Any) -> None:
     for _ in range(count):
-        services.diagnosis_event_append(
+        lifecycle.diagnosis_event_append(
             task_id=task.pk, kind=EventKind.TOOL_PROGRESS, data=dict(data) or {"p": 1}
         )
 
@@ -43,8 +43,8 @@ def append(task: DiagnosisTask, count: int = 1, **data: Any) -> None:
 def finish(task: DiagnosisTask) -> None:
     """queued → running → succeeded: appends task_started and the terminal task_completed."""
     task.refresh_from_db()
-    task = services.diagnosis_transition(task=task, to=TaskState.RUNNING)
-    services.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
+    task = lifecycle.diagnosis_transition(task=task, to=TaskState.RUNNING)
+    lifecycle.diagnosis_transition(task=task, to=TaskState.SUCCEEDED)
 
 
 def bearer(token: str) -> list[tuple[bytes, bytes]]:

@@ -85,13 +85,13 @@ def test_detail_resumes_after_the_last_rendered_event_not_the_task_read_before_i
 ):
     """An event appended between reading the task and reading its events is rendered, so the
     stream must start after it; starting from the task's older last_seq showed it twice."""
-    from diagnosis import selectors, services
+    from diagnosis import lifecycle, selectors
 
     incident, _ = factories.make_incident(tenant)
     read_events = selectors.diagnosis_events_after
 
     def append_then_read(*, task_id, after_seq):
-        services.diagnosis_event_append(task_id=task_id, kind="tool_progress")
+        lifecycle.diagnosis_event_append(task_id=task_id, kind="tool_progress")
         return read_events(task_id=task_id, after_seq=after_seq)
 
     monkeypatch.setattr(selectors, "diagnosis_events_after", append_then_read)
