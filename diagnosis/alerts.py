@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import F
@@ -57,6 +57,12 @@ from diagnosis.models import (
     DiagnosisTask,
     Incident,
     Tenant,
+)
+from diagnosis.payloads import (
+    AlertGroupStatusValue,
+    AlertReceivedData,
+    AlertSourceValue,
+    AlertStatusValue,
 )
 from diagnosis.principals import Principal, role_scopes
 from diagnosis.registry import AlertRules
@@ -780,17 +786,18 @@ def _event(
     new: int,
     resolved: int,
     rules: AlertRules,
-) -> dict[str, Any]:
+) -> AlertReceivedData:
     return {
-        "source": group.source,
+        # The model's choices are the payload's literals (diagnosis.payloads).
+        "source": cast("AlertSourceValue", group.source),
         "group_id": str(group.id),
-        "status": group.status,
+        "status": cast("AlertGroupStatusValue", group.status),
         "new_alerts": new,
         "resolved_alerts": resolved,
         "alerts": [
             {
                 "fingerprint": alert.fingerprint,
-                "status": alert.status,
+                "status": cast("AlertStatusValue", alert.status),
                 "name": _cut(
                     alert.labels.get("alertname")
                     or alert.annotations.get("summary", ""),

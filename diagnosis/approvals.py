@@ -20,6 +20,7 @@ from diagnosis.events import EventKind
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.lifecycle import diagnosis_event_append, diagnosis_transition
 from diagnosis.models import Approval, ApprovalStatus, DiagnosisTask
+from diagnosis.payloads import Decision
 from diagnosis.states import TaskState
 
 EXPIRED_REASON = "no decision before it expired"
@@ -183,7 +184,7 @@ def _decided_event(
     approval_id: uuid.UUID | str,
     task_id: uuid.UUID | str,
     *,
-    decision: str,
+    decision: Decision,
     decided_by: Any,
     reason: str,
 ) -> None:

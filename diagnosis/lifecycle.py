@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.db import transaction
@@ -25,6 +25,7 @@ from diagnosis.events import EventKind
 from diagnosis.exceptions import LeaseLost, StaleTransition
 from diagnosis.models import DiagnosisTask, TaskEvent
 from diagnosis.observability import otel
+from diagnosis.payloads import EventAppend
 from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
 from diagnosis.wakeups import publish_wakeup
 
@@ -48,7 +49,7 @@ ERROR_EVENT_STATES = frozenset({TaskState.FAILED, TaskState.TIMED_OUT})
 ERROR_FIELDS = ("error_layer", "error_code", "error_message")
 
 
-def diagnosis_event_append(
+def event_append_unchecked(
     *,
     task_id: uuid.UUID | str,
     kind: str,
@@ -56,6 +57,10 @@ def diagnosis_event_append(
     lease_owner: str | None = None,
 ) -> TaskEvent:
     """Append one event to a task: lock the task row, take seq = last_seq + 1, insert, bump last_seq.
+
+    Its keys unchecked: call `diagnosis_event_append` (the same function, its kinds and keys
+    checked by mypy) unless the caller's own signature is the checked one (an `Emit`, or a
+    move's event in diagnosis_transition).
 
     Runs in the caller's transaction when there is one. After commit, a wake-up is sent on the
     task's channel-layer group; a failed wake-up is logged, never fatal. With `lease_owner`
@@ -87,6 +92,10 @@ def diagnosis_event_append(
         DiagnosisTask.objects.filter(pk=task.id).update(last_seq=seq)
         transaction.on_commit(lambda: publish_wakeup(task.id, seq))
     return event
+
+
+# Each kind appended outside a move, with its keys checked (diagnosis.payloads.EventAppend).
+diagnosis_event_append: Final[EventAppend] = event_append_unchecked
 
 
 def diagnosis_transition(
@@ -136,7 +145,7 @@ def diagnosis_transition(
             event_data.update(
                 {k: v for k, v in (fields or {}).items() if k in ERROR_FIELDS}
             )
-        diagnosis_event_append(
+        event_append_unchecked(
             task_id=task.pk,
             kind=kind or TRANSITION_EVENTS[TaskState(to)],
             data=event_data,

@@ -7,7 +7,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from diagnosis.events import EventKind
 from diagnosis.states import ACTIVE, TaskState
 
 if TYPE_CHECKING:
@@ -199,7 +198,8 @@ class TaskEvent(models.Model):
         DiagnosisTask, on_delete=models.CASCADE, related_name="events"
     )
     seq = models.PositiveBigIntegerField()
-    type = models.CharField(max_length=32, choices=EventKind.choices)
+    # An EventKind value (diagnosis.events), not a choices field: a new kind needs no migration.
+    type = models.CharField(max_length=32)
     occurred_at = models.DateTimeField()
     data = models.JSONField(default=dict)
 

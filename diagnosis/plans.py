@@ -27,6 +27,7 @@ from diagnosis.bounds import json_error
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.events import EventKind
 from diagnosis.models import SpanState, ToolCallSpan
+from diagnosis.payloads import Emit
 
 
 class StepContext(Protocol):
@@ -36,7 +37,8 @@ class StepContext(Protocol):
     attempt: int
     lease_lost: threading.Event
 
-    def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None: ...
+    @property
+    def emit(self) -> Emit[None]: ...
     def should_stop(self) -> bool: ...
     def stop_reason(self) -> StopReason | None: ...
     def set_report(self, report: Mapping[str, Any]) -> None: ...

@@ -58,8 +58,9 @@ class _Context:
     report: dict[str, Any] | None = None
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None) -> None:
+        # Checked where it is called: StepContext.emit is a payloads.Emit.
         event = db_retry.call(
-            lambda: lifecycle.diagnosis_event_append(
+            lambda: lifecycle.event_append_unchecked(
                 task_id=self.task_id, kind=kind, data=data, lease_owner=self.owner
             ),
             what=f"append of {kind} to task {self.task_id}",

@@ -8,5 +8,4 @@ executor  policy before every call, the call through mcpclient, its span and eve
 policy    allowlist, tenant, scopes, argument limits, budget, deadline
 approvals risky actions wait for a person
 report    hypotheses ranked by layer, each citing the spans that showed it
-payloads  the event payloads and the report shape, in one place (docs/engine.md)
 """

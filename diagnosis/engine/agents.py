@@ -9,12 +9,12 @@ the first one saw.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Sequence
 
 from diagnosis.engine.executor import Executor
 from diagnosis.engine.observations import Observation, PlannedCall
 from diagnosis.events import EventKind
+from diagnosis.payloads import Emit
 
 AGENT_CONCURRENCY = 4
 
@@ -24,7 +24,7 @@ async def run_round(
     calls: Sequence[PlannedCall],
     *,
     round_no: int,
-    emit: Callable[[str, Mapping[str, Any]], Awaitable[None]],
+    emit: Emit[Awaitable[None]],
     label: str | None = None,
 ) -> list[Observation]:
     """Run one round of calls; the observations come back in the order of `calls`."""

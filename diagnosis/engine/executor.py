@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, cast
 
 import mcpclient
 from diagnosis import approvals, tracing
@@ -43,6 +43,7 @@ from diagnosis.events import EventKind
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
+from diagnosis.payloads import Emit, SpanEndState, ToolEndedData
 from reasoning.masking import mask_text, redact
 
 logger = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class RunContext:
     budget: policy.Budget
     # Runs a function on the diagnosis's database thread, in order.
     db: Write
-    emit: Callable[[str, Mapping[str, Any]], Awaitable[None]]
+    emit: Emit[Awaitable[None]]
 
 
 def replay_key(call: PlannedCall, ordinal: str) -> str:
@@ -558,7 +559,7 @@ class Executor:
             else "",
             approval_id=self._approved.get(span.replay_key),
         )
-        kind = (
+        kind: Literal[EventKind.TOOL_COMPLETED, EventKind.TOOL_FAILED] = (
             EventKind.TOOL_COMPLETED
             if outcome.state == SpanState.OK
             else EventKind.TOOL_FAILED
@@ -651,14 +652,14 @@ def _tool_attributes(call: PlannedCall, span_id: str) -> dict[str, Any]:
     }
 
 
-def _finished_payload(span: ToolCallSpan, agent: str) -> dict[str, Any]:
+def _finished_payload(span: ToolCallSpan, agent: str) -> ToolEndedData:
     return {
         "span_id": span.span_id,
         "call_id": call_id(attempt=span.attempt, replay_key=span.replay_key),
         "agent": agent,
         "server": span.server_name,
         "tool": span.tool_name,
-        "state": span.state,
+        "state": cast("SpanEndState", span.state),  # a finished span's
         "latency_ms": span.latency_ms,
         "error_layer": span.error_layer or None,
         "error_code": span.error_code or None,

@@ -41,6 +41,7 @@ from diagnosis.engine.report import ActionRecord, Report
 from diagnosis.engine.sessions import SessionPool
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
+from diagnosis.payloads import Emit
 from diagnosis.plans import Step, StepContext
 from diagnosis.registry import Environment
 
@@ -93,7 +94,7 @@ class StepHooks:
 
     task_id: str
     owner: str
-    emit: Callable[[str, Mapping[str, Any] | None], None]
+    emit: Emit[None]
     stop_reason: Callable[[], StopReason | None]
     set_report: Callable[[Mapping[str, Any]], None]
 

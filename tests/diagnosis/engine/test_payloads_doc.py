@@ -8,7 +8,7 @@ from typing import get_args, get_type_hints
 import pytest
 
 from diagnosis.engine import layers
-from diagnosis.engine.payloads import EVENT_PAYLOADS, SpanEndState
+from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 from diagnosis.engine.report import (
     ACTION_STATUSES,
     ActionRecord,

@@ -5,9 +5,30 @@ row's `data` holds task_id, incident_id and the keys below, and the stream adds 
 also the SSE `id:`), type (= the SSE `event:`) and occurred_at from the row's columns
 (diagnosis.streaming.db). docs/engine.md lists every key; tests/diagnosis/engine/
 test_payloads_doc.py keeps the two in step. The report is not an event: it is on the task.
+
+The keys an emit site passes are the kind's `…Data` TypedDict (the payload less the envelope
+and `type`); `EventAppend` (diagnosis.lifecycle.diagnosis_event_append) and `Emit` (the
+runner's and the engine's emit) check them per kind, so mypy refuses a key a kind lacks. The
+moves (task_*, approval_requested) are appended by lifecycle.diagnosis_transition itself.
 """
 
-from typing import Any, Final, Literal, NotRequired, TypedDict
+import uuid
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Literal,
+    NotRequired,
+    Protocol,
+    TypedDict,
+    TypeVar,
+    overload,
+)
+
+from diagnosis.events import EventKind
+
+if TYPE_CHECKING:
+    from diagnosis.models import TaskEvent
 
 SpanEndState = Literal["ok", "error", "refused", "cancelled", "unknown_outcome"]
 
@@ -24,9 +45,12 @@ class _Envelope(TypedDict):
 _Move = TypedDict("_Move", {"from": str, "to": str})
 
 
-class TaskCreated(_Envelope):
-    type: Literal["task_created"]
+class TaskCreatedData(TypedDict):
     plan: str
+
+
+class TaskCreated(_Envelope, TaskCreatedData):
+    type: Literal["task_created"]
 
 
 class TaskStarted(_Envelope, _Move):
@@ -74,24 +98,29 @@ class TaskTimedOut(_Envelope, _Move, _TaskError):
     type: Literal["task_timed_out"]
 
 
-class AgentStarted(_Envelope):
-    type: Literal["agent_started"]
+class AgentStartedData(TypedDict):
     agent: str  # metrics | logs | network | kubernetes | runbook | action
     # Absent from the test-only timed plan, which sends only a step name as `agent`.
     round: NotRequired[int]  # the planner's round, from 1
     calls: NotRequired[int]  # calls the agent runs this round
 
 
-class AgentCompleted(_Envelope):
-    type: Literal["agent_completed"]
+class AgentStarted(_Envelope, AgentStartedData):
+    type: Literal["agent_started"]
+
+
+class AgentCompletedData(TypedDict):
     agent: str
     round: NotRequired[int]
     calls: NotRequired[int]
     failed: NotRequired[int]  # of those calls, the ones that did not return a result
 
 
-class ToolQueued(_Envelope):
-    type: Literal["tool_queued"]
+class AgentCompleted(_Envelope, AgentCompletedData):
+    type: Literal["agent_completed"]
+
+
+class ToolQueuedData(TypedDict):
     # A planned call of a round, before it waits for a slot; none for a call a replay answers.
     call_id: str  # the call's id in this attempt; its later tool_* events carry it too
     agent: str
@@ -102,6 +131,10 @@ class ToolQueued(_Envelope):
     why: str  # the planner's reason for the call
 
 
+class ToolQueued(_Envelope, ToolQueuedData):
+    type: Literal["tool_queued"]
+
+
 class _ToolCall(TypedDict):
     span_id: str  # ToolCallSpan.span_id: the trace's and the report's reference
     call_id: str  # as in tool_queued (a call outside a round has no tool_queued)
@@ -110,22 +143,28 @@ class _ToolCall(TypedDict):
     tool: str
 
 
-class ToolStarted(_Envelope, _ToolCall):
-    type: Literal["tool_started"]
+class ToolStartedData(_ToolCall):
     arguments: dict[str, Any]  # redacted
     attempt: int  # the task's attempt (a re-queued diagnosis runs as attempt 2 …)
     why: str  # the planner's reason for the call
 
 
-class ToolProgress(_Envelope, _ToolCall):
-    type: Literal["tool_progress"]
+class ToolStarted(_Envelope, ToolStartedData):
+    type: Literal["tool_started"]
+
+
+class ToolProgressData(_ToolCall):
     # MCP notifications/progress, at most 4 a second per span (coalesced; never terminal).
     progress: float
     total: float | None
     message: str  # "" when the server sent none; at most 200 characters
 
 
-class _ToolEnded(_Envelope, _ToolCall):
+class ToolProgress(_Envelope, ToolProgressData):
+    type: Literal["tool_progress"]
+
+
+class ToolEndedData(_ToolCall):
     latency_ms: float | None
     error_layer: (
         str | None
@@ -136,11 +175,11 @@ class _ToolEnded(_Envelope, _ToolCall):
     preview: str  # the redacted result preview, at most 300 characters ("" on failure)
 
 
-class ToolCompleted(_ToolEnded):
+class ToolCompleted(_Envelope, ToolEndedData):
     type: Literal["tool_completed"]
 
 
-class ToolFailed(_ToolEnded):
+class ToolFailed(_Envelope, ToolEndedData):
     type: Literal["tool_failed"]
 
 
@@ -155,34 +194,46 @@ class ApprovalRequested(_Envelope, _Move):  # the move to waiting_approval
     expires_at: str  # ISO 8601; undecided by then, the approval expires
 
 
-class ApprovalDecided(_Envelope):
-    type: Literal["approval_decided"]
+Decision = Literal["approve", "deny", "expired"]
+
+
+class ApprovalDecidedData(TypedDict):
     approval_id: str
-    decision: Literal["approve", "deny", "expired"]
+    decision: Decision
     decided_by: str | None  # username; None for an expiry
     reason: str
 
 
+class ApprovalDecided(_Envelope, ApprovalDecidedData):
+    type: Literal["approval_decided"]
+
+
+AlertSourceValue = Literal["alertmanager", "pagerduty"]
+AlertGroupStatusValue = Literal["firing", "acknowledged", "resolved"]
+AlertStatusValue = Literal["firing", "resolved"]
+
+
 class AlertBrief(TypedDict):
     fingerprint: str  # Alertmanager's fingerprint, or the PagerDuty dedup_key
-    status: Literal["firing", "resolved"]
+    status: AlertStatusValue
     name: str  # the alertname label (PagerDuty: the summary)
     summary: str  # the first symptom annotation it has, at most 300 characters
 
 
-class AlertReceived(_Envelope):
-    """Appended to the incident's active task (diagnosis.alerts), never by the engine."""
-
-    type: Literal["alert_received"]
-    source: Literal["alertmanager", "pagerduty"]
+class AlertReceivedData(TypedDict):
+    source: AlertSourceValue
     group_id: str  # the AlertGroup's UUID
-    status: Literal[
-        "firing", "acknowledged", "resolved"
-    ]  # the group's, after this payload
+    status: AlertGroupStatusValue  # the group's, after this payload
     new_alerts: int  # alerts the group did not hold before
     resolved_alerts: int  # alerts that turned resolved with this payload
     alerts: list[AlertBrief]  # those new or changed, at most 20
     truncated: int  # new or changed alerts beyond the 20 listed
+
+
+class AlertReceived(_Envelope, AlertReceivedData):
+    """Appended to the incident's active task (diagnosis.alerts), never by the engine."""
+
+    type: Literal["alert_received"]
 
 
 EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
@@ -205,3 +256,125 @@ EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_timed_out": TaskTimedOut,
     "alert_received": AlertReceived,
 }
+
+
+R_co = TypeVar("R_co", covariant=True)
+_TOOL_END = Literal[EventKind.TOOL_COMPLETED, EventKind.TOOL_FAILED]
+
+
+class Emit(Protocol[R_co]):
+    """What a step (the runner's context) and the engine emit: a kind and its keys, checked.
+
+    Emit[None] is the runner's (diagnosis.runner._Context.emit); Emit[Awaitable[None]] the
+    engine's, which runs it on its database thread.
+    """
+
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.AGENT_STARTED], data: AgentStartedData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.AGENT_COMPLETED], data: AgentCompletedData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.TOOL_QUEUED], data: ToolQueuedData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.TOOL_STARTED], data: ToolStartedData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.TOOL_PROGRESS], data: ToolProgressData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(self, kind: _TOOL_END, data: ToolEndedData, /) -> R_co: ...
+
+
+class EventAppend(Protocol):
+    """The signature of lifecycle.diagnosis_event_append: each kind appended outside a move,
+    with its keys. (A move's event is appended by lifecycle.diagnosis_transition.)"""
+
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.TASK_CREATED],
+        data: TaskCreatedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.APPROVAL_DECIDED],
+        data: ApprovalDecidedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.ALERT_RECEIVED],
+        data: AlertReceivedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.AGENT_STARTED],
+        data: AgentStartedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.AGENT_COMPLETED],
+        data: AgentCompletedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.TOOL_QUEUED],
+        data: ToolQueuedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.TOOL_STARTED],
+        data: ToolStartedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.TOOL_PROGRESS],
+        data: ToolProgressData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: _TOOL_END,
+        data: ToolEndedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
