@@ -8,7 +8,6 @@ from typing import get_args, get_type_hints
 import pytest
 
 from diagnosis.engine import layers
-from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 from diagnosis.engine.report import (
     ACTION_STATUSES,
     ActionRecord,
@@ -19,6 +18,7 @@ from diagnosis.engine.report import (
 )
 from diagnosis.events import EventKind
 from diagnosis.models import SpanState
+from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "engine.md").read_text()
 ENVELOPE = {"event_id", "type", "occurred_at", "task_id", "incident_id"}
