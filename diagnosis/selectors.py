@@ -20,7 +20,7 @@ from diagnosis.models import (
     Tenant,
     ToolCallSpan,
 )
-from diagnosis.states import TaskState
+from diagnosis.states import ACTIVE, TaskState
 
 _OTEL_SPAN_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -85,8 +85,6 @@ def incident_tasks(*, incident: Incident) -> QuerySet[DiagnosisTask]:
 
 
 def incident_active_task(*, incident: Incident) -> DiagnosisTask | None:
-    from diagnosis.states import ACTIVE
-
     return incident.tasks.filter(state__in=ACTIVE).first()
 
 
