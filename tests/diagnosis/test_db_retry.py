@@ -108,7 +108,7 @@ def test_emit_whose_commit_went_through_before_the_error_is_not_appended_twice(
     claimed = lifecycle.diagnosis_claim(
         task_id=task.id, owner="w1"
     )  # step events need the lease
-    calls = then_end_session(monkeypatch, lifecycle, "diagnosis_event_append")
+    calls = then_end_session(monkeypatch, lifecycle, "event_append_unchecked")
     context = runner._Context(
         task_id=str(task.id), plan_args={}, owner="w1", last_seq=claimed.last_seq
     )
