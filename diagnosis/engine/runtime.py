@@ -9,9 +9,9 @@ diagnosis.plans from DiagnosisConfig.ready().
 4. Actions a confirmed hypothesis calls for go through approval (the task may park here),
    then their effect is checked.
 5. A stop watcher on its own database thread asks the runner's stop check
-   (selectors.task_stop_reason) every STOP_POLL_SECONDS and cancels the program; in-flight calls are cancelled by mcpclient
-   (notifications/cancelled, or closing the stream), open spans end `cancelled`, and the
-   servers are shut down on the way out.
+   (selectors.task_stop_reason) every STOP_POLL_SECONDS and cancels the program; in-flight
+   calls are cancelled by mcpclient (notifications/cancelled, or closing the stream), open
+   spans end `cancelled`, and the servers are shut down on the way out.
 Database work runs on two threads of its own: one for writes, in order (events, spans, the
 report), one for the stop check, so a cancel is never queued behind event writes.
 """
