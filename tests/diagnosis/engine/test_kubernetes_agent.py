@@ -12,8 +12,8 @@ import pytest
 from diagnosis.engine import layers
 from diagnosis.engine.layered import LayeredPlanner, kubernetes
 from diagnosis.engine.layered.facts import Facts
-from diagnosis.engine.layered.kubectl import (
-    Cluster,
+from diagnosis.engine.layered.kubernetes.cluster import Cluster
+from diagnosis.engine.layered.kubernetes.kubectl import (
     describe_events,
     parse_rows,
     read_containers,

@@ -1,0 +1,129 @@
+"""Scheduling: a FailedScheduling warning means no node takes the workload's pods."""
+
+from diagnosis.engine import layers
+from diagnosis.engine.layered.kubernetes.cluster import Cluster
+from diagnosis.engine.layered.kubernetes.stages.scheduling import scheduling
+from diagnosis.engine.layered.kubernetes.workloads import workload_fault
+
+from .answers import NS, cited, deployments, describe, events, pods, view
+
+POD = "search-5f6c7d8b9-q2w3e"
+
+
+def test_too_little_cpu_blocks_the_workload_at_scheduling():
+    listed = pods((POD, "0/1", "Pending", "0"))
+    f = scheduling(
+        view(
+            "deployment/search",
+            deployments(("search", "0/1")),
+            listed,
+            events(
+                (
+                    "Warning",
+                    "FailedScheduling",
+                    f"Pod/{POD}",
+                    "0/3 nodes are available: 3 Insufficient memory.",
+                ),
+                (
+                    "Warning",
+                    "FailedScheduling",
+                    f"Pod/{POD}",
+                    "0/3 nodes are available: 3 Insufficient cpu.",
+                ),
+            ),
+        )
+    )
+    assert f is not None
+    assert (f.stage, f.reason, f.component, f.layer) == (
+        "scheduling",
+        "FailedScheduling",
+        "deployment/search",
+        layers.PLATFORM,
+    )
+    # The last message says why now.
+    assert (
+        "Insufficient cpu" in f.statement and "Insufficient memory" not in f.statement
+    )
+    assert "Insufficient cpu" in f.keywords
+    assert any(
+        fact.startswith(f"get pods: {POD}") for fact in cited(f.evidence, listed)
+    )
+
+
+def test_an_unbound_claim_is_cited():
+    claim = describe(
+        "persistentvolumeclaim",
+        "data-search-0",
+        "Name: data-search-0\nStatus: Pending\n",
+    )
+    f = scheduling(
+        view(
+            "deployment/search",
+            deployments(("search", "0/1")),
+            pods((POD, "0/1", "Pending", "0")),
+            events(
+                (
+                    "Warning",
+                    "FailedScheduling",
+                    f"Pod/{POD}",
+                    "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+                )
+            ),
+            claim,
+        )
+    )
+    assert f is not None and f.stage == "scheduling"
+    assert {"PersistentVolumeClaim", "unbound"} <= set(f.keywords)
+    assert cited(f.evidence, claim) == [
+        "describe persistentvolumeclaim data-search-0: not bound"
+    ]
+
+
+def test_a_taint_is_a_keyword():
+    message = (
+        "0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: batch}."
+    )
+    f = scheduling(
+        view(
+            "deployment/search",
+            pods((POD, "0/1", "Pending", "0")),
+            events(("Warning", "FailedScheduling", f"Pod/{POD}", message)),
+        )
+    )
+    assert f is not None and "taint" in f.keywords
+
+
+def test_a_pending_pod_with_no_failed_scheduling_passes():
+    f = scheduling(
+        view(
+            "deployment/search",
+            deployments(("search", "0/1")),
+            pods((POD, "0/1", "Pending", "0")),
+        )
+    )
+    assert f is None
+
+
+def test_scheduling_comes_before_startup():
+    cluster = Cluster.read(
+        [
+            deployments(("search", "0/1")),
+            pods((POD, "0/1", "Pending", "0")),
+            events(
+                (
+                    "Warning",
+                    "FailedScheduling",
+                    f"Pod/{POD}",
+                    "0/3 nodes are available: 3 Insufficient cpu.",
+                ),
+                (
+                    "Warning",
+                    "FailedMount",
+                    f"Pod/{POD}",
+                    'MountVolume.SetUp failed for volume "config"',
+                ),
+            ),
+        ]
+    )
+    f = workload_fault(cluster, NS, "deployment/search")
+    assert f is not None and f.stage == "scheduling"
