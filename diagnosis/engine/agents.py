@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from diagnosis.engine.executor import Executor
-from diagnosis.engine.observations import Observation, PlannedCall
 from diagnosis.events import EventKind
+from reasoning.observations import Observation, PlannedCall
 
 AGENT_CONCURRENCY = 4
 

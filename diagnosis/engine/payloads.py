@@ -127,9 +127,7 @@ class ToolProgress(_Envelope, _ToolCall):
 
 class _ToolEnded(_Envelope, _ToolCall):
     latency_ms: float | None
-    error_layer: (
-        str | None
-    )  # diagnosis.engine.layers (policy for a refusal); None when ok
+    error_layer: str | None  # reasoning.layers (policy for a refusal); None when ok
     error_code: str | None
     retry_count: int
     state: SpanEndState

@@ -7,9 +7,11 @@ from typing import get_args, get_type_hints
 
 import pytest
 
-from diagnosis.engine import layers
 from diagnosis.engine.payloads import EVENT_PAYLOADS, SpanEndState
-from diagnosis.engine.report import (
+from diagnosis.events import EventKind
+from diagnosis.models import SpanState
+from reasoning import layers
+from reasoning.report import (
     ACTION_STATUSES,
     ActionRecord,
     Evidence,
@@ -17,8 +19,6 @@ from diagnosis.engine.report import (
     NextStep,
     Report,
 )
-from diagnosis.events import EventKind
-from diagnosis.models import SpanState
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "engine.md").read_text()
 ENVELOPE = {"event_id", "type", "occurred_at", "task_id", "incident_id"}

@@ -1,10 +1,10 @@
 """Record planner fixtures: drive LayeredPlanner round by round against the real bundled servers.
 
-    .venv/bin/python -m tests.diagnosis.engine.record [NAME ...]     # default: every scenario + default
+    .venv/bin/python -m tests.reasoning.record [NAME ...]     # default: every scenario + default
 
 NAME is a bundled scenario slug (its live listeners run meanwhile, the servers are the demo
 environment's, bound to them) or "default" (the default environment on baseline data, with a plain
-"payment" incident). Each fixture, tests/diagnosis/engine/fixtures/<NAME>.json, holds the incident,
+"payment" incident). Each fixture, tests/reasoning/fixtures/<NAME>.json, holds the incident,
 the tools, and per round the calls the planner asked and what the servers answered; then the actions
 it proposed (run against a throw-away ledger) and the verification calls. The planner is the one
 under test, so the fixture is exactly what it asked; re-record after changing what it asks.
@@ -21,15 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import mcpclient
-from diagnosis.engine import layers
-from diagnosis.engine.layered import LayeredPlanner
-from diagnosis.engine.observations import (
-    IncidentBrief,
-    Investigation,
-    Observation,
-    PlannedCall,
-    ToolInfo,
-)
 from diagnosis.registry import (
     BUNDLED_FILE,
     connect_server,
@@ -37,6 +28,15 @@ from diagnosis.registry import (
     load_registry,
 )
 from mcpservers import scenarios
+from reasoning import layers
+from reasoning.layered import LayeredPlanner
+from reasoning.observations import (
+    IncidentBrief,
+    Investigation,
+    Observation,
+    PlannedCall,
+    ToolInfo,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DEFAULT = "default"
@@ -161,7 +161,7 @@ async def drive(environment: Any, incident: IncidentBrief) -> dict[str, Any]:
             inv = Investigation(incident=incident, tools=list(servers.tools))
             rounds: list[dict[str, Any]] = []
             while True:
-                calls = planner.next_round(inv)
+                calls = await planner.next_round(inv)
                 if not calls:
                     break
                 n = inv.round + 1
@@ -179,10 +179,10 @@ async def drive(environment: Any, incident: IncidentBrief) -> dict[str, Any]:
                         "observations": [observation_to_json(o) for o in observations],
                     }
                 )
-                planner.conclude(inv)
-            report = planner.conclude(inv)
+                await planner.conclude(inv)
+            report = await planner.conclude(inv)
             actions = []
-            for i, action in enumerate(planner.actions(inv, report), 1):
+            for i, action in enumerate(await planner.actions(inv, report), 1):
                 keyed = dataclasses.replace(
                     action,
                     arguments={
@@ -192,7 +192,7 @@ async def drive(environment: Any, incident: IncidentBrief) -> dict[str, Any]:
                 )
                 done = await servers.run(keyed, f"a{i}-{action.tool}")
                 inv.observations.append(done)
-                checks = planner.verify(inv, action)
+                checks = await planner.verify(inv, action)
                 verified = await asyncio.gather(
                     *(
                         servers.run(call, f"v{i}-{j}-{call.tool}")

@@ -5,9 +5,7 @@ A planner never sees the scenario, the environment's name or `expected.json`: on
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from diagnosis.engine.report import Report
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ class Observation:
     is_ok: bool  # the call returned and the tool did not answer isError
     result: Any = None  # structuredContent (redacted), else None
     text: str = ""  # the text blocks (redacted, bounded)
-    error_layer: str | None = None  # diagnosis.engine.layers
+    error_layer: str | None = None  # reasoning.layers
     error_code: str | None = None
     error_message: str | None = None
     refused: bool = False  # by policy or a person: never sent
@@ -81,31 +79,3 @@ class Investigation:
             if info.name == name:
                 return info
         return None
-
-
-class Planner(Protocol):
-    """Decides the calls; the engine runs them, checks them and traces them.
-
-    A planner that does I/O (the LLM planner) defines these as coroutines of the same shape;
-    the engine awaits an answer that is awaitable.
-    """
-
-    def next_round(self, investigation: Investigation) -> list[PlannedCall]:
-        """The next calls to run (concurrently); [] when there is nothing more worth asking."""
-        ...
-
-    def conclude(self, investigation: Investigation) -> Report:
-        """The report the observations support (called after every round: saved as it grows)."""
-        ...
-
-    def actions(
-        self, investigation: Investigation, report: Report
-    ) -> list[PlannedCall]:
-        """Writes a confirmed hypothesis calls for (each needs a person), or []."""
-        ...
-
-    def verify(
-        self, investigation: Investigation, action: PlannedCall
-    ) -> list[PlannedCall]:
-        """Calls that check an action's effect (e.g. probe again)."""
-        ...

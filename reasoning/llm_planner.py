@@ -19,16 +19,17 @@ from typing import Any
 
 import httpx
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered import LayeredPlanner
-from diagnosis.engine.observations import (
+from reasoning import layers
+from reasoning.layered import LayeredPlanner
+from reasoning.masking import mask_text
+from reasoning.observations import (
     Investigation,
     Observation,
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.report import Evidence, Hypothesis, NextStep, Report, Status
-from reasoning.masking import mask_text
+from reasoning.report import Evidence, Hypothesis, NextStep, Report, Status
+from reasoning.tools import agent_for
 
 __all__ = ["LLMBadResponse", "LLMError", "LLMHTTPError", "LLMPlanner", "LLMTimeout"]
 
@@ -41,15 +42,6 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # Our delimiters, spelt inside untrusted text, would let it close its own tag: defuse them.
 _TAGS = re.compile(r"<\s*(/?)\s*(tool_result|incident)", re.IGNORECASE)
 _STATUSES: tuple[Status, ...] = ("confirmed", "likely", "ruled_out")
-_AGENT_HINTS = (
-    ("log", "logs"),
-    ("metric", "metrics"),
-    ("net", "network"),
-    ("probe", "network"),
-    ("runbook", "runbook"),
-    ("kube", "kubernetes"),
-    ("k8s", "kubernetes"),
-)
 _MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 _MAX_ARGUMENT_CHARS = 8000
 _MAX_CONCLUSION_CHARS = 64_000
@@ -121,13 +113,6 @@ def _function_name(server: str, tool: str, taken: set[str]) -> str:
     if name != raw or not _NAME.match(name) or name in taken or name == CONCLUDE:
         name = f"{name[:55]}_{hashlib.sha256(raw.encode()).hexdigest()[:8]}"
     return name
-
-
-def _agent(server: str, tool: str) -> str:
-    for hint, agent in _AGENT_HINTS:
-        if hint in server.lower() or hint in tool.lower():
-            return agent
-    return "metrics"
 
 
 def _object(required: list[str], **properties: Any) -> dict[str, Any]:
@@ -210,7 +195,7 @@ class LLMPlanner:
     async def next_round(self, investigation: Investigation) -> list[PlannedCall]:
         """The calls the model asks for; [] once it concluded, a budget ran out or it failed."""
         if self._done:
-            return self._fallback_round(investigation)
+            return await self._fallback_round(investigation)
         if not self._messages:
             self._start(investigation)
         self._answer_pending(investigation)
@@ -234,7 +219,7 @@ class LLMPlanner:
                 )
                 self._note(f"the LLM planner failed ({exc}); concluded from {how}")
                 self._done = True
-                return self._fallback_round(investigation)
+                return await self._fallback_round(investigation)
             calls, answered = self._read(message, investigation)
             if self._conclusion is not None or not answered:
                 self._done = True  # concluded, or ended without a tool call
@@ -250,7 +235,7 @@ class LLMPlanner:
         if self._conclusion is not None:
             report = self._report(investigation, self._conclusion)
         elif self.fallback is not None:
-            report = self.fallback.conclude(investigation)
+            report = await self.fallback.conclude(investigation)
         else:
             report = Report()
         report.tool_calls = sum(1 for o in investigation.observations if not o.refused)
@@ -267,12 +252,12 @@ class LLMPlanner:
         self, investigation: Investigation, report: Report
     ) -> list[PlannedCall]:
         """The LayeredPlanner's rule: a restart only for a confirmed, observed leak (each needs a person)."""
-        return self._rules.actions(investigation, report)
+        return await self._rules.actions(investigation, report)
 
     async def verify(
         self, investigation: Investigation, action: PlannedCall
     ) -> list[PlannedCall]:
-        return self._rules.verify(investigation, action)
+        return await self._rules.verify(investigation, action)
 
     # -- the conversation -----------------------------------------------------------------------
 
@@ -438,7 +423,7 @@ class LLMPlanner:
                 server = _UNSAFE.sub("_", server)[:64] or "unknown"
                 why = "asked by the LLM planner for a tool it was not offered"
                 return PlannedCall(
-                    agent=_agent(server, tool),
+                    agent=agent_for(server, tool),
                     server=server,
                     tool=_UNSAFE.sub("_", tool)[:64],
                     arguments=args,
@@ -447,7 +432,7 @@ class LLMPlanner:
         if not info.is_read_only:
             return None
         return PlannedCall(
-            agent=_agent(info.server, info.name),
+            agent=agent_for(info.server, info.name),
             server=info.server,
             tool=info.name,
             arguments=args,
@@ -525,10 +510,10 @@ class LLMPlanner:
             return f"the planner's {self.max_seconds:g} s are up"
         return None
 
-    def _fallback_round(self, inv: Investigation) -> list[PlannedCall]:
+    async def _fallback_round(self, inv: Investigation) -> list[PlannedCall]:
         if self.failure is None or self.fallback is None:
             return []
-        return self.fallback.next_round(inv)
+        return await self.fallback.next_round(inv)
 
     def _note(self, text: str) -> None:
         if text not in self.notes:

@@ -1,4 +1,4 @@
-"""LLMPlanner against a scripted local fake of the chat completions API (tests/…/fake_llm.py).
+"""LLMPlanner against a scripted local fake of the chat completions API (tests/reasoning/fake_llm.py).
 
 The tools and their answers are what the real bundled servers said in the recorded
 pool-exhaustion run (fixtures/pool-exhaustion.json); every call the planner passes on goes
@@ -13,24 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.engine import layers, policy
-from diagnosis.engine.layered import LayeredPlanner
-from diagnosis.engine.llm_planner import (
+from diagnosis.engine import policy
+from diagnosis.registry import ServerEntry
+from reasoning import layers
+from reasoning.layered import LayeredPlanner
+from reasoning.llm_planner import (
     LLMBadResponse,
     LLMHTTPError,
     LLMPlanner,
     LLMTimeout,
     _function_name,
 )
-from diagnosis.engine.observations import (
+from reasoning.observations import (
     IncidentBrief,
     Investigation,
     Observation,
     ToolInfo,
 )
-from diagnosis.engine.planners import planner_from_settings
-from diagnosis.registry import ServerEntry
-from tests.diagnosis.engine.fake_llm import (
+from tests.reasoning.fake_llm import (
     HANG,
     NOT_JSON,
     assistant,
@@ -441,7 +441,7 @@ async def test_an_api_failure_hands_the_rounds_to_the_layered_planner():
         second = await planner.next_round(inv)
 
     assert isinstance(planner.failure, LLMHTTPError) and planner.failure.status == 503
-    assert second and second == LayeredPlanner().next_round(inv)
+    assert second and second == await LayeredPlanner().next_round(inv)
     report = await planner.conclude(inv)
     assert any("concluded from the layered planner" in q for q in report.open_questions)
 
@@ -486,16 +486,3 @@ async def test_an_odd_server_name_is_offered_and_mapped_back():
     assert spec["name"] == name
     assert "</tool_result>" not in spec["description"]
     assert len(spec["description"]) < 200
-
-
-def test_planner_from_settings(settings):
-    settings.LLM_BASE_URL, settings.LLM_MODEL = "", ""
-    assert isinstance(planner_from_settings(), LayeredPlanner)
-    settings.LLM_BASE_URL = "http://127.0.0.1:9/v1/"
-    settings.LLM_MODEL = "some-model"
-    settings.LLM_API_KEY = "k"
-    settings.LLM_MAX_STEPS = 5
-    planner = planner_from_settings()
-    assert isinstance(planner, LLMPlanner)
-    assert planner.url == "http://127.0.0.1:9/v1/chat/completions"
-    assert planner.max_steps == 5 and isinstance(planner.fallback, LayeredPlanner)

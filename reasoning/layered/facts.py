@@ -4,12 +4,12 @@ First answer per question wins (later ones are verifications); actions are not e
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered.reading import (
+from reasoning import layers
+from reasoning.layered.reading import (
     arg,
     as_dict,
     as_list,
@@ -17,7 +17,8 @@ from diagnosis.engine.layered.reading import (
     host_of,
     short,
 )
-from diagnosis.engine.layered.tools import (
+from reasoning.observations import Observation
+from reasoning.tools import (
     LIST_TARGETS,
     PROBE_URL,
     SEARCH_LOGS,
@@ -26,7 +27,6 @@ from diagnosis.engine.layered.tools import (
     TOP_ERRORS,
     WRITES,
 )
-from diagnosis.engine.observations import Observation
 
 FACT_CHARS = 300
 _SATURATION_SIGNALS = frozenset(
@@ -186,9 +186,15 @@ class Facts:
         if not obs.is_ok:
             self.failures.append(_classify_failure(obs))
             return
-        result = as_dict(obs.result)
+        reader = READERS.get(obs.tool)
+        if reader is not None:
+            reader(self, obs, as_dict(obs.result))
+
+    # The readers, one per tool (READERS below): the first answer per question wins.
+
+    def _read_health(self, obs: Observation, result: dict[str, Any]) -> None:
         service = arg(obs, "service")
-        if obs.tool == SERVICE_HEALTH and service and service not in self.health:
+        if service and service not in self.health:
             self.health[service] = Health(
                 obs=obs,
                 service=service,
@@ -203,7 +209,10 @@ class Facts:
                     for f in map(as_dict, as_list(result.get("findings")))
                 ),
             )
-        elif obs.tool == TOP_ERRORS and service and service not in self.errors:
+
+    def _read_errors(self, obs: Observation, result: dict[str, Any]) -> None:
+        service = arg(obs, "service")
+        if service and service not in self.errors:
             groups = tuple(
                 ErrorGroup(
                     signature=str(g.get("signature") or ""),
@@ -213,42 +222,50 @@ class Facts:
                 for g in map(as_dict, as_list(result.get("top")))
             )
             self.errors[service] = Errors(obs=obs, service=service, groups=groups)
-        elif obs.tool == SEARCH_LOGS and service:
+
+    def _read_log_lines(self, obs: Observation, result: dict[str, Any]) -> None:
+        service = arg(obs, "service")
+        if service:
             self.log_lines.setdefault(service, []).extend(
                 map(as_dict, as_list(result.get("lines")))
             )
-        elif obs.tool == LIST_TARGETS and not self.targets_listed:
-            self.targets_listed = True
-            for entry in as_list(result.get("allow")):
-                text = str(entry)
-                if "://" in text and host_of(text):
-                    self.targets.append(text)
-                else:
-                    self.bare_targets.append(text)
-            self.mcp_endpoints.update(
-                str(url) for url in as_list(result.get("mcp_endpoints"))
+
+    def _read_targets(self, obs: Observation, result: dict[str, Any]) -> None:
+        if self.targets_listed:
+            return
+        self.targets_listed = True
+        for entry in as_list(result.get("allow")):
+            text = str(entry)
+            if "://" in text and host_of(text):
+                self.targets.append(text)
+            else:
+                self.bare_targets.append(text)
+        self.mcp_endpoints.update(
+            str(url) for url in as_list(result.get("mcp_endpoints"))
+        )
+
+    def _read_probe(self, obs: Observation, result: dict[str, Any]) -> None:
+        url = arg(obs, "url") or str(result.get("url") or "")
+        host = host_of(url)
+        if host and url not in self.probes:
+            http = as_dict(result.get("http"))
+            status = result.get("status")
+            self.probes[url] = Probe(
+                obs=obs,
+                url=url,
+                host=host,
+                layer=layers.normalize(str(result.get("failed_layer") or "none")),
+                reason=str(result["reason"]) if result.get("reason") else None,
+                evidence=tuple(str(e) for e in as_list(result.get("evidence"))),
+                status=status if isinstance(status, int) else None,
+                body=str(http.get("body_excerpt") or ""),
             )
-        elif obs.tool == PROBE_URL:
-            url = arg(obs, "url") or str(result.get("url") or "")
-            host = host_of(url)
-            if host and url not in self.probes:
-                http = as_dict(result.get("http"))
-                status = result.get("status")
-                self.probes[url] = Probe(
-                    obs=obs,
-                    url=url,
-                    host=host,
-                    layer=layers.normalize(str(result.get("failed_layer") or "none")),
-                    reason=str(result["reason"]) if result.get("reason") else None,
-                    evidence=tuple(str(e) for e in as_list(result.get("evidence"))),
-                    status=status if isinstance(status, int) else None,
-                    body=str(http.get("body_excerpt") or ""),
-                )
-        elif obs.tool == SEARCH_RUNBOOKS:
-            query = arg(obs, "symptoms")
-            for hit in map(as_dict, as_list(result.get("results"))):
-                if hit.get("uri"):
-                    self.runbooks.append((query, hit))
+
+    def _read_runbooks(self, obs: Observation, result: dict[str, Any]) -> None:
+        query = arg(obs, "symptoms")
+        for hit in map(as_dict, as_list(result.get("results"))):
+            if hit.get("uri"):
+                self.runbooks.append((query, hit))
 
     # Questions about the facts.
 
@@ -272,6 +289,18 @@ class Facts:
                 if isinstance(value, str) and value:
                     return value
         return None
+
+
+# The reader of each tool's result, keyed by the names of the one tool table (reasoning.tools).
+# The kubernetes tools' results are read by reasoning.layered.kubectl.Cluster.
+READERS: dict[str, Callable[[Facts, Observation, dict[str, Any]], None]] = {
+    SERVICE_HEALTH: Facts._read_health,
+    TOP_ERRORS: Facts._read_errors,
+    SEARCH_LOGS: Facts._read_log_lines,
+    LIST_TARGETS: Facts._read_targets,
+    PROBE_URL: Facts._read_probe,
+    SEARCH_RUNBOOKS: Facts._read_runbooks,
+}
 
 
 def _classify_failure(obs: Observation) -> ToolFailure:

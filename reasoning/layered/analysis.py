@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered import kubernetes
-from diagnosis.engine.layered.facts import FACT_CHARS, Facts, Probe, ToolFailure
-from diagnosis.engine.layered.reading import (
+from reasoning import layers
+from reasoning.layered import kubernetes
+from reasoning.layered.facts import FACT_CHARS, Facts, Probe, ToolFailure
+from reasoning.layered.reading import (
     APP_ERROR,
     GENERIC_LABELS,
     NAMES_UPSTREAM,
@@ -24,15 +24,15 @@ from diagnosis.engine.layered.reading import (
     short,
     upstreams,
 )
-from diagnosis.engine.layered.tools import (
+from reasoning.observations import Investigation, Observation
+from reasoning.report import Evidence, Hypothesis, Report, Status
+from reasoning.tools import (
     KUBERNETES_TOOLS,
     PROBE_URL,
     SERVICE_HEALTH,
-    TOOL_DOMAIN,
     TOP_ERRORS,
+    domain,
 )
-from diagnosis.engine.observations import Investigation, Observation
-from diagnosis.engine.report import Evidence, Hypothesis, Report, Status
 
 _SYMPTOM_SIGNALS = frozenset({"error_ratio", "p99_latency_s", "requests_per_s"})
 
@@ -196,7 +196,7 @@ class Analysis:
         c.cite(failure.obs, failure.fact)
         c.keywords = [
             backend,
-            *TOOL_DOMAIN.get(failure.obs.tool, ()),
+            *domain(failure.obs.server, failure.obs.tool),
             "back end",
             *(
                 w
@@ -246,7 +246,7 @@ class Analysis:
                 or any(
                     re.search(rf"\b{word}s?\b", self.words)
                     for e in c.evidence
-                    for word in TOOL_DOMAIN.get(e.tool, ())
+                    for word in domain(e.server, e.tool)
                 )
             )
             if corroborating:

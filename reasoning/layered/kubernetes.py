@@ -17,24 +17,24 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered.facts import FACT_CHARS, Facts
-from diagnosis.engine.layered.kubectl import (
+from reasoning import layers
+from reasoning.layered.facts import FACT_CHARS, Facts
+from reasoning.layered.kubectl import (
     Cluster,
     Event,
     Pod,
     read_containers,
     service_of_host,
 )
-from diagnosis.engine.layered.reading import as_dict, as_list, incident_text, short
-from diagnosis.engine.layered.tools import (
+from reasoning.layered.reading import as_dict, as_list, incident_text, short
+from reasoning.observations import Investigation, Observation, PlannedCall
+from reasoning.tools import (
     DESCRIBE,
     EVENTS,
     GET_RESOURCES,
     POD_LOGS,
     QUERY_METRIC,
 )
-from diagnosis.engine.observations import Investigation, Observation, PlannedCall
 
 SYSTEM_NAMESPACES = frozenset(
     {"kube-system", "kube-public", "kube-node-lease", "default"}

@@ -9,15 +9,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.engine.layered.reading import as_dict, as_list
-from diagnosis.engine.layered.tools import (
+from reasoning.layered.reading import as_dict, as_list
+from reasoning.observations import Observation
+from reasoning.tools import (
     DESCRIBE,
     EVENTS,
     GET_RESOURCES,
     GET_YAML,
     POD_LOGS,
 )
-from diagnosis.engine.observations import Observation
 
 # kubectl's names for a kind → the plural resource (the forms a planner may ask with).
 _RESOURCES = {

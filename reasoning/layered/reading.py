@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from diagnosis.engine import layers
-from diagnosis.engine.observations import Investigation, Observation
+from reasoning import layers
+from reasoning.observations import Investigation, Observation
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")

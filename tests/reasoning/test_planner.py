@@ -1,35 +1,36 @@
 """LayeredPlanner: recorded runs of the real servers replayed round by round, and synthetic cases.
 
 The fixtures are what the real bundled servers answered to exactly the calls this planner asked
-(tests/diagnosis/engine/record.py); a replay fails if the planner now asks something else, which
+(tests/reasoning/record.py); a replay fails if the planner now asks something else, which
 means: re-record. The synthetic cases are not the bundled scenarios, to show the rules generalise.
 """
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered import LayeredPlanner
-from diagnosis.engine.observations import (
+from reasoning import layers
+from reasoning.layered import LayeredPlanner
+from reasoning.observations import (
     IncidentBrief,
     Investigation,
     Observation,
     PlannedCall,
     ToolInfo,
 )
-from diagnosis.engine.report import Report
+from reasoning.report import Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SCENARIOS = Path(__file__).resolve().parents[3] / "mcpservers" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "mcpservers" / "scenarios"
 # The scenarios with a recorded run (the others are run by `evaluate` and test_kubernetes_agent.py).
 SCENARIO_SLUGS = sorted(
     p.stem
     for p in FIXTURES.glob("*.json")
     if (SCENARIOS / p.stem / "expected.json").is_file()
 )
-RERECORD = "re-record: .venv/bin/python -m tests.diagnosis.engine.record {}"
+RERECORD = "re-record: .venv/bin/python -m tests.reasoning.record {}"
 
 
 def key(tool, arguments):
@@ -57,14 +58,16 @@ def replay(name, planner=None):
     inv = Investigation(incident=brief(data), tools=tools(data))
     reports = []
     for n, recorded in enumerate(data["rounds"], 1):
-        calls = planner.next_round(inv)
+        calls = asyncio.run(planner.next_round(inv))
         asked = sorted(key(c.tool, dict(c.arguments)) for c in calls)
         expected = sorted(key(c["tool"], c["arguments"]) for c in recorded["calls"])
         assert asked == expected, f"round {n} differs: {RERECORD.format(name)}"
         inv.observations.extend(Observation(**o) for o in recorded["observations"])
         inv.round = n
-        reports.append(planner.conclude(inv))
-    assert planner.next_round(inv) == [], f"planner asks more: {RERECORD.format(name)}"
+        reports.append(asyncio.run(planner.conclude(inv)))
+    assert asyncio.run(planner.next_round(inv)) == [], (
+        f"planner asks more: {RERECORD.format(name)}"
+    )
     return data, inv, planner, reports
 
 
@@ -126,7 +129,7 @@ def test_round_one_asks_health_errors_targets_and_runbooks_of_the_incident(name)
     data = load(name)
     inv = Investigation(incident=brief(data), tools=tools(data))
 
-    calls = LayeredPlanner().next_round(inv)
+    calls = asyncio.run(LayeredPlanner().next_round(inv))
 
     service = inv.incident.service
     window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
@@ -218,7 +221,7 @@ def test_stream_watch_length_is_a_constructor_parameter():
     inv.observations.extend(Observation(**o) for o in data["rounds"][0]["observations"])
     inv.round = 1
 
-    calls = LayeredPlanner(stream_watch_s=2.5).next_round(inv)
+    calls = asyncio.run(LayeredPlanner(stream_watch_s=2.5).next_round(inv))
 
     probes = [c for c in calls if c.tool == "probe_url"]
     assert probes and all(c.arguments["stream_s"] == 2.5 for c in probes)
@@ -259,7 +262,7 @@ def test_pool_exhaustion_proposes_a_restart_and_verifies_it():
         probe.status == "ruled_out" and "application:checkout" in probe.reason_ruled_out
     )
 
-    actions = planner.actions(inv, report)
+    actions = asyncio.run(planner.actions(inv, report))
     assert [(a.tool, dict(a.arguments)) for a in actions] == [
         ("restart_workload", {"namespace": "default", "name": "checkout"})
     ]
@@ -267,7 +270,7 @@ def test_pool_exhaustion_proposes_a_restart_and_verifies_it():
     recorded = data["actions"][0]
     assert recorded["observation"]["is_ok"]
 
-    checks = planner.verify(inv, actions[0])
+    checks = asyncio.run(planner.verify(inv, actions[0]))
     assert [
         (c.tool, c.arguments.get("service") or c.arguments.get("url")) for c in checks
     ] == [
@@ -293,7 +296,7 @@ def test_pool_exhaustion_proposes_a_restart_and_verifies_it():
 def test_no_action_without_a_confirmed_leak(name):
     _, inv, planner, reports = replay(name)
 
-    assert planner.actions(inv, reports[-1]) == []
+    assert asyncio.run(planner.actions(inv, reports[-1])) == []
 
 
 def test_report_is_partial_until_the_planner_has_nothing_more_to_ask():
@@ -421,13 +424,13 @@ class World:
 def run(world, incident, planner=None, names=tuple(SERVERS)):
     planner = planner or LayeredPlanner()
     inv = Investigation(incident=incident, tools=tool_infos(names))
-    while calls := planner.next_round(inv):
+    while calls := asyncio.run(planner.next_round(inv)):
         n = inv.round + 1
         inv.observations.extend(
             world.answer(c, f"s{n}-{i}") for i, c in enumerate(calls, 1)
         )
         inv.round = n
-    return inv, planner, planner.conclude(inv)
+    return inv, planner, asyncio.run(planner.conclude(inv))
 
 
 def incident(service, *symptoms, title="synthetic incident"):
@@ -713,7 +716,7 @@ def test_a_restart_goes_to_the_namespace_the_logs_show():
     assert report.top.id == "application:orders" and report.top.status == "confirmed"
     search = next(o for o in inv.observations if o.tool == "search_logs")
     assert search.arguments["query"] == "QueuePool limit of size"
-    [action] = planner.actions(inv, report)
+    [action] = asyncio.run(planner.actions(inv, report))
     assert (action.server, action.tool, dict(action.arguments)) == (
         "ops-mcp",
         "restart_workload",
@@ -742,20 +745,20 @@ def test_an_application_failure_without_a_leak_gets_no_restart():
     inv, planner, report = run(world, incident("img", "thumbnails fail"))
 
     assert report.top.id == "application:img" and report.top.status == "confirmed"
-    assert planner.actions(inv, report) == []
+    assert asyncio.run(planner.actions(inv, report)) == []
 
 
 def test_a_report_that_is_not_confirmed_proposes_nothing():
     report = Report()
     inv = Investigation(incident=incident("x", "y"), tools=tool_infos())
 
-    assert LayeredPlanner().actions(inv, report) == []
+    assert asyncio.run(LayeredPlanner().actions(inv, report)) == []
 
 
 def test_calls_already_observed_or_refused_are_not_asked_again():
     inv = Investigation(incident=incident("web", "web fails"), tools=tool_infos())
     planner = LayeredPlanner()
-    first = planner.next_round(inv)
+    first = asyncio.run(planner.next_round(inv))
     inv.observations.extend(
         Observation(
             span_id=f"p{i}",
@@ -772,8 +775,8 @@ def test_calls_already_observed_or_refused_are_not_asked_again():
     )
     inv.round = 1
 
-    assert planner.next_round(inv) == []
-    report = planner.conclude(inv)
+    assert asyncio.run(planner.next_round(inv)) == []
+    report = asyncio.run(planner.conclude(inv))
     assert report.hypotheses == [] and report.tool_calls == 0
     assert all("not run" in q for q in report.open_questions)
 
@@ -781,7 +784,7 @@ def test_calls_already_observed_or_refused_are_not_asked_again():
 def test_planned_calls_name_the_server_that_lists_the_tool():
     inv = Investigation(incident=incident("web", "web fails"), tools=tool_infos())
 
-    calls = LayeredPlanner().next_round(inv)
+    calls = asyncio.run(LayeredPlanner().next_round(inv))
 
     assert all(
         isinstance(c, PlannedCall) and c.server == SERVERS[c.tool] for c in calls
@@ -803,7 +806,9 @@ def test_a_long_incident_window_is_cut_to_the_tools_limit():
     )
 
     health_call = next(
-        c for c in LayeredPlanner().next_round(inv) if c.tool == "service_health"
+        c
+        for c in asyncio.run(LayeredPlanner().next_round(inv))
+        if c.tool == "service_health"
     )
 
     assert health_call.arguments["start"] == "2030-01-01T18:00:00Z"

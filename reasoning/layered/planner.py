@@ -1,7 +1,7 @@
 """LayeredPlanner, the deterministic planner (seed 000 §1.2): which calls next, the report, actions, verification.
 
 Round 1 asks the service's health and errors, netcheck's targets and the runbooks by the symptoms; later rounds follow
-what the answers name, probe layer by layer and search the runbooks with the findings. Stateless; pure Python, no I/O.
+what the answers name, probe layer by layer and search the runbooks with the findings. Stateless; pure Python, no I/O (its `Planner` methods are coroutines only to share the one protocol).
 """
 
 import re
@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered import kubernetes
-from diagnosis.engine.layered.analysis import Analysis, dependency_services
-from diagnosis.engine.layered.facts import Facts
-from diagnosis.engine.layered.reading import (
+from reasoning import layers
+from reasoning.layered import kubernetes
+from reasoning.layered.analysis import Analysis, dependency_services
+from reasoning.layered.facts import Facts
+from reasoning.layered.reading import (
     APP_ERROR,
     STREAMY,
     arg,
@@ -25,8 +25,9 @@ from diagnosis.engine.layered.reading import (
     incident_text,
     short,
 )
-from diagnosis.engine.layered.tools import (
-    AGENTS,
+from reasoning.observations import Investigation, PlannedCall
+from reasoning.report import Hypothesis, NextStep, Report
+from reasoning.tools import (
     GET_RESOURCES,
     LIST_TARGETS,
     PROBE_URL,
@@ -35,9 +36,8 @@ from diagnosis.engine.layered.tools import (
     SEARCH_RUNBOOKS,
     SERVICE_HEALTH,
     TOP_ERRORS,
+    agent_for,
 )
-from diagnosis.engine.observations import Investigation, PlannedCall
-from diagnosis.engine.report import Hypothesis, NextStep, Report
 
 __all__ = ["LayeredPlanner"]
 
@@ -70,12 +70,14 @@ class LayeredPlanner:
 
     # Rounds.
 
-    def next_round(self, investigation: Investigation) -> list[PlannedCall]:
+    async def next_round(self, investigation: Investigation) -> list[PlannedCall]:
         """The calls worth asking now that were not asked yet; [] when nothing new is worth it.
 
         `investigation.round` is the number of rounds already run.
         """
-        inv = investigation
+        return self._next_round(investigation)
+
+    def _next_round(self, inv: Investigation) -> list[PlannedCall]:
         budget = self.max_calls - len(inv.observations)
         if inv.round >= self.max_rounds or budget <= 0:
             return []
@@ -106,7 +108,7 @@ class LayeredPlanner:
         if info is None:
             return None
         return PlannedCall(
-            agent=AGENTS.get(tool, "metrics"),
+            agent=agent_for(info.server, tool),
             server=info.server,
             tool=tool,
             arguments=arguments,
@@ -275,7 +277,7 @@ class LayeredPlanner:
 
     # The report.
 
-    def conclude(self, investigation: Investigation) -> Report:
+    async def conclude(self, investigation: Investigation) -> Report:
         """The report the observations support, ranked; honest when nothing is decisive (rule 8)."""
         inv = investigation
         facts = Facts.read(inv.observations)
@@ -288,11 +290,11 @@ class LayeredPlanner:
         report.next_steps = _next_steps(
             facts, analysis, report.top, runbooks=self.runbook_limit
         )
-        report.partial = bool(self.next_round(inv))
+        report.partial = bool(self._next_round(inv))
         report.summary = _summary(report, inv)
         return report
 
-    def actions(
+    async def actions(
         self, investigation: Investigation, report: Report
     ) -> list[PlannedCall]:
         """A restart, as a stop-gap, of a workload a confirmed application hypothesis shows leaking (rule 9)."""
@@ -320,7 +322,7 @@ class LayeredPlanner:
                 calls.append(call)
         return calls
 
-    def verify(
+    async def verify(
         self, investigation: Investigation, action: PlannedCall
     ) -> list[PlannedCall]:
         """After an action: the workload's health over the last minutes and a probe of its endpoint."""

@@ -20,7 +20,7 @@ bottom-up (a lower layer explains the ones above it), then component. No ORM her
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
-from diagnosis.engine import layers
+from reasoning import layers
 
 REPORT_VERSION = 1
 Status = Literal["confirmed", "likely", "ruled_out"]
