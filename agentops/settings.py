@@ -178,7 +178,7 @@ DIAGNOSIS_DEADLINE_RESERVE_SECONDS = float(
 DIAGNOSIS_STREAM_WATCH_SECONDS = float(
     os.environ.get("DIAGNOSIS_STREAM_WATCH_SECONDS", "6")
 )
-# The optional LLM planner (diagnosis.engine.llm_planner), used when LLM_BASE_URL and LLM_MODEL
+# The optional LLM planner (reasoning.llm_planner), used when LLM_BASE_URL and LLM_MODEL
 # are set: an OpenAI-compatible chat completions API, its key from the environment only, and
 # the planner's budgets (model round-trips, total tokens as the API reports them, seconds per request).
 LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "")

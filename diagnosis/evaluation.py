@@ -21,11 +21,11 @@ import httpx
 from django.core.management import call_command
 from django.utils import timezone
 
-from diagnosis.engine import layers
 from diagnosis.models import ApiToken
 from diagnosis.principals import token_hash
 from diagnosis.registry import demo_environments
 from diagnosis.states import TERMINAL, TaskState
+from reasoning import layers
 
 TERMINAL_STATES = frozenset(str(s) for s in TERMINAL)
 POLL_SECONDS = 0.2

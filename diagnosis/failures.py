@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError
 
-from diagnosis.engine import layers
+from reasoning import layers
 
-# The task's error layer of a database error (the span layers are diagnosis.engine.layers).
+# The task's error layer of a database error (the span layers are reasoning.layers).
 DATABASE = "database"
 ENGINE = "engine"
 DEADLINE = "deadline"  # the task's deadline passed

@@ -166,9 +166,7 @@ class ToolProgress(_Envelope, ToolProgressData):
 
 class ToolEndedData(_ToolCall):
     latency_ms: float | None
-    error_layer: (
-        str | None
-    )  # diagnosis.engine.layers (policy for a refusal); None when ok
+    error_layer: str | None  # reasoning.layers (policy for a refusal); None when ok
     error_code: str | None
     retry_count: int
     state: SpanEndState

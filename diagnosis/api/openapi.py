@@ -25,11 +25,11 @@ from diagnosis.api.validation import (
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
-from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
 from diagnosis.principals import Principal
 from diagnosis.states import TaskState
+from reasoning.report import ACTION_STATUSES
 
 # Paths served outside Django's URL resolver (agentops/asgi.py routes them first).
 ASGI_ROUTED_PATHS = frozenset({"/api/tasks/{task_id}/events"})

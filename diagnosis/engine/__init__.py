@@ -1,11 +1,17 @@
-"""The diagnosis engine (DESIGN §10): an incident in, a report built on evidence out.
+"""The diagnosis engine (DESIGN §10): runs a planner's calls against the servers and keeps the record.
+
+What to ask and what the answers mean (the planners, observations, the report model, layers, the
+tool table) is `reasoning/`; this package is the runtime around it.
 
 runtime   one asyncio program per diagnosis: servers connected once, DB writes in threads,
-          the stop check on its own connection
-planner   which tool to call next, from the incident and the results so far (no ORM)
-agents    metrics, logs, network, runbook: a planner's calls grouped and run concurrently
+          the stop check on its own connection; awaits the planner (reasoning.planner.Planner)
+planners  which planner a diagnosis uses, from the Django settings
+agents    a round's calls grouped by agent (metrics, logs, network …) and run concurrently
 executor  policy before every call, the call through mcpclient, its span and events
 policy    allowlist, tenant, scopes, argument limits, budget, deadline
-approvals risky actions wait for a person
-report    hypotheses ranked by layer, each citing the spans that showed it
+sessions  the servers of one diagnosis, each connected once
+outcomes  an action's status from its span (done, failed, unknown …)
+artifacts what a span keeps of a result: redacted, hashed, inline or as an artifact
+live      a demo environment's scenario listeners, for one diagnosis
+markdown  the report as Markdown
 """

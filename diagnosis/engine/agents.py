@@ -12,9 +12,9 @@ import asyncio
 from collections.abc import Awaitable, Sequence
 
 from diagnosis.engine.executor import Executor
-from diagnosis.engine.observations import Observation, PlannedCall
 from diagnosis.events import EventKind
 from diagnosis.payloads import Emit
+from reasoning.observations import Observation, PlannedCall
 
 AGENT_CONCURRENCY = 4
 

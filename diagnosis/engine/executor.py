@@ -31,8 +31,7 @@ from typing import Any, Literal, cast
 
 import mcpclient
 from diagnosis import approvals, tracing
-from diagnosis.engine import artifacts, layers, outcomes, policy
-from diagnosis.engine.observations import Investigation, Observation, PlannedCall
+from diagnosis.engine import artifacts, outcomes, policy
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,
@@ -44,7 +43,9 @@ from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
 from diagnosis.payloads import Emit, SpanEndState, ToolEndedData
+from reasoning import layers
 from reasoning.masking import mask_text, redact
+from reasoning.observations import Investigation, Observation, PlannedCall
 
 logger = logging.getLogger(__name__)
 

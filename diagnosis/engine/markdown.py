@@ -73,7 +73,7 @@ def report_markdown(
 ) -> str:
     """The task's report as a Markdown document.
 
-    `report` is `Report.to_dict()` (diagnosis.engine.report), a partial or older dict, or None
+    `report` is `Report.to_dict()` (reasoning.report), a partial or older dict, or None
     for a task that has not written one. `incident` and `task` are the API's dicts
     (serializers.incident_to_dict and task_to_dict); only their fields are read, never a row.
     """

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from diagnosis.engine.observations import Observation
-from diagnosis.engine.report import ActionRecord, ActionStatus
+from reasoning.observations import Observation
+from reasoning.report import ActionRecord, ActionStatus
 
 StatusAnswer = Literal["done", "not_done", "unknown"]
 _REFUSALS: Mapping[str, ActionStatus] = {

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from diagnosis.engine.observations import PlannedCall, ToolInfo
 from diagnosis.registry import ServerEntry
+from reasoning.observations import PlannedCall, ToolInfo
 
 # The creator's scopes a call needs: reading tools is part of running a diagnosis; a write
 # also needs someone who may decide approvals to say yes (the approval flow), and the creator

@@ -19,9 +19,8 @@ report), one for the stop check, so a cancel is never queued behind event writes
 import asyncio
 import contextlib
 import functools
-import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
@@ -35,15 +34,15 @@ from diagnosis import db_retry, environments, lifecycle, plans, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
-from diagnosis.engine.observations import IncidentBrief, Investigation
-from diagnosis.engine.planners import AnyPlanner
-from diagnosis.engine.report import ActionRecord, Report
 from diagnosis.engine.sessions import SessionPool
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
 from diagnosis.payloads import Emit
 from diagnosis.plans import Step, StepContext
 from diagnosis.registry import Environment
+from reasoning.observations import IncidentBrief, Investigation
+from reasoning.planner import Planner
+from reasoning.report import ActionRecord, Report
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +127,7 @@ def register_plans() -> None:
     plans.register_plan("default")(default_plan)
 
 
-def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> RunEnd:
+def run_diagnosis(hooks: StepHooks, *, planner: Planner | None = None) -> RunEnd:
     """Run the engine for the task to how it ended (the runner turns that into a state)."""
     writer, checker = _DbThread("diag-db"), _DbThread("diag-stop")
     try:
@@ -143,7 +142,7 @@ def run_diagnosis(hooks: StepHooks, *, planner: AnyPlanner | None = None) -> Run
 
 
 async def _diagnose(
-    hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: AnyPlanner
+    hooks: StepHooks, db: _DbThread, checker: _DbThread, planner: Planner
 ) -> RunEnd:
     task = await db(_load_task, hooks.task_id)
     try:
@@ -233,7 +232,7 @@ async def _investigate(
     run: RunContext,
     environment: Environment,
     brief: IncidentBrief,
-    planner: AnyPlanner,
+    planner: Planner,
     hooks: StepHooks,
     report: Report,
 ) -> RunEnd:
@@ -247,7 +246,7 @@ async def _investigate(
         investigation = Investigation(incident=brief, tools=tools)
         executor = Executor(run, pool, investigation)
         while run.budget.calls < run.budget.max_calls:
-            calls = await _ask(planner.next_round(investigation))
+            calls = await planner.next_round(investigation)
             if not calls:
                 break
             observed = await agents.run_round(
@@ -255,12 +254,10 @@ async def _investigate(
             )
             investigation.observations.extend(observed)
             investigation.round += 1
-            _replace(report, await _ask(planner.conclude(investigation)), unavailable)
+            _replace(report, await planner.conclude(investigation), unavailable)
             await run.db(_save, run, report)
-        _replace(report, await _ask(planner.conclude(investigation)), unavailable)
-        for index, action in enumerate(
-            await _ask(planner.actions(investigation, report))
-        ):
+        _replace(report, await planner.conclude(investigation), unavailable)
+        for index, action in enumerate(await planner.actions(investigation, report)):
             record = ActionRecord(
                 server=action.server,
                 tool=action.tool,
@@ -280,7 +277,7 @@ async def _investigate(
             outcome = outcomes.action_outcome(acted)
             outcome.apply(record, span_id=acted.span_id)
             if outcome.is_done:
-                checks = await _ask(planner.verify(investigation, action))
+                checks = await planner.verify(investigation, action)
                 after = await agents.run_round(
                     executor,
                     checks,
@@ -291,7 +288,7 @@ async def _investigate(
                 investigation.observations.extend(after)
                 investigation.round += 1
                 record.effect = _effect(after)
-        final = await _ask(planner.conclude(investigation))
+        final = await planner.conclude(investigation)
         final.actions = report.actions
         _replace(report, final, unavailable)
         report.partial = False
@@ -299,11 +296,6 @@ async def _investigate(
         hooks.set_report(report.to_dict())
         await run.db(_save, run, report)
         return RunEnd.DONE
-
-
-async def _ask(answer: T | Awaitable[T]) -> T:
-    """A planner's answer; the LLM planner's methods are coroutines, the layered one's are not."""
-    return await answer if inspect.isawaitable(answer) else answer
 
 
 def _replace(report: Report, new: Report, unavailable: Mapping[str, str]) -> None:

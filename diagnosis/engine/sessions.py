@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcpclient
-from diagnosis.engine.observations import ToolInfo
 from diagnosis.registry import Environment, MissingSecret, ServerEntry, connect_server
+from reasoning.observations import ToolInfo
 
 logger = logging.getLogger(__name__)
 

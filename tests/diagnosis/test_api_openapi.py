@@ -31,7 +31,6 @@ from diagnosis.api.validation import (
     decode_cursor,
     encode_cursor,
 )
-from diagnosis.engine.report import ACTION_STATUSES
 from diagnosis.models import (
     IdempotencyRecord,
     IdempotencyStatus,
@@ -39,6 +38,7 @@ from diagnosis.models import (
 )
 from diagnosis.principals import principal_from_token
 from diagnosis.registry import demo_environment_name
+from reasoning.report import ACTION_STATUSES
 from tests import factories
 
 METHODS = {"get", "post", "put", "patch", "delete"}

@@ -2,8 +2,8 @@
 
 import pytest
 
-from diagnosis.engine.report import Evidence, Hypothesis, Report
 from diagnosis.models import DiagnosisTask, Role
+from reasoning.report import Evidence, Hypothesis, Report
 from tests import factories
 
 

@@ -21,7 +21,7 @@ NETWORK = (
     "gateway-rate-limit",
     "mcp-jsonrpc-error",
 )
-# Bottom-up, as diagnosis/engine/layers.py; netcheck itself reports dns..mcp or none.
+# Bottom-up, as reasoning/layers.py; netcheck itself reports dns..mcp or none.
 LAYERS = ("dns", "connect", "tls", "http", "mcp", "tool_backend", "application")
 PROBE_LAYERS = {"dns", "connect", "tls", "http", "mcp", "none"}
 # slug → (the running scenario, probe name → netcheck result)

@@ -91,7 +91,8 @@ def test_key_rule(name, secret):
 
 
 def test_the_module_imports_nothing_but_the_standard_library():
-    for path in (ROOT / "reasoning").glob("*.py"):
+    # The rest of reasoning/ may use httpx (the LLM planner); the servers import only these two.
+    for path in (ROOT / "reasoning" / "__init__.py", ROOT / "reasoning" / "masking.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {
             (node.module or "").split(".")[0]

@@ -14,20 +14,20 @@ from typing import Any
 
 from mcp.client import Client
 
-from diagnosis.engine.layered import LayeredPlanner
-from diagnosis.engine.observations import (
-    IncidentBrief,
-    Investigation,
-    Observation,
-    ToolInfo,
-)
-from diagnosis.engine.report import Report
 from mcpservers.kubernetes.server import build_server as kubernetes_server
 from mcpservers.kubernetes.snapshot import SnapshotBackend, load_snapshot
 from mcpservers.logs.backends import FileBackend, load_jsonl
 from mcpservers.logs.server import build_server as logs_server
 from mcpservers.metrics.backends import DemoBackend, load_metrics_json
 from mcpservers.metrics.server import build_server as metrics_server
+from reasoning.layered import LayeredPlanner
+from reasoning.observations import (
+    IncidentBrief,
+    Investigation,
+    Observation,
+    ToolInfo,
+)
+from reasoning.report import Report
 
 
 def servers(folder: Path) -> dict[str, Any]:
@@ -83,7 +83,7 @@ async def _run(folder: Path, planner: LayeredPlanner) -> tuple[Investigation, Re
                     )
                 )
         inv = Investigation(incident=incident(folder), tools=tools)
-        while calls := planner.next_round(inv):
+        while calls := await planner.next_round(inv):
             for call in calls:
                 result = await clients[call.server].call_tool(
                     call.tool, dict(call.arguments)
@@ -103,7 +103,7 @@ async def _run(folder: Path, planner: LayeredPlanner) -> tuple[Investigation, Re
                     )
                 )
             inv.round += 1
-        return inv, planner.conclude(inv)
+        return inv, await planner.conclude(inv)
 
 
 def run(

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from diagnosis import runner
-from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
+from reasoning import layers
 from tests import factories
 from tests.diagnosis.engine import support
 from tests.livestack import free_port, stop

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from diagnosis import approvals, runner
-from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, ToolCallSpan
 from diagnosis.registry import DEMO_SERVERS, bundled_scenarios_dir
 from mcpservers import scenarios
+from reasoning import layers
 from tests import factories
 from tests.diagnosis.engine import support
 from tests.livestack import stop

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from diagnosis import environments, evaluation, runner
-from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, ToolCallSpan
 from diagnosis.registry import demo_environment_name
+from reasoning import layers
 from tests import factories
 from tests.diagnosis.engine import support
 

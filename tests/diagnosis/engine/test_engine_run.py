@@ -5,9 +5,9 @@ import json
 import pytest
 
 from diagnosis import approvals, environments, runner, services
-from diagnosis.engine import layers
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.registry import bundled_scenarios_dir, demo_environment_name
+from reasoning import layers
 from tests import factories
 from tests.diagnosis.engine import support
 

@@ -5,20 +5,21 @@ The texts are kubectl's own formats (tables as tabwriter aligns them, describe s
 the folder cases run the real kubernetes and logs servers in memory (kubeworld).
 """
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered import LayeredPlanner, kubernetes
-from diagnosis.engine.layered.facts import Facts
-from diagnosis.engine.layered.kubernetes.cluster import Cluster
-from diagnosis.engine.layered.kubernetes.kubectl import (
+from reasoning import layers
+from reasoning.layered import LayeredPlanner, kubernetes
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.kubectl import (
     describe_events,
     parse_rows,
     read_containers,
 )
-from diagnosis.engine.observations import (
+from reasoning.observations import (
     IncidentBrief,
     Investigation,
     Observation,
@@ -476,7 +477,7 @@ def test_only_the_tools_the_environment_has_are_planned():
     folder = FOLDERS / "cart-store-unschedulable"
     planner = LayeredPlanner()
     inv = investigation([], service="frontend", tools=kubernetes_tools(server="k8s"))
-    first = planner.next_round(inv)
+    first = asyncio.run(planner.next_round(inv))
 
     assert {c.server for c in first} == {"k8s"}
     assert {c.agent for c in first} == {"kubernetes"}
@@ -487,14 +488,14 @@ def test_only_the_tools_the_environment_has_are_planned():
     plain = investigation(
         [], tools=[ToolInfo("logs", "top_errors", "", {}, True, False, False)]
     )
-    assert [c.tool for c in planner.next_round(plain)] == ["top_errors"]
+    assert [c.tool for c in asyncio.run(planner.next_round(plain))] == ["top_errors"]
     assert folder.is_dir()
 
 
 def test_the_namespace_named_by_the_incident_is_read_at_once():
     planner = LayeredPlanner()
     inv = investigation([], symptoms=("cart errors in namespace shop",))
-    first = planner.next_round(inv)
+    first = asyncio.run(planner.next_round(inv))
 
     assert ("get_resources", "pods", "shop") in {
         (c.tool, c.arguments.get("kind"), c.arguments.get("namespace")) for c in first
@@ -540,13 +541,15 @@ def test_cpu_throttling_from_the_metrics_explains_probes_that_time_out():
         pods,
     )
     observations[6] = obs(7, "events", {"namespace": "shop"}, events)
-    planned = LayeredPlanner().next_round(
-        investigation(
-            observations,
-            tools=[
-                *kubernetes_tools(),
-                ToolInfo("metrics", "query_metric", "", {}, True, False, False),
-            ],
+    planned = asyncio.run(
+        LayeredPlanner().next_round(
+            investigation(
+                observations,
+                tools=[
+                    *kubernetes_tools(),
+                    ToolInfo("metrics", "query_metric", "", {}, True, False, False),
+                ],
+            )
         )
     )
     query = next(c for c in planned if c.tool == "query_metric")

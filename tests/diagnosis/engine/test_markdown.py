@@ -11,7 +11,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from diagnosis.engine.markdown import code, report_markdown, text
-from diagnosis.engine.report import (
+from reasoning.report import (
     ActionRecord,
     Evidence,
     Hypothesis,

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 
 from diagnosis.engine import outcomes
-from diagnosis.engine.observations import Observation
-from diagnosis.engine.report import ACTION_STATUSES, ActionRecord, Report
+from reasoning.observations import Observation
+from reasoning.report import ACTION_STATUSES, ActionRecord, Report
 
 KEY = "inc-1:restart_workload:shop/checkout:1"
 

@@ -7,8 +7,8 @@ from typing import get_args, get_type_hints
 
 import pytest
 
-from diagnosis.engine import layers
-from diagnosis.engine.report import (
+from reasoning import layers
+from reasoning.report import (
     ACTION_STATUSES,
     ActionRecord,
     Evidence,

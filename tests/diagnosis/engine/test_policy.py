@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 
 from diagnosis.engine import policy
-from diagnosis.engine.observations import PlannedCall, ToolInfo
 from diagnosis.registry import ServerEntry
+from reasoning.observations import PlannedCall, ToolInfo
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 ENTRY = ServerEntry(

@@ -6,9 +6,9 @@ they are read from the text as a captured answer would be.
 
 from itertools import count
 
-from diagnosis.engine.layered.kubernetes.cluster import Cluster
-from diagnosis.engine.layered.kubernetes.view import WorkloadView, workload_view
-from diagnosis.engine.observations import Observation
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.view import WorkloadView, workload_view
+from reasoning.observations import Observation
 
 NS = "shop"
 _SPANS = count(1)

@@ -1,7 +1,7 @@
 """Runtime: containers that start, then crash, run out of memory, or fail their probes."""
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered.kubernetes.stages.runtime import runtime
+from reasoning import layers
+from reasoning.layered.kubernetes.stages.runtime import runtime
 
 from .answers import cited, deployments, describe, events, pod_logs, pods, view
 

@@ -1,9 +1,9 @@
 """Scheduling: a FailedScheduling warning means no node takes the workload's pods."""
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered.kubernetes.cluster import Cluster
-from diagnosis.engine.layered.kubernetes.stages.scheduling import scheduling
-from diagnosis.engine.layered.kubernetes.workloads import workload_fault
+from reasoning import layers
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.stages.scheduling import scheduling
+from reasoning.layered.kubernetes.workloads import workload_fault
 
 from .answers import NS, cited, deployments, describe, events, pods, view
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from diagnosis.engine import layers
-from diagnosis.engine.layered.kubernetes.cluster import Cluster
-from diagnosis.engine.layered.kubernetes.stages.startup import startup
-from diagnosis.engine.layered.kubernetes.workloads import workload_fault
+from reasoning import layers
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.stages.startup import startup
+from reasoning.layered.kubernetes.workloads import workload_fault
 
 from .answers import NS, cited, deployments, events, pods, view
 

@@ -1,8 +1,8 @@
 """Zero replicas: a deployment or stateful set scaled to zero has no pod to serve it."""
 
-from diagnosis.engine.layered.kubernetes.cluster import Cluster
-from diagnosis.engine.layered.kubernetes.stages.zero_replicas import zero_replicas
-from diagnosis.engine.layered.kubernetes.workloads import workload_fault
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
+from reasoning.layered.kubernetes.workloads import workload_fault
 
 from .answers import NS, cited, deployments, listing, view
 

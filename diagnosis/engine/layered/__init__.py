@@ -1,5 +1,0 @@
-"""The deterministic layered planner: a differential diagnosis over an Investigation, layer by layer."""
-
-from diagnosis.engine.layered.planner import LayeredPlanner
-
-__all__ = ["LayeredPlanner"]

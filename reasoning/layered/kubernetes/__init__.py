@@ -1,0 +1,27 @@
+"""The Kubernetes agent: what to read with kubectl, and which lifecycle stage fails where.
+
+Planning (`reads`): from the incident's service and namespace (`namespaces`), the lists, the
+events and the nodes; then describes and logs of what is unhealthy, and of what the incident's
+path (`path`) calls.
+
+Diagnosis (`faults`): per workload the earliest stage that blocks it (`workloads.STAGES`:
+admission → scheduling → startup → runtime, then zero replicas; one module each under `stages/`),
+per service its routing (`routing`), per node its readiness and the control plane (`nodes`), CPU
+starvation (`performance`). Symptoms spread along dependencies: a workload whose logs show it
+failing to reach a service whose pods have their own fault is a victim of that fault, so the
+dependency's fault ranks first (`links`). Faults off the incident's path (not its service, nor
+anything its service's pods are shown to call) stay leads, not conclusions.
+
+kubectl's text is read by `kubectl` (tables, events, describes) and gathered per namespace by
+`cluster` (readers keyed by tool, owners keyed by kind).
+"""
+
+from reasoning.layered.kubernetes.faults import diagnose
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.namespaces import (
+    named_namespaces,
+    scanned_namespaces,
+)
+from reasoning.layered.kubernetes.reads import plan
+
+__all__ = ["Finding", "diagnose", "named_namespaces", "plan", "scanned_namespaces"]

@@ -1,0 +1,55 @@
+"""Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
+
+Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
+a probe or readiness finding on the same workload: the starving is the fault), the routing, the
+control plane; then `links.link` says which lie on the incident's path and which are victims.
+"""
+
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.links import link
+from reasoning.layered.kubernetes.namespaces import chosen_namespaces
+from reasoning.layered.kubernetes.nodes import control_plane_faults, node_faults
+from reasoning.layered.kubernetes.path import incident_path
+from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
+from reasoning.observations import Investigation
+
+
+def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
+    """Every fault the kubectl answers show, victims marked, the incident's path flagged."""
+    cluster = Cluster.read(inv.observations)
+    out: list[Finding] = []
+    for ns in chosen_namespaces(inv, cluster):
+        if cluster.has_list("pods", ns):
+            out += _namespace_faults(inv, facts, cluster, ns)
+    return out
+
+
+def _namespace_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    path = incident_path(inv, facts, cluster, ns)
+    found: dict[str, Finding] = {}
+    for node in node_faults(cluster, ns):
+        found[node.component] = node
+    for workload in all_workloads(cluster, ns):
+        finding = workload_fault(cluster, ns, workload)
+        if finding is not None:
+            found.setdefault(finding.component, finding)
+    for finding in throttled(inv, cluster, ns):
+        current = found.get(finding.component)
+        if current is None or current.reason in ("Unhealthy", "NotReady"):
+            # Probes that time out on a starved container: the starving is the fault.
+            if current is not None:
+                finding.evidence += current.evidence
+            found[finding.component] = finding
+    failing = failure_text(inv, facts, cluster, ns)
+    for finding in routing_faults(cluster, ns, path, failing):
+        found.setdefault(finding.component, finding)
+    for finding in control_plane_faults(cluster):
+        found.setdefault(finding.component, finding)
+    link(cluster, ns, path, found)
+    return list(found.values())

@@ -1,0 +1,323 @@
+"""kubectl's text read into facts: kinds, tables, events, pods, labels, describe sections.
+
+The kubernetes server answers kubectl's own text and, for tables, the same rows structured; this
+reads the rows when they are there and the text otherwise (a hand-written or other server's table).
+Pure functions and dataclasses; no I/O. `cluster.py` gathers these per namespace.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from reasoning.layered.reading import as_dict, as_list
+from reasoning.observations import Observation
+
+# kubectl's names for a kind → the plural resource (the forms a planner may ask with).
+_RESOURCES = {
+    "po": "pods",
+    "pod": "pods",
+    "svc": "services",
+    "service": "services",
+    "deploy": "deployments",
+    "deployment": "deployments",
+    "rs": "replicasets",
+    "replicaset": "replicasets",
+    "sts": "statefulsets",
+    "statefulset": "statefulsets",
+    "ds": "daemonsets",
+    "daemonset": "daemonsets",
+    "ep": "endpoints",
+    "endpoint": "endpoints",
+    "no": "nodes",
+    "node": "nodes",
+    "ns": "namespaces",
+    "namespace": "namespaces",
+    "pvc": "persistentvolumeclaims",
+    "persistentvolumeclaim": "persistentvolumeclaims",
+    "quota": "resourcequotas",
+    "resourcequota": "resourcequotas",
+    "sa": "serviceaccounts",
+    "serviceaccount": "serviceaccounts",
+    "cm": "configmaps",
+    "configmap": "configmaps",
+    "secret": "secrets",
+    "ing": "ingresses",
+    "ingress": "ingresses",
+    "ev": "events",
+    "event": "events",
+}
+_SINGULAR = {
+    "pods": "pod",
+    "services": "service",
+    "deployments": "deployment",
+    "replicasets": "replicaset",
+    "statefulsets": "statefulset",
+    "daemonsets": "daemonset",
+    "endpoints": "endpoints",
+    "nodes": "node",
+    "namespaces": "namespace",
+    "persistentvolumeclaims": "persistentvolumeclaim",
+    "resourcequotas": "resourcequota",
+    "serviceaccounts": "serviceaccount",
+    "configmaps": "configmap",
+    "secrets": "secret",
+    "ingresses": "ingress",
+    "events": "event",
+    "jobs": "job",
+    "cronjobs": "cronjob",
+}
+_GAP = re.compile(r"\s{2,}")
+_HEADER = re.compile(r"[A-Z][A-Z0-9()\-_ ./]*")
+
+
+def resource(kind: str) -> str:
+    """The plural resource of a kind as kubectl takes it ('po', 'Pod', 'deployments.apps' …)."""
+    name = kind.strip().lower().split(".")[0]
+    return _RESOURCES.get(name, name)
+
+
+def singular(kind: str) -> str:
+    plural = resource(kind)
+    return _SINGULAR.get(plural, plural.removesuffix("s"))
+
+
+def ref(kind: str, name: str) -> str:
+    """`kind/name` as a component names an object: lowercase singular kind."""
+    return f"{singular(kind)}/{name}"
+
+
+@dataclass(frozen=True)
+class Table:
+    obs: Observation
+    rows: tuple[dict[str, str], ...]
+
+    def row(self, name: str) -> dict[str, str] | None:
+        return next((r for r in self.rows if r.get("NAME") == name), None)
+
+    def line(self, name: str) -> str:
+        """The row as kubectl printed it (for a fact), else its cells joined."""
+        for text_line in self.obs.text.splitlines():
+            if text_line.split()[:1] == [name]:
+                return " ".join(text_line.split())
+        row = self.row(name)
+        return " ".join(row.values()) if row else name
+
+
+def table_rows(obs: Observation) -> tuple[dict[str, str], ...]:
+    """The rows of a table answer: structured when the server gave them, else read from the text."""
+    result = as_dict(obs.result)
+    rows = as_list(result.get("rows"))
+    if rows:
+        return tuple({str(k): str(v) for k, v in as_dict(r).items()} for r in rows if r)
+    return parse_rows(obs.text)
+
+
+def parse_rows(text: str) -> tuple[dict[str, str], ...]:
+    """A kubectl table read from its text: columns where the header's names begin, else by gaps."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ()
+    header = lines[0]
+    names = _GAP.split(header.strip())
+    if len(names) < 2 or not all(_HEADER.fullmatch(n) for n in names):
+        return ()
+    starts: list[int] = []
+    position = 0
+    for name in names:
+        position = header.index(name, position)
+        starts.append(position)
+        position += len(name)
+    out: list[dict[str, str]] = []
+    for line in lines[1:]:
+        if line.startswith("["):
+            break  # the server's "[not captured …]" note
+        aligned = all(
+            start == 0 or len(line) <= start or line[start - 1] == " "
+            for start in starts
+        )
+        if aligned:
+            cells = [
+                line[start : (starts[i + 1] if i + 1 < len(starts) else None)].strip()
+                for i, start in enumerate(starts)
+            ]
+        else:
+            parts = _GAP.split(line.strip())
+            if len(parts) > len(names):
+                parts = [*parts[: len(names) - 1], "  ".join(parts[len(names) - 1 :])]
+            cells = parts + [""] * (len(names) - len(parts))
+        out.append(dict(zip(names, cells, strict=True)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Event:
+    obs: Observation
+    type: str  # Normal | Warning
+    reason: str
+    kind: str  # lowercase singular: pod, replicaset, node …
+    name: str
+    message: str
+
+    @property
+    def object(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def fact(self) -> str:
+        return f"{self.type} {self.reason} {self.object}: {self.message}"
+
+
+def table_event(obs: Observation, row: dict[str, str]) -> Event | None:
+    target = row.get("OBJECT") or row.get("INVOLVED OBJECT") or ""
+    kind, _, name = target.partition("/")
+    reason = row.get("REASON", "")
+    if not reason or not name:
+        return None
+    return Event(
+        obs=obs,
+        type=row.get("TYPE", ""),
+        reason=reason,
+        kind=singular(kind),
+        name=name,
+        message=row.get("MESSAGE", ""),
+    )
+
+
+def describe_events(obs: Observation, kind: str, name: str) -> list[Event]:
+    """The Events: section of a describe (Type, Reason, Age, From, Message)."""
+    out: list[Event] = []
+    text = obs.text
+    for block in _objects(text):
+        block_name = describe_field(block, "Name") or name
+        section = block.partition("\nEvents:")[2]
+        for line in section.splitlines()[1:]:
+            parts = _GAP.split(line.strip())
+            if len(parts) >= 4 and parts[0] in ("Normal", "Warning"):
+                message = "  ".join(parts[4:]) if len(parts) >= 5 else parts[-1]
+                out.append(
+                    Event(obs, parts[0], parts[1], singular(kind), block_name, message)
+                )
+            elif line and not line.startswith(" ") and not line.startswith("\t"):
+                break
+    return out
+
+
+def _objects(text: str) -> list[str]:
+    """One describe answer may hold several objects, separated by blank lines before `Name:`."""
+    blocks = re.split(r"\n\s*\n(?=Name:)", text)
+    return [b if b.startswith("\n") else "\n" + b for b in blocks if b.strip()]
+
+
+def describe_field(block: str, name: str) -> str:
+    match = re.search(rf"^{re.escape(name)}:[ \t]*(.*)$", block, re.MULTILINE)
+    return match.group(1).strip() if match else ""
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    namespace: str
+    ready: tuple[int, int]
+    status: str
+    restarts: int
+    node: str
+    ip: str
+    labels: dict[str, str] | None  # None: the list had no LABELS column
+    line: str
+
+    @property
+    def is_ready(self) -> bool:
+        return self.ready[1] > 0 and self.ready[0] >= self.ready[1]
+
+    @property
+    def is_healthy(self) -> bool:
+        return (
+            self.status in ("Running", "Completed", "Succeeded")
+            and (self.is_ready or self.status != "Running")
+            and self.restarts == 0
+        )
+
+
+def pod_from_row(namespace: str, row: dict[str, str], line: str) -> Pod:
+    ready = re.fullmatch(r"(\d+)/(\d+)", row.get("READY", ""))
+    restarts = re.match(r"\d+", row.get("RESTARTS", ""))
+    labels: dict[str, str] | None = None
+    if "LABELS" in row:
+        labels = parse_labels(row["LABELS"])
+    node = row.get("NODE", "")
+    return Pod(
+        name=row.get("NAME", ""),
+        namespace=namespace,
+        ready=(int(ready.group(1)), int(ready.group(2))) if ready else (0, 0),
+        status=row.get("STATUS", ""),
+        restarts=int(restarts.group(0)) if restarts else 0,
+        node="" if node in ("<none>", "") else node,
+        ip="" if row.get("IP", "<none>") == "<none>" else row.get("IP", ""),
+        labels=labels,
+        line=line,
+    )
+
+
+def parse_labels(text: str) -> dict[str, str]:
+    """`app=cart,tier=web` (kubectl's LABELS or SELECTOR cell); `<none>` is empty."""
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.strip().partition("=")
+        if sep and key:
+            out[key] = value
+    return out
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+@dataclass
+class Containers:
+    """What a pod's describe says about its containers."""
+
+    waiting: list[str] = field(default_factory=list)  # State: Waiting reasons
+    terminated: list[str] = field(
+        default_factory=list
+    )  # Last State / State: Terminated reasons
+    exit_codes: list[str] = field(default_factory=list)
+    ports: list[str] = field(default_factory=list)  # "8080/TCP"
+    probes: list[str] = field(default_factory=list)  # Liveness/Readiness lines
+    env: dict[str, str] = field(default_factory=dict)
+    limits_cpu: str = ""
+    node: str = ""
+    controlled_by: str = ""
+
+
+def read_containers(text: str) -> Containers:
+    out = Containers()
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        key, _, value = stripped.partition(":")
+        value = value.strip()
+        if key in ("State", "Last State"):
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            reason = re.match(r"\s*Reason:\s*(\S+)", following)
+            if reason and value == "Waiting":
+                out.waiting.append(reason.group(1))
+            elif reason and value == "Terminated":
+                out.terminated.append(reason.group(1))
+        elif key == "Exit Code":
+            out.exit_codes.append(value)
+        elif key in ("Port", "Ports") and value and value != "<none>":
+            out.ports += [p.strip() for p in value.split(",") if p.strip()]
+        elif key in ("Liveness", "Readiness", "Startup"):
+            out.probes.append(stripped)
+        elif key == "Node" and not out.node:
+            out.node = value.split("/")[0]
+        elif key == "Controlled By" and not out.controlled_by:
+            out.controlled_by = value
+    env = re.findall(
+        r"^\s{6,}([A-Z_][A-Z0-9_]*):\s+(.+)$",
+        text.partition("Environment:")[2].partition("Mounts:")[0],
+        re.MULTILINE,
+    )
+    out.env = {k: v.strip() for k, v in env}
+    limits = re.search(r"Limits:\s*\n(?:\s+\w+:.*\n)*?\s+cpu:\s*(\S+)", text)
+    out.limits_cpu = limits.group(1) if limits else ""
+    return out

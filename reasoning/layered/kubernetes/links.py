@@ -1,0 +1,103 @@
+"""How findings relate: which lie on the incident's path, and which are victims of another.
+
+Rules:
+- a finding about a workload on the path, a service the path calls, or an ingress in front of it
+  (any ingress when the path has no workload) is relevant, at its depth along the path;
+- a node not ready is relevant when a workload on the path has a pod there; the failures of the
+  workloads with pods there are its victims;
+- a control-plane pod on a node that is down is that node's victim;
+- control-plane faults are relevant when the namespace shows the symptom they cause (pods pending
+  unexplained, a node not ready);
+- a caller failing (at runtime) to reach a service whose pods or routing fail is that fault's
+  victim; the caller's failing line joins the cause's evidence and chain.
+"""
+
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.nodes import needs_control_plane
+from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.reading import short
+
+
+def link(cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]) -> None:
+    """Relevance along the path, and victims: a failure caused by what it calls, or by its node."""
+    for f in found.values():
+        _place_on_path(f, path)
+    for f in list(found.values()):
+        if f.stage == "infrastructure" and f.component.startswith("node/"):
+            _node_victims(cluster, ns, path, found, f)
+    for f in found.values():
+        node_fault = found.get(f"node/{f.node}") if f.node else None
+        if node_fault is not None and node_fault is not f:
+            f.victim_of = node_fault.component
+    if needs_control_plane(cluster, ns):
+        for f in found.values():
+            if f.namespace == "kube-system" or (
+                f.stage == "infrastructure" and not f.component.startswith("node/")
+            ):
+                f.is_relevant = True
+                f.depth = max(path.depth.values(), default=0) + 1
+    _caller_victims(cluster, ns, path, found)
+
+
+def _place_on_path(f: Finding, path: Path) -> None:
+    """Relevant, and how deep, when the finding's component is on the path."""
+    f.depth = path.depth.get(f.component, 0)
+    kind, _, name = f.component.partition("/")
+    if f.component in path.workloads:
+        f.is_relevant = True
+    elif kind == "service" and name in path.services:
+        f.is_relevant = True
+        f.depth = 1 + max(
+            (path.depth.get(e.caller, 0) for e in path.edges if e.service == name),
+            default=0,
+        )
+    elif kind == "ingress" and (name in path.ingresses or not path.workloads):
+        f.is_relevant = True
+
+
+def _node_victims(
+    cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], node: Finding
+) -> None:
+    """The pods that run (or ran) on a node down: the path's make it relevant, their faults its victims."""
+    name = node.component[5:]
+    for pod in cluster.pods(ns):
+        if pod.node != name:
+            continue
+        owner = cluster.owner(ns, "pod", pod.name)
+        if owner in path.workloads:
+            node.is_relevant = True
+            node.depth = max(node.depth, path.depth.get(owner, 0) + 1)
+        victim = found.get(owner)
+        if (
+            victim is not None
+            and victim is not node
+            and victim.stage in ("runtime", "scheduling", "startup")
+        ):
+            victim.victim_of = node.component
+
+
+def _caller_victims(
+    cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]
+) -> None:
+    """A caller failing to reach a service whose pods (or routing) fail is that fault's victim."""
+    for edge in path.edges:
+        if edge.kind == "auth" or edge.service is None:
+            continue
+        caller = found.get(edge.caller)
+        if caller is None or caller.stage not in ("runtime",):
+            continue
+        causes = [found.get(f"service/{edge.service}")] + [
+            found.get(w)
+            for w in cluster.service_workloads(ns, edge.service)
+            or cluster.intended_workloads(ns, edge.service)
+        ]
+        cause = next((c for c in causes if c is not None and c is not caller), None)
+        if cause is None:
+            continue
+        caller.victim_of = cause.component
+        cause.cite(edge.obs, f"{edge.caller} logs: {edge.line}")
+        cause.context.append((edge.obs, f"{edge.caller} logs: {edge.line}"))
+        cause.chain.insert(
+            0, f"{edge.caller} fails calling {edge.target}: {short(edge.line, 100)}"
+        )

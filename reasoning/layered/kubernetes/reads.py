@@ -1,0 +1,364 @@
+"""What to read next with kubectl: the lists of the namespaces, then the details worth a describe or logs.
+
+Planning, from the incident's service and namespace: the namespaces; pods (wide, labels), their
+owners (replica sets, deployments, stateful sets), services and endpoints, events, nodes and claims;
+then `describe` of what is unhealthy and the previous logs of what restarts; then what those logs
+name (the services a pod calls, and the pods behind them). Each kind of detail has its reader
+(`DETAILS`, in the order they are asked); the planner drops the calls already asked.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.kubectl import Pod
+from reasoning.layered.kubernetes.namespaces import (
+    chosen_namespaces,
+    scanned_namespaces,
+)
+from reasoning.layered.kubernetes.nodes import needs_control_plane
+from reasoning.layered.kubernetes.path import Path, incident_path
+from reasoning.layered.kubernetes.performance import SLOW, throttling_query
+from reasoning.layered.kubernetes.stages.admission import QUOTA
+from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
+from reasoning.layered.reading import incident_text
+from reasoning.tools import (
+    DESCRIBE,
+    EVENTS,
+    GET_RESOURCES,
+    POD_LOGS,
+    QUERY_METRIC,
+)
+from reasoning.observations import Investigation, PlannedCall
+
+Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
+Calls = list[PlannedCall | None]
+# The lists an engineer reads for a namespace, in that order (as `capture` records them).
+LISTS: tuple[tuple[str, bool], ...] = (
+    ("deployments", True),
+    ("replicasets", True),
+    ("statefulsets", True),
+    ("services", True),
+    ("endpoints", False),
+    ("persistentvolumeclaims", False),
+    ("ingresses", False),
+)
+
+
+def plan(
+    inv: Investigation, facts: Facts, call: Call, *, max_details: int = 10
+) -> Calls:
+    """The kubectl reads worth asking now (the planner drops the ones already asked)."""
+    cluster = Cluster.read(inv.observations)
+    calls: Calls = [
+        call(
+            GET_RESOURCES,
+            {"kind": "namespaces", "namespace": "default"},
+            "which namespaces the cluster has",
+        )
+    ]
+    scanned = scanned_namespaces(inv, cluster)
+    anywhere = any(cluster.has_list("pods", ns) for ns in scanned)
+    for ns in scanned:
+        calls.append(_pods_call(cluster, ns, call, labels_only=anywhere))
+    for ns in chosen_namespaces(inv, cluster):
+        calls += _namespace_lists(ns, call)
+        calls += _details(inv, facts, cluster, ns, call)[:max_details]
+        if _slow(inv, cluster, ns):
+            calls.append(
+                call(
+                    QUERY_METRIC,
+                    {
+                        "promql": throttling_query(ns),
+                        "start": "now-1h",
+                        "end": "now",
+                        "step": "60s",
+                    },
+                    f"slow answers or probe timeouts in {ns}: are its containers CPU-throttled",
+                )
+            )
+    return calls
+
+
+def _namespace_lists(ns: str, call: Call) -> Calls:
+    """The namespace's lists, its events and the nodes."""
+    calls: Calls = [
+        call(
+            GET_RESOURCES,
+            {"kind": kind, "namespace": ns, **({"wide": True} if wide else {})},
+            f"the {kind} of namespace {ns}",
+        )
+        for kind, wide in LISTS
+    ]
+    calls.append(
+        call(
+            EVENTS,
+            {"namespace": ns},
+            f"the events of namespace {ns} (reasons such as FailedScheduling, BackOff)",
+        )
+    )
+    calls.append(
+        call(
+            GET_RESOURCES,
+            {"kind": "nodes", "namespace": ns, "wide": True},
+            "the nodes and their readiness",
+        )
+    )
+    return calls
+
+
+def _slow(inv: Investigation, cluster: Cluster, ns: str) -> bool:
+    """The incident says slow, or a probe failed on a timeout."""
+    return bool(SLOW.search(incident_text(inv))) or any(
+        SLOW.search(e.message) for e in cluster.warnings(ns) if e.reason == "Unhealthy"
+    )
+
+
+def _pods_call(
+    cluster: Cluster, ns: str, call: Call, *, labels_only: bool
+) -> PlannedCall | None:
+    # The capture records pods wide with labels; a snapshot without labels answers wide only
+    # (asked only while no namespace answered with labels).
+    with_labels = labels_only or ("pods", ns, True) not in cluster.missing
+    return call(
+        GET_RESOURCES,
+        {
+            "kind": "pods",
+            "namespace": ns,
+            "wide": True,
+            **({"show_labels": True} if with_labels else {}),
+        },
+        f"the pods of namespace {ns}: status, restarts, node"
+        + (", labels" if with_labels else ""),
+    )
+
+
+def _details(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
+) -> Calls:
+    """Describes and logs, the incident's path first."""
+    if not cluster.has_list("pods", ns):
+        return []
+    path = incident_path(inv, facts, cluster, ns)
+    calls: Calls = []
+    for detail in DETAILS:
+        calls += detail(cluster, ns, path, call)
+    return calls
+
+
+# --- the details, each a reader over the namespace ---------------------------------------------
+
+
+def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """One unhealthy pod per workload (the path's first): describe, previous logs, logs while unready;
+    then the logs of a running pod of each of the path's first workloads not read yet."""
+    order = {w: i for i, w in enumerate(path.workloads)}
+
+    def rank(pod: Pod) -> int:
+        return order.get(cluster.owner(ns, "pod", pod.name), len(order))
+
+    calls: Calls = []
+    seen_owners: set[str] = set()
+    for pod in sorted(cluster.pods(ns), key=rank):
+        owner = cluster.owner(ns, "pod", pod.name)
+        if pod.is_healthy or owner in seen_owners:
+            continue
+        seen_owners.add(owner)
+        calls += _unhealthy_pod(pod, ns, call)
+    # What the path's healthy pods log: whom they call and fail to reach.
+    for workload in path.workloads[:4]:
+        running = [p for p in cluster.pods_of(ns, workload) if p.status == "Running"]
+        if running and workload not in seen_owners:
+            pod = running[0]
+            calls.append(
+                call(
+                    POD_LOGS,
+                    {"pod": pod.name, "namespace": ns, "tail": 200},
+                    f"what {pod.name} ({workload}, on the incident's path) logs",
+                )
+            )
+    return calls
+
+
+def _unhealthy_pod(pod: Pod, ns: str, call: Call) -> Calls:
+    calls = [
+        call(
+            DESCRIBE,
+            {"kind": "pod", "name": pod.name, "namespace": ns},
+            f"why {pod.name} is {pod.status} ({'/'.join(map(str, pod.ready))} ready, {pod.restarts} restarts)",
+        )
+    ]
+    if pod.restarts > 0 or pod.status in CRASHING:
+        calls.append(
+            call(
+                POD_LOGS,
+                {"pod": pod.name, "namespace": ns, "previous": True, "tail": 200},
+                f"what {pod.name} logged before its last restart",
+            )
+        )
+    if pod.status == "Running" and not pod.is_ready:
+        calls.append(
+            call(
+                POD_LOGS,
+                {"pod": pod.name, "namespace": ns, "tail": 200},
+                f"what {pod.name} logs while not ready",
+            )
+        )
+    return calls
+
+
+def _unready_workloads(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """Deployments and stateful sets with fewer pods ready than they want."""
+    calls: Calls = []
+    for kind in ("deployments", "statefulsets"):
+        table = cluster.table(kind, ns)
+        for row in table.rows if table else ():
+            ready = re.fullmatch(r"(\d+)/(\d+)", row.get("READY", ""))
+            if ready and int(ready.group(1)) < int(ready.group(2)):
+                calls.append(
+                    call(
+                        DESCRIBE,
+                        {"kind": kind[:-1], "name": row["NAME"], "namespace": ns},
+                        f"{kind[:-1]} {row['NAME']} has {row['READY']} ready",
+                    )
+                )
+    return calls
+
+
+def _short_replicasets(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """Replica sets that created fewer pods than they want (their events say why)."""
+    calls: Calls = []
+    table = cluster.table("replicasets", ns)
+    for row in table.rows if table else ():
+        desired, current = row.get("DESIRED", "0"), row.get("CURRENT", "0")
+        if desired.isdigit() and current.isdigit() and int(current) < int(desired):
+            calls.append(
+                call(
+                    DESCRIBE,
+                    {"kind": "replicaset", "name": row["NAME"], "namespace": ns},
+                    f"replica set {row['NAME']} created {current} of {desired} pods",
+                )
+            )
+    return calls
+
+
+def _quotas(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """The quotas a FailedCreate says are exceeded."""
+    calls: Calls = []
+    for event in cluster.warnings(ns):
+        if event.reason == "FailedCreate" and "quota" in event.message.lower():
+            quota = QUOTA.search(event.message)
+            if quota:
+                calls.append(
+                    call(
+                        DESCRIBE,
+                        {
+                            "kind": "resourcequota",
+                            "name": quota.group(1),
+                            "namespace": ns,
+                        },
+                        f"the quota {event.object} exceeds",
+                    )
+                )
+    return calls
+
+
+def _nodes(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """Nodes not ready (or unknown)."""
+    calls: Calls = []
+    nodes = cluster.table("nodes", ns)
+    for row in nodes.rows if nodes else ():
+        if "NotReady" in row.get("STATUS", "") or "Unknown" in row.get("STATUS", ""):
+            calls.append(
+                call(
+                    DESCRIBE,
+                    {"kind": "node", "name": row["NAME"], "namespace": ns},
+                    f"why node {row['NAME']} is {row['STATUS']}",
+                )
+            )
+    return calls
+
+
+def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """Claims not bound."""
+    calls: Calls = []
+    pvcs = cluster.table("persistentvolumeclaims", ns)
+    for row in pvcs.rows if pvcs else ():
+        if row.get("STATUS") not in ("Bound", None, ""):
+            calls.append(
+                call(
+                    DESCRIBE,
+                    {
+                        "kind": "persistentvolumeclaim",
+                        "name": row["NAME"],
+                        "namespace": ns,
+                    },
+                    f"claim {row['NAME']} is {row.get('STATUS')}",
+                )
+            )
+    return calls
+
+
+def _services(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """The path's first services, and a pod behind each: selector, ports, probes."""
+    calls: Calls = []
+    for service in path.services[:4]:
+        calls.append(
+            call(
+                DESCRIBE,
+                {"kind": "service", "name": service, "namespace": ns},
+                f"service {service}: selector, ports, endpoints",
+            )
+        )
+        for workload in cluster.service_workloads(ns, service)[:1]:
+            pods_of = cluster.pods_of(ns, workload)
+            if pods_of:
+                calls.append(
+                    call(
+                        DESCRIBE,
+                        {"kind": "pod", "name": pods_of[0].name, "namespace": ns},
+                        f"the ports and probes of {workload}, behind service {service}",
+                    )
+                )
+    return calls
+
+
+def _ingresses(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "ingress", "name": ingress, "namespace": ns},
+            f"where ingress {ingress} routes",
+        )
+        for ingress in cluster.names("ingresses", ns)[:2]
+    ]
+
+
+def _control_plane(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    if not needs_control_plane(cluster, ns) or "kube-system" not in (
+        cluster.namespaces or []
+    ):
+        return []
+    return [
+        call(
+            GET_RESOURCES,
+            {"kind": "pods", "namespace": "kube-system", "wide": True},
+            "pods pending with no scheduling event or nodes not ready: is the control plane up",
+        )
+    ]
+
+
+Detail = Callable[[Cluster, str, Path, Call], Calls]
+DETAILS: tuple[Detail, ...] = (
+    _pods,
+    _unready_workloads,
+    _short_replicasets,
+    _quotas,
+    _nodes,
+    _claims,
+    _services,
+    _ingresses,
+    _control_plane,
+)

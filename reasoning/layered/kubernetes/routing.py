@@ -1,0 +1,233 @@
+"""Routing: services, the names callers use for them, and ingresses — the path traffic takes to pods.
+
+Rules:
+- a service with no endpoints whose selector matches no pod (and no workload is meant to back it)
+  sends its callers nowhere (`no_endpoints`); one whose workload has no pod to offer is that
+  workload's fault, not the service's (recorded in `Path.backing`);
+- a service whose numeric targetPort is none of the ports its pods' containers listen on gets its
+  connections refused (`target_port_mismatch`);
+- a caller whose logs fail to resolve a cluster-local name that no service in the namespace has
+  points at the wrong name (`wrong_service_name`);
+- an ingress path that routes to a service other than the one the path names, while requests there
+  are seen failing (404/502/503), or to a backend that is not a service or has no endpoints, routes
+  to the wrong service (`wrong_service`).
+"""
+
+import re
+
+from reasoning import layers
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import read_containers
+from reasoning.layered.kubernetes.logs import Edge
+from reasoning.layered.kubernetes.path import Path, service_for_path
+from reasoning.layered.reading import incident_text, short
+from reasoning.observations import Investigation, Observation
+
+# describe ingress's rules: `<path>  <backend>:<port> (<endpoints>)`.
+_INGRESS_RULE = re.compile(r"(/\S*)?\s+([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)\)")
+
+
+def routing_faults(
+    cluster: Cluster, ns: str, path: Path, failing: str = ""
+) -> list[Finding]:
+    """Services that reach no pod or the wrong port; names that do not resolve; ingresses."""
+    out: list[Finding] = []
+    for service in cluster.names("services", ns):
+        finding = _service_fault(cluster, ns, path, service)
+        if finding is not None:
+            out.append(finding)
+    known = set(cluster.names("services", ns))
+    for edge in path.edges:
+        finding = _wrong_name(cluster, ns, edge, known)
+        if finding is not None:
+            out.append(finding)
+    for ingress in cluster.names("ingresses", ns):
+        finding = _ingress_fault(cluster, ns, ingress, known, failing)
+        if finding is not None:
+            out.append(finding)
+    return out
+
+
+def failure_text(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -> str:
+    """The incident's words, the error groups and the pods' logs, for rules that need a failure seen."""
+    parts = [incident_text(inv)]
+    parts += [g.text for _, g in facts.error_texts()]
+    parts += [obs.text for (space, _, _), obs in cluster.logs.items() if space == ns]
+    return "\n".join(parts)
+
+
+def _service_fault(
+    cluster: Cluster, ns: str, path: Path, service: str
+) -> Finding | None:
+    cell = cluster.endpoints(ns, service)
+    if cell is None:
+        return None
+    selected = cluster.service_workloads(ns, service)
+    selector = cluster.service_selector(ns, service)
+    intended = cluster.intended_workloads(ns, service)
+    empty = cell in ("<none>", "") and not selected
+    if empty and intended:
+        # Its workload has no pod to offer: that workload's fault (or its zero replicas).
+        path.backing.setdefault(service, intended)
+        return None
+    if empty and selector:
+        return _no_endpoints(cluster, ns, service, selector)
+    return _target_port_mismatch(cluster, ns, service, selected)
+
+
+def _no_endpoints(
+    cluster: Cluster, ns: str, service: str, selector: dict[str, str]
+) -> Finding:
+    endpoints_table = cluster.table("endpoints", ns)
+    services_table = cluster.table("services", ns)
+    f = Finding(
+        "service_routing",
+        "no_endpoints",
+        f"service/{service}",
+        layers.CONNECT,
+        f"service {service} has no endpoints: its selector {','.join(f'{k}={v}' for k, v in selector.items())} matches no pod",
+        ns,
+    )
+    f.cite(
+        endpoints_table.obs if endpoints_table else None,
+        f"get endpoints: {endpoints_table.line(service) if endpoints_table else service} (no endpoints)",
+    )
+    f.cite(
+        services_table.obs if services_table else None,
+        f"get services: {services_table.line(service) if services_table else service}",
+    )
+    described = cluster.describe("services", ns, service)
+    if described is not None:
+        f.cite(described, f"describe service {service}: Endpoints: <none>")
+    f.keywords = ["service", "selector", "no endpoints", service]
+    f.chain = [f"calls to {service} find no backend", f.statement]
+    return f
+
+
+def _target_port_mismatch(
+    cluster: Cluster, ns: str, service: str, selected: list[str]
+) -> Finding | None:
+    described = cluster.describe("services", ns, service)
+    if described is None:
+        return None
+    targets = re.findall(
+        r"^TargetPort:\s*(\S+?)(?:/\w+)?\s*$", described.text, re.MULTILINE
+    )
+    ports: list[str] = []
+    pod_obs: Observation | None = None
+    for workload in selected:
+        for pod in cluster.pods_of(ns, workload):
+            pod_desc = cluster.describe("pods", ns, pod.name)
+            if pod_desc is not None:
+                ports += [p.split("/")[0] for p in read_containers(pod_desc.text).ports]
+                pod_obs = pod_desc
+    wrong = [t for t in targets if t.isdigit() and ports and t not in ports]
+    if not wrong or pod_obs is None:
+        return None
+    f = Finding(
+        "service_routing",
+        "target_port_mismatch",
+        f"service/{service}",
+        layers.CONNECT,
+        f"service {service} sends traffic to port {wrong[0]}, where no container of its pods listens (they listen on {', '.join(sorted(set(ports)))})",
+        ns,
+    )
+    f.cite(described, f"describe service {service}: TargetPort {wrong[0]}")
+    f.cite(pod_obs, f"describe pod: container ports {', '.join(sorted(set(ports)))}")
+    f.keywords = ["targetPort", "port", service, "connection refused"]
+    f.chain = [f"connections to {service} are refused", f.statement]
+    return f
+
+
+def _wrong_name(
+    cluster: Cluster, ns: str, edge: Edge, known: set[str]
+) -> Finding | None:
+    """A cluster-local name the caller cannot resolve and no service of the namespace has."""
+    if edge.kind != "dns" or edge.service is not None:
+        return None
+    first = edge.target.split(".")[0]
+    if first in known or re.fullmatch(r"[\d.]+", edge.target):
+        return None
+    if "." in edge.target and not re.search(
+        r"\.(svc|cluster\.local|local|internal)\b|\." + re.escape(ns) + r"\b",
+        edge.target,
+    ):
+        return None  # an outside name: not the cluster's routing
+    services_table = cluster.table("services", ns)
+    f = Finding(
+        "service_routing",
+        "wrong_service_name",
+        edge.caller,
+        layers.DNS,
+        f"{edge.caller} calls {edge.target}, a name no service in {ns} has (DNS cannot resolve it): its configuration points at the wrong name",
+        ns,
+    )
+    f.cite(edge.obs, f"{edge.caller} logs: {edge.line}")
+    f.cite(
+        services_table.obs if services_table else None,
+        f"get services -n {ns}: no service named {first}",
+    )
+    f.keywords = ["dns", "no such host", edge.target, "service name"]
+    f.chain = [f"{edge.caller} cannot resolve {edge.target}", f.statement]
+    return f
+
+
+def _ingress_fault(
+    cluster: Cluster, ns: str, ingress: str, known: set[str], failing: str
+) -> Finding | None:
+    """The first rule of an ingress that routes wrong (by the rules above), if any."""
+    described = cluster.describe("ingresses", ns, ingress)
+    if described is None:
+        return None
+    for prefix, backend, port, detail in _INGRESS_RULE.findall(described.text):
+        meant = service_for_path(prefix, known)
+        # Only when requests there are seen failing (a 404 or 502 for that path).
+        misrouted = re.search(
+            rf"\b(?:404|502|503)\b[^\n]*{re.escape(prefix)}|{re.escape(prefix)}\S*[^\n]*\b(?:404|502|503)\b",
+            failing,
+        )
+        if meant is not None and meant != backend and misrouted:
+            f = _ingress_finding(
+                ingress,
+                ns,
+                f"ingress {ingress} routes {prefix} to {backend}:{port}, not to service {meant}",
+                ["ingress", "backend", backend, meant],
+            )
+            f.cite(
+                described,
+                f"describe ingress {ingress}: {prefix} → {backend}:{port} ({detail})",
+            )
+            f.chain = [f"requests to {prefix} reach {backend}", f.statement]
+            return f
+        if backend not in known or "error" in detail or "<none>" in detail:
+            what = "is not a service" if backend not in known else "has no endpoints"
+            f = _ingress_finding(
+                ingress,
+                ns,
+                f"ingress {ingress} routes to {backend}:{port}, which {what} ({short(detail, 100)})",
+                ["ingress", "backend", backend],
+            )
+            f.cite(
+                described,
+                f"describe ingress {ingress}: backend {backend}:{port} ({detail})",
+            )
+            f.chain = [f"requests through {ingress} fail", f.statement]
+            return f
+    return None
+
+
+def _ingress_finding(
+    ingress: str, ns: str, statement: str, keywords: list[str]
+) -> Finding:
+    f = Finding(
+        "service_routing",
+        "wrong_service",
+        f"ingress/{ingress}",
+        layers.HTTP,
+        statement,
+        ns,
+    )
+    f.keywords = keywords
+    return f

@@ -1,0 +1,45 @@
+"""Per workload, the earliest lifecycle stage that blocks it: admission → scheduling → startup → runtime.
+
+`STAGES` runs in order over one `WorkloadView`; the first stage that returns a finding is the
+workload's fault (a later stage's symptom is the earlier stage's consequence). A workload that
+passes every stage but is scaled to zero replicas is a fault too: nothing serves it.
+"""
+
+from collections.abc import Callable
+
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.stages.admission import admission
+from reasoning.layered.kubernetes.stages.runtime import runtime
+from reasoning.layered.kubernetes.stages.scheduling import scheduling
+from reasoning.layered.kubernetes.stages.startup import startup
+from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
+from reasoning.layered.kubernetes.view import WorkloadView, workload_view
+
+Stage = Callable[[WorkloadView], Finding | None]
+STAGES: tuple[Stage, ...] = (admission, scheduling, startup, runtime, zero_replicas)
+
+
+def workload_fault(cluster: Cluster, ns: str, workload: str) -> Finding | None:
+    """The earliest stage that blocks one workload, or None when every stage passes."""
+    view = workload_view(cluster, ns, workload)
+    for stage in STAGES:
+        finding = stage(view)
+        if finding is not None:
+            return finding
+    return None
+
+
+def all_workloads(cluster: Cluster, ns: str) -> list[str]:
+    """The listed workloads, then the owners of pods and of warned objects not listed."""
+    found = cluster.workloads(ns)
+    for pod in cluster.pods(ns):
+        owner = cluster.owner(ns, "pod", pod.name)
+        if owner not in found:
+            found.append(owner)
+    for event in cluster.warnings(ns):
+        if event.kind in ("replicaset", "statefulset", "deployment", "pod"):
+            owner = cluster.owner(ns, event.kind, event.name)
+            if owner not in found:
+                found.append(owner)
+    return found

@@ -1,0 +1,460 @@
+"""LayeredPlanner, the deterministic planner (seed 000 §1.2): which calls next, the report, actions, verification.
+
+Round 1 asks the service's health and errors, netcheck's targets and the runbooks by the symptoms; later rounds follow
+what the answers name, probe layer by layer and search the runbooks with the findings. Stateless; pure Python, no I/O (its `Planner` methods are coroutines only to share the one protocol).
+"""
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from reasoning import layers
+from reasoning.layered import kubernetes
+from reasoning.layered.analysis import Analysis, dependency_services
+from reasoning.layered.facts import Facts
+from reasoning.layered.reading import (
+    APP_ERROR,
+    STREAMY,
+    arg,
+    as_dict,
+    belongs,
+    call_key,
+    host_of,
+    hosts_in,
+    incident_text,
+    short,
+)
+from reasoning.observations import Investigation, PlannedCall
+from reasoning.report import Hypothesis, NextStep, Report
+from reasoning.tools import (
+    GET_RESOURCES,
+    LIST_TARGETS,
+    PROBE_URL,
+    RESTART_WORKLOAD,
+    SEARCH_LOGS,
+    SEARCH_RUNBOOKS,
+    SERVICE_HEALTH,
+    TOP_ERRORS,
+    agent_for,
+)
+
+__all__ = ["LayeredPlanner"]
+
+_RUNBOOK_QUERY_CHARS = 500
+
+
+class LayeredPlanner:
+    """Plans rounds of read-only calls and builds the report from what they showed (the `Planner`)."""
+
+    def __init__(
+        self,
+        *,
+        max_rounds: int = 8,
+        max_calls: int = 40,
+        max_probes: int = 8,
+        max_dependencies: int = 4,
+        stream_watch_s: float = 6.0,
+        probe_timeout_s: float | None = None,
+        max_window: timedelta = timedelta(hours=6),
+        runbook_limit: int = 3,
+    ) -> None:
+        self.max_rounds = max_rounds
+        self.max_calls = max_calls
+        self.max_probes = max_probes
+        self.max_dependencies = max_dependencies
+        self.stream_watch_s = stream_watch_s
+        self.probe_timeout_s = probe_timeout_s
+        self.max_window = max_window
+        self.runbook_limit = runbook_limit
+
+    # Rounds.
+
+    async def next_round(self, investigation: Investigation) -> list[PlannedCall]:
+        """The calls worth asking now that were not asked yet; [] when nothing new is worth it.
+
+        `investigation.round` is the number of rounds already run.
+        """
+        return self._next_round(investigation)
+
+    def _next_round(self, inv: Investigation) -> list[PlannedCall]:
+        budget = self.max_calls - len(inv.observations)
+        if inv.round >= self.max_rounds or budget <= 0:
+            return []
+        facts = Facts.read(inv.observations)
+        asked = {call_key(o.tool, o.arguments) for o in inv.observations}
+        calls = self._fresh(self._wanted(inv, facts), asked)
+        if not calls:
+            calls = self._fresh(self._findings_search(inv, facts), asked)
+        return calls[:budget]
+
+    def _fresh(
+        self, calls: Iterable[PlannedCall | None], asked: set[str]
+    ) -> list[PlannedCall]:
+        out: list[PlannedCall] = []
+        for call in calls:
+            if call is None:
+                continue
+            key = call_key(call.tool, call.arguments)
+            if key not in asked:
+                asked.add(key)
+                out.append(call)
+        return out
+
+    def _call(
+        self, inv: Investigation, tool: str, arguments: dict[str, Any], why: str
+    ) -> PlannedCall | None:
+        info = inv.find_tool(tool)
+        if info is None:
+            return None
+        return PlannedCall(
+            agent=agent_for(info.server, tool),
+            server=info.server,
+            tool=tool,
+            arguments=arguments,
+            why=why,
+        )
+
+    def _window(self, inv: Investigation) -> dict[str, str]:
+        start = inv.incident.window_start or "now-1h"
+        end = inv.incident.window_end or "now"
+        parsed_start, parsed_end = _parse_time(start), _parse_time(end)
+        if parsed_start and parsed_end and parsed_end - parsed_start > self.max_window:
+            start = (parsed_end - self.max_window).isoformat().replace("+00:00", "Z")
+        return {"start": start, "end": end}
+
+    def _wanted(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
+        service = inv.incident.service
+        window = self._window(inv)
+        symptoms = short(" ".join(inv.incident.symptoms) or inv.incident.title, 3000)
+        calls: list[PlannedCall | None] = [
+            self._call(
+                inv,
+                SERVICE_HEALTH,
+                {"service": service, **window},
+                f"health of {service}, the incident's service",
+            ),
+            self._call(
+                inv,
+                TOP_ERRORS,
+                {"service": service, **window},
+                f"what {service} logs as errors",
+            ),
+            self._call(inv, LIST_TARGETS, {}, "which network paths netcheck may probe"),
+            self._call(
+                inv,
+                SEARCH_RUNBOOKS,
+                {"symptoms": symptoms, "limit": self.runbook_limit},
+                "runbooks for the symptoms",
+            ),
+        ]
+        if inv.find_tool(GET_RESOURCES) is not None:
+            calls += kubernetes.plan(
+                inv,
+                facts,
+                lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            )
+        if not inv.observations:
+            return calls
+        logs = inv.find_tool(TOP_ERRORS)
+        logs_down = facts.is_backend_down(logs.server if logs else None)
+        for dep in dependency_services(inv, facts)[: self.max_dependencies]:
+            why = f"{dep} is named by the incident or {service}'s errors"
+            calls.append(
+                self._call(inv, SERVICE_HEALTH, {"service": dep, **window}, why)
+            )
+            if not logs_down:
+                calls.append(
+                    self._call(inv, TOP_ERRORS, {"service": dep, **window}, why)
+                )
+        calls += self._probes(inv, facts)
+        analysis = Analysis(inv, facts)
+        for c in analysis.candidates.values():
+            if (
+                c.layer != layers.APPLICATION
+                or c.status == "ruled_out"
+                or c.component in facts.log_lines
+            ):
+                continue
+            errors = facts.errors.get(c.component)
+            own = next(
+                (
+                    m
+                    for g in (errors.groups if errors else ())
+                    if (m := APP_ERROR.search(g.sample or g.signature))
+                ),
+                None,
+            )
+            search = inv.find_tool(SEARCH_LOGS)
+            # The error's words up to its first number: the lines' numbers vary, the words do not.
+            query = re.split(r"\d", own.group(0))[0].strip(" :=,") if own else ""
+            if (
+                query
+                and search is not None
+                and not facts.is_backend_down(search.server)
+            ):
+                calls.append(
+                    self._call(
+                        inv,
+                        SEARCH_LOGS,
+                        {
+                            "service": c.component,
+                            "query": query[:100],
+                            **window,
+                            "limit": 5,
+                        },
+                        f"lines of {c.component}'s own error, for their labels (pod, namespace)",
+                    )
+                )
+        return calls
+
+    def _probes(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
+        asked = sum(1 for o in inv.observations if o.tool == PROBE_URL)
+        room = self.max_probes - asked
+        if room <= 0 or not facts.targets:
+            return []
+        deps = dependency_services(inv, facts)
+        named = set(hosts_in(incident_text(inv)))
+        for _, group in facts.error_texts():
+            named.update(hosts_in(group.text))
+
+        def priority(url: str) -> int:
+            host = host_of(url) or ""
+            if host in named:
+                return 0
+            if any(belongs(host, d) for d in deps):
+                return 1
+            if belongs(host, inv.incident.service):
+                return 2
+            return 3
+
+        arguments: dict[str, Any] = {}
+        if self.probe_timeout_s is not None:
+            arguments["timeout_s"] = self.probe_timeout_s
+        if STREAMY.search(incident_text(inv)):
+            arguments["stream_s"] = self.stream_watch_s
+        ordered = sorted(
+            (u for u in facts.targets if u not in facts.probes), key=priority
+        )
+        return [
+            self._call(
+                inv,
+                PROBE_URL,
+                _probe_arguments(url, facts, arguments),
+                f"which layer fails first on the way to {host_of(url)}",
+            )
+            for url in ordered[:room]
+        ]
+
+    def _findings_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Rule 7: once the evidence stops growing, search the runbooks with what it showed."""
+        query = self._findings_query(Analysis(inv, facts))
+        if not query:
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_RUNBOOKS,
+                {"symptoms": query, "limit": self.runbook_limit},
+                "runbooks for the findings, not only the symptoms",
+            )
+        ]
+
+    def _findings_query(self, analysis: Analysis) -> str:
+        words: list[str] = []
+        leads = [c for c in analysis.candidates.values() if c.status != "ruled_out"]
+        leads.sort(
+            key=lambda c: (c.status != "confirmed", -c.confidence, layers.rank(c.layer))
+        )
+        # A confirmed lead speaks for itself; otherwise the two strongest share the query.
+        for c in leads[: 1 if leads and leads[0].status == "confirmed" else 2]:
+            for word in c.keywords:
+                if word and word not in words:
+                    words.append(word)
+        return short(" ".join(words), _RUNBOOK_QUERY_CHARS)
+
+    # The report.
+
+    async def conclude(self, investigation: Investigation) -> Report:
+        """The report the observations support, ranked; honest when nothing is decisive (rule 8)."""
+        inv = investigation
+        facts = Facts.read(inv.observations)
+        analysis = Analysis(inv, facts)
+        report = Report(
+            hypotheses=analysis.ranked(),
+            open_questions=list(dict.fromkeys(analysis.open_questions)),
+            tool_calls=sum(1 for o in inv.observations if not o.refused),
+        )
+        report.next_steps = _next_steps(
+            facts, analysis, report.top, runbooks=self.runbook_limit
+        )
+        report.partial = bool(self._next_round(inv))
+        report.summary = _summary(report, inv)
+        return report
+
+    async def actions(
+        self, investigation: Investigation, report: Report
+    ) -> list[PlannedCall]:
+        """A restart, as a stop-gap, of a workload a confirmed application hypothesis shows leaking (rule 9)."""
+        inv = investigation
+        facts = Facts.read(inv.observations)
+        analysis = Analysis(inv, facts)
+        calls: list[PlannedCall] = []
+        for h in report.hypotheses:
+            if (
+                h.layer != layers.APPLICATION
+                or h.status != "confirmed"
+                or h.component not in analysis.leaks
+            ):
+                continue
+            call = self._call(
+                inv,
+                RESTART_WORKLOAD,
+                {
+                    "namespace": facts.namespace_of(h.component) or "default",
+                    "name": h.component,
+                },
+                f"stop-gap for {h.id} ({h.statement}): a restart releases the leaked connections until the leak is fixed",
+            )
+            if call is not None:
+                calls.append(call)
+        return calls
+
+    async def verify(
+        self, investigation: Investigation, action: PlannedCall
+    ) -> list[PlannedCall]:
+        """After an action: the workload's health over the last minutes and a probe of its endpoint."""
+        inv = investigation
+        name = str(action.arguments.get("name") or inv.incident.service)
+        facts = Facts.read(inv.observations)
+        calls: list[PlannedCall | None] = [
+            self._call(
+                inv,
+                SERVICE_HEALTH,
+                {"service": name, "start": "now-10m", "end": "now"},
+                f"is {name} healthy again after {action.tool}",
+            )
+        ]
+        for url in facts.targets:
+            host = host_of(url) or ""
+            if belongs(host, name):
+                calls.append(
+                    self._call(
+                        inv,
+                        PROBE_URL,
+                        _probe_arguments(url, facts, {}),
+                        f"does {host} answer again after {action.tool}",
+                    )
+                )
+                break
+        return [c for c in calls if c is not None]
+
+    def effect(self, investigation: Investigation, action: PlannedCall) -> str | None:
+        """What the verification calls showed (the latest health and probe of the action's target)."""
+        name = str(action.arguments.get("name") or investigation.incident.service)
+        parts: list[str] = []
+        for obs in reversed(investigation.observations):
+            result = as_dict(obs.result)
+            if obs.tool == SERVICE_HEALTH and arg(obs, "service") == name and obs.is_ok:
+                parts.append(
+                    f"{name} {result.get('verdict', 'unknown')}: {short(str(result.get('summary') or ''), 120)}"
+                )
+                break
+        for obs in reversed(investigation.observations):
+            if (
+                obs.tool == PROBE_URL
+                and obs.is_ok
+                and belongs(host_of(arg(obs, "url")) or "", name)
+            ):
+                result = as_dict(obs.result)
+                parts.append(
+                    f"probe {arg(obs, 'url')}: failed_layer={result.get('failed_layer')} reason={result.get('reason')}"
+                )
+                break
+        return "; ".join(parts) or None
+
+
+def _parse_time(value: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _next_steps(
+    facts: Facts, analysis: Analysis, top: Hypothesis | None, *, runbooks: int
+) -> list[NextStep]:
+    """How to check the fix of the top hypothesis, then runbook hits: the findings' first."""
+    steps: list[NextStep] = []
+    if top is not None:
+        steps.append(NextStep(text=_check_step(facts, top)))
+    symptom_query = short(
+        " ".join(analysis.inv.incident.symptoms) or analysis.inv.incident.title, 3000
+    )
+    # Findings first (sorted is stable, so each search keeps its own ranking).
+    hits = sorted(facts.runbooks, key=lambda qh: qh[0] == symptom_query)
+    seen: set[str] = set()
+    for query, hit in hits:
+        uri = str(hit["uri"])
+        if uri in seen or len(seen) >= runbooks:
+            continue
+        seen.add(uri)
+        title = str(hit.get("title") or uri)
+        basis = "the symptoms" if query == symptom_query else "the findings"
+        steps.append(
+            NextStep(
+                text=f"Read the runbook '{title}' (matched {basis})",
+                runbook_uri=uri,
+                runbook_title=title,
+            )
+        )
+    return steps
+
+
+def _check_step(facts: Facts, top: Hypothesis) -> str:
+    if top.stage is not None:
+        return (
+            f"After the fix, read {top.component} again (get, describe, events): "
+            f"the {top.stage} stage must no longer show {top.reason}"
+        )
+    if top.layer in layers.NETWORK_LAYERS:
+        url = next(
+            (p.url for p in facts.probes.values() if p.host == top.component), None
+        )
+        where = url or top.component
+        return f"After the fix, probe {where} again: the {top.layer} layer must pass"
+    if top.layer == layers.APPLICATION:
+        return f"Watch service_health({top.component}) return to healthy; a restart only buys time until the cause is fixed"
+    if top.layer == layers.TOOL_BACKEND:
+        return f"When {top.component} answers again, repeat the failed tool calls: what they were to show is still unknown"
+    return f"Check the {top.component} MCP server itself (process, endpoint, version) before reading anything into its silence"
+
+
+def _summary(report: Report, inv: Investigation) -> str:
+    top = report.top
+    calls = f"{report.tool_calls} tool call{'s' if report.tool_calls != 1 else ''}"
+    if top is not None and top.conclusive:
+        return f"{top.layer} failure at {top.component}: {top.statement} (confirmed by {len({e.span_id for e in top.evidence})} observations; {calls})"
+    if top is not None:
+        return (
+            f"no decisive evidence after {calls}; the strongest lead is {top.id} "
+            f"({top.statement}), {top.status} at confidence {top.confidence:.2f}"
+        )
+    checked = [h for h in report.hypotheses if h.status == "ruled_out"]
+    tail = f"; ruled out: {', '.join(h.id for h in checked)}" if checked else ""
+    return f"no decisive evidence after {calls}: nothing observed explains the incident on {inv.incident.service}{tail}"
+
+
+def _probe_arguments(url: str, facts: Facts, extra: dict[str, Any]) -> dict[str, Any]:
+    """probe_url's arguments for `url`: an MCP endpoint is probed up to its JSON-RPC layer (an
+    `initialize` POST; a GET only gets Streamable HTTP's 405), and never watched as a stream."""
+    if url in facts.mcp_endpoints:
+        return {
+            "url": url,
+            "protocol": "mcp",
+            **{k: v for k, v in extra.items() if k != "stream_s"},
+        }
+    return {"url": url, **extra}

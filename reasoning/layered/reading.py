@@ -1,0 +1,150 @@
+"""Reading text for the layered planner: host names, failure classes and upstreams in error lines, tool arguments."""
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from reasoning import layers
+from reasoning.observations import Investigation, Observation
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_NOT_TLDS = _words(
+    "py js ts go rs rb java class json yaml yml toml txt log md html css sh exe"
+    " so dll jar gz zip tar pem crt key conf cfg ini xml csv lock"
+)
+SERVICE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
+# Hyphenated words that are not services.
+NOT_SERVICES = _words(
+    "re-run follow-up long-poll so-called built-in up-to-date read-only opt-in"
+    " opt-out non-zero e-mail x-request-id rate-limit time-out roll-out sign-in log-in"
+    " crash-looping crash-loop out-of-memory health-check add-to-cart check-out node-pool"
+    " pre-stop post-start in-flight end-to-end"
+)
+# First labels of host names too generic to name a service.
+GENERIC_LABELS = _words("api www app web gw gateway internal svc local cluster")
+_UPSTREAM = re.compile(
+    r"\bupstream[=:]\s*\"?(?![a-z][a-z0-9+.-]*://)([A-Za-z0-9][A-Za-z0-9_.-]*)"
+)
+STREAMY = re.compile(
+    r"\b(stream|streams|streaming|sse|eventsource|event-stream|server-sent|reconnect\w*|websockets?|long-poll\w*)\b",
+    re.IGNORECASE,
+)
+# Which layer an error text talks about (a text may talk about several).
+_CLASS_PATTERNS = {
+    layers.DNS: re.compile(
+        r"no such host|nxdomain|servfail|server misbehaving|name or service not known|"
+        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b",
+        re.IGNORECASE,
+    ),
+    layers.CONNECT: re.compile(
+        r"connection refused|econnrefused|connect: |no route to host|network is unreachable|"
+        r"connection reset|connect timeout",
+        re.IGNORECASE,
+    ),
+    layers.TLS: re.compile(r"certificate|x509|\btls|\bssl|handshake", re.IGNORECASE),
+    layers.MCP: re.compile(
+        r"json-?rpc|\b-32[0-7]\d\d\b|\bmcp (?:client|server|session)|tools/(?:list|call)",
+        re.IGNORECASE,
+    ),
+    layers.HTTP: re.compile(
+        r"\b50[234]\b|bad gateway|gateway timeout|service unavailable|upstream timed out|"
+        r"idle timeout|stream (?:cut|closed)|reconnect",
+        re.IGNORECASE,
+    ),
+}
+# A service failing by itself (not because of what it calls).
+APP_ERROR = re.compile(
+    r"QueuePool limit[^,;]*|pool limit|pool exhausted|pool timeout|too many connections|"
+    r"too many open files|out of memory|OOMKilled|OutOfMemory\w*|MemoryError|panic:|deadlock|"
+    r"Traceback|NullPointerException|segmentation fault|exceeded memory limit|no space left",
+    re.IGNORECASE,
+)
+NAMES_UPSTREAM = re.compile(r"upstream|gateway|proxy", re.IGNORECASE)
+
+
+def short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def hosts_in(text: str) -> list[str]:
+    """Host names (lowercase DNS names with a word as last label) that `text` mentions."""
+    found: list[str] = []
+    for token in _TOKEN.findall(text):
+        name = token.rstrip(".-_")
+        if "." not in name or name != name.lower() or "_" in name:
+            continue
+        labels = name.split(".")
+        last = labels[-1]
+        if (
+            len(labels) < 2
+            or not all(_LABEL.match(label) for label in labels)
+            or not last.isalpha()
+            or len(last) < 2
+            or last in _NOT_TLDS
+        ):
+            continue
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def error_classes(text: str) -> set[str]:
+    return {layer for layer, pattern in _CLASS_PATTERNS.items() if pattern.search(text)}
+
+
+def host_of(url: str) -> str | None:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.lower() if host else None
+
+
+def belongs(host: str, name: str) -> bool:
+    """True when `host` is `name`'s (a label is the name, or the name is a whole-word part of it)."""
+    name = name.lower()
+    if not name:
+        return False
+    return any(
+        label == name or label.startswith(f"{name}-") for label in host.split(".")
+    )
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def call_key(tool: str, arguments: Mapping[str, Any]) -> str:
+    return tool + json.dumps(arguments, sort_keys=True, default=str)
+
+
+def arg(obs: Observation, name: str) -> str:
+    value = obs.arguments.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def upstreams(text: str) -> list[str]:
+    names = []
+    for raw in _UPSTREAM.findall(text):
+        name = raw.rstrip(".:-")
+        if name and not re.fullmatch(r"[\d.]+", name) and name not in names:
+            names.append(name.lower())
+    return names
+
+
+def incident_text(inv: Investigation) -> str:
+    return " ".join([inv.incident.title, *inv.incident.symptoms])

@@ -1,0 +1,81 @@
+"""What a planner sees: the incident, the tools it may call, and the results so far. No ORM.
+
+A planner never sees the scenario, the environment's name or `expected.json`: only these.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class IncidentBrief:
+    title: str
+    service: str
+    severity: str
+    symptoms: tuple[str, ...]
+    window_start: str | None = None  # RFC 3339, UTC
+    window_end: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    server: str
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    is_read_only: bool
+    is_destructive: bool
+    is_idempotent: bool
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    agent: str  # metrics | logs | network | runbook | kubernetes | action
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One finished call: what the tool answered, or how it failed (layer in our vocabulary)."""
+
+    span_id: str
+    agent: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    is_ok: bool  # the call returned and the tool did not answer isError
+    result: Any = None  # structuredContent (redacted), else None
+    text: str = ""  # the text blocks (redacted, bounded)
+    error_layer: str | None = None  # reasoning.layers
+    error_code: str | None = None
+    error_message: str | None = None
+    refused: bool = False  # by policy or a person: never sent
+    # A write was sent and no answer came (span unknown_outcome): it may have happened.
+    outcome_unknown: bool = False
+    # The get_action_status call that asked about it afterwards (the last try), if any.
+    status_check: "Observation | None" = None
+
+
+@dataclass
+class Investigation:
+    incident: IncidentBrief
+    tools: Sequence[ToolInfo]
+    observations: list[Observation] = field(default_factory=list)
+    round: int = 0
+
+    def tool(self, server: str, name: str) -> ToolInfo | None:
+        for info in self.tools:
+            if info.server == server and info.name == name:
+                return info
+        return None
+
+    def find_tool(self, name: str) -> ToolInfo | None:
+        """The first tool called `name` on any server."""
+        for info in self.tools:
+            if info.name == name:
+                return info
+        return None
