@@ -171,7 +171,7 @@ class AlertBrief(TypedDict):
 
 
 class AlertReceived(_Envelope):
-    """Appended to the incident's active task (diagnosis.alerts), never by the engine."""
+    """Appended to the incident's active task (diagnosis.intake), never by the engine."""
 
     type: Literal["alert_received"]
     source: Literal["alertmanager", "pagerduty"]

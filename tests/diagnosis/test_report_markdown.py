@@ -1,4 +1,4 @@
-"""diagnosis.engine.markdown: the report as Markdown, checked raw and as a CommonMark renderer shows it.
+"""diagnosis.report_markdown: the report as Markdown, checked raw and as a CommonMark renderer shows it.
 
 The renderer is markdown-it-py (CommonMark, with GFM tables and strikethrough, and raw HTML
 passed through as the most permissive renderers do), so "inert" means what a reader of the
@@ -10,7 +10,6 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from diagnosis.engine.markdown import code, report_markdown, text
 from diagnosis.engine.report import (
     ActionRecord,
     Evidence,
@@ -18,6 +17,7 @@ from diagnosis.engine.report import (
     NextStep,
     Report,
 )
+from diagnosis.report_markdown import code, report_markdown, text
 
 TASK_ID = "6f1c2b7e-0d4a-4c55-9a37-0e8f1d2c3b4a"
 INCIDENT = {
