@@ -212,7 +212,7 @@ DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
 # 0 turns the limit off.
 INCIDENT_RATE_LIMIT = int(os.environ.get("INCIDENT_RATE_LIMIT", "120"))
 INCIDENT_RATE_WINDOW_SECONDS = int(os.environ.get("INCIDENT_RATE_WINDOW_SECONDS", "60"))
-# Alert payloads per tenant (POST /api/alerts/*, diagnosis.alerts): at most ALERT_RATE_LIMIT in
+# Alert payloads per tenant (POST /api/alerts/*, diagnosis.intake.receive): at most ALERT_RATE_LIMIT in
 # each fixed window of ALERT_RATE_WINDOW_SECONDS, counted in PostgreSQL; over it 429 +
 # Retry-After. Incidents they open also count against INCIDENT_RATE_LIMIT. 0 turns it off.
 ALERT_RATE_LIMIT = int(os.environ.get("ALERT_RATE_LIMIT", "600"))
@@ -295,7 +295,7 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "var" / "staticfiles
 # WhiteNoise serves static files from Daphne; with finders on, no collectstatic is needed first.
 WHITENOISE_USE_FINDERS = True
 
-# Tool-call results (diagnosis.engine.artifacts): a span keeps a redacted preview of at most
+# Tool-call results (diagnosis.artifacts): a span keeps a redacted preview of at most
 # DIAGNOSIS_RESULT_PREVIEW_CHARS characters, and the redacted result itself when its canonical
 # JSON is at most DIAGNOSIS_RESULT_INLINE_BYTES; a larger one goes to the "artifacts" storage
 # (a folder, or an S3-compatible bucket when AGENTOPS_ARTIFACTS_S3_BUCKET is set: install the

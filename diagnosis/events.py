@@ -22,7 +22,7 @@ class EventKind(models.TextChoices):
     TASK_COMPLETED = "task_completed"
     TASK_FAILED = "task_failed"
     TASK_TIMED_OUT = "task_timed_out"
-    # An alert group of the incident repeated, was acknowledged or resolved (diagnosis.alerts).
+    # An alert group of the incident repeated, was acknowledged or resolved (diagnosis.intake).
     ALERT_RECEIVED = "alert_received"
 
 

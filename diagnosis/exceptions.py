@@ -7,7 +7,7 @@ DiagnosisError
 ├── ActiveTaskExists      the incident already has a task that is not finished
 ├── ValidationFailed      bad input; `.fields` maps each field to its reason
 ├── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
-│   └── AlertsRateLimited the tenant sent its quota of alert payloads (diagnosis.alerts)
+│   └── AlertsRateLimited the tenant sent its quota of alert payloads (diagnosis.intake)
 └── LeaseLost             the writer no longer holds the task's lease; nothing was written
 """
 

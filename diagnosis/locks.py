@@ -3,7 +3,7 @@
 A transaction that takes more than one of these locks takes them in this order, so no two
 transactions can each hold one the other waits for:
 
-1. the tenant lock (`tenant_lock`): serialises a tenant's alert intake (diagnosis.alerts) and
+1. the tenant lock (`tenant_lock`): serialises a tenant's alert intake (diagnosis.intake) and
    incident creates (services.incident_create: the rate limit's count);
 2. the tenant's alert rows: its AlertIntakeWindow rows, then the AlertGroup, FOR UPDATE;
 3. the task row: FOR UPDATE in lifecycle.diagnosis_event_append and approvals, the

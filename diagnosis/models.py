@@ -1,5 +1,6 @@
 """Tables of the diagnosis app (DESIGN §3): tenancy, incidents, tasks, their events and traces."""
 
+import hashlib
 import uuid
 from typing import TYPE_CHECKING
 
@@ -398,7 +399,7 @@ class AlertGroupStatus(models.TextChoices):
 
 class AlertGroup(models.Model):
     """One alert group (Alertmanager groupKey, PagerDuty routing_key + dedup_key) and the
-    incident it opened (diagnosis.alerts). A resolved group is closed: firing again opens a
+    incident it opened (diagnosis.intake). A resolved group is closed: firing again opens a
     new group and a new incident."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -417,7 +418,7 @@ class AlertGroup(models.Model):
         choices=AlertGroupStatus.choices,
         default=AlertGroupStatus.FIRING,
     )
-    # {fingerprint: the alert as last received}, at most diagnosis.alerts.MAX_GROUP_ALERTS.
+    # {fingerprint: the alert as last received}, at most diagnosis.intake.receive.MAX_GROUP_ALERTS.
     alerts = models.JSONField(default=dict)
     # New alerts not kept because the group already held MAX_GROUP_ALERTS.
     dropped_alerts = models.PositiveIntegerField(default=0)
@@ -501,3 +502,12 @@ class TaskFeedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_id}: {self.verdict}"
+
+
+def call_id(*, attempt: int, replay_key: str) -> str:
+    """One call of one attempt, from tool_queued to its end (a span's: its attempt and key).
+
+    Every event of the call carries it (diagnosis.engine.executor writes them), so the
+    investigation page matches a span to its queued row.
+    """
+    return hashlib.sha256(f"{attempt}:{replay_key}".encode()).hexdigest()[:16]

@@ -229,7 +229,7 @@ class AlertReceivedData(TypedDict):
 
 
 class AlertReceived(_Envelope, AlertReceivedData):
-    """Appended to the incident's active task (diagnosis.alerts), never by the engine."""
+    """Appended to the incident's active task (diagnosis.intake), never by the engine."""
 
     type: Literal["alert_received"]
 

@@ -26,7 +26,7 @@ ALL_SCOPES = (
     "tasks:read",
     "tasks:cancel",
     "approvals:decide",
-    # POST /api/alerts/*: alerts open incidents (diagnosis.alerts). Admin role only: a
+    # POST /api/alerts/*: alerts open incidents (diagnosis.intake). Admin role only: a
     # monitoring system's token, minted for that alone.
     "alerts:write",
 )

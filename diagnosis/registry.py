@@ -38,7 +38,7 @@ File format::
     url = "https://metrics-mcp.internal/mcp"   # http or https, no credentials in it
     auth_env = "METRICS_MCP_TOKEN"      # sent as "Authorization: Bearer <value>" at connect time
 
-    [alerts]                            # optional; how alerts become incidents (diagnosis.alerts)
+    [alerts]                            # optional; how alerts become incidents (diagnosis.intake)
     service_labels = ["service", "job"] # the first of these labels with a value names the service
     default_service = "unknown"         # when no alert carries one of them
     severity_label = "severity"         # its value is looked up in severity_map

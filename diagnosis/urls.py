@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from diagnosis import views
+from diagnosis.pages import views
 
 app_name = "diagnosis"
 

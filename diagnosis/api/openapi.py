@@ -11,21 +11,25 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from diagnosis import alerts, bounds, environments, plans
+from diagnosis import bounds, environments, plans
 from diagnosis.api.idempotency import KEY_MAX
 from diagnosis.api.validation import (
     ALERT_MAX_BODY_BYTES,
     CURSOR_MAX,
     CURSOR_PATTERN,
-    ENVIRONMENT_MAX,
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
+)
+from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
+from diagnosis.fields import (
+    ENVIRONMENT_MAX,
     REASON_MAX,
     SERVICE_MAX,
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
-from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
+from diagnosis.intake import model as alert_model
+from diagnosis.intake import pagerduty, receive
 from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
 from diagnosis.principals import Principal
 from diagnosis.states import TaskState
@@ -56,7 +60,7 @@ DATETIME: Schema = {"type": "string", "format": "date-time"}
 NULLABLE_DATETIME: Schema = {"type": ["string", "null"], "format": "date-time"}
 INT: Schema = {"type": "integer", "minimum": 0}
 
-# What the server enforces on strings a caller sends (diagnosis.bounds, validation._text): no
+# What the server enforces on strings a caller sends (diagnosis.bounds, diagnosis.fields.text): no
 # NUL anywhere; a required text field has a character that is not whitespace (it is stripped).
 NO_NUL = "^[^\\x00]*$"
 NOT_BLANK = "^[^\\x00]*[^\\s\\x00][^\\x00]*$"
@@ -546,7 +550,7 @@ def _alert_schemas() -> dict[str, Schema]:
                 "endsAt": {**alert_time, "description": "As startsAt."},
                 "generatorURL": TEXT,
                 "fingerprint": {
-                    **_text(alerts.FINGERPRINT_MAX),
+                    **_text(alert_model.FINGERPRINT_MAX),
                     "description": "Absent: a hash of the labels.",
                 },
             },
@@ -577,15 +581,15 @@ def _alert_schemas() -> dict[str, Schema]:
             "alerts": {
                 "type": "array",
                 "items": stored_alert,
-                "maxItems": alerts.MAX_GROUP_ALERTS,
+                "maxItems": receive.MAX_GROUP_ALERTS,
                 "description": "Each alert as last received, oldest first. Labels and "
-                f"annotations are cut to {alerts.MAX_PAIRS} each and values to "
-                f"{alerts.MAX_VALUE_CHARS} characters.",
+                f"annotations are cut to {alert_model.MAX_PAIRS} each and values to "
+                f"{alert_model.MAX_VALUE_CHARS} characters.",
             },
             "dropped_alerts": {
                 **INT,
                 "description": "New alerts not kept: the group held "
-                f"{alerts.MAX_GROUP_ALERTS}.",
+                f"{receive.MAX_GROUP_ALERTS}.",
             },
             "sender_truncated_alerts": {
                 **INT,
@@ -637,15 +641,18 @@ def _alert_schemas() -> dict[str, Schema]:
                     "routing_key": {
                         "type": "string",
                         "minLength": 1,
-                        "maxLength": alerts.PD_KEY_MAX,
+                        "maxLength": pagerduty.PD_KEY_MAX,
                         "pattern": NOT_BLANK,
                         "description": "With dedup_key, names the group; hashed, never stored.",
                     },
-                    "event_action": {"type": "string", "enum": list(alerts.PD_ACTIONS)},
+                    "event_action": {
+                        "type": "string",
+                        "enum": list(pagerduty.PD_ACTIONS),
+                    },
                     "dedup_key": {
                         "type": "string",
                         "minLength": 1,
-                        "maxLength": alerts.PD_KEY_MAX,
+                        "maxLength": pagerduty.PD_KEY_MAX,
                         "pattern": NOT_BLANK,
                         "description": "Required for acknowledge and resolve; a trigger "
                         "without one gets a new key (in the answer).",
@@ -657,27 +664,27 @@ def _alert_schemas() -> dict[str, Schema]:
                                 "summary": {
                                     "type": "string",
                                     "minLength": 1,
-                                    "maxLength": alerts.PD_SUMMARY_MAX,
+                                    "maxLength": pagerduty.PD_SUMMARY_MAX,
                                     "pattern": NOT_BLANK,
                                 },
                                 "source": {
                                     "type": "string",
                                     "minLength": 1,
-                                    "maxLength": alerts.PD_FIELD_MAX,
+                                    "maxLength": pagerduty.PD_FIELD_MAX,
                                     "pattern": NOT_BLANK,
                                 },
                                 "severity": {
                                     "type": "string",
-                                    "enum": list(alerts.PD_SEVERITIES),
+                                    "enum": list(pagerduty.PD_SEVERITIES),
                                 },
                                 "timestamp": alert_time,
-                                "component": _text(alerts.PD_FIELD_MAX),
+                                "component": _text(pagerduty.PD_FIELD_MAX),
                                 "group": {
-                                    **_text(alerts.PD_FIELD_MAX),
+                                    **_text(pagerduty.PD_FIELD_MAX),
                                     "description": "Picks the environment ([alerts] "
                                     "pagerduty_groups).",
                                 },
-                                "class": _text(alerts.PD_FIELD_MAX),
+                                "class": _text(pagerduty.PD_FIELD_MAX),
                                 "custom_details": _open(
                                     {"type": ["object", "string"], "pattern": NO_NUL}
                                 ),
@@ -1068,7 +1075,7 @@ def build_document(principal: Principal | None = None) -> Schema:
                     "The task's report as a Markdown download (for a postmortem)",
                     "taskReportMarkdown",
                     {
-                        "description": "The report rendered by diagnosis.engine.markdown; "
+                        "description": "The report rendered by diagnosis.report_markdown; "
                         "every string from the incident and the tools is escaped. A task "
                         "without a report (still queued) gets a short document saying so.",
                         "headers": {

@@ -14,7 +14,7 @@ from diagnosis.models import AlertGroup, Approval, DiagnosisTask, Incident, Tool
 from diagnosis.registry import Environment
 
 if TYPE_CHECKING:
-    from diagnosis.alerts import Intake
+    from diagnosis.intake.receive import Intake
 
 
 def _dt(value: datetime | None) -> str | None:

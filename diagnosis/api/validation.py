@@ -3,7 +3,8 @@
 Every failure raises ApiError before anything is written: 413 for a body over MAX_BODY_BYTES,
 400 (`{"error", "code": "invalid", "fields": {name: reason}}`) for the rest, including a
 content type other than application/json. Every field of a body is checked by
-diagnosis.bounds.json_error (depth, valid Unicode, NUL, numbers a double holds) first.
+diagnosis.bounds.json_error (depth, valid Unicode, NUL, numbers a double holds) first, then
+read by the readers the pages and alert intake use too (diagnosis.fields).
 """
 
 import json
@@ -16,20 +17,14 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, QueryDict
-from django.utils.dateparse import parse_datetime
 
-from diagnosis import bounds, plans
+from diagnosis import bounds, fields, plans
 from diagnosis.api.errors import ApiError, validation_error
-from diagnosis.models import Severity
+from diagnosis.fields import FieldErrors
 
 MAX_BODY_BYTES = 64 * 1024
 # POST /api/alerts/*: an Alertmanager group of a few hundred alerts is well over 64 KiB.
 ALERT_MAX_BODY_BYTES = 1024 * 1024
-TITLE_MAX = 200
-SERVICE_MAX = 100
-SYMPTOMS_MAX = 4000
-REASON_MAX = 2000
-ENVIRONMENT_MAX = 64  # Incident.environment; the registry's names are at most 63
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 _ASCII_INT = re.compile(r"[0-9]{1,6}")
@@ -125,61 +120,7 @@ def read_json_object(
     return data
 
 
-def _unknown_fields(
-    data: Mapping[str, Any], known: set[str], errors: dict[str, str]
-) -> None:
-    for name in sorted(set(data) - known):
-        errors[name] = "unknown field"
-
-
-def _text(
-    data: Mapping[str, Any],
-    name: str,
-    errors: dict[str, str],
-    *,
-    max_length: int,
-    required: bool,
-) -> str:
-    value = data.get(name)
-    if value is None:
-        if required:
-            errors[name] = "this field is required"
-        return ""
-    if not isinstance(value, str):
-        errors[name] = "must be a string"
-        return ""
-    value = value.strip()
-    if "\x00" in value:
-        errors[name] = "must not contain NUL characters"
-    elif required and not value:
-        errors[name] = "must not be blank"
-    elif len(value) > max_length:
-        errors[name] = f"at most {max_length} characters (got {len(value)})"
-    return value
-
-
-def _datetime(
-    data: Mapping[str, Any], name: str, errors: dict[str, str]
-) -> datetime | None:
-    value = data.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        errors[name] = "must be an ISO 8601 date-time string"
-        return None
-    try:
-        parsed = parse_datetime(value)
-    except ValueError:
-        parsed = None
-    if parsed is None:
-        errors[name] = "not an ISO 8601 date-time"
-        return None
-    return parsed  # bounded by diagnosis.bounds.window_errors
-
-
-def _plan(
-    data: Mapping[str, Any], errors: dict[str, str]
-) -> tuple[str, dict[str, Any]]:
+def _plan(data: Mapping[str, Any], errors: FieldErrors) -> tuple[str, dict[str, Any]]:
     plan = data.get("plan", "default")
     plan_args = data.get("plan_args", {})
     # Test-only plans (sleeps) are offered only where settings.DIAGNOSIS_TEST_PLANS is on.
@@ -187,21 +128,23 @@ def _plan(
         plan, plan_args, include_test_only=settings.DIAGNOSIS_TEST_PLANS
     )
     for name, reason in plan_errors.items():
-        errors.setdefault(name, reason)
+        errors.add(name, reason)
     if plan_errors or not isinstance(plan, str) or not isinstance(plan_args, dict):
         return "default", {}
     return plan, dict(plan_args)
 
 
-def _raise_if(errors: dict[str, str]) -> None:
+def _raise_if(errors: Mapping[str, str]) -> None:
     if errors:
-        raise validation_error(errors)
+        raise validation_error(dict(errors))
 
 
 def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments for services.incident_create from a POST /api/incidents body."""
-    errors: dict[str, str] = {}
-    _unknown_fields(
+    """Keyword arguments for services.incident_create from a POST /api/incidents body: the
+    incident's fields (diagnosis.fields.incident_values, as the page's form reads them) and
+    the plan."""
+    errors = FieldErrors()
+    fields.unknown_fields(
         data,
         {
             "title",
@@ -216,44 +159,18 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
         },
         errors,
     )
-    title = _text(data, "title", errors, max_length=TITLE_MAX, required=True)
-    service = _text(data, "service", errors, max_length=SERVICE_MAX, required=True)
-    symptoms = _text(data, "symptoms", errors, max_length=SYMPTOMS_MAX, required=False)
-    severity = data.get("severity")
-    if severity is None:
-        errors["severity"] = "this field is required"
-    elif severity not in Severity.values:
-        errors["severity"] = f"unknown severity; one of {', '.join(Severity.values)}"
-    window_start = _datetime(data, "window_start", errors)
-    window_end = _datetime(data, "window_end", errors)
-    window, window_start, window_end = bounds.window_errors(window_start, window_end)
-    for name, reason in window.items():
-        errors.setdefault(name, reason)
+    values = fields.incident_values(data, errors)
     plan, plan_args = _plan(data, errors)
-    # Only the type here: whether the tenant may use it is services.incident_create's check.
-    environment = _text(
-        data, "environment", errors, max_length=ENVIRONMENT_MAX, required=False
-    )
     _raise_if(errors)
-    return {
-        "environment": environment or None,
-        "title": title,
-        "service": service,
-        "severity": severity,
-        "symptoms": symptoms,
-        "window_start": window_start,
-        "window_end": window_end,
-        "plan": plan,
-        "plan_args": plan_args,
-    }
+    return {**values, "plan": plan, "plan_args": plan_args}
 
 
 def demo_incident_args(data: Mapping[str, Any]) -> dict[str, Any]:
     """`{"environment": "demo-…"}` → keyword arguments for services.demo_incident_create."""
-    errors: dict[str, str] = {}
-    _unknown_fields(data, {"environment"}, errors)
-    environment = _text(
-        data, "environment", errors, max_length=ENVIRONMENT_MAX, required=True
+    errors = FieldErrors()
+    fields.unknown_fields(data, {"environment"}, errors)
+    environment = fields.text(
+        data, "environment", errors, max_length=fields.ENVIRONMENT_MAX, required=True
     )
     _raise_if(errors)
     return {"environment": environment}
@@ -261,8 +178,8 @@ def demo_incident_args(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def diagnosis_start_args(data: Mapping[str, Any]) -> dict[str, Any]:
     """Keyword arguments for services.diagnosis_start from a re-run body (may be empty)."""
-    errors: dict[str, str] = {}
-    _unknown_fields(data, {"plan", "plan_args"}, errors)
+    errors = FieldErrors()
+    fields.unknown_fields(data, {"plan", "plan_args"}, errors)
     plan, plan_args = _plan(data, errors)
     _raise_if(errors)
     return {"plan": plan, "plan_args": plan_args}
@@ -270,21 +187,24 @@ def diagnosis_start_args(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def no_fields(data: Mapping[str, Any]) -> None:
     """A cancel takes no fields; anything sent is a mistake worth reporting."""
-    errors: dict[str, str] = {}
-    _unknown_fields(data, set(), errors)
+    errors = FieldErrors()
+    fields.unknown_fields(data, (), errors)
     _raise_if(errors)
 
 
 def approval_decision_args(data: Mapping[str, Any]) -> dict[str, Any]:
     """`{"decision": "approve" | "deny", "reason"?}` → {"approve": bool, "reason": str}."""
-    errors: dict[str, str] = {}
-    _unknown_fields(data, {"decision", "reason"}, errors)
-    decision = data.get("decision")
-    if decision is None:
-        errors["decision"] = "this field is required"
-    elif decision not in ("approve", "deny"):
-        errors["decision"] = "must be approve or deny"
-    reason = _text(data, "reason", errors, max_length=REASON_MAX, required=False)
+    errors = FieldErrors()
+    fields.unknown_fields(data, {"decision", "reason"}, errors)
+    decision = fields.choice(
+        data,
+        "decision",
+        errors,
+        ("approve", "deny"),
+        reason="must be approve or deny",
+        required=True,
+    )
+    reason = fields.text(data, "reason", errors, max_length=fields.REASON_MAX)
     _raise_if(errors)
     return {"approve": decision == "approve", "reason": reason}
 
@@ -317,8 +237,8 @@ def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
 
 def list_params(query: QueryDict) -> tuple[int, tuple[datetime, uuid.UUID] | None]:
     """`?limit=` (1..MAX_PAGE_SIZE) and `?cursor=` of a list request."""
-    errors: dict[str, str] = {}
-    _unknown_fields(query, {"limit", "cursor"}, errors)
+    errors = FieldErrors()
+    fields.unknown_fields(query, {"limit", "cursor"}, errors)
     limit = DEFAULT_PAGE_SIZE
     raw_limit = query.get("limit")
     if raw_limit is not None:
@@ -326,7 +246,7 @@ def list_params(query: QueryDict) -> tuple[int, tuple[datetime, uuid.UUID] | Non
         if _ASCII_INT.fullmatch(raw_limit) and 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
             limit = int(raw_limit)
         else:
-            errors["limit"] = f"an integer from 1 to {MAX_PAGE_SIZE}"
+            errors.add("limit", f"an integer from 1 to {MAX_PAGE_SIZE}")
     _raise_if(errors)
     cursor = query.get("cursor")
     return limit, (decode_cursor(cursor) if cursor else None)

@@ -15,7 +15,7 @@ from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from diagnosis import alerts, environments, outage, selectors, services
+from diagnosis import environments, outage, report_markdown, selectors, services
 from diagnosis.api import idempotency, openapi, serializers, validation
 from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
@@ -25,8 +25,8 @@ from diagnosis.api.errors import (
     not_found,
 )
 from diagnosis.approvals import approval_decide, approval_status
-from diagnosis.engine import markdown
 from diagnosis.exceptions import DiagnosisError
+from diagnosis.intake import receive
 from diagnosis.principals import Principal
 
 Handler = Callable[..., HttpResponse]
@@ -268,7 +268,7 @@ def task_report(
     task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
     if task is None:
         raise not_found("task")
-    body = markdown.report_markdown(
+    body = report_markdown.report_markdown(
         report=task.report,
         incident=serializers.incident_to_dict(task.incident),
         task=serializers.task_to_dict(task),
@@ -313,31 +313,31 @@ def approval_decision(
     return _idempotent(request, principal, data, effect)
 
 
-# --- alerts: incidents opened by monitoring (diagnosis.alerts) --------------------------------
+# --- alerts: incidents opened by monitoring (diagnosis.intake) ---------------------------------
 # No Idempotency-Key: a payload names its group, and a repeat of a group is what it handles.
 
 
 def _alert_intake(
     request: HttpRequest,
     principal: Principal,
-    receive: Callable[..., alerts.Intake],
+    apply: Callable[..., receive.Intake],
 ) -> HttpResponse:
     require_scope(principal, "alerts:write")  # the admin role only
     data = validation.read_json_object(
         request, max_bytes=validation.ALERT_MAX_BODY_BYTES
     )
-    intake = receive(principal=principal, data=data)
+    intake = apply(principal=principal, data=data)
     return json_response(
         201 if intake.created else 200, serializers.alert_intake_to_dict(intake)
     )
 
 
 def alertmanager_alerts(request: HttpRequest, principal: Principal) -> HttpResponse:
-    return _alert_intake(request, principal, alerts.alertmanager_receive)
+    return _alert_intake(request, principal, receive.alertmanager_receive)
 
 
 def pagerduty_alerts(request: HttpRequest, principal: Principal) -> HttpResponse:
-    return _alert_intake(request, principal, alerts.pagerduty_receive)
+    return _alert_intake(request, principal, receive.pagerduty_receive)
 
 
 # --- unauthenticated GETs: the document (probes in diagnosis.api.probes) --------------------------------------

@@ -14,12 +14,11 @@
    4 a second), tool_completed or tool_failed carry span_id, agent, server, tool and the layer.
 A round's calls are first queued (`queue`: tool_queued for each one not answered by replay,
 before any waits for a slot), then run (`run`). Every event of a call carries its call_id
-(`call_id`: attempt + replay key, so the page can match a span to its queued row).
+(diagnosis.models.call_id: attempt + replay key, so the page can match a span to its queued row).
 """
 
 import asyncio
 import functools
-import hashlib
 import logging
 import random
 import secrets
@@ -30,8 +29,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
 import mcpclient
-from diagnosis import approvals, tracing
-from diagnosis.engine import artifacts, outcomes, policy
+from diagnosis import approvals, artifacts, tracing
+from diagnosis.engine import outcomes, policy
 from diagnosis.engine.sessions import (
     ServerUnavailable,
     SessionPool,
@@ -39,7 +38,7 @@ from diagnosis.engine.sessions import (
     session_attributes,
 )
 from diagnosis.events import EventKind
-from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan
+from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan, call_id
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
 from diagnosis.payloads import Emit, SpanEndState, ToolEndedData
@@ -89,11 +88,6 @@ class RunContext:
 def replay_key(call: PlannedCall, ordinal: str) -> str:
     digest = artifacts.arguments_hash(call.arguments)[:16]
     return f"{call.agent}:{ordinal}:{call.server}.{call.tool}:{digest}"[:200]
-
-
-def call_id(*, attempt: int, replay_key: str) -> str:
-    """One call of one attempt, from tool_queued to its end (a span's: its attempt and key)."""
-    return hashlib.sha256(f"{attempt}:{replay_key}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

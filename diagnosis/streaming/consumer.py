@@ -2,7 +2,9 @@
 
 Django's ASGI handler pins one executor thread per open request for the life of a stream; this app
 holds a stream with two asyncio tasks and no thread. Everything that can refuse the request
-(401, 403, 404, 204, 429, 503) happens before the 200 is sent; after it, problems go in-band.
+(405, 401, 403, 404, 204, 429) happens before the 200 is sent; after it, problems go in-band.
+No 503: when the database or the hub is away, a 200 opens an empty stream that asks the
+client to reconnect later (`_reply_unavailable`), since EventSource gives up for good on a 503.
 
 Resume (seed 000 §4.4): subscribe through the hub, take the watermark it hands back, replay
 (cursor, watermark] from the table in seq order, then send what the feed pushes, skipping

@@ -5,7 +5,7 @@ from typing import Any
 from django import template
 
 from diagnosis import principals
-from diagnosis.forms import TenantSwitchForm
+from diagnosis.pages.forms import TenantSwitchForm
 
 register = template.Library()
 

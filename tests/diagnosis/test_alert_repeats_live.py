@@ -15,8 +15,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from diagnosis import alerts
 from diagnosis.events import TERMINAL_EVENTS, EventKind
+from diagnosis.intake import alertmanager
 from diagnosis.models import AlertGroup, DiagnosisTask, Role, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState, is_terminal
 from tests import factories
@@ -32,7 +32,7 @@ from tests.redisproc import RedisProcess
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
+FIXTURES = Path(__file__).resolve().parent / "intake" / "fixtures"
 SENDERS = 8  # threads, each sending every repeat to both Daphnes
 STEPS, STEP_S = 50, 0.1  # the diagnosis: about 5 s of span and event writes
 MAX_FLOOD_S = 20.0
@@ -131,7 +131,7 @@ def test_repeats_racing_the_diagnosis_they_feed_neither_fail_nor_deadlock(
             )
             assert created.status_code == 201, created.text
             task_id = created.json()["task"]["id"]
-            note = alerts.alertmanager_notification(_body("alertmanager-1-firing"))
+            note = alertmanager.notification(_body("alertmanager-1-firing"))
             group = AlertGroup.objects.create(
                 tenant=tenant,
                 source=note.source,

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from diagnosis import alerts, lifecycle, services
+from diagnosis import lifecycle, services
 from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
+from diagnosis.intake import model, receive
 from diagnosis.models import (
     AlertGroup,
     AlertIntakeWindow,
@@ -29,7 +30,7 @@ from diagnosis.models import (
 from diagnosis.registry import BUNDLED_FILE
 from tests import factories
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
+FIXTURES = Path(__file__).resolve().parent / "intake" / "fixtures"
 AM = "/api/alerts/alertmanager"
 PD = "/api/alerts/pagerduty"
 T0 = datetime(2026, 11, 30, 10, 8, tzinfo=UTC)
@@ -319,7 +320,7 @@ def test_a_group_holds_at_most_max_group_alerts_and_bodies_may_exceed_the_api_li
             "labels": {**template["labels"], "instance": f"checkout-{n}:8080"},
             "fingerprint": f"{n:016x}",
         }
-        for n in range(alerts.MAX_GROUP_ALERTS + 50)
+        for n in range(receive.MAX_GROUP_ALERTS + 50)
     ]
     body["truncatedAlerts"] = 7
     raw = json.dumps(body)
@@ -329,7 +330,7 @@ def test_a_group_holds_at_most_max_group_alerts_and_bodies_may_exceed_the_api_li
 
     assert answer.status_code == 201, answer.content
     group = answer.json()["group"]
-    assert len(group["alerts"]) == alerts.MAX_GROUP_ALERTS
+    assert len(group["alerts"]) == receive.MAX_GROUP_ALERTS
     assert (group["dropped_alerts"], group["sender_truncated_alerts"]) == (50, 7)
     assert "250 of 257 alerts firing (7 left out of the payload)" in (
         Incident.objects.get().symptoms
@@ -645,51 +646,4 @@ def test_a_payload_with_many_errors_names_a_bounded_number(client, alert_token, 
 
     fields = post(client, AM, body, alert_token).json()["fields"]
 
-    assert len(fields) == alerts.MAX_FIELD_ERRORS
-
-
-# --- the mapping, without HTTP -------------------------------------------------------------------
-
-
-def test_the_default_rules_take_service_then_job_and_the_most_severe_alert():
-    from diagnosis.registry import AlertRules
-
-    note = alerts.alertmanager_notification(
-        _am(
-            commonLabels={"alertname": "NodeDown"},
-            groupLabels={},
-            commonAnnotations={},
-            alerts=[
-                {"status": "firing", "labels": {"job": "node", "severity": "warning"}},
-                {"status": "firing", "labels": {"job": "node", "severity": "CRITICAL"}},
-                {"status": "resolved", "labels": {"severity": "sev2"}},
-            ],
-        )
-    )
-    fields = alerts.incident_fields(note, AlertRules())
-
-    assert (fields["service"], fields["severity"], fields["title"]) == (
-        "node",
-        "sev1",
-        "NodeDown",
-    )
-    assert fields["window_start"] is None and fields["environment"] is None
-    # No fingerprint (an Alertmanager before 0.20): the labels name the alert.
-    assert len({a.fingerprint for a in note.alerts}) == 3
-
-
-def test_unknown_labels_fall_back_to_the_defaults():
-    from diagnosis.registry import AlertRules
-
-    note = alerts.alertmanager_notification(
-        _am(
-            commonLabels={},
-            groupLabels={},
-            commonAnnotations={},
-            alerts=[{"status": "firing", "labels": {"severity": "page-me"}}],
-        )
-    )
-    fields = alerts.incident_fields(note, AlertRules())
-
-    assert (fields["service"], fields["severity"]) == ("unknown", "sev3")
-    assert fields["title"].startswith("alertmanager alert {}/")
+    assert len(fields) == model.MAX_FIELD_ERRORS

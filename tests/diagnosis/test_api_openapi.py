@@ -227,7 +227,7 @@ BODIES = {
 }
 
 
-ALERT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
+ALERT_FIXTURES = Path(__file__).resolve().parent / "intake" / "fixtures"
 
 
 def _alert_routes(api, tenant, settings):

@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from diagnosis import incident_browse, lifecycle, services
+from diagnosis import lifecycle, services
 from diagnosis.models import Incident
+from diagnosis.pages import incident_browse
 from tests import factories
 from tests.diagnosis.test_streaming_support import finish
 

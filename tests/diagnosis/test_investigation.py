@@ -7,14 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from diagnosis import (
-    investigation,
-    lifecycle,
-    operations,
-    services,
-    trace_view,
-    tracing,
-)
+from diagnosis import lifecycle, services, tracing
 from diagnosis.models import (
     DiagnosisTask,
     Role,
@@ -22,6 +15,7 @@ from diagnosis.models import (
     TaskFeedback,
     ToolCallSpan,
 )
+from diagnosis.pages import investigation, operations, trace_view
 from diagnosis.states import TaskState
 from tests import factories
 from tests.diagnosis.test_streaming_support import finish

@@ -4,9 +4,9 @@ takes the row over (queued → running → done), once, however the snapshot and
 import pytest
 from django.urls import reverse
 
-from diagnosis import investigation, lifecycle, tracing
-from diagnosis.engine.executor import call_id
-from diagnosis.models import SpanState, ToolCallSpan
+from diagnosis import lifecycle, tracing
+from diagnosis.models import SpanState, ToolCallSpan, call_id
+from diagnosis.pages import investigation
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,9 @@ import pytest
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 
-from diagnosis import alerts, lifecycle, locks, tracing
+from diagnosis import lifecycle, locks, tracing
 from diagnosis.events import EventKind
+from diagnosis.intake import receive
 from diagnosis.models import (
     AlertGroup,
     AlertIntakeWindow,
@@ -80,13 +81,13 @@ def _intake_meets(hold, then) -> tuple[DiagnosisTask, list[BaseException], list]
     """
     tenant = factories.make_tenant("locks")
     principal = _principal(tenant)
-    opened = alerts.alertmanager_receive(
+    opened = receive.alertmanager_receive(
         principal=principal, data=fixture("alertmanager-1-firing")
     )
     task = opened.task
     held, intake_waits = threading.Event(), threading.Event()
     errors: list[BaseException] = []
-    intakes: list[alerts.Intake] = []
+    intakes: list[receive.Intake] = []
 
     def worker() -> None:
         try:
@@ -105,7 +106,7 @@ def _intake_meets(hold, then) -> tuple[DiagnosisTask, list[BaseException], list]
     def intake() -> None:
         try:
             intakes.append(
-                alerts.alertmanager_receive(
+                receive.alertmanager_receive(
                     principal=principal, data=fixture("alertmanager-2-repeat")
                 )
             )
@@ -173,7 +174,7 @@ def test_a_repeat_a_deadlock_aborted_runs_again_and_is_counted_once():
     # asks for the group row, out of order): PostgreSQL aborts the intake, which runs again.
     tenant = factories.make_tenant("victim")
     principal = _principal(tenant)
-    opened = alerts.alertmanager_receive(
+    opened = receive.alertmanager_receive(
         principal=principal, data=fixture("alertmanager-1-firing")
     )
     held = threading.Event()
@@ -211,7 +212,7 @@ def test_a_repeat_a_deadlock_aborted_runs_again_and_is_counted_once():
     try:
         with connection.cursor() as cursor:
             cursor.execute("SET deadlock_timeout = '50ms'")
-        repeat = alerts.alertmanager_receive(
+        repeat = receive.alertmanager_receive(
             principal=principal, data=fixture("alertmanager-2-repeat")
         )
     finally:

@@ -792,7 +792,7 @@ def test_registry_module_does_not_import_django():
     assert registry.__all__  # keeps the import used
 
 
-# --- [alerts]: how alerts become incidents (diagnosis.alerts) ----------------------------------
+# --- [alerts]: how alerts become incidents (diagnosis.intake) ----------------------------------
 
 
 def test_without_an_alerts_table_the_documented_defaults_apply(tmp_path):

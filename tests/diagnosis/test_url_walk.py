@@ -349,7 +349,7 @@ def _fill(route: str, objects: dict[str, str]) -> str:
     return "/" + path.replace("^", "").replace("$", "")
 
 
-ALERT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alerts"
+ALERT_FIXTURES = Path(__file__).resolve().parent / "intake" / "fixtures"
 # A demo environment of the bundled registry (every tenant may use it).
 DEMO = demo_environment_name("tls-expired")
 BODIES = {

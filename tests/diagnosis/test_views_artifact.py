@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from diagnosis import tracing
-from diagnosis.engine.artifacts import store_result
+from diagnosis.artifacts import store_result
 from diagnosis.models import SpanState
 from tests import factories
 

@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 
 from diagnosis.api.errors import ApiError
-from diagnosis.api.validation import TITLE_MAX, incident_create_args
+from diagnosis.api.validation import incident_create_args
+from diagnosis.fields import TITLE_MAX
 from diagnosis.models import Incident, Role
 from tests import factories
 

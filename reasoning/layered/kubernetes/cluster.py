@@ -24,6 +24,7 @@ from reasoning.layered.kubernetes.kubectl import (
     table_rows,
 )
 from reasoning.layered.reading import as_dict
+from reasoning.observations import Observation
 from reasoning.tools import (
     DESCRIBE,
     EVENTS,
@@ -31,7 +32,6 @@ from reasoning.tools import (
     GET_YAML,
     POD_LOGS,
 )
-from reasoning.observations import Observation
 
 
 @dataclass

@@ -8,8 +8,8 @@ import re
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.reading import incident_text
-from reasoning.tools import GET_RESOURCES
 from reasoning.observations import Investigation
+from reasoning.tools import GET_RESOURCES
 
 SYSTEM_NAMESPACES = frozenset(
     {"kube-system", "kube-public", "kube-node-lease", "default"}

@@ -11,8 +11,8 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import read_containers
 from reasoning.layered.reading import as_dict, as_list
-from reasoning.tools import QUERY_METRIC
 from reasoning.observations import Investigation, Observation
+from reasoning.tools import QUERY_METRIC
 
 # A container throttled in this share of its CFS periods is starved of CPU.
 THROTTLED_SHARE = 0.25

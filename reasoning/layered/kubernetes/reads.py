@@ -24,6 +24,7 @@ from reasoning.layered.kubernetes.performance import SLOW, throttling_query
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.reading import incident_text
+from reasoning.observations import Investigation, PlannedCall
 from reasoning.tools import (
     DESCRIBE,
     EVENTS,
@@ -31,7 +32,6 @@ from reasoning.tools import (
     POD_LOGS,
     QUERY_METRIC,
 )
-from reasoning.observations import Investigation, PlannedCall
 
 Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
 Calls = list[PlannedCall | None]

@@ -6,8 +6,7 @@ import errno
 
 import pytest
 
-from diagnosis import runner
-from diagnosis.engine import artifacts
+from diagnosis import artifacts, runner
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
 from diagnosis.states import TaskState

@@ -5,8 +5,7 @@ import pytest
 
 from diagnosis import approvals, runner
 from diagnosis.engine import agents
-from diagnosis.engine.executor import call_id
-from diagnosis.models import TaskEvent, ToolCallSpan
+from diagnosis.models import TaskEvent, ToolCallSpan, call_id
 from tests import factories
 from tests.diagnosis.engine import support
 

@@ -7,6 +7,9 @@ from typing import get_args, get_type_hints
 
 import pytest
 
+from diagnosis.events import EventKind
+from diagnosis.models import SpanState
+from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 from reasoning import layers
 from reasoning.report import (
     ACTION_STATUSES,
@@ -16,9 +19,6 @@ from reasoning.report import (
     NextStep,
     Report,
 )
-from diagnosis.events import EventKind
-from diagnosis.models import SpanState
-from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "engine.md").read_text()
 ENVELOPE = {"event_id", "type", "occurred_at", "task_id", "incident_id"}

@@ -1,4 +1,4 @@
-"""diagnosis.engine.markdown: the report as Markdown, checked raw and as a CommonMark renderer shows it.
+"""diagnosis.report_markdown: the report as Markdown, checked raw and as a CommonMark renderer shows it.
 
 The renderer is markdown-it-py (CommonMark, with GFM tables and strikethrough, and raw HTML
 passed through as the most permissive renderers do), so "inert" means what a reader of the
@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from diagnosis.engine.markdown import code, report_markdown, text
+from diagnosis.report_markdown import code, report_markdown, text
 from reasoning.report import (
     ActionRecord,
     Evidence,

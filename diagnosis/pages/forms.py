@@ -1,18 +1,12 @@
-"""Forms of the pages. The incident form applies the JSON API's parser (diagnosis/api/validation.py)."""
+"""Forms of the pages. The incident form reads its fields as the JSON API does (diagnosis.fields)."""
 
 from typing import Any
 
 from django import forms
 
-from diagnosis import environments, principals
-from diagnosis.api.errors import ApiError
-from diagnosis.api.validation import (
-    SERVICE_MAX,
-    SYMPTOMS_MAX,
-    TITLE_MAX,
-    incident_create_args,
-)
+from diagnosis import environments, fields, principals
 from diagnosis.exceptions import ValidationFailed
+from diagnosis.fields import SERVICE_MAX, SYMPTOMS_MAX, TITLE_MAX
 from diagnosis.models import FEEDBACK_COMMENT_CHARS, FeedbackVerdict, Severity, Tenant
 
 
@@ -25,10 +19,10 @@ def _choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
 class IncidentForm(forms.Form):
     """Open an incident against one of the tenant's environments (the default preselected).
 
-    The rules are the API's, not the form's: `clean` runs the values through
-    diagnosis.api.validation.incident_create_args (the parser of POST /api/incidents) and the
-    environment through environments.environment_resolve (services.incident_create's check),
-    so both say the same thing in the same words. The fields only draw the inputs; each
+    The rules are the API's, not the form's: `clean` reads the values with
+    diagnosis.fields.incident_values (as POST /api/incidents does) and checks the environment
+    with environments.environment_resolve (services.incident_create's check), so both say the
+    same thing in the same words. The fields only draw the inputs; each
     validates on change through `validate_url` (views.incident_validate answers its error).
     The plan is not offered: pages run the default plan; test-only plans are the API's.
     """
@@ -88,13 +82,10 @@ class IncidentForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         # The posted strings as the API would get them: an absent field stays absent.
         data = {name: self.data[name] for name in self.FIELDS if name in self.data}
+        errors = fields.FieldErrors()
+        args = fields.incident_values(data, errors)
         try:
-            args = incident_create_args(data)
-        except ApiError as exc:
-            for name, reason in exc.body.get("fields", {}).items():
-                self.add_error(name if name in self.fields else None, reason)
-            return {}
-        try:
+            errors.raise_if_any()
             environments.environment_resolve(
                 tenant=self.tenant, name=args["environment"]
             )

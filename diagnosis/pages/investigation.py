@@ -14,9 +14,8 @@ from typing import Any
 from django.utils import timezone
 
 from diagnosis import selectors
-from diagnosis.engine.executor import call_id
 from diagnosis.events import TERMINAL_EVENTS, EventKind
-from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
+from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan, call_id
 from diagnosis.states import TERMINAL
 
 # A planned call that has no span yet (tool_queued without its tool_started).

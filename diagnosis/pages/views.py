@@ -24,16 +24,12 @@ from django_htmx.middleware import HtmxDetails
 
 from diagnosis import (
     approvals,
+    artifacts,
     environments,
     feedback,
-    incident_browse,
-    investigation,
     selectors,
     services,
-    trace_view,
 )
-from diagnosis import operations as ops
-from diagnosis.engine import artifacts
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
     ActiveTaskExists,
@@ -41,14 +37,16 @@ from diagnosis.exceptions import (
     TaskFinished,
     ValidationFailed,
 )
-from diagnosis.forms import (
+from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
+from diagnosis.pages import incident_browse, investigation, trace_view
+from diagnosis.pages import operations as ops
+from diagnosis.pages.forms import (
     DecisionForm,
     DemoIncidentForm,
     FeedbackForm,
     IncidentForm,
     TenantSwitchForm,
 )
-from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
 from diagnosis.principals import ACTIVE_TENANT_KEY, Principal, principal_from_user
 from diagnosis.states import TERMINAL, TaskState
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.files.storage import FileSystemStorage, storages
 
-from diagnosis.engine import artifacts
-from diagnosis.engine.artifacts import (
+from diagnosis import artifacts
+from diagnosis.artifacts import (
     ArtifactCorrupt,
     ArtifactMissing,
     arguments_hash,
@@ -20,7 +20,7 @@ from diagnosis.engine.artifacts import (
     store_result,
 )
 
-SETTINGS_FILE = Path(__file__).resolve().parents[3] / "agentops" / "settings.py"
+SETTINGS_FILE = Path(__file__).resolve().parents[2] / "agentops" / "settings.py"
 
 
 @pytest.fixture

@@ -1,0 +1,316 @@
+"""Alert payloads applied for a tenant: one AlertGroup per group, which opens one incident
+(issue 12 item 1). The parsers (diagnosis.intake.alertmanager, .pagerduty) make a Notification
+of a body; diagnosis.intake.mapping says what incident it opens.
+
+How a payload is applied, under the tenant lock (diagnosis.locks, which orders every lock the
+intake takes: tenant lock, intake window, group row, task row), in one transaction that runs
+again if PostgreSQL aborts it (diagnosis.db_retry.atomic):
+
+1. Count it against the tenant's ALERT_RATE_LIMIT (fixed windows of ALERT_RATE_WINDOW_SECONDS);
+   over it, AlertsRateLimited and nothing is written.
+2. Find the tenant's open group of the same key (Alertmanager `groupKey`; PagerDuty
+   `routing_key` + `dedup_key`, hashed: the routing key is a credential and is never stored).
+3. No open group and the group fires: map the alerts to an incident and open it
+   (services.incident_create: the incident rate limit, the environment check and the enqueue
+   of its diagnosis apply). No open group and it is resolved or acknowledged: ignored, as
+   PagerDuty drops such events; nothing is opened for something already over.
+4. An open group: its alerts are merged by fingerprint (at most MAX_GROUP_ALERTS); `resolved`
+   closes it (resolved_at, every alert resolved). When something changed, an `alert_received`
+   event is appended to the incident's active diagnosis, which runs on either way.
+
+A group that resolves and fires again opens a new incident: the old incident's diagnosis and
+report describe the old occurrence, and PagerDuty does the same (a trigger after a resolve
+creates a new incident). The incident's fields are mapped once, from the payload that opened
+it; repeats add alerts to the group, not to the incident's text.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from django.conf import settings
+from django.db.models import F
+from django.utils import timezone
+
+from diagnosis import db_retry, environments, lifecycle, locks, selectors, services
+from diagnosis.events import EventKind
+from diagnosis.exceptions import AlertsRateLimited
+from diagnosis.intake import alertmanager, pagerduty
+from diagnosis.intake.mapping import cut, first, incident_fields
+from diagnosis.intake.model import Alert, Notification, iso
+from diagnosis.models import (
+    AlertGroup,
+    AlertGroupStatus,
+    AlertIntakeWindow,
+    DiagnosisTask,
+    Incident,
+    Tenant,
+)
+from diagnosis.payloads import (
+    AlertGroupStatusValue,
+    AlertReceivedData,
+    AlertSourceValue,
+    AlertStatusValue,
+)
+from diagnosis.principals import Principal, role_scopes
+from diagnosis.registry import AlertRules
+
+MAX_GROUP_ALERTS = 200  # alerts one group holds; more are counted in dropped_alerts
+EVENT_ALERTS = 20  # alerts listed in one alert_received event
+BRIEF_CHARS = 300
+# The scope an incident's diagnosis needs (diagnosis.engine.policy.READ_SCOPE): whoever may
+# send alerts may open incidents with them.
+INCIDENT_SCOPE = "incidents:write"
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What a payload did: created | updated | unchanged | acknowledged | resolved | ignored."""
+
+    source: str
+    result: str
+    group: AlertGroup | None = None
+    incident: Incident | None = None
+    task: DiagnosisTask | None = (
+        None  # the task it created, else the incident's active one
+    )
+    dedup_key: str = ""  # PagerDuty: the key (generated for a trigger without one)
+
+    @property
+    def created(self) -> bool:
+        return self.result == "created"
+
+
+def alertmanager_receive(*, principal: Principal, data: Mapping[str, Any]) -> Intake:
+    """Apply one Alertmanager webhook body for the principal's tenant (module docstring).
+
+    Raises:
+        ValidationFailed: a malformed payload, or an environment the tenant may not use;
+            nothing is written.
+        AlertsRateLimited: the tenant sent ALERT_RATE_LIMIT payloads in this window.
+        RateLimited: the payload would open an incident over INCIDENT_RATE_LIMIT.
+    """
+    return _receive(principal=principal, note=alertmanager.notification(data))
+
+
+def pagerduty_receive(*, principal: Principal, data: Mapping[str, Any]) -> Intake:
+    """Apply one PagerDuty Events API v2 body for the principal's tenant (module docstring).
+
+    Raises:
+        ValidationFailed, AlertsRateLimited, RateLimited: as alertmanager_receive.
+    """
+    note = pagerduty.notification(data)
+    intake = _receive(principal=principal, note=note)
+    return replace(intake, dedup_key=note.key)
+
+
+def _acting(principal: Principal) -> Principal:
+    # The diagnosis of an incident an alert opens runs for the alert's sender; its tools need
+    # incidents:write (diagnosis.engine.policy), which sending alerts implies where the role
+    # allows it (every role that may hold alerts:write does).
+    extra = frozenset({INCIDENT_SCOPE}) & role_scopes(principal.role)
+    return replace(principal, scopes=principal.scopes | extra)
+
+
+def _take_slot(tenant: Tenant, now: datetime) -> None:
+    """Count one payload in the tenant's current window; the tenant lock is held."""
+    limit = settings.ALERT_RATE_LIMIT
+    if limit <= 0:
+        return
+    window = max(1, settings.ALERT_RATE_WINDOW_SECONDS)
+    epoch = math.floor(now.timestamp())
+    start_s = epoch - epoch % window
+    start = datetime.fromtimestamp(start_s, UTC)
+    # Only the current window is ever read: older rows go as soon as the tenant sends again.
+    AlertIntakeWindow.objects.filter(tenant=tenant, window_start__lt=start).delete()
+    slot, _ = AlertIntakeWindow.objects.get_or_create(tenant=tenant, window_start=start)
+    if slot.payloads >= limit:
+        raise AlertsRateLimited(max(1, math.ceil(start_s + window - now.timestamp())))
+    AlertIntakeWindow.objects.filter(pk=slot.pk).update(payloads=F("payloads") + 1)
+
+
+def _receive(*, principal: Principal, note: Notification) -> Intake:
+    rules = environments.registry().alerts
+    # Repeats race the diagnosis they feed (its worker writes the task's events and spans):
+    # a transaction PostgreSQL aborts anyway (a deadlock outside the lock order, a
+    # serialization failure) runs again whole rather than answering 500.
+    return db_retry.atomic(
+        lambda: _apply(principal=principal, note=note, rules=rules),
+        what=f"{note.source} alert intake",
+    )
+
+
+def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> Intake:
+    tenant = principal.tenant
+    # Serialises the tenant's payloads: one group per key, and an exact count. Locks in
+    # diagnosis.locks' order: tenant lock, intake window, group row, then the task row (the
+    # alert_received event).
+    locks.tenant_lock(tenant.pk)
+    now = timezone.now()
+    _take_slot(tenant, now)
+    group = (
+        # The group row alone: FOR UPDATE of the joined incident row too would block the
+        # worker's COMMIT, which rechecks the task's foreign keys (diagnosis.locks).
+        AlertGroup.objects.select_for_update(of=("self",))
+        .filter(tenant=tenant, source=note.source, key_hash=note.key_hash)
+        .exclude(status=AlertGroupStatus.RESOLVED)
+        .select_related("incident")
+        .first()
+    )
+    if group is None:
+        if note.status != AlertGroupStatus.FIRING:
+            return Intake(source=note.source, result="ignored")
+        return _open(principal=principal, note=note, rules=rules, now=now)
+    return _update(group=group, note=note, rules=rules, now=now)
+
+
+def _merge(
+    stored: Mapping[str, Any], alerts: Sequence[Alert]
+) -> tuple[dict[str, Any], list[Alert], int, int, int]:
+    """(merged alerts, new or changed ones, new count, newly resolved count, dropped count)."""
+    merged = dict(stored)
+    changed: list[Alert] = []
+    new = resolved = dropped = 0
+    for alert in alerts:
+        before = merged.get(alert.fingerprint)
+        if before is None:
+            if len(merged) >= MAX_GROUP_ALERTS:
+                dropped += 1
+                continue
+            new += 1
+            changed.append(alert)
+        elif before.get("status") != alert.status:
+            resolved += alert.status == "resolved"
+            changed.append(alert)
+        merged[alert.fingerprint] = alert.record()
+    return merged, changed, new, resolved, dropped
+
+
+def _open(
+    *, principal: Principal, note: Notification, rules: AlertRules, now: datetime
+) -> Intake:
+    incident, task = services.incident_create(
+        tenant=principal.tenant,
+        user=principal.user,
+        principal=_acting(principal),
+        **incident_fields(note, rules),
+    )
+    merged, _changed, _new, _resolved, dropped = _merge({}, note.alerts)
+    group = AlertGroup.objects.create(
+        tenant=principal.tenant,
+        source=note.source,
+        key_hash=note.key_hash,
+        key=note.key,
+        incident=incident,
+        status=AlertGroupStatus.FIRING,
+        alerts=merged,
+        dropped_alerts=dropped,
+        sender_truncated_alerts=note.sender_truncated,
+        first_payload_at=now,
+        last_payload_at=now,
+    )
+    return Intake(
+        source=note.source, result="created", group=group, incident=incident, task=task
+    )
+
+
+def _update(
+    *, group: AlertGroup, note: Notification, rules: AlertRules, now: datetime
+) -> Intake:
+    merged, changed, new, resolved, dropped = _merge(group.alerts, note.alerts)
+    status = AlertGroupStatus(group.status)
+    result = "unchanged"
+    if note.status == AlertGroupStatus.RESOLVED:
+        status, result = AlertGroupStatus.RESOLVED, "resolved"
+        group.resolved_at = now
+        # Closed: whatever the last payload did not list is over too.
+        for fingerprint, record in merged.items():
+            if record.get("status") == "firing":
+                record.update(
+                    status="resolved", ends_at=record.get("ends_at") or iso(now)
+                )
+                resolved += 1
+                if not any(a.fingerprint == fingerprint for a in changed):
+                    changed.append(_from_record(fingerprint, record))
+    elif note.status == AlertGroupStatus.ACKNOWLEDGED:
+        if status != AlertGroupStatus.ACKNOWLEDGED:
+            status, result = AlertGroupStatus.ACKNOWLEDGED, "acknowledged"
+            group.acknowledged_at = now
+    elif changed:
+        result = "updated"
+    group.status = status
+    group.alerts = merged
+    group.dropped_alerts += dropped
+    group.sender_truncated_alerts = note.sender_truncated
+    group.payloads += 1
+    group.last_payload_at = now
+    group.save(
+        update_fields=[
+            "status",
+            "alerts",
+            "dropped_alerts",
+            "sender_truncated_alerts",
+            "payloads",
+            "last_payload_at",
+            "acknowledged_at",
+            "resolved_at",
+        ]
+    )
+    task = selectors.incident_active_task(incident=group.incident)
+    if task is not None and result != "unchanged":
+        lifecycle.diagnosis_event_append(
+            task_id=task.id,
+            kind=EventKind.ALERT_RECEIVED,
+            data=_event(group, changed, new, resolved, rules),
+        )
+    return Intake(
+        source=note.source,
+        result=result,
+        group=group,
+        incident=group.incident,
+        task=task,
+    )
+
+
+def _from_record(fingerprint: str, record: Mapping[str, Any]) -> Alert:
+    return Alert(
+        fingerprint=fingerprint,
+        status=str(record.get("status", "")),
+        labels=dict(record.get("labels") or {}),
+        annotations=dict(record.get("annotations") or {}),
+    )
+
+
+def _event(
+    group: AlertGroup,
+    changed: Sequence[Alert],
+    new: int,
+    resolved: int,
+    rules: AlertRules,
+) -> AlertReceivedData:
+    return {
+        # The model's choices are the payload's literals (diagnosis.payloads).
+        "source": cast("AlertSourceValue", group.source),
+        "group_id": str(group.id),
+        "status": cast("AlertGroupStatusValue", group.status),
+        "new_alerts": new,
+        "resolved_alerts": resolved,
+        "alerts": [
+            {
+                "fingerprint": alert.fingerprint,
+                "status": cast("AlertStatusValue", alert.status),
+                "name": cut(
+                    alert.labels.get("alertname")
+                    or alert.annotations.get("summary", ""),
+                    BRIEF_CHARS,
+                ),
+                "summary": cut(
+                    first([alert.annotations], rules.symptom_annotations), BRIEF_CHARS
+                ),
+            }
+            for alert in changed[:EVENT_ALERTS]
+        ],
+        "truncated": max(0, len(changed) - EVENT_ALERTS),
+    }
