@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @contextlib.contextmanager
 def daphne(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
-    """Start Daphne; yield (base URL, port); stop it. Fails after 30 s if it does not come up."""
+    """Start Daphne; yield (base URL, port); stop it. Fails after 60 s if it does not come up."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -42,7 +42,7 @@ def daphne(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
@@ -50,6 +50,10 @@ def daphne(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
             except httpx.TransportError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
+                # Reading stderr of a live process waits for its EOF, i.e. forever: end it first.
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
                 raise RuntimeError(
                     f"daphne did not start: {process.stderr.read().decode()[-2000:]}"
                 )
