@@ -82,6 +82,7 @@ def test_settings_default_to_the_bundled_file(settings):
 
 @pytest.mark.anyio
 @pytest.mark.slow
+@pytest.mark.timeout(660)
 async def test_every_bundled_server_starts_and_lists_its_allowed_tools():
     """Proves each command line is right: spawn it over stdio through mcpclient and list tools."""
     reg = load_registry(BUNDLED_FILE)
