@@ -45,7 +45,7 @@ class Filters:
             and (not self.server or span.server_name == self.server)
             and (not self.tool or span.tool_name == self.tool)
             and (not self.outcome or span.state == self.outcome)
-            and (not self.layer or span.error_layer == self.layer)
+            and (not self.layer or span.failure_layer == self.layer)
             and (not self.errors_only or span.state != SpanState.OK)
         )
 
@@ -160,8 +160,8 @@ def filter_choices(spans: Iterable[ToolCallSpan]) -> dict[str, list[str]]:
         values["server"].add(span.server_name)
         values["tool"].add(span.tool_name)
         values["outcome"].add(span.state)
-        if span.error_layer:
-            values["layer"].add(span.error_layer)
+        if span.failure_layer:
+            values["layer"].add(span.failure_layer)
     return {name: sorted(v for v in found if v) for name, found in values.items()}
 
 

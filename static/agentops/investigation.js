@@ -321,7 +321,9 @@
     if (typeof data.latency_ms === "number") {
       field(element, "duration").textContent = Math.round(data.latency_ms) + " ms";
     }
-    field(element, "error-layer").textContent = data.error_layer ? "⚠ " + data.error_layer + " layer" : "";
+    // Cancelled is a state, not a layer (older events still name one).
+    const layer = data.state === "cancelled" ? "" : data.error_layer;
+    field(element, "error-layer").textContent = layer ? "⚠ " + layer + " layer" : "";
     const preview = data.preview || "";
     field(element, "preview").textContent =
       preview.length > 140 ? preview.slice(0, 139) + "…" : preview || data.error_code || "";

@@ -421,6 +421,38 @@ def test_trace_filters_to_errors_and_shows_every_field_of_a_span(logged_in, tena
     )
 
 
+def test_a_cancelled_call_is_a_state_not_a_layer(logged_in, tenant):
+    _incident, task = factories.make_incident(tenant)
+    # "cancelled" as the layer: what the executor wrote before; "engine": a closed open span.
+    for layer in ("cancelled", "engine"):
+        _span(
+            task,
+            state=SpanState.CANCELLED,
+            latency_ms=1.0,
+            error_layer=layer,
+            error_code="cancelled",
+            error_message="the diagnosis was stopped during the call",
+        )
+    _span(
+        task,
+        state=SpanState.ERROR,
+        latency_ms=1.0,
+        error_layer="dns",
+        error_code="nxdomain",
+    )
+    body = logged_in.get(reverse("diagnosis:task-trace", args=[task.id])).content
+    assert b"cancelled layer" not in body and b"engine layer" not in body
+    assert b"dns layer" in body
+    rows = [
+        r
+        for g in investigation.investigation_snapshot(task=task).groups
+        for r in g.rows
+    ]
+    assert sorted(r.error_layer for r in rows) == ["", "", "dns"]
+    figures = operations.operations_figures(tenant=tenant, window="hour")
+    assert figures.error_layers == [("dns", 1)]
+
+
 def test_critical_path_follows_what_each_round_waited_for(tenant):
     _incident, task = factories.make_incident(tenant)
     t0 = timezone.now()
