@@ -1,6 +1,7 @@
 """The investigation page, its fragments, feedback, the trace view and the operations page,
 through Django's test client (the live behaviour is in tests/browser)."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -363,7 +364,14 @@ def test_feedback_is_stored_per_person_and_changed_by_a_second_answer(
         url, {"verdict": "wrong", "comment": "not TLS"}, headers=hx
     )
     assert response.status_code == 200
-    assert "you said <b>wrong</b>" in response.content.decode()
+    body = response.content.decode()
+    assert "you said <b>wrong</b>" in body
+    # The form shows the saved answer, on the fragment and on the page.
+    page = logged_in.get(reverse("diagnosis:incident-detail", args=[task.incident_id]))
+    for html in (body, page.content.decode()):
+        assert re.search(r'<input[^>]*value="wrong"[^>]*checked', html)
+        assert not re.search(r'<input[^>]*value="partly"[^>]*checked', html)
+        assert ">\nnot TLS</textarea>" in html
     [feedback] = TaskFeedback.objects.all()
     assert (feedback.user, feedback.verdict, feedback.comment) == (
         member.user,
