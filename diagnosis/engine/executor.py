@@ -679,6 +679,7 @@ def _observation(span: ToolCallSpan, result: Any) -> Observation:
         error_code=span.error_code or None,
         error_message=span.error_message or None,
         refused=span.state == SpanState.REFUSED,
+        approval_id=str(span.approval_id) if span.approval_id else None,
         outcome_unknown=span.state == SpanState.UNKNOWN_OUTCOME,
     )
 
