@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from diagnosis.models import SpanState, ToolCallSpan
+from diagnosis.span_attributes import span_attributes
 
 FILTERS = ("agent", "server", "tool", "outcome", "layer")
 # Icon (beside its text, never alone) of a span's outcome in the waterfall.
@@ -224,7 +225,7 @@ def span_detail(span: ToolCallSpan) -> SpanDetail:
             return ", ".join(str(v) for v in value) or "—"
         return str(value)
 
-    attributes = span.attributes if isinstance(span.attributes, dict) else {}
+    attributes = span_attributes(span)
     return SpanDetail(
         span=span,
         fields=[(name, text(getattr(span, name))) for name in _DETAIL_FIELDS],
