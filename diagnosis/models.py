@@ -228,6 +228,13 @@ class SpanState(models.TextChoices):
     )
 
 
+# The ends of a call with a layer to blame. Cancelled is a state (the diagnosis stopped during
+# the call), not a failure of any layer.
+FAILED_SPAN_STATES = frozenset(
+    {SpanState.ERROR, SpanState.REFUSED, SpanState.UNKNOWN_OUTCOME}
+)
+
+
 # A span in one of these states is not called again by a re-queued attempt (its replay key).
 FINISHED_SPAN_STATES = frozenset(
     {SpanState.OK, SpanState.ERROR, SpanState.REFUSED, SpanState.UNKNOWN_OUTCOME}
@@ -294,6 +301,11 @@ class ToolCallSpan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server_name}.{self.tool_name} ({self.state})"
+
+    @property
+    def failure_layer(self) -> str:
+        """The layer the call failed at; "" when it did not fail (ok, in flight, cancelled)."""
+        return self.error_layer if self.state in FAILED_SPAN_STATES else ""
 
 
 class ApprovalStatus(models.TextChoices):

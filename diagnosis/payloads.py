@@ -166,7 +166,9 @@ class ToolProgress(_Envelope, ToolProgressData):
 
 class ToolEndedData(_ToolCall):
     latency_ms: float | None
-    error_layer: str | None  # reasoning.layers (policy for a refusal); None when ok
+    error_layer: (
+        str | None
+    )  # reasoning.layers (policy for a refusal); None when ok or cancelled
     error_code: str | None
     retry_count: int
     state: SpanEndState

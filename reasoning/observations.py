@@ -54,6 +54,7 @@ class Observation:
     error_code: str | None = None
     error_message: str | None = None
     refused: bool = False  # by policy or a person: never sent
+    approval_id: str | None = None  # the Approval that allowed or refused the call
     # A write was sent and no answer came (span unknown_outcome): it may have happened.
     outcome_unknown: bool = False
     # The get_action_status call that asked about it afterwards (the last try), if any.

@@ -266,6 +266,17 @@ def _schemas(
         "result_preview": STR,
         "result_uri": STR,
         "side_effect_id": STR,
+        "attributes": {
+            "type": "object",
+            "description": "The call's OpenTelemetry attributes by their semantic-convention "
+            "names (gen_ai.tool.name, mcp.method.name, jsonrpc.request.id, "
+            "network.transport …): what the trace page lists and the OTLP export sends. "
+            "A value that is neither a scalar nor a list of one kind of scalar is its JSON text.",
+            "additionalProperties": {
+                "type": ["string", "number", "boolean", "array"],
+                "items": {"type": ["string", "number", "boolean"]},
+            },
+        },
     }
     return {
         "Error": {

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from diagnosis.models import AlertGroup, Approval, DiagnosisTask, Incident, ToolCallSpan
 from diagnosis.registry import Environment
+from diagnosis.span_attributes import span_attributes
 
 if TYPE_CHECKING:
     from diagnosis.intake.receive import Intake
@@ -182,6 +183,8 @@ def span_to_dict(span: ToolCallSpan) -> dict[str, Any]:
         "result_preview": span.result_preview,
         "result_uri": span.result_uri,
         "side_effect_id": span.side_effect_id,
+        # What the trace page lists and the OTLP export sends, by their OpenTelemetry names.
+        "attributes": span_attributes(span),
     }
 
 

@@ -38,6 +38,7 @@ from diagnosis.engine.sessions import (
     session_attributes,
 )
 from diagnosis.events import EventKind
+from diagnosis.failures import ENGINE
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan, call_id
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
@@ -447,7 +448,7 @@ class Executor:
                     call,
                     _Outcome(
                         SpanState.CANCELLED,
-                        "cancelled",
+                        ENGINE,  # as a span the diagnosis's end closes (endings)
                         "cancelled",
                         "the diagnosis was stopped during the call",
                     ),
@@ -656,7 +657,7 @@ def _finished_payload(span: ToolCallSpan, agent: str) -> ToolEndedData:
         "tool": span.tool_name,
         "state": cast("SpanEndState", span.state),  # a finished span's
         "latency_ms": span.latency_ms,
-        "error_layer": span.error_layer or None,
+        "error_layer": span.failure_layer or None,
         "error_code": span.error_code or None,
         "retry_count": span.retry_count,
         "preview": span.result_preview[:300],
@@ -678,6 +679,7 @@ def _observation(span: ToolCallSpan, result: Any) -> Observation:
         error_code=span.error_code or None,
         error_message=span.error_message or None,
         refused=span.state == SpanState.REFUSED,
+        approval_id=str(span.approval_id) if span.approval_id else None,
         outcome_unknown=span.state == SpanState.UNKNOWN_OUTCOME,
     )
 

@@ -8,7 +8,7 @@
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from reasoning.observations import Observation
@@ -26,6 +26,7 @@ class ActionOutcome:
     status: ActionStatus
     reason: str | None = None
     status_span_id: str | None = None  # the get_action_status span it rests on
+    approval_id: str | None = None  # the Approval that allowed or refused the write
 
     @property
     def is_done(self) -> bool:
@@ -37,6 +38,7 @@ class ActionOutcome:
         record.status = self.status
         record.reason = self.reason
         record.status_span_id = self.status_span_id
+        record.approval_id = self.approval_id
 
 
 def status_answer(check: Observation | None) -> StatusAnswer:
@@ -53,9 +55,17 @@ def status_answer(check: Observation | None) -> StatusAnswer:
 
 def action_outcome(acted: Observation) -> ActionOutcome:
     """The status the report gives the write `acted` (its span, and the status call after it)."""
+    return replace(_outcome(acted), approval_id=acted.approval_id)
+
+
+def _outcome(acted: Observation) -> ActionOutcome:
     if acted.refused:
         code = acted.error_code or "refused"
-        return ActionOutcome(_REFUSALS.get(code, "refused"), reason=code)
+        status = _REFUSALS.get(code, "refused")
+        # A person's refusal reads in their words (the span's message), not as a code.
+        if status != "refused" and acted.error_message:
+            return ActionOutcome(status, reason=acted.error_message)
+        return ActionOutcome(status, reason=code)
     if acted.is_ok:
         return ActionOutcome("done")
     if not acted.outcome_unknown:

@@ -9,7 +9,6 @@ trace. Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) is set; need
 """
 
 import hashlib
-import json
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from django.utils import timezone
 
 from diagnosis.events import EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan
+from diagnosis.span_attributes import span_attributes
 from diagnosis.states import TaskState, is_terminal
 from diagnosis.tracing import task_trace_id
 
@@ -40,7 +40,6 @@ WORKFLOW_NAME = "diagnosis"
 # A failed task's root span and a failed call carry their message as the status description.
 MAX_DESCRIPTION_CHARS = 500
 # A call still `started` when its task ended (its worker died and no attempt came after).
-UNFINISHED = "unfinished"
 UNFINISHED_MESSAGE = "the call had not ended when the task did"
 # Events after which an agent that has not completed never will in this attempt: the attempt
 # ended (parked on an approval, requeued, stopped) or a new one began.
@@ -224,7 +223,7 @@ def build_spans(
         )
     known = {run.span_id for run in runs} | {row.span_id for row in rows}
     for row in rows:
-        attributes = _tool_attributes(row)
+        attributes = span_attributes(row)
         if row.parent_span_id and row.parent_span_id in known:
             parent = row.parent_span_id
         else:
@@ -328,48 +327,6 @@ def _agent_attributes(run: _AgentRun) -> dict[str, Any]:
     return attributes
 
 
-def _tool_attributes(row: ToolCallSpan) -> dict[str, Any]:
-    """The row's stored attributes, with what the GenAI execute_tool span also asks for."""
-    attributes: dict[str, Any] = {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": row.tool_name,
-        "gen_ai.tool.call.id": row.span_id,
-        "mcp.method.name": "tools/call",
-    }
-    attributes.update(
-        (key, value)
-        for key, value in ((k, _attribute_value(v)) for k, v in row.attributes.items())
-        if value is not None
-    )
-    # The conventions type it as a string (a JSON-RPC error code like "-32602").
-    if "rpc.response.status_code" in attributes:
-        attributes["rpc.response.status_code"] = str(
-            attributes["rpc.response.status_code"]
-        )
-    attributes.update(
-        {
-            "gen_ai.agent.name": row.agent,
-            # A tool the agent reaches through an MCP server, not a function of its own.
-            "gen_ai.tool.type": "extension",
-            "agentops.server.name": row.server_name,
-            "agentops.span.state": row.state,
-            "agentops.attempt": row.attempt,
-            "agentops.retry_count": row.retry_count,
-        }
-    )
-    if row.protocol_version and "mcp.protocol.version" not in attributes:
-        attributes["mcp.protocol.version"] = row.protocol_version
-    if row.state == SpanState.STARTED:
-        attributes["error.type"] = UNFINISHED
-    elif row.state != SpanState.OK:
-        attributes.setdefault("error.type", row.error_code or row.state)
-        if row.error_layer:
-            attributes["agentops.error.layer"] = row.error_layer
-        if row.error_code:
-            attributes["agentops.error.code"] = row.error_code
-    return attributes
-
-
 def _row_error(row: ToolCallSpan) -> str | None:
     """A call's error description: every end but ok (refused, cancelled, unknown outcome too)."""
     if row.state == SpanState.OK:
@@ -385,17 +342,6 @@ def _row_end(row: ToolCallSpan, *, fallback: datetime) -> datetime:
     if row.latency_ms is not None:
         return row.started_at + timedelta(milliseconds=row.latency_ms)
     return fallback
-
-
-def _attribute_value(value: Any) -> Any:
-    """A JSON value as an OTel attribute: scalars and homogeneous scalar lists as they are."""
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    if isinstance(value, list) and value:
-        kinds = {type(item) for item in value}
-        if len(kinds) == 1 and kinds <= {str, bool, int, float}:
-            return list(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _derived_span_id(task_id: uuid.UUID | str, what: str) -> str:

@@ -102,6 +102,8 @@ class DemoIncidentForm(forms.Form):
     environment = forms.ChoiceField(choices=(), label="Demo")
 
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+        # Ids of its own: the incident form on the same page has an `environment` field too.
+        kwargs.setdefault("auto_id", "demo_%s")
         super().__init__(*args, **kwargs)
         _choice_field(self, "environment").choices = [
             (env.name, env.description)

@@ -336,7 +336,7 @@ def tool_rows(
                     tool=span.tool_name,
                     state=span.state,
                     latency_ms=span.latency_ms,
-                    error_layer=span.error_layer,
+                    error_layer=span.failure_layer,
                     error_code=span.error_code,
                     error_message=span.error_message,
                     preview=span.result_preview[:PREVIEW_CHARS],

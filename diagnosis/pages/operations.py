@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from diagnosis import feedback
 from diagnosis.models import (
+    FAILED_SPAN_STATES,
     Approval,
     ApprovalStatus,
     DiagnosisTask,
@@ -119,7 +120,8 @@ def operations_figures(
     ]
     layers = [
         (row["error_layer"], row["n"])
-        for row in finished.exclude(error_layer="")
+        for row in finished.filter(state__in=FAILED_SPAN_STATES)
+        .exclude(error_layer="")
         .values("error_layer")
         .annotate(n=Count("id"))
         .order_by("-n", "error_layer")

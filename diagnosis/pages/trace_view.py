@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from diagnosis.models import SpanState, ToolCallSpan
+from diagnosis.span_attributes import span_attributes
 
 FILTERS = ("agent", "server", "tool", "outcome", "layer")
 # Icon (beside its text, never alone) of a span's outcome in the waterfall.
@@ -45,7 +46,7 @@ class Filters:
             and (not self.server or span.server_name == self.server)
             and (not self.tool or span.tool_name == self.tool)
             and (not self.outcome or span.state == self.outcome)
-            and (not self.layer or span.error_layer == self.layer)
+            and (not self.layer or span.failure_layer == self.layer)
             and (not self.errors_only or span.state != SpanState.OK)
         )
 
@@ -160,8 +161,8 @@ def filter_choices(spans: Iterable[ToolCallSpan]) -> dict[str, list[str]]:
         values["server"].add(span.server_name)
         values["tool"].add(span.tool_name)
         values["outcome"].add(span.state)
-        if span.error_layer:
-            values["layer"].add(span.error_layer)
+        if span.failure_layer:
+            values["layer"].add(span.failure_layer)
     return {name: sorted(v for v in found if v) for name, found in values.items()}
 
 
@@ -224,7 +225,7 @@ def span_detail(span: ToolCallSpan) -> SpanDetail:
             return ", ".join(str(v) for v in value) or "—"
         return str(value)
 
-    attributes = span.attributes if isinstance(span.attributes, dict) else {}
+    attributes = span_attributes(span)
     return SpanDetail(
         span=span,
         fields=[(name, text(getattr(span, name))) for name in _DETAIL_FIELDS],

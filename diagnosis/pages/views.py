@@ -84,6 +84,7 @@ def _investigation_context(
     snapshot = investigation.investigation_snapshot(task=task)
     task = snapshot.task  # re-read after the events (investigation_snapshot says why)
     is_finished = task.state in TERMINAL
+    given = feedback.feedback_of(task=task, user=principal.user)
     context.update(
         snapshot=snapshot,
         seq=snapshot.last_seq,
@@ -99,8 +100,13 @@ def _investigation_context(
             for approval in approvals.task_approvals(task=task)
         ],
         pending=ApprovalStatus.PENDING,
-        feedback=feedback.feedback_of(task=task, user=principal.user),
-        feedback_form=FeedbackForm(),
+        feedback=given,
+        # The saved answer is the form's starting point: a second answer changes it.
+        feedback_form=FeedbackForm(
+            initial={"verdict": given.verdict, "comment": given.comment}
+            if given is not None
+            else None
+        ),
     )
     return context
 

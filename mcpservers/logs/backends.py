@@ -152,15 +152,16 @@ class FileBackend:
     def __init__(self, records: list[LogRecord], *, source: str) -> None:
         self.records = sorted(records, key=lambda r: r.ts, reverse=True)
         self.services = sorted({r.service for r in records})
+        self.source = source
         self.description = f"file {source} ({len(records)} lines)"
 
     async def query(
         self, *, service: str, text: str, window: Window, limit: int, errors_only: bool
     ) -> QueryResult:
         if service not in self.services:
-            raise ToolError(
-                f"no logs for service {service!r}; known services: {', '.join(self.services)}"
-            )
+            # An empty file knows no service: say so rather than end on "known services: ".
+            known = ", ".join(self.services) or f"none (no lines in {self.source})"
+            raise ToolError(f"no logs for service {service!r}; known services: {known}")
         needle = text.lower()
         matched: list[LogRecord] = []
         for record in self.records:

@@ -124,6 +124,25 @@
 
   let fetching = false;
   let fetchAgain = false;
+  // A failed fetch is tried again with backoff, and at once when the browser is back online:
+  // after the terminal event no other event would ask again, and the page would stay stale.
+  const RETRY_FIRST_MS = 1000;
+  const RETRY_MAX_MS = 30000;
+  let retryDelay = 0;
+  let retryTimer = null;
+
+  function retryParts() {
+    if (retryTimer !== null) return;
+    retryDelay = retryDelay ? Math.min(retryDelay * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+    retryTimer = window.setTimeout(() => { retryTimer = null; refreshParts(); }, retryDelay);
+  }
+
+  window.addEventListener("online", () => {
+    if (retryTimer === null) return;
+    window.clearTimeout(retryTimer);
+    retryTimer = null;
+    refreshParts();
+  });
 
   function refreshParts() {
     if (fetching) { fetchAgain = true; return; }
@@ -133,13 +152,19 @@
       .then((html) => {
         applyParts(html);
         fetching = false;
+        retryDelay = 0;
         // An event arrived meanwhile; the server's answer always covers the event that asked.
         if (fetchAgain || seqOf(document.getElementById("verdict")) < wanted) {
           fetchAgain = false;
           refreshParts();
         }
       })
-      .catch(() => { fetching = false; fetchAgain = false; }); // the next event asks again
+      .catch((status) => {
+        fetching = false;
+        fetchAgain = false;
+        // A refusal (4xx: logged out, gone) will not mend by asking again.
+        if (!(typeof status === "number" && status >= 400 && status < 500)) retryParts();
+      });
   }
 
   // Cancel and the approval decisions answer with the parts (hx-swap="none" + data-parts).
@@ -296,7 +321,9 @@
     if (typeof data.latency_ms === "number") {
       field(element, "duration").textContent = Math.round(data.latency_ms) + " ms";
     }
-    field(element, "error-layer").textContent = data.error_layer ? "⚠ " + data.error_layer + " layer" : "";
+    // Cancelled is a state, not a layer (older events still name one).
+    const layer = data.state === "cancelled" ? "" : data.error_layer;
+    field(element, "error-layer").textContent = layer ? "⚠ " + layer + " layer" : "";
     const preview = data.preview || "";
     field(element, "preview").textContent =
       preview.length > 140 ? preview.slice(0, 139) + "…" : preview || data.error_code || "";

@@ -150,3 +150,62 @@ def test_the_list_filters_and_its_badge_follows_a_diagnosis_live(pages, page, st
     # the table asks for itself again while a diagnosis on it runs
     page.wait_for_selector(f"#incident-{incident_id} [data-state=cancelled]")
     assert page.get_attribute("#incident-table", "hx-trigger") is None
+
+
+def test_parts_that_failed_to_load_at_the_end_are_fetched_again(page, stack):
+    """The run ends while the page cannot fetch its parts: no event will ask again, so the page
+    retries on its own, after a backoff and at once when the browser is back online."""
+    tenant = factories.make_tenant("browser-offline")
+    token = factories.make_token(member(tenant, "oncall6"))
+    incident_id, task_id = open_incident(
+        stack,
+        token,
+        {
+            "title": "slow checkout",
+            "service": "checkout",
+            "severity": "sev3",
+            "plan": "timed",
+            "plan_args": {"steps": [2] * 30},
+        },
+    )
+    wait_for(
+        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
+        timeout=60,
+        what="the worker",
+    )
+    held, mode = [], ["hold"]
+
+    def parts(route):
+        if mode[0] == "hold":
+            held.append(route)
+        elif mode[0] == "fail":
+            route.abort()
+        else:
+            route.continue_()
+
+    page.clock.install()  # the retry's backoff runs on this clock
+    page.route(f"**/tasks/{task_id}/parts", parts)
+    log_in(page, "oncall6")
+    page.goto(f"/incidents/{incident_id}/")
+    page.wait_for_selector("#stream-status:has-text('live')")
+    cancelled = api_post(stack, token, f"/api/incidents/{incident_id}/cancel", {})
+    assert cancelled.status_code == 202
+    page.wait_for_selector("#events li:has-text('task_cancelled')", state="attached")
+    assert held  # the fetch the end asked for is out
+    assert page.query_selector("#cancel") is not None  # the parts are stale
+
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)  # seconds
+    mode[0] = "fail"
+    for route in held:
+        route.abort()
+    # After the backoff a retry goes out (and fails again, still offline) ...
+    with page.expect_event(
+        "requestfailed", lambda r: r.url.endswith("/parts"), timeout=10_000
+    ):
+        page.clock.run_for(1000)
+    # ... and the browser coming back online retries at once, without waiting for the clock.
+    mode[0] = "pass"
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    page.wait_for_selector("#rerun", timeout=10_000)
+    assert page.query_selector("#cancel") is None
+    assert page.text_content("#task-state") == "cancelled"

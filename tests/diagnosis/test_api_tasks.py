@@ -4,6 +4,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from diagnosis import lifecycle, services
@@ -292,3 +293,33 @@ def test_trace_of_a_task_without_spans_is_empty(client, token, tenant):
     response = client.get(f"/api/tasks/{task.id}/trace", headers=_auth(token))
 
     assert response.json() == {"task_id": str(task.id), "spans": []}
+
+
+def test_trace_and_span_detail_carry_the_spans_opentelemetry_attributes(
+    client, token, tenant, member
+):
+    _, task = factories.make_incident(tenant)
+    span = factories.make_span(
+        task,
+        state="ok",
+        attributes={"jsonrpc.request.id": "7", "network.transport": "pipe"},
+    )
+    trace = client.get(f"/api/tasks/{task.id}/trace", headers=_auth(token)).json()
+    detail = client.get(
+        f"/api/tasks/{task.id}/spans/{span.id}", headers=_auth(token)
+    ).json()
+    [listed] = trace["spans"]
+    for attributes in (listed["attributes"], detail["attributes"]):
+        assert {
+            "gen_ai.tool.name": "search_logs",
+            "mcp.method.name": "tools/call",
+            "jsonrpc.request.id": "7",
+            "network.transport": "pipe",
+        }.items() <= attributes.items()
+    # The trace page lists the same set.
+    client.force_login(member.user)
+    page = client.get(
+        reverse("diagnosis:task-trace", args=[task.id]), {"span": span.span_id}
+    ).content.decode()
+    for name in detail["attributes"]:
+        assert f"<dt><code>{name}</code></dt>" in page, name

@@ -5,6 +5,7 @@ Against the bundled registry file and a temporary one (AGENTOPS_SERVERS overridd
 """
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -406,6 +407,18 @@ def test_the_form_offers_the_tenants_environments_with_its_default_and_no_plan(
     assert '<option value="prod" selected>prod: Acme production</option>' in body
     assert '<option value="shared">shared: Shared staging</option>' in body
     assert 'id="demo-incident"' in body
+
+
+def test_the_list_pages_two_forms_have_unique_ids_and_labelled_selects(
+    client, registry_file, tenant
+):
+    body = _page(client, factories.make_member(tenant))
+    ids = re.findall(r'\sid="([^"]+)"', body)
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
+    # Each select's label points at it: the demo's "Demo" label no longer focuses the other.
+    for select_id in re.findall(r'<select[^>]*\sid="([^"]+)"', body):
+        assert f'<label for="{select_id}"' in body, select_id
+    assert '<label for="demo_environment">Demo:</label>' in body
 
 
 def test_another_tenant_sees_neither_acmes_environments_nor_demos(

@@ -1,6 +1,7 @@
 """The investigation page, its fragments, feedback, the trace view and the operations page,
 through Django's test client (the live behaviour is in tests/browser)."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -363,7 +364,14 @@ def test_feedback_is_stored_per_person_and_changed_by_a_second_answer(
         url, {"verdict": "wrong", "comment": "not TLS"}, headers=hx
     )
     assert response.status_code == 200
-    assert "you said <b>wrong</b>" in response.content.decode()
+    body = response.content.decode()
+    assert "you said <b>wrong</b>" in body
+    # The form shows the saved answer, on the fragment and on the page.
+    page = logged_in.get(reverse("diagnosis:incident-detail", args=[task.incident_id]))
+    for html in (body, page.content.decode()):
+        assert re.search(r'<input[^>]*value="wrong"[^>]*checked', html)
+        assert not re.search(r'<input[^>]*value="partly"[^>]*checked', html)
+        assert ">\nnot TLS</textarea>" in html
     [feedback] = TaskFeedback.objects.all()
     assert (feedback.user, feedback.verdict, feedback.comment) == (
         member.user,
@@ -419,6 +427,38 @@ def test_trace_filters_to_errors_and_shows_every_field_of_a_span(logged_in, tena
         f'id="span-{ok.span_id}"' in by_agent
         and f'id="span-{bad.span_id}"' not in by_agent
     )
+
+
+def test_a_cancelled_call_is_a_state_not_a_layer(logged_in, tenant):
+    _incident, task = factories.make_incident(tenant)
+    # "cancelled" as the layer: what the executor wrote before; "engine": a closed open span.
+    for layer in ("cancelled", "engine"):
+        _span(
+            task,
+            state=SpanState.CANCELLED,
+            latency_ms=1.0,
+            error_layer=layer,
+            error_code="cancelled",
+            error_message="the diagnosis was stopped during the call",
+        )
+    _span(
+        task,
+        state=SpanState.ERROR,
+        latency_ms=1.0,
+        error_layer="dns",
+        error_code="nxdomain",
+    )
+    body = logged_in.get(reverse("diagnosis:task-trace", args=[task.id])).content
+    assert b"cancelled layer" not in body and b"engine layer" not in body
+    assert b"dns layer" in body
+    rows = [
+        r
+        for g in investigation.investigation_snapshot(task=task).groups
+        for r in g.rows
+    ]
+    assert sorted(r.error_layer for r in rows) == ["", "", "dns"]
+    figures = operations.operations_figures(tenant=tenant, window="hour")
+    assert figures.error_layers == [("dns", 1)]
 
 
 def test_critical_path_follows_what_each_round_waited_for(tenant):

@@ -159,3 +159,15 @@ def test_rerun_after_finish_starts_a_new_task(logged_in, tenant):
     )
     assert response.status_code == 200
     assert incident.tasks.count() == 2
+
+
+def test_pages_load_htmx_once_and_no_debug_error_handler_under_debug(
+    logged_in, settings
+):
+    # django-htmx.js (added by its template tags under DEBUG) replaced the whole page with any
+    # 4xx fragment, a form's errors among them; the page's own htmx config swaps a 400.
+    settings.DEBUG = True
+    body = logged_in.get(reverse("diagnosis:incident-list")).content.decode()
+    assert "django-htmx.js" not in body
+    assert body.count("django_htmx/htmx-2.min.js") == 1
+    assert '{"code": "400", "swap": true, "error": false}' in body

@@ -504,3 +504,11 @@ async def test_loki_limit_never_exceeds_lokis_default_max_entries(
     assert loki.requests[0]["limit"] == "5000"
     assert len(data["lines"]) == 5000
     assert data["truncated"] is True  # a full page at the cap: there may be more
+
+
+@pytest.mark.anyio
+async def test_an_empty_log_file_says_it_knows_no_service() -> None:
+    server = build_server(FileBackend([], source="empty.jsonl"), clock=lambda: NOW)
+    async with Client(server) as client:
+        message = error_text(await client.call_tool("search_logs", {"service": "api"}))
+    assert message.endswith("known services: none (no lines in empty.jsonl)"), message

@@ -53,6 +53,7 @@ def test_approved_restart_runs_once_and_a_second_delivery_finds_nothing_to_do():
     assert restart.side_effect_id == restart.idempotency_key
     action = task.report["actions"][0]
     assert action["status"] == "done" and "verdict" in (action["effect"] or "")
+    assert action["approval_id"] == str(approval.pk)
 
 
 def test_denied_restart_is_a_recorded_refusal_and_the_report_still_ends():
@@ -75,7 +76,11 @@ def test_denied_restart_is_a_recorded_refusal_and_the_report_still_ends():
     )
     assert "not now" in restart.error_message
     action = task.report["actions"][0]
-    assert (action["status"], action["reason"]) == ("denied", "approval_denied")
+    assert (action["status"], action["reason"], action["approval_id"]) == (
+        "denied",
+        "denied by a person: not now",
+        str(task.approvals.get().pk),
+    )
     assert task.report["hypotheses"][0]["layer"] == "application"
 
 

@@ -67,6 +67,31 @@ def test_a_refusal_reads_in_the_reports_vocabulary_with_its_code(code, status):
     assert (outcome.status, outcome.reason) == (status, code)
 
 
+def test_a_denied_write_cites_its_approval_and_the_persons_reason():
+    acted = _write(
+        refused=True,
+        error_code="approval_denied",
+        error_message="denied by a person: not now",
+        approval_id="approval-1",
+    )
+    record = ActionRecord(
+        server="actions", tool="restart_workload", target="checkout", status="proposed"
+    )
+    outcomes.action_outcome(acted).apply(record, span_id="write-span")
+    assert (record.status, record.reason, record.approval_id) == (
+        "denied",
+        "denied by a person: not now",
+        "approval-1",
+    )
+
+
+def test_an_approved_write_cites_its_approval():
+    outcome = outcomes.action_outcome(
+        replace(_write(approval_id="approval-2"), is_ok=True)
+    )
+    assert (outcome.status, outcome.approval_id) == ("done", "approval-2")
+
+
 def test_a_lost_answer_the_server_has_on_record_is_done_citing_the_status_span():
     outcome = outcomes.action_outcome(replace(LOST, status_check=_check(result=FOUND)))
     assert (outcome.status, outcome.status_span_id) == ("done", "status-span")
