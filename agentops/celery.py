@@ -4,6 +4,7 @@ import os
 
 from celery import Celery
 
+from diagnosis.engine import shared_listeners
 from diagnosis.observability import worker as observability_worker
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
@@ -14,3 +15,5 @@ app.autodiscover_tasks()
 # Django's LOGGING instead of Celery's, the worker's metrics exporter, task timings and the
 # log context of each diagnosis run (Celery signals; nothing of Django is imported here).
 observability_worker.install()
+# Demo listener sets shared by the process's diagnoses are stopped when the worker shuts down.
+shared_listeners.install()

@@ -206,6 +206,15 @@ DIAGNOSIS_REAPER_INTERVAL_SECONDS = float(
 DIAGNOSIS_APPROVAL_TTL_SECONDS = int(
     os.environ.get("DIAGNOSIS_APPROVAL_TTL_SECONDS", "900")
 )
+# A demo environment's listeners (diagnosis.engine.shared_listeners) are shared by the diagnoses
+# of one worker process and kept this long after the last one gives them back, on the same
+# ports: long enough for a diagnosis parked on an approval to resume on them, i.e. the approval's
+# wait plus a minute for the reaper to expire it and the worker to pick the task up again.
+DEMO_LISTENERS_IDLE_SECONDS = float(
+    os.environ.get(
+        "DEMO_LISTENERS_IDLE_SECONDS", str(DIAGNOSIS_APPROVAL_TTL_SECONDS + 60)
+    )
+)
 # Incident creation per tenant (API and page form): at most INCIDENT_RATE_LIMIT incidents in any
 # INCIDENT_RATE_WINDOW_SECONDS (a sliding window counted in PostgreSQL, which must work while
 # Redis is down; diagnosis.selectors.incident_create_retry_after). Over it: 429 + Retry-After.

@@ -18,6 +18,16 @@ def _test_plans_offered():
     settings.DIAGNOSIS_TEST_PLANS = True
 
 
+@pytest.fixture(autouse=True)
+def _demo_listeners_stopped_after_each_test():
+    """Demo diagnoses in this process share its listener sets (diagnosis.engine.shared_listeners),
+    kept idle for a quarter of an hour: none outlives the test that started it."""
+    yield
+    from diagnosis.engine import shared_listeners
+
+    shared_listeners.close_process_sets()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _end_stray_sessions_before_dropping_the_test_database(
     django_db_setup, django_db_blocker

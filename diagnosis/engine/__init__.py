@@ -12,6 +12,7 @@ policy    allowlist, tenant, scopes, argument limits, budget, deadline
 sessions  the servers of one diagnosis, each connected once
 outcomes  an action's status from its span (done, failed, unknown …)
 artifacts what a span keeps of a result: redacted, hashed, inline or as an artifact
-live      a demo environment's scenario listeners, for one diagnosis
+live      a demo environment's scenario listeners, lent to a diagnosis
+shared_listeners  those listeners, one set per folder and process, kept idle for a while
 markdown  the report as Markdown
 """

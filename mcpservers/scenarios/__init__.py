@@ -350,7 +350,8 @@ def run_in_thread(
         TimeoutError: the listeners did not start within `timeout_s`.
     """
     scenario = load(slug_or_path)  # fail fast, in the caller's thread
-    scenario.backend  # noqa: B018  (checks targets.json and backend.json here too)
+    scenario.targets  # noqa: B018  (checks targets.json here too)
+    scenario.backend  # noqa: B018  (and backend.json)
     slug = scenario.slug
     started = threading.Event()
     box: dict[str, Any] = {}
@@ -364,8 +365,7 @@ def run_in_thread(
                 started.set()
                 await box["stop"].wait()
         except BaseException as exc:
-            box["error"] = exc
-            raise
+            box["error"] = exc  # the caller raises it: not an unhandled thread error
         finally:
             started.set()
 

@@ -1,6 +1,7 @@
 """Approvals in the engine (pool-exhaustion proposes a restart): park, approve, deny, expire, void."""
 
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -54,6 +55,35 @@ def test_approved_restart_runs_once_and_a_second_delivery_finds_nothing_to_do():
     action = task.report["actions"][0]
     assert action["status"] == "done" and "verdict" in (action["effect"] or "")
     assert action["approval_id"] == str(approval.pk)
+
+
+def test_the_attempt_resumed_after_an_approval_probes_the_ports_it_probed_before():
+    # The demo listeners are shared and kept while the task waits, so the verification probe,
+    # built from the first attempt's observations, reaches a listener netcheck allows.
+    tenant = factories.make_tenant("appr-ports")
+    task = _parked_task(tenant)
+    approver = factories.make_member(tenant, username="approver", role="approver")
+    approvals.approval_decide(
+        approval=task.approvals.get(), user=approver.user, approve=True
+    )
+    assert runner.run_task(str(task.id)) == "succeeded"
+    task = DiagnosisTask.objects.get(pk=task.pk)
+    netcheck = list(ToolCallSpan.objects.filter(task=task, server_name="netcheck"))
+    assert all(not s.error_code for s in netcheck), [s.error_message for s in netcheck]
+    probes = [s for s in netcheck if s.tool_name == "probe_url"]
+    ports = {
+        attempt: {
+            urlsplit(s.arguments_redacted["url"]).port
+            for s in probes
+            if s.attempt == attempt
+        }
+        for attempt in (1, 2)
+    }
+    assert ports[1] and ports[2] == ports[1]  # the resumed attempt's verification probe
+    assert not [
+        h for h in task.report["hypotheses"] if "netcheck" in (h["component"] or "")
+    ]
+    assert task.report["actions"][0]["effect"].endswith("probe_url: failed_layer=http")
 
 
 def test_denied_restart_is_a_recorded_refusal_and_the_report_still_ends():
