@@ -52,6 +52,15 @@ def _end_stray_sessions_before_dropping_the_test_database(
             connection.close()
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """MD5 for the passwords tests hash: PBKDF2 costs about a second a user here. Autouse, so it
+    runs before the fixtures that make members. A Daphne or worker the tests start runs
+    agentops.settings and cannot verify these hashes: tests/browser, which logs in through the
+    form, overrides this fixture; the other live tests sign in with tokens or session cookies."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -116,8 +116,10 @@ class DemoIncidentForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
+    """An approval's decision from the page; the reason is bounded as the API bounds it."""
+
     decision = forms.ChoiceField(choices=[("approve", "approve"), ("deny", "deny")])
-    reason = forms.CharField(max_length=1000, required=False)
+    reason = forms.CharField(max_length=fields.REASON_MAX, required=False)
 
 
 class FeedbackForm(forms.Form):

@@ -37,6 +37,7 @@ from diagnosis.exceptions import (
     TaskFinished,
     ValidationFailed,
 )
+from diagnosis.fields import REASON_MAX
 from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
 from diagnosis.pages import incident_browse, investigation, trace_view
 from diagnosis.pages import operations as ops
@@ -100,6 +101,7 @@ def _investigation_context(
             for approval in approvals.task_approvals(task=task)
         ],
         pending=ApprovalStatus.PENDING,
+        reason_max=REASON_MAX,  # the decision form's bound, as the API's
         feedback=given,
         # The saved answer is the form's starting point: a second answer changes it.
         feedback_form=FeedbackForm(

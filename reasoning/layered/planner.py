@@ -11,7 +11,8 @@ from typing import Any
 
 from reasoning import layers
 from reasoning.layered import kubernetes
-from reasoning.layered.analysis import Analysis, dependency_services
+from reasoning.layered.analysis import Analysis
+from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
 from reasoning.layered.reading import (
     APP_ERROR,

@@ -49,6 +49,12 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture
+def _fast_password_hasher():
+    """The product's hashers, not tests/conftest.py's MD5: the stack's Daphne runs agentops.settings
+    and must verify the password typed into the login form."""
+
+
+@pytest.fixture
 def stack_env(live_db_env):
     """The environment of Daphne and the worker; a test's fixture may add to it first."""
     return dict(live_db_env)

@@ -42,7 +42,6 @@ def fixture(name: str) -> dict:
 
 @pytest.fixture(autouse=True)
 def _setup(settings, monkeypatch):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.ALERT_RATE_LIMIT = 600
     settings.INCIDENT_RATE_LIMIT = 120
     monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)

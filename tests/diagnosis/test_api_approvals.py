@@ -13,11 +13,6 @@ from diagnosis.states import TaskState
 from tests import factories
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def approval(tenant):
     _task, approval = factories.make_approval(tenant)

@@ -23,11 +23,6 @@ from tests import factories
 CREATE = {"title": "disk full", "service": "db", "severity": "sev1"}
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _counts():
     return (
         Incident.objects.count(),

@@ -25,11 +25,6 @@ from tests import factories
 BODY = {"title": "latency", "service": "search", "severity": "sev3"}
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _post(client, token, path, body, key):
     raw = body if isinstance(body, str) else json.dumps(body)
     return client.post(

@@ -12,13 +12,6 @@ from diagnosis.models import DiagnosisTask, IdempotencyRecord, Incident, TaskEve
 from diagnosis.states import TaskState
 from tests import factories
 
-
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    # Autouse runs before the member fixtures hash their passwords; PBKDF2 costs ~1 s here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 VALID = {
     "title": "checkout 502s",
     "service": "checkout",

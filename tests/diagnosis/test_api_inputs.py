@@ -28,11 +28,6 @@ from tests import factories
 VALID = {"title": "checkout 502s", "service": "checkout", "severity": "sev2"}
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _counts():
     return (
         Incident.objects.count(),

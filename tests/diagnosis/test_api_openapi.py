@@ -44,11 +44,6 @@ from tests import factories
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _routes(patterns=None, prefix="/"):
     """(path template, allowed methods) of every URL Django resolves, converters as {name}."""
     for entry in get_resolver().url_patterns if patterns is None else patterns:

@@ -1,15 +1,8 @@
 """GET /api/tasks/{id}/report.md: the report as a Markdown download, for the task's own tenant."""
 
-import pytest
-
 from diagnosis.models import DiagnosisTask, Role
 from reasoning.report import Evidence, Hypothesis, Report
 from tests import factories
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def _auth(token):

@@ -12,11 +12,6 @@ from diagnosis.principals import token_hash
 from tests import factories
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _run(*args):
     out = StringIO()
     call_command("create_api_token", *args, stdout=out)

@@ -64,11 +64,6 @@ tenants = ["acme"]
 """
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def registry_file(tmp_path: Path, settings) -> Path:
     path = tmp_path / "servers.toml"

@@ -20,7 +20,6 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def _limit(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.INCIDENT_RATE_LIMIT = 2
     settings.INCIDENT_RATE_WINDOW_SECONDS = 60
 

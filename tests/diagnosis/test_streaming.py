@@ -40,11 +40,6 @@ a_make_task = sync_to_async(make_task)
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _no_celery(monkeypatch):
     """Creating an incident enqueues its run after commit; these tests only need the rows."""
     monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)

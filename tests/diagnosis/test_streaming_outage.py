@@ -37,11 +37,6 @@ OUTAGE_WAIT = 6.0
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _no_celery(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 

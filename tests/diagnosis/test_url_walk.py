@@ -38,11 +38,6 @@ SECRET_TITLE = "tenant-a-only-7f3c"
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _no_celery(monkeypatch):
     monkeypatch.setattr("diagnosis.dispatch.diagnosis_run_enqueue", lambda *a: None)
 

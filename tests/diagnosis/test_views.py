@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from diagnosis.fields import REASON_MAX
 from diagnosis.models import DiagnosisTask, Incident, Role
 from diagnosis.states import TaskState
 from tests import factories
@@ -148,6 +149,21 @@ def test_approver_decides_a_pending_approval(client, tenant):
     approval.refresh_from_db()
     assert (approval.status, approval.decided_by) == ("approved", approver.user)
     assert DiagnosisTask.objects.get(pk=task.pk).state == TaskState.QUEUED
+
+
+def test_the_page_takes_a_decision_reason_as_long_as_the_api_does(client, tenant):
+    approver = factories.make_member(tenant, role=Role.APPROVER)
+    client.force_login(approver.user)
+    task, approval = factories.make_approval(tenant)
+    page = client.get(reverse("diagnosis:incident-detail", args=[task.incident_id]))
+    assert f'name="reason" maxlength="{REASON_MAX}"' in page.content.decode()
+    decide = reverse("diagnosis:approval-decide", args=[approval.id])
+    client.post(decide, {"decision": "deny", "reason": "r" * (REASON_MAX + 1)})
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+    client.post(decide, {"decision": "deny", "reason": "r" * REASON_MAX})
+    approval.refresh_from_db()
+    assert (approval.status, len(approval.reason)) == ("denied", REASON_MAX)
 
 
 def test_rerun_after_finish_starts_a_new_task(logged_in, tenant):

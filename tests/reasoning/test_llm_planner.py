@@ -17,12 +17,12 @@ from diagnosis.engine import policy
 from diagnosis.registry import ServerEntry
 from reasoning import layers
 from reasoning.layered import LayeredPlanner
+from reasoning.llm_messages import function_name
 from reasoning.llm_planner import (
     LLMBadResponse,
     LLMHTTPError,
     LLMPlanner,
     LLMTimeout,
-    _function_name,
 )
 from reasoning.observations import (
     IncidentBrief,
@@ -457,7 +457,7 @@ def test_function_names_are_safe_unique_and_map_back():
     ]
     names = []
     for server, tool in pairs:
-        names.append(_function_name(server, tool, taken))
+        names.append(function_name(server, tool, taken))
         taken.add(names[-1])
     assert names[0] == "metrics__service_health"
     assert all(FUNCTION_NAME.match(n) for n in names)
@@ -475,7 +475,7 @@ async def test_an_odd_server_name_is_offered_and_mapped_back():
         is_idempotent=True,
     )
     inv = Investigation(incident=investigation().incident, tools=[tool])
-    name = _function_name("net.check", "probe url", set())
+    name = function_name("net.check", "probe url", set())
     script = [assistant(tool_call("c1", name, {"url": CHECKOUT_URL}))]
     with fake_llm(script) as fake:
         planner = planner_for(fake, description_chars=100)
