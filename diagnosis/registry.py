@@ -86,6 +86,7 @@ from typing import Any, Literal
 import httpx
 
 import mcpclient
+from mcpservers import scenario_folder
 
 __all__ = [
     "BUNDLED_FILE",
@@ -991,29 +992,13 @@ _DEMO_APPROVALS = {"actions": frozenset({"restart_workload", "scale_workload"})}
 
 
 def demo_servers(folder: Path) -> tuple[str, ...]:
-    """The servers of a scenario folder's demo environment: those it has data for, and actions.
+    """The servers of a scenario folder's demo environment: those it has data for
+    (`mcpservers.scenario_folder`, the one owner of that rule), and actions.
 
-    logs ← logs.jsonl or backend.json "logs"; metrics ← metrics.json or backend.json "metrics";
-    runbooks ← runbooks/; kubernetes ← kubernetes.json; netcheck ← targets.json (the same rule
-    as `mcpservers.scenarios.data_servers`, which this module does not import).
+    Raises:
+        ValueError: the folder's backend.json is unreadable or not an object.
     """
-    backend: Any = {}
-    if (folder / "backend.json").is_file():
-        try:
-            backend = json.loads((folder / "backend.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{folder / 'backend.json'}: unreadable: {exc}") from exc
-    if not isinstance(backend, dict):
-        raise ValueError(f"{folder / 'backend.json'}: not an object")
-    present = {
-        "logs": (folder / "logs.jsonl").is_file() or "logs" in backend,
-        "metrics": (folder / "metrics.json").is_file() or "metrics" in backend,
-        "runbooks": (folder / "runbooks").is_dir(),
-        "kubernetes": (folder / "kubernetes.json").is_file(),
-        "netcheck": (folder / "targets.json").is_file(),
-        "actions": True,
-    }
-    return tuple(server for server in DEMO_SERVERS if present[server])
+    return (*scenario_folder.data_servers(folder), "actions")
 
 
 def _demo_args(server: str, folder: Path) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpservers.scenario_folder import data_servers
 from mcpservers.scenarios._listeners import HOST, Listeners
 from mcpservers.scenarios.targets import (
     FAULTS,
@@ -129,26 +130,6 @@ class Scenario:
     def servers(self) -> tuple[str, ...]:
         """The bundled data servers this folder has data for (actions, which needs none, not included)."""
         return data_servers(self.path)
-
-
-def data_servers(folder: Path) -> tuple[str, ...]:
-    """Which of logs, metrics, runbooks, kubernetes, netcheck `folder` has data for.
-
-    logs ← logs.jsonl or backend.json "logs"; metrics ← metrics.json or backend.json "metrics";
-    runbooks ← runbooks/; kubernetes ← kubernetes.json; netcheck ← targets.json.
-    """
-    backend: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        loaded = json.loads((folder / "backend.json").read_text(encoding="utf-8"))
-        backend = loaded if isinstance(loaded, dict) else {}
-    present = {
-        "logs": (folder / "logs.jsonl").is_file() or "logs" in backend,
-        "metrics": (folder / "metrics.json").is_file() or "metrics" in backend,
-        "runbooks": (folder / "runbooks").is_dir(),
-        "kubernetes": (folder / "kubernetes.json").is_file(),
-        "netcheck": (folder / "targets.json").is_file(),
-    }
-    return tuple(name for name, has in present.items() if has)
 
 
 def _folder(slug_or_path: str | Path) -> Path:
