@@ -37,7 +37,7 @@ from reasoning.observations import (
     ToolInfo,
 )
 from reasoning.report import Report
-from reasoning.tools import agent_for
+from reasoning.tools import AmbiguousTool, agent_for
 
 __all__ = ["LLMBadResponse", "LLMError", "LLMHTTPError", "LLMPlanner", "LLMTimeout"]
 
@@ -318,7 +318,14 @@ class LLMPlanner:
                 return None, 'error: conclude needs {"hypotheses": [...]}'
             self._conclusion = args
             return None, "concluded"
-        call = self._call(name, args, inv)
+        try:
+            call = self._call(name, args, inv)
+        except AmbiguousTool as exc:
+            self._note(
+                f"the model asked for {name}, a name several servers offer: not run"
+            )
+            first = exc.servers[0] if exc.servers else "server"
+            return None, f"error: not run: {exc} (as {first}__{exc.name})"
         if call is None:
             self._note(f"the model asked for {name}, a write: refused, never proposed")
             return None, (

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasoning.tools import AmbiguousTool
+
 
 @dataclass(frozen=True)
 class IncidentBrief:
@@ -74,9 +76,41 @@ class Investigation:
                 return info
         return None
 
+    def tools_named(self, name: str) -> list[ToolInfo]:
+        """Every server's tool called `name`, in the catalogue's order."""
+        return [info for info in self.tools if info.name == name]
+
     def find_tool(self, name: str) -> ToolInfo | None:
-        """The first tool called `name` on any server."""
-        for info in self.tools:
-            if info.name == name:
-                return info
+        """The one tool called `name`; None when no server offers it.
+
+        Raises:
+            AmbiguousTool: more than one server offers `name` (never the first one found).
+        """
+        found = self.tools_named(name)
+        if len(found) > 1:
+            raise AmbiguousTool(name, (info.server for info in found))
+        return found[0] if found else None
+
+
+def only_tool(investigation: Investigation, name: str) -> ToolInfo | None:
+    """The tool called `name` when exactly one server offers it; None when none or several do.
+
+    For planners that call well-known tools by their bare name: they do not guess a server (the
+    layered analysis names the ambiguity as an open question).
+    """
+    try:
+        return investigation.find_tool(name)
+    except AmbiguousTool:
         return None
+
+
+def ambiguous_tools(
+    investigation: Investigation, names: Sequence[str]
+) -> list[AmbiguousTool]:
+    """Of `names`, those more than one server offers, each with its servers."""
+    found = []
+    for name in names:
+        servers = [info.server for info in investigation.tools_named(name)]
+        if len(servers) > 1:
+            found.append(AmbiguousTool(name, servers))
+    return found

@@ -14,13 +14,28 @@ from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.reading import host_of, short
-from reasoning.observations import Investigation
+from reasoning.observations import Investigation, ambiguous_tools, only_tool
 from reasoning.tools import (
+    GET_RESOURCES,
     KUBERNETES_TOOLS,
+    LIST_TARGETS,
     PROBE_URL,
+    SEARCH_LOGS,
+    SEARCH_RUNBOOKS,
     SERVICE_HEALTH,
     TOP_ERRORS,
     domain,
+)
+
+# The tools the layered planner calls by their bare name.
+PLANNED_TOOLS = (
+    SERVICE_HEALTH,
+    TOP_ERRORS,
+    SEARCH_LOGS,
+    LIST_TARGETS,
+    PROBE_URL,
+    SEARCH_RUNBOOKS,
+    GET_RESOURCES,
 )
 
 
@@ -36,6 +51,7 @@ class Analysis(Board):
         network(self)
         healthy_services(self)
         self._questions()
+        self._ambiguous_tools()
 
     # Kubernetes: the stage where each object fails; the root of the incident's path first.
     def _kubernetes(self) -> None:
@@ -170,6 +186,14 @@ class Analysis(Board):
                     "; it limits this diagnosis and is not shown to cause the incident"
                 )
 
+    def _ambiguous_tools(self) -> None:
+        """A tool the planner would call that two servers offer is not called: it does not guess."""
+        for ambiguous in ambiguous_tools(self.inv, PLANNED_TOOLS):
+            self.open_questions.append(
+                f"{ambiguous.name} is offered by {', '.join(ambiguous.servers)}: "
+                "not called (the planner does not guess which server)"
+            )
+
     def _questions(self) -> None:
         for failure in self.facts.failures:
             if failure.kind == "backend":
@@ -186,7 +210,7 @@ class Analysis(Board):
                 self.open_questions.append(
                     f"service_health({service}) has no verdict: {short(health.summary or 'no metrics for it', 160)}"
                 )
-        if not self.inv.find_tool(PROBE_URL):
+        if not self.inv.tools_named(PROBE_URL):
             self.open_questions.append(
                 "no netcheck probe tool: no network path was checked"
             )
@@ -199,7 +223,7 @@ class Analysis(Board):
             self.open_questions.append(
                 f"netcheck lists no URL target{extra}: no network path was probed"
             )
-        logs = self.inv.find_tool(TOP_ERRORS)
+        logs = only_tool(self.inv, TOP_ERRORS)
         if logs is not None and self.facts.is_backend_down(logs.server):
             for dep in dependency_services(self.inv, self.facts):
                 if dep not in self.facts.errors:

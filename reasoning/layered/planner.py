@@ -26,7 +26,7 @@ from reasoning.layered.reading import (
     incident_text,
     short,
 )
-from reasoning.observations import Investigation, PlannedCall
+from reasoning.observations import Investigation, PlannedCall, only_tool
 from reasoning.report import Hypothesis, NextStep, Report
 from reasoning.tools import (
     GET_RESOURCES,
@@ -105,7 +105,7 @@ class LayeredPlanner:
     def _call(
         self, inv: Investigation, tool: str, arguments: dict[str, Any], why: str
     ) -> PlannedCall | None:
-        info = inv.find_tool(tool)
+        info = only_tool(inv, tool)
         if info is None:
             return None
         return PlannedCall(
@@ -149,7 +149,7 @@ class LayeredPlanner:
                 "runbooks for the symptoms",
             ),
         ]
-        if inv.find_tool(GET_RESOURCES) is not None:
+        if inv.tools_named(GET_RESOURCES):
             calls += kubernetes.plan(
                 inv,
                 facts,
@@ -157,7 +157,7 @@ class LayeredPlanner:
             )
         if not inv.observations:
             return calls
-        logs = inv.find_tool(TOP_ERRORS)
+        logs = only_tool(inv, TOP_ERRORS)
         logs_down = facts.is_backend_down(logs.server if logs else None)
         for dep in dependency_services(inv, facts)[: self.max_dependencies]:
             why = f"{dep} is named by the incident or {service}'s errors"
@@ -186,7 +186,7 @@ class LayeredPlanner:
                 ),
                 None,
             )
-            search = inv.find_tool(SEARCH_LOGS)
+            search = only_tool(inv, SEARCH_LOGS)
             # The error's words up to its first number: the lines' numbers vary, the words do not.
             query = re.split(r"\d", own.group(0))[0].strip(" :=,") if own else ""
             if (

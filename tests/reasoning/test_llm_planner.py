@@ -9,6 +9,7 @@ way the engine refuses it.
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -444,6 +445,25 @@ async def test_an_api_failure_hands_the_rounds_to_the_layered_planner():
     assert second and second == await LayeredPlanner().next_round(inv)
     report = await planner.conclude(inv)
     assert any("concluded from the layered planner" in q for q in report.open_questions)
+
+
+async def test_a_bare_name_two_servers_offer_is_answered_with_the_servers_not_run():
+    inv = investigation()
+    health = next(t for t in inv.tools if t.name == "service_health")
+    inv.tools = [*inv.tools, replace(health, server="metrics-b")]
+    script = [
+        assistant(tool_call("call_a", "service_health", HEALTH_ARGS)),
+        assistant(conclusion()),
+    ]
+    with fake_llm(script) as fake:
+        rounds, _ = await drive(planner_for(fake), inv)
+
+    assert rounds == [] or all(c.tool != "service_health" for r in rounds for c in r)
+    answers = {
+        m["tool_call_id"]: m["content"] for m in tool_messages(fake.requests[1]["body"])
+    }
+    assert "offered by metrics, metrics-b: name the server" in answers["call_a"]
+    assert "not run" in answers["call_a"]
 
 
 def test_function_names_are_safe_unique_and_map_back():

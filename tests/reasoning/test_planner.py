@@ -21,6 +21,7 @@ from reasoning.observations import (
     ToolInfo,
 )
 from reasoning.report import Report
+from reasoning.tools import AmbiguousTool
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SCENARIOS = Path(__file__).resolve().parents[2] / "mcpservers" / "scenarios"
@@ -790,6 +791,35 @@ def test_planned_calls_name_the_server_that_lists_the_tool():
         isinstance(c, PlannedCall) and c.server == SERVERS[c.tool] for c in calls
     )
     assert {c.agent for c in calls} == {"metrics", "logs", "network", "runbook"}
+
+
+def test_a_bare_name_two_servers_offer_is_refused_not_guessed():
+    second = ToolInfo(
+        server="logs-b",
+        name="top_errors",
+        description="",
+        input_schema={"type": "object"},
+        is_read_only=True,
+        is_destructive=False,
+        is_idempotent=True,
+    )
+    inv = Investigation(
+        incident=incident("web", "web fails"), tools=[*tool_infos(), second]
+    )
+
+    with pytest.raises(AmbiguousTool, match="logs-b, logs-mcp"):
+        inv.find_tool("top_errors")
+    assert inv.find_tool("service_health").server == "prom-mcp"
+    assert inv.find_tool("no_such_tool") is None
+
+    calls = asyncio.run(LayeredPlanner().next_round(inv))
+    assert "top_errors" not in {c.tool for c in calls}
+    assert {"service_health", "list_targets"} <= {c.tool for c in calls}
+    report = asyncio.run(LayeredPlanner().conclude(inv))
+    assert any(
+        "top_errors is offered by logs-b, logs-mcp: not called" in q
+        for q in report.open_questions
+    )
 
 
 def test_a_long_incident_window_is_cut_to_the_tools_limit():
