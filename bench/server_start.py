@@ -1,6 +1,8 @@
 """Benchmark: cold start of each bundled stdio MCP server, to `initialize` and `tools/list` answered.
 
-Run: ``.venv/bin/python bench/server_start.py [-n 5] [--servers logs,metrics] [--no-sdk]``.
+Run: ``.venv/bin/python bench/server_start.py [-n 5] [--servers logs,metrics] [--no-sdk] [--baseline DIR]``.
+``--baseline DIR`` also starts the servers of another checkout (rows "baseline"), alternating start by
+start with this one, so a before/after comparison sees the same machine load.
 
 Each server starts with the command line a demo environment gives it (`diagnosis.registry`), through
 our own client exactly as the engine connects (`registry.connect_server`: mcpclient's stdio transport,
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import functools
 import os
 import statistics
 import sys
@@ -25,9 +29,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import mcpclient
 from diagnosis import registry
 
 TARGET_CPU_MS = 250.0
+CONNECT_TIMEOUT_S = 60.0
 _TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
 
@@ -60,10 +66,21 @@ def entries() -> dict[str, registry.ServerEntry]:
     return dict(sorted(found.items()))
 
 
-async def start_ours(entry: registry.ServerEntry) -> tuple[float, float, int]:
-    """One start through mcpclient as the engine does it: (child CPU ms, wall ms, tools)."""
+async def start_ours(
+    entry: registry.ServerEntry, cwd: str | None = None
+) -> tuple[float, float, int]:
+    """One start through mcpclient as the engine does it: (child CPU ms, wall ms, tools).
+
+    `registry.connect_server`'s settings, with a longer connect timeout (a loaded machine), and
+    `cwd` to run the servers of another checkout (`python -m` imports from the working folder).
+    """
+    spec = dataclasses.replace(
+        registry.client_server(entry, environ=os.environ), cwd=cwd
+    )
     began = time.perf_counter()
-    async with registry.connect_server(entry, environ=os.environ) as session:
+    async with mcpclient.connect(
+        spec, protocol_version=entry.protocol_version, timeout=CONNECT_TIMEOUT_S
+    ) as session:
         tools = await session.list_tools()
         wall = (time.perf_counter() - began) * 1e3
         pid = session.transport.pid  # type: ignore[attr-defined]
@@ -97,10 +114,17 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--no-sdk", action="store_true", help="skip the official SDK client peer"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also start the servers of this checkout (e.g. a `git archive` of main), alternating",
+    )
     args = parser.parse_args(argv)
     all_entries = entries()
     names = args.servers.split(",") if args.servers else list(all_entries)
     clients: dict[str, Any] = {"mcpclient": start_ours}
+    if args.baseline:
+        clients["baseline"] = functools.partial(start_ours, cwd=args.baseline)
     if not args.no_sdk:
         clients["sdk"] = start_sdk
     print(
