@@ -93,7 +93,7 @@ async def start_sdk(entry: registry.ServerEntry) -> tuple[float, float, int]:
     from mcp import Client, StdioServerParameters
 
     before = children()
-    command = list(entry.command)
+    command = list(entry.command or ())
     params = StdioServerParameters(command=command[0], args=command[1:])
     began = time.perf_counter()
     async with Client(params) as client:
@@ -145,7 +145,7 @@ async def main(argv: list[str] | None = None) -> None:
             cpu = statistics.median(r[0] for r in rows)
             wall = statistics.median(r[1] for r in rows)
             shown = " ".join(
-                Path(a).name if a == sys.executable else a for a in entry.command
+                Path(a).name if a == sys.executable else a for a in entry.command or ()
             ).replace(str(registry.bundled_scenarios_dir()) + "/", "")
             print(
                 f"{name:<11} {client:<10} {cpu:8.0f} {wall:8.0f} "
