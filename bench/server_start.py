@@ -74,9 +74,9 @@ async def start_ours(
     `registry.connect_server`'s settings, with a longer connect timeout (a loaded machine), and
     `cwd` to run the servers of another checkout (`python -m` imports from the working folder).
     """
-    spec = dataclasses.replace(
-        registry.client_server(entry, environ=os.environ), cwd=cwd
-    )
+    stdio = registry.client_server(entry, environ=os.environ)
+    assert isinstance(stdio, mcpclient.StdioServer), entry
+    spec = dataclasses.replace(stdio, cwd=cwd)
     began = time.perf_counter()
     async with mcpclient.connect(
         spec, protocol_version=entry.protocol_version, timeout=CONNECT_TIMEOUT_S
