@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import re
 import socket
@@ -116,8 +117,26 @@ def fail(prog: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def prepare_start() -> None:
+    """Make a `python -m mcpservers.<name>` start cheap; each `__main__` calls it before the SDK loads.
+
+    Measured with bench/server_start.py, a start is mostly importing the SDK (hundreds of pydantic
+    classes). Two things here cut it without changing what the server answers:
+    1. Cyclic GC is off until `run()` serves: every collection during the imports would walk all
+       the objects built so far again, and nothing built at start is garbage.
+    2. `rich` (an optional extra of mcp, present when dev tools pulled it in) is not imported:
+       MCPServer() logs through rich when it can, which costs ~60 ms to import, and otherwise
+       through a plain StreamHandler, as in a `pip install mcp` without extras.
+    """
+    gc.disable()
+    sys.modules.setdefault(
+        "rich", None
+    )  # None in sys.modules: `import rich…` raises ImportError
+
+
 def run(server: MCPServer[Any], args: argparse.Namespace, *, prog: str) -> None:
     """Serve `server` on stdio, or on Streamable HTTP when `--http` was given."""
+    gc.enable()  # off since prepare_start(), if that ran
     if args.http is None:
         if args.token_env or args.allow_origin:
             fail(prog, "--token-env and --allow-origin apply only with --http")

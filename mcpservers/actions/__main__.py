@@ -6,6 +6,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from mcpservers._common.cli import prepare_start
+
+if __name__ == "__main__":
+    prepare_start()  # before the imports below load the SDK
+
 from mcpservers._common import base_parser, fail, run
 from mcpservers.actions.ledger import Ledger
 from mcpservers.actions.server import DEFAULT_MAX_REPLICAS, build_server

@@ -7,6 +7,11 @@ import asyncio
 import sys
 from pathlib import Path
 
+from mcpservers._common.cli import prepare_start
+
+if __name__ == "__main__":
+    prepare_start()  # before the imports below load the SDK
+
 from mcpservers._common import UsageError, base_parser, fail, run, scenario_dir
 from mcpservers.kubernetes.capture import capture_namespace, write_snapshot
 from mcpservers.kubernetes.kinds import ArgumentRefused, namespace_arg

@@ -7,6 +7,11 @@ import sys
 import time
 from pathlib import Path
 
+from mcpservers._common.cli import prepare_start
+
+if __name__ == "__main__":
+    prepare_start()  # before the imports below load the SDK
+
 from mcpservers._common import UsageError, base_parser, fail, run, scenario_dir
 from mcpservers.logs.backends import (
     DEFAULT_LOKI_ERROR_FILTER,

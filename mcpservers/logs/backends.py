@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from mcpservers._common import mask_secrets, parse_time
@@ -20,6 +19,8 @@ from mcpservers._common.timewindow import TimeArgumentError
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import httpx
 
     from mcpservers._common import Window
 
@@ -259,6 +260,10 @@ class LokiBackend:
         return QueryResult(records[:limit], has_more=has_more)
 
     async def _get_json(self, path: str, params: dict[str, str]) -> Any:
+        # httpx (and the CLI extras it imports when present) costs ~0.3 s of CPU: a stdio
+        # start must not pay it for a back end that may never be asked.
+        import httpx
+
         try:
             async with (
                 httpx.AsyncClient(**self._client_options) as client,

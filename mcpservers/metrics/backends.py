@@ -11,13 +11,14 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from mcpservers.metrics.promql import Evaluator, PromQLError, Series
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import httpx
 
 _METRIC_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _LABEL_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
@@ -167,6 +168,10 @@ class PrometheusBackend:
             "step": f"{step:g}",
             "timeout": f"{self.timeout:g}s",
         }
+        # httpx (and the CLI extras it imports when present) costs ~0.3 s of CPU: a stdio
+        # start must not pay it for a back end that may never be asked.
+        import httpx
+
         try:
             async with (
                 httpx.AsyncClient(**self._client_options) as client,

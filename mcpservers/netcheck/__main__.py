@@ -7,6 +7,11 @@ import math
 import ssl
 from pathlib import Path
 
+from mcpservers._common.cli import prepare_start
+
+if __name__ == "__main__":
+    prepare_start()  # before the imports below load the SDK
+
 from mcpservers._common import base_parser, fail, run
 from mcpservers.netcheck.policy import Policy
 from mcpservers.netcheck.probe import MAX_TIMEOUT_S, Prober, Timeouts

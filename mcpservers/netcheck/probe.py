@@ -29,9 +29,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-
 from mcpservers._common import mask_secrets
 from mcpservers.netcheck import mcp_layer
 from mcpservers.netcheck.policy import AllowEntry, IPAddress, Policy, normalize_host
@@ -210,6 +207,10 @@ def describe_certificate(
     der: bytes, *, host: str, now: dt.datetime | None = None
 ) -> dict[str, Any]:
     """Subject, issuer, SAN, validity and the problems a client would hit, from a DER certificate."""
+    # Imported here, not at start: only a TLS probe reads a certificate.
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     now = now or dt.datetime.now(dt.UTC)
     cert = x509.load_der_x509_certificate(der)
     try:

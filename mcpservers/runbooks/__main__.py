@@ -5,6 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mcpservers._common.cli import prepare_start
+
+if __name__ == "__main__":
+    prepare_start()  # before the imports below load the SDK
+
 from mcpservers._common import UsageError, base_parser, fail, run, scenario_dir
 from mcpservers.runbooks.library import RunbookError, load_folders
 from mcpservers.runbooks.server import build_server
