@@ -132,7 +132,8 @@ def web_and_worker(
             return False
 
     try:
-        wait_for(up, timeout=30, what="daphne to answer /healthz")
+        # 60 s: a loaded 2-core CI machine has taken more than 30 s to start Daphne.
+        wait_for(up, timeout=60, what="daphne to answer /healthz")
         yield base
     finally:
         stop(web)
