@@ -100,8 +100,6 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver"
 CSRF_TRUSTED_ORIGINS = env_list(
     "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
 )
-# The origin people reach the site at (https://agentops.example.com): exported reports and
-# copied summaries link to it. Unset, links use the host of the request that made them.
 SITE_URL = site_url_from_env(os.environ.get("SITE_URL", ""))
 
 INSTALLED_APPS = [

@@ -665,9 +665,10 @@ def _alert_schemas() -> dict[str, Schema]:
         "PagerDutyEvent": _open(
             {
                 "type": "object",
-                "description": "A PagerDuty Events API v2 alert event. images, links, client "
-                "and client_url are accepted and ignored, as is payload on acknowledge and "
-                "resolve.",
+                "description": "A PagerDuty Events API v2 alert event. client_url (named by "
+                "client) and links are kept with the alert (the incident page shows them; a "
+                "malformed link is skipped); images are accepted and ignored, as is payload "
+                "on acknowledge and resolve.",
                 "properties": {
                     "routing_key": {
                         "type": "string",
