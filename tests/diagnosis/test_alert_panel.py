@@ -214,6 +214,30 @@ def test_a_repeat_shows_in_the_parts_the_page_refreshes(logged_in, alerts):
     assert "received 2 times" in parts  # the two alerts of the first payload
 
 
+def test_a_pagerduty_incident_shows_its_client_url_and_links(logged_in, alerts, tenant):
+    monitoring = factories.make_member(tenant, role=Role.ADMIN, username="pd")
+    token = factories.make_token(monitoring, scopes=("alerts:write",))
+    response = logged_in.post(
+        "/api/alerts/pagerduty",
+        data=json.dumps(fixture("pagerduty-trigger")),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 201, response.content
+
+    html = logged_in.get(
+        reverse("diagnosis:incident-detail", args=[response.json()["incident_id"]])
+    ).content.decode()
+
+    panel = html.split('<section id="alerts"', 1)[1].split("</section>", 1)[0]
+    assert "<b>PagerDuty</b> group" in panel and "1 of 1 firing" in panel
+    assert "<code>class=pool exhaustion</code>" in panel
+    assert [(a["href"], a["rel"]) for a in _Links(panel).anchors] == [
+        ("https://grafana.example.com", "noopener noreferrer"),
+        ("https://runbooks.example.com/payments/pool", "noopener noreferrer"),
+    ]
+
+
 def test_an_incident_opened_by_the_form_shows_no_alerts_panel(logged_in, tenant):
     incident, task = factories.make_incident(tenant)
 
