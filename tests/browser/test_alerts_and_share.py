@@ -3,7 +3,14 @@ through the browser's clipboard (issue 20 items 5 and 8)."""
 
 from diagnosis.models import Role
 from tests import factories
-from tests.browser.conftest import api_post, log_in, member, screenshot
+from tests.browser.conftest import (
+    PHONE,
+    api_post,
+    log_in,
+    member,
+    screenshot,
+    serious_accessibility_violations,
+)
 from tests.diagnosis.intake.support import fixture
 
 DONE = (
@@ -46,3 +53,18 @@ def test_an_alertmanager_incident_shows_its_alerts_and_copies_its_summary(pages,
     )
     assert f"<{stack}/incidents/{incident_id}/|Open the incident>" in copied
     screenshot(page, "alerts-panel-1280")
+    assert serious_accessibility_violations(pages, page) == []
+
+    # Without the clipboard permission Chromium refuses writeText: the text is shown, selected.
+    refused = pages.new(viewport=PHONE)
+    log_in(refused, "oncall-alerts")
+    refused.goto(f"/incidents/{incident_id}/")
+    refused.click("#share [data-copy=share-markdown]")
+    refused.wait_for_selector("#share-fallback-text", state="visible")
+    selected = refused.evaluate(
+        "(() => { const a = document.activeElement;"
+        " return a.id + ':' + a.value.slice(a.selectionStart, a.selectionEnd); })()"
+    )
+    assert selected.startswith("share-fallback-text:**\\[SEV1\\] CheckoutHighErrorRate")
+    assert f"[Open the incident]({stack}/incidents/{incident_id}/)" in selected
+    screenshot(refused, "alerts-panel-390")
