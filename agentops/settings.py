@@ -55,6 +55,39 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def site_url_from_env(value: str) -> str:
+    """SITE_URL as the origin links are made absolute with ("" when unset).
+
+    Raises:
+        ValueError: not an absolute http(s) URL of a host alone (no path, query or
+            fragment), so a typo stops start-up instead of writing broken links.
+    """
+    url = value.strip().rstrip("/")
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+        parts = urlsplit("")
+    if (
+        parts.scheme not in {"http", "https"}
+        or not parts.hostname
+        or not port_ok
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or any(c.isspace() or c in "<>|()\"'`\\" for c in url)
+    ):
+        raise ValueError(
+            "SITE_URL must be an absolute http(s) URL of the site's origin, such as "
+            f"https://agentops.example.com (no path), not {value!r}"
+        )
+    return url
+
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 DEBUG = env_bool("DEBUG", default=False)
 if not SECRET_KEY:
@@ -67,6 +100,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver"
 CSRF_TRUSTED_ORIGINS = env_list(
     "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
 )
+SITE_URL = site_url_from_env(os.environ.get("SITE_URL", ""))
 
 INSTALLED_APPS = [
     "daphne",

@@ -3,13 +3,14 @@
 Every string that came from outside the engine's own words (the incident title, tool outputs,
 runbook titles and URIs, anything in the report dict) goes through `text()` or `code()`, so an
 attacker-controlled value renders as the characters it holds: no HTML, no link, no heading.
-No ORM here: the caller passes the API's dicts.
+No ORM here: the caller passes the API's dicts and the absolute URL of the task's trace page
+(diagnosis.site_links), which evidence links point into.
 """
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 from diagnosis.states import TaskState, is_terminal
 
@@ -57,12 +58,29 @@ def code(value: object, *, limit: int = MAX_TEXT) -> str:
     return f"{fence}{pad}{raw}{pad}{fence}"
 
 
-def span_link(*, task_id: str, span_id: object) -> str:
-    """A relative link to the span in the task's trace, or the escaped id if it is not one."""
+def span_url(*, trace_url: str, span_id: object) -> str:
+    """The span's place on the trace page (its detail open, scrolled to its row), or "" for
+    a span id that is not one."""
     sid = "" if span_id is None else str(span_id)
     if not _SPAN_ID.match(sid):
+        return ""
+    return f"{trace_url}?span={sid}#span-{sid}"
+
+
+def span_link(
+    *, trace_url: str, span_id: object, span_ids: Mapping[str, str] | None = None
+) -> str:
+    """A link to the span on the trace page, or the escaped id if it is not one.
+
+    `span_ids` maps a span's row id (what some evidence cites) to its span_id, the anchor
+    of its row on the trace page.
+    """
+    sid = "" if span_id is None else str(span_id)
+    sid = (span_ids or {}).get(sid, sid)
+    url = span_url(trace_url=trace_url, span_id=sid)
+    if not url:
         return f"span {text(sid) or '(none)'}"
-    return f"[span {sid[:8]}](/api/tasks/{quote(task_id, safe='')}/trace#span-{sid})"
+    return f"[span {sid[:8]}]({url})"
 
 
 def report_markdown(
@@ -70,14 +88,19 @@ def report_markdown(
     report: Mapping[str, Any] | None,
     incident: Mapping[str, Any],
     task: Mapping[str, Any],
+    trace_url: str,
+    span_ids: Mapping[str, str] | None = None,
 ) -> str:
     """The task's report as a Markdown document.
 
     `report` is `Report.to_dict()` (reasoning.report), a partial or older dict, or None
     for a task that has not written one. `incident` and `task` are the API's dicts
     (serializers.incident_to_dict and task_to_dict); only their fields are read, never a row.
+    `trace_url` is the absolute URL of the task's trace page: evidence links to its spans
+    (`span_ids` as span_link's).
     """
     task_id = str(task.get("id") or "")
+    links = _SpanLinks(trace_url=trace_url, span_ids=span_ids or {})
     lines = [f"# {text(incident.get('title')) or 'Untitled incident'}", ""]
     lines += _facts(incident, task, report)
     if not report:
@@ -99,9 +122,9 @@ def report_markdown(
         if hypotheses:
             lines += _section("Hypotheses", _table(hypotheses))
             for rank, hypothesis in enumerate(active, start=1):
-                lines += _hypothesis(rank, hypothesis, task_id)
+                lines += _hypothesis(rank, hypothesis, links)
         if ruled_out:
-            lines += _section("Ruled out", _ruled_out(ruled_out, task_id))
+            lines += _section("Ruled out", _ruled_out(ruled_out, links))
         lines += _section(
             "Open questions",
             _bullets(text(q) for q in _list(report.get("open_questions")))
@@ -112,7 +135,7 @@ def report_markdown(
         )
         lines += _section(
             "Actions taken",
-            _actions(report.get("actions"), task_id) or ["No action was taken."],
+            _actions(report.get("actions"), links) or ["No action was taken."],
         )
     lines += ["---", "", _footer(report, task_id)]
     return "\n".join(lines).rstrip() + "\n"
@@ -229,7 +252,7 @@ def _table(hypotheses: list[Mapping[str, Any]]) -> list[str]:
     return rows
 
 
-def _hypothesis(rank: int, h: Mapping[str, Any], task_id: str) -> list[str]:
+def _hypothesis(rank: int, h: Mapping[str, Any], links: "_SpanLinks") -> list[str]:
     verdict = "conclusive" if h.get("conclusive") is True else "inconclusive"
     detail = f"{_where(h)} · {_status(h)} · confidence {_confidence(h)} · {verdict}"
     if h.get("stage"):
@@ -248,11 +271,11 @@ def _hypothesis(rank: int, h: Mapping[str, Any], task_id: str) -> list[str]:
         "- Not recorded."
     ]
     lines += ["", "**Evidence:**", ""]
-    lines += _evidence(h.get("evidence"), task_id) or ["- No span cited."]
+    lines += _evidence(h.get("evidence"), links) or ["- No span cited."]
     return [*lines, ""]
 
 
-def _ruled_out(hypotheses: list[Mapping[str, Any]], task_id: str) -> list[str]:
+def _ruled_out(hypotheses: list[Mapping[str, Any]], links: "_SpanLinks") -> list[str]:
     lines = []
     for h in hypotheses:
         reason = text(h.get("reason_ruled_out")) or "no reason recorded"
@@ -260,13 +283,13 @@ def _ruled_out(hypotheses: list[Mapping[str, Any]], task_id: str) -> list[str]:
             f"- **{text(h.get('statement')) or 'Unnamed hypothesis'}** ({_where(h)}): "
             f"{reason}"
         )
-        lines += [f"  {line}" for line in _evidence(h.get("evidence"), task_id)]
+        lines += [f"  {line}" for line in _evidence(h.get("evidence"), links)]
     return lines
 
 
-def _evidence(evidence: object, task_id: str) -> list[str]:
+def _evidence(evidence: object, links: "_SpanLinks") -> list[str]:
     return [
-        f"- {span_link(task_id=task_id, span_id=e.get('span_id'))}"
+        f"- {links.link(e.get('span_id'))}"
         f" {text(e.get('server'))} · {text(e.get('tool'))}: {text(e.get('fact'))}"
         for e in _dicts(evidence)
     ]
@@ -286,7 +309,7 @@ def _next_steps(steps: object) -> list[str]:
     return lines
 
 
-def _actions(actions: object, task_id: str) -> list[str]:
+def _actions(actions: object, links: "_SpanLinks") -> list[str]:
     lines = []
     for a in _dicts(actions):
         line = (
@@ -297,11 +320,9 @@ def _actions(actions: object, task_id: str) -> list[str]:
         if a.get("approval_id"):
             refs.append(f"approval {text(a.get('approval_id'))}")
         if a.get("span_id"):
-            refs.append(span_link(task_id=task_id, span_id=a.get("span_id")))
+            refs.append(links.link(a.get("span_id")))
         if a.get("status_span_id"):
-            refs.append(
-                "status " + span_link(task_id=task_id, span_id=a.get("status_span_id"))
-            )
+            refs.append("status " + links.link(a.get("status_span_id")))
         if refs:
             line += f" ({', '.join(refs)})"
         reason = text(a.get("reason"))
@@ -319,9 +340,20 @@ def _footer(report: Mapping[str, Any] | None, task_id: str) -> str:
         else ""
     )
     return (
-        f"Generated by AgentOps from diagnosis task {text(task_id)}{version}. Span links are "
-        "relative to the AgentOps server."
+        f"Generated by AgentOps from diagnosis task {text(task_id)}{version}. Span links "
+        "open its trace page."
     )
+
+
+@dataclass(frozen=True)
+class _SpanLinks:
+    trace_url: str
+    span_ids: Mapping[str, str]
+
+    def link(self, span_id: object) -> str:
+        return span_link(
+            trace_url=self.trace_url, span_id=span_id, span_ids=self.span_ids
+        )
 
 
 # --- small helpers --------------------------------------------------------------------------

@@ -108,6 +108,12 @@ def task_spans(*, task: DiagnosisTask) -> QuerySet[ToolCallSpan]:
     return task.spans.order_by("started_at")
 
 
+def task_span_ids(*, task: DiagnosisTask) -> dict[str, str]:
+    """{row id: span_id} of the task's spans: the engine's evidence cites a span by its row
+    id, the trace page anchors its rows by span_id."""
+    return {str(pk): sid for pk, sid in task.spans.values_list("id", "span_id")}
+
+
 def task_span_get(*, task: DiagnosisTask, span_id: str) -> ToolCallSpan | None:
     """The task's span by row id (what the trace and the report's evidence cite) or by its
     16-hex OpenTelemetry span id (what the events carry); None for anything else."""

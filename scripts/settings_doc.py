@@ -50,6 +50,10 @@ SETTING_NOTES = {
     "plus the names scrapers and health checks use (compose: web-1, web-2)",
     "CSRF_TRUSTED_ORIGINS": "origins (with scheme and port) allowed to POST forms, e.g. "
     "`https://agentops.example.com`",
+    "SITE_URL": "the origin people reach the site at, e.g. `https://agentops.example.com` "
+    "(scheme and host, no path): the Markdown export and the incident page's copied summaries "
+    "link to it; unset, links use the origin of the request that made them; anything but an "
+    "http(s) origin stops start-up with an error",
     "DATABASE_URL": "PostgreSQL, the only source of truth: `postgresql://user:pass@host:port/name`, "
     "a socket folder as `?host=/path`; escape special characters in the password (`%40` for "
     "`@`). Under `./run` and `./test`, unset starts an embedded PostgreSQL",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentops.settings import database_from_url
+from agentops.settings import database_from_url, site_url_from_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SETTINGS_ENV = (
@@ -22,6 +22,7 @@ SETTINGS_ENV = (
     "CSRF_COOKIE_SECURE",
     "REQUIRE_SECRET_KEY",
     "BEHIND_TLS_PROXY",
+    "SITE_URL",
 )
 PRODUCTION = {
     "SECRET_KEY": secrets.token_urlsafe(50),
@@ -130,3 +131,43 @@ def test_manage_py_names_a_non_postgres_database_url():
     )
     assert result.returncode != 0
     assert "DATABASE_URL must be a postgresql:// URL, not 'mysql'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "origin"),
+    [
+        ("", ""),
+        ("  ", ""),
+        ("https://agentops.example.com", "https://agentops.example.com"),
+        ("https://agentops.example.com/", "https://agentops.example.com"),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000"),
+    ],
+)
+def test_site_url_is_an_origin_or_unset(value, origin):
+    assert site_url_from_env(value) == origin
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "agentops.example.com",
+        "ftp://agentops.example.com",
+        "javascript:alert(1)",
+        "https://",
+        "https://agentops.example.com/agentops",
+        "https://agentops.example.com?x=1",
+        "https://agentops.example.com#x",
+        "https://user:pw@agentops.example.com",
+        "https://agentops.example.com:99999",
+        "https://agentops.example.com>x",
+    ],
+)
+def test_a_site_url_that_is_not_an_http_origin_is_a_clear_error(value):
+    with pytest.raises(ValueError, match="SITE_URL must be an absolute http"):
+        site_url_from_env(value)
+
+
+def test_manage_py_names_a_bad_site_url():
+    result = _manage("check", **dict(PRODUCTION, SITE_URL="agentops.example.com"))
+    assert result.returncode != 0
+    assert "SITE_URL must be an absolute http(s) URL" in result.stderr

@@ -577,7 +577,27 @@ def _alert_schemas() -> dict[str, Schema]:
             "starts_at": NULLABLE_DATETIME,
             "ends_at": NULLABLE_DATETIME,
             "generator_url": STR,
-        }
+            "links": {
+                "type": "array",
+                "items": _object({"href": STR, "text": STR}),
+                "maxItems": alert_model.MAX_LINKS,
+                "description": "PagerDuty's client_url and links, as sent.",
+            },
+            "first_seen": {
+                **NULLABLE_DATETIME,
+                "description": "When a payload first listed this alert.",
+            },
+            "last_seen": {
+                **NULLABLE_DATETIME,
+                "description": "When a payload last listed it.",
+            },
+            "receipts": {
+                **INT,
+                "description": "How many payloads listed it.",
+            },
+        },
+        # Absent from alerts stored before they were recorded.
+        optional=("links", "first_seen", "last_seen", "receipts"),
     )
     group = _object(
         {
@@ -645,9 +665,10 @@ def _alert_schemas() -> dict[str, Schema]:
         "PagerDutyEvent": _open(
             {
                 "type": "object",
-                "description": "A PagerDuty Events API v2 alert event. images, links, client "
-                "and client_url are accepted and ignored, as is payload on acknowledge and "
-                "resolve.",
+                "description": "A PagerDuty Events API v2 alert event. client_url (named by "
+                "client) and links are kept with the alert (the incident page shows them; a "
+                "malformed link is skipped); images are accepted and ignored, as is payload "
+                "on acknowledge and resolve.",
                 "properties": {
                     "routing_key": {
                         "type": "string",

@@ -15,7 +15,14 @@ from django.template import loader
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from diagnosis import environments, outage, report_markdown, selectors, services
+from diagnosis import (
+    environments,
+    outage,
+    report_markdown,
+    selectors,
+    services,
+    site_links,
+)
 from diagnosis.api import idempotency, openapi, serializers, validation
 from diagnosis.api.auth import authenticate, require_scope
 from diagnosis.api.errors import (
@@ -272,6 +279,9 @@ def task_report(
         report=task.report,
         incident=serializers.incident_to_dict(task.incident),
         task=serializers.task_to_dict(task),
+        # Absolute (SITE_URL, else this request's origin): the file is read elsewhere.
+        trace_url=site_links.trace_page_url(request, task.id),
+        span_ids=selectors.task_span_ids(task=task),
     )
     return HttpResponse(
         body,

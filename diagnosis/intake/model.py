@@ -23,6 +23,7 @@ MAX_PAIRS = 64  # labels (or annotations) kept per alert, by name order
 MAX_NAME_CHARS = 128  # of a kept label or annotation name
 MAX_VALUE_CHARS = 1000  # of a kept label or annotation value
 MAX_FIELD_ERRORS = 20  # a 400 names at most this many fields
+MAX_LINKS = 10  # links kept per alert (PagerDuty `links` and `client_url`)
 KEY_CHARS = 255  # AlertGroup.key
 FINGERPRINT_MAX = 128
 INVALID = "invalid alert payload"
@@ -39,9 +40,13 @@ class Alert:
     starts_at: datetime | None = None
     ends_at: datetime | None = None
     generator_url: str = ""
+    # (href, text) pairs the sender attached: PagerDuty's `links` and `client_url`. Kept as
+    # sent; only the page decides which become links (diagnosis.pages.alert_panel).
+    links: tuple[tuple[str, str], ...] = ()
 
     def record(self) -> dict[str, Any]:
-        """The JSON kept in AlertGroup.alerts under the fingerprint."""
+        """The JSON kept in AlertGroup.alerts under the fingerprint (diagnosis.intake.receive
+        adds when it was first and last received and how often)."""
         return {
             "status": self.status,
             "labels": self.labels,
@@ -49,6 +54,7 @@ class Alert:
             "starts_at": iso(self.starts_at),
             "ends_at": iso(self.ends_at),
             "generator_url": self.generator_url,
+            "links": [{"href": href, "text": text} for href, text in self.links],
         }
 
 

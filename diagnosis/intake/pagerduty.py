@@ -14,6 +14,7 @@ from diagnosis.intake.model import (
     FINGERPRINT_MAX,
     FIRING,
     INVALID,
+    MAX_LINKS,
     MAX_PAIRS,
     MAX_VALUE_CHARS,
     PAGERDUTY,
@@ -30,6 +31,27 @@ PD_SUMMARY_MAX = 1024
 PD_FIELD_MAX = 255  # source, component, group, class
 PD_SEVERITIES = ("critical", "error", "warning", "info")
 PD_ACTIONS = ("trigger", "acknowledge", "resolve")
+
+
+def _links(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    # Optional context for people, not for the diagnosis: a malformed entry is skipped rather
+    # than refusing the event, as PagerDuty shows what it can.
+    found: list[tuple[str, str]] = []
+    client_url = data.get("client_url")
+    if isinstance(client_url, str) and client_url.strip():
+        client = data.get("client")
+        text = client if isinstance(client, str) and client.strip() else "client"
+        found.append((client_url.strip(), text.strip()))
+    links = data.get("links")
+    for item in links if isinstance(links, list) else []:
+        href = item.get("href") if isinstance(item, dict) else None
+        if isinstance(href, str) and href.strip():
+            text = item.get("text")
+            found.append((href.strip(), text.strip() if isinstance(text, str) else ""))
+    return tuple(
+        (href[:MAX_VALUE_CHARS], text[:MAX_VALUE_CHARS])
+        for href, text in found[:MAX_LINKS]
+    )
 
 
 def _details(custom: Any) -> tuple[str, ...]:
@@ -52,8 +74,9 @@ def notification(
     """A PagerDuty Events API v2 body as a Notification; a trigger without `dedup_key` gets
     a new one (as PagerDuty generates one), so it always opens a new incident.
 
-    `images`, `links`, `client`, `client_url` and fields the format does not define are
-    ignored; so is `payload` on acknowledge and resolve, as PagerDuty does.
+    `links` and `client_url` (named by `client`) are kept with the alert, at most MAX_LINKS;
+    `images` and fields the format does not define are ignored; so is `payload` on
+    acknowledge and resolve, as PagerDuty does.
 
     Raises:
         ValidationFailed: a field missing or malformed (`payload.severity`).
@@ -156,6 +179,7 @@ def notification(
                 labels=bounded(labels),
                 annotations=annotations,
                 starts_at=when or now or datetime.now(UTC),
+                links=_links(data),
             ),
         )
     return Notification(

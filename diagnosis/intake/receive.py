@@ -167,9 +167,14 @@ def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> In
 
 
 def _merge(
-    stored: Mapping[str, Any], alerts: Sequence[Alert]
+    stored: Mapping[str, Any], alerts: Sequence[Alert], now: datetime
 ) -> tuple[dict[str, Any], list[Alert], int, int, int]:
-    """(merged alerts, new or changed ones, new count, newly resolved count, dropped count)."""
+    """(merged alerts, new or changed ones, new count, newly resolved count, dropped count).
+
+    Each record also says when the alert was first and last received and in how many
+    payloads (`first_seen`, `last_seen`, `receipts`): what the incident page's alerts panel
+    shows. A record written before those keys existed counts from this payload.
+    """
     merged = dict(stored)
     changed: list[Alert] = []
     new = resolved = dropped = 0
@@ -184,7 +189,14 @@ def _merge(
         elif before.get("status") != alert.status:
             resolved += alert.status == "resolved"
             changed.append(alert)
-        merged[alert.fingerprint] = alert.record()
+        seen = before or {}
+        receipts = seen.get("receipts")
+        merged[alert.fingerprint] = {
+            **alert.record(),
+            "first_seen": seen.get("first_seen") or iso(now),
+            "last_seen": iso(now),
+            "receipts": (receipts if isinstance(receipts, int) else 0) + 1,
+        }
     return merged, changed, new, resolved, dropped
 
 
@@ -197,7 +209,7 @@ def _open(
         principal=_acting(principal),
         **incident_fields(note, rules),
     )
-    merged, _changed, _new, _resolved, dropped = _merge({}, note.alerts)
+    merged, _changed, _new, _resolved, dropped = _merge({}, note.alerts, now)
     group = AlertGroup.objects.create(
         tenant=principal.tenant,
         source=note.source,
@@ -219,7 +231,7 @@ def _open(
 def _update(
     *, group: AlertGroup, note: Notification, rules: AlertRules, now: datetime
 ) -> Intake:
-    merged, changed, new, resolved, dropped = _merge(group.alerts, note.alerts)
+    merged, changed, new, resolved, dropped = _merge(group.alerts, note.alerts, now)
     status = AlertGroupStatus(group.status)
     result = "unchanged"
     if note.status == AlertGroupStatus.RESOLVED:

@@ -29,6 +29,7 @@ from diagnosis import (
     feedback,
     selectors,
     services,
+    site_links,
 )
 from diagnosis.events import EventKind
 from diagnosis.exceptions import (
@@ -39,7 +40,13 @@ from diagnosis.exceptions import (
 )
 from diagnosis.fields import REASON_MAX
 from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
-from diagnosis.pages import incident_browse, investigation, trace_view
+from diagnosis.pages import (
+    alert_panel,
+    incident_browse,
+    investigation,
+    share,
+    trace_view,
+)
 from diagnosis.pages import operations as ops
 from diagnosis.pages.forms import (
     DecisionForm,
@@ -66,7 +73,10 @@ def _principal(request: HttpRequest) -> Principal:
 
 
 def _investigation_context(
-    principal: Principal, incident: Incident, task: DiagnosisTask | None
+    request: HttpRequest,
+    principal: Principal,
+    incident: Incident,
+    task: DiagnosisTask | None,
 ) -> dict[str, Any]:
     """What the investigation page and its fragments render: one snapshot of `task`."""
     tasks = list(selectors.incident_tasks(incident=incident))
@@ -79,6 +89,7 @@ def _investigation_context(
         "can_decide": principal.has_scope("approvals:decide"),
         "can_rerun": principal.has_scope("incidents:write"),
         "can_give_feedback": principal.has_scope("incidents:write"),
+        "alert_groups": alert_panel.alert_panel(incident=incident),
     }
     if task is None:
         return context
@@ -86,6 +97,15 @@ def _investigation_context(
     task = snapshot.task  # re-read after the events (investigation_snapshot says why)
     is_finished = task.state in TERMINAL
     given = feedback.feedback_of(task=task, user=principal.user)
+    facts = share.ShareFacts(
+        title=incident.title,
+        service=incident.service,
+        severity=incident.severity,
+        environment=incident.environment,
+        state_label=snapshot.status.state_label,
+        incident_url=site_links.incident_page_url(request, incident.id),
+        trace_url=site_links.trace_page_url(request, task.id),
+    )
     context.update(
         snapshot=snapshot,
         seq=snapshot.last_seq,
@@ -102,6 +122,12 @@ def _investigation_context(
         ],
         pending=ApprovalStatus.PENDING,
         reason_max=REASON_MAX,  # the decision form's bound, as the API's
+        share_slack=share.slack_summary(
+            facts, snapshot.verdict, is_finished=is_finished
+        ),
+        share_markdown=share.markdown_summary(
+            facts, snapshot.verdict, is_finished=is_finished
+        ),
         feedback=given,
         # The saved answer is the form's starting point: a second answer changes it.
         feedback_form=FeedbackForm(
@@ -117,7 +143,7 @@ def _parts(
     request: HttpRequest, principal: Principal, task: DiagnosisTask
 ) -> HttpResponse:
     """The fragments the page's script swaps in, each carrying the seq it reflects."""
-    context = _investigation_context(principal, task.incident, task)
+    context = _investigation_context(request, principal, task.incident, task)
     return render(request, "diagnosis/incident_detail.html#parts", context)
 
 
@@ -290,7 +316,7 @@ def incident_detail(request: HtmxHttpRequest, incident_id: str) -> HttpResponse:
         task = selectors.task_get(tenant=principal.tenant, task_id=request.GET["task"])
         if task is None or task.incident_id != incident.id:
             raise Http404("no such diagnosis of this incident")
-    context = _investigation_context(principal, incident, task)
+    context = _investigation_context(request, principal, incident, task)
     context["event_kinds"] = json.dumps(list(EventKind.values))
     context["span_labels"] = json.dumps(investigation.SPAN_STATE_LABELS)
     return render(request, "diagnosis/incident_detail.html", context)
@@ -463,7 +489,7 @@ def task_feedback(request: HtmxHttpRequest, task_id: str) -> HttpResponse:
             if status == 200
             else HttpResponse(status=400)
         )
-    context = _investigation_context(principal, task.incident, task)
+    context = _investigation_context(request, principal, task.incident, task)
     if status != 200:
         context["feedback_form"] = form
     return render(

@@ -15,8 +15,10 @@
   const SPAN_LABELS = JSON.parse(root.dataset.spanLabels || "{}");
   const TERMINAL = new Set(["task_cancelled", "task_completed", "task_failed", "task_timed_out"]);
   // Events after which the server-rendered parts are fetched again.
+  // alert_received: a repeat of the alert group changed it (the alerts panel).
   const REFRESH = new Set(["task_started", "task_requeued", "task_cancelling", "approval_requested",
-    "approval_decided", "tool_completed", "tool_failed", "agent_completed", ...TERMINAL]);
+    "approval_decided", "tool_completed", "tool_failed", "agent_completed", "alert_received",
+    ...TERMINAL]);
   let applied = Number(root.dataset.lastSeq || "0");
   let wanted = 0; // the newest seq the parts must reflect
   let source = null;
@@ -173,6 +175,33 @@
     if (element && element.closest("[data-parts]") && event.detail.successful) {
       applyParts(event.detail.xhr.responseText);
     }
+  });
+
+  // --- Copy summary ------------------------------------------------------------------------
+  // The texts are rendered by the server into <template id="share-…"> (diagnosis.pages.share);
+  // #share is swapped with the parts, so the click is handled on the document. When the
+  // browser refuses the clipboard, the text is shown selected for the person to copy.
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("#share [data-copy]");
+    if (!button) return;
+    const source = document.getElementById(button.dataset.copy);
+    const text = source ? source.content.textContent : "";
+    const status = document.getElementById("share-status");
+    const fallback = () => {
+      const box = document.getElementById("share-fallback");
+      const area = document.getElementById("share-fallback-text");
+      area.value = text;
+      box.hidden = false;
+      area.focus();
+      area.select();
+      status.textContent = "Select and copy the text below";
+    };
+    if (!navigator.clipboard || !window.isSecureContext) { fallback(); return; }
+    navigator.clipboard.writeText(text).then(() => {
+      document.getElementById("share-fallback").hidden = true;
+      status.textContent = "Copied " + (button.dataset.copy === "share-slack" ? "the summary" : "the Markdown");
+    }, fallback);
   });
 
   // --- the status line ---------------------------------------------------------------------

@@ -90,9 +90,13 @@ class Pages:
         self.csp_violations: list[str] = []
         self.page_errors: list[str] = []
 
-    def new(self, *, viewport: dict | None = None):
+    def new(
+        self, *, viewport: dict | None = None, permissions: list[str] | None = None
+    ):
         context = self.browser.new_context(
-            base_url=self.base_url, viewport=viewport or DESKTOP
+            base_url=self.base_url,
+            viewport=viewport or DESKTOP,
+            permissions=permissions or [],
         )
         page = context.new_page()
         page.set_default_timeout(60_000)

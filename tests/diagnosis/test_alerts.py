@@ -169,6 +169,17 @@ def test_a_group_fires_repeats_resolves_and_fires_again(
     assert task.events.filter(type="alert_received").count() == 1
     group.refresh_from_db()
     assert group.payloads == 3
+    # Each alert says when it was first and last received, and how often (the alerts panel).
+    first, joined = group.alerts["4f1b8a3c0d9e2a71"], group.alerts["e03a5d7f91c24b6e"]
+    assert (first["first_seen"], first["last_seen"], first["receipts"]) == (
+        T0.isoformat(),
+        (T0 + timedelta(seconds=3900)).isoformat(),
+        3,
+    )
+    assert (joined["first_seen"], joined["receipts"]) == (
+        (T0 + timedelta(seconds=300)).isoformat(),
+        2,
+    )
 
     clock.shift(60)
     resolved = post(client, AM, fixture("alertmanager-4-resolved"), alert_token)

@@ -44,7 +44,37 @@ def test_own_task_report_is_a_markdown_attachment(client, token, tenant):
     body = response.content.decode("utf-8")
     assert body.startswith("# Checkout &lt;b&gt;502s&lt;/b&gt;\n")
     assert "**payments-gw refuses TCP connections**" in body
-    assert f"[span 3f2a9c1d](/api/tasks/{task.id}/trace#span-3f2a9c1d0e4b5a67)" in body
+    # Without SITE_URL the links are absolute on the request's own origin, to the trace page.
+    span = "3f2a9c1d0e4b5a67"
+    trace = f"http://testserver/tasks/{task.id}/trace"
+    assert f"[span 3f2a9c1d]({trace}?span={span}#span-{span})" in body
+
+
+def test_report_links_use_site_url_when_set(client, token, tenant, settings):
+    settings.SITE_URL = "https://agentops.example.com"
+    _, task = factories.make_incident(tenant)
+    _with_report(task)
+
+    body = client.get(f"/api/tasks/{task.id}/report.md", headers=_auth(token)).content
+
+    span = "3f2a9c1d0e4b5a67"
+    trace = f"https://agentops.example.com/tasks/{task.id}/trace"
+    assert f"[span 3f2a9c1d]({trace}?span={span}#span-{span})".encode() in body
+    assert b"testserver" not in body
+
+
+def test_evidence_citing_a_span_row_links_to_its_trace_anchor(client, token, tenant):
+    _, task = factories.make_incident(tenant)
+    span = factories.make_span(task, span_id="5e6f7a8b9c0d1e2f")
+    _with_report(task)
+    report = DiagnosisTask.objects.get(pk=task.pk).report
+    report["hypotheses"][0]["evidence"][0]["span_id"] = str(span.id)
+    DiagnosisTask.objects.filter(pk=task.pk).update(report=report)
+
+    body = client.get(f"/api/tasks/{task.id}/report.md", headers=_auth(token)).content
+
+    assert b"?span=5e6f7a8b9c0d1e2f#span-5e6f7a8b9c0d1e2f" in body
+    assert str(span.id).encode() not in body
 
 
 def test_queued_task_gets_a_document_saying_there_is_no_report_yet(

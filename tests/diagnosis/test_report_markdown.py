@@ -20,6 +20,8 @@ from reasoning.report import (
 )
 
 TASK_ID = "6f1c2b7e-0d4a-4c55-9a37-0e8f1d2c3b4a"
+# The trace PAGE (not the JSON API), absolute: the export is read away from the site.
+TRACE = f"https://agentops.example.com/tasks/{TASK_ID}/trace"
 INCIDENT = {
     "id": "0b4c9a7e-1f2d-4e3c-8a5b-6c7d8e9f0a1b",
     "title": "Checkout 502s",
@@ -145,7 +147,7 @@ def _render(markdown):
 
 
 def _markdown(report, *, incident=INCIDENT, task=TASK):
-    return report_markdown(report=report, incident=incident, task=task)
+    return report_markdown(report=report, incident=incident, task=task, trace_url=TRACE)
 
 
 def test_report_renders_title_state_times_and_summary():
@@ -209,20 +211,20 @@ def test_each_hypothesis_has_its_causal_chain_and_evidence_linked_to_the_span():
         "3. payments-gw refuses connections"
     ) in section
     assert (
-        f"- [span 3f2a9c1d](/api/tasks/{TASK_ID}/trace#span-{LEAK_SPAN}) "
+        f"- [span 3f2a9c1d]({TRACE}?span={LEAK_SPAN}#span-{LEAK_SPAN}) "
         "netcheck · probe: connect refused in 3 ms"
     ) in section
-    assert f"(/api/tasks/{TASK_ID}/trace#span-{LOG_SPAN})" in section
+    assert f"({TRACE}?span={LOG_SPAN}#span-{LOG_SPAN})" in section
     second = md.split("### 2. checkout itself errors\n", 1)[1].split("\n## ", 1)[0]
     assert "inconclusive" in second
     assert "- No span cited." in second
 
 
-def test_every_link_is_a_relative_link_to_a_span_of_this_task():
+def test_every_link_is_an_absolute_link_to_a_span_on_this_tasks_trace_page():
     html = _render(_markdown(_report()))
 
     assert sorted(html.links()) == sorted(
-        f"/api/tasks/{TASK_ID}/trace#span-{span}"
+        f"{TRACE}?span={span}#span-{span}"
         for span in (LEAK_SPAN, LOG_SPAN, DNS_SPAN, ACTION_SPAN)
     )
 
@@ -235,7 +237,7 @@ def test_ruled_out_hypotheses_keep_their_reason_and_evidence():
         "- **payments-gw does not resolve** (layer dns · component payments-gw): "
         "it resolves to 10.0.0.7"
     ) in ruled
-    assert f"  - [span bb11bb22](/api/tasks/{TASK_ID}/trace#span-{DNS_SPAN})" in ruled
+    assert f"  - [span bb11bb22]({TRACE}?span={DNS_SPAN}#span-{DNS_SPAN})" in ruled
     assert "### 3." not in md  # ruled out: no detail section of its own
 
 
@@ -250,7 +252,7 @@ def test_open_questions_next_steps_with_runbook_and_actions_with_effect():
     assert (
         "- restart\\_service on actions, target payments-gw: **done** (approval "
         "9d1e2f3a-4b5c-4d6e-8f70-1a2b3c4d5e6f, "
-        f"[span cc11bb22](/api/tasks/{TASK_ID}/trace#span-{ACTION_SPAN})). "
+        f"[span cc11bb22]({TRACE}?span={ACTION_SPAN}#span-{ACTION_SPAN})). "
         "Effect: a new probe connects in 2 ms"
     ) in md
 
@@ -270,8 +272,8 @@ def test_an_action_whose_answer_was_lost_reads_unknown_with_its_status_span_and_
 
     assert (
         "- restart\\_workload on actions, target checkout: **unknown** "
-        f"([span cc11bb22](/api/tasks/{TASK_ID}/trace#span-{ACTION_SPAN}), "
-        f"status [span dd11bb22](/api/tasks/{TASK_ID}/trace#span-{status_span})). "
+        f"([span cc11bb22]({TRACE}?span={ACTION_SPAN}#span-{ACTION_SPAN}), "
+        f"status [span dd11bb22]({TRACE}?span={status_span}#span-{status_span})). "
         "Why: the status call failed: ConnectError."
     ) in md
     assert "**failed**" not in md
@@ -455,7 +457,7 @@ def test_untrusted_strings_render_inert():
         "table", "thead", "tbody", "tr", "th", "td", "hr", "a",
     }  # fmt: skip
     assert {tag for tag, _ in html.tags} <= allowed
-    assert html.links() == [f"/api/tasks/{TASK_ID}/trace#span-{LEAK_SPAN}"]
+    assert html.links() == [f"{TRACE}?span={LEAK_SPAN}#span-{LEAK_SPAN}"]
     # Headings are only the document's: the title and its sections.
     assert [tag for tag, _ in html.headings].count("h1") == 1
     assert {title for tag, title in html.headings if tag == "h2"} == {

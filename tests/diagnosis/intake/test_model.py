@@ -73,4 +73,5 @@ def test_a_record_is_the_json_a_group_keeps():
         "starts_at": "2026-11-30T00:00:00+00:00",
         "ends_at": None,
         "generator_url": "",
+        "links": [],
     }

@@ -53,6 +53,28 @@ def test_a_trigger_is_one_firing_alert_under_its_dedup_key():
     assert alert.labels["class"] == "pool exhaustion"
 
 
+def test_a_triggers_client_url_and_links_are_kept_and_bad_ones_skipped():
+    body = fixture("pagerduty-trigger")
+    body["links"] = [
+        *body["links"],
+        {"text": "no href"},
+        "not an object",
+        {
+            "href": "javascript:alert(1)"
+        },  # kept as sent: the page decides what is a link
+        *({"href": f"https://example.com/{n}", "text": str(n)} for n in range(20)),
+    ]
+
+    (alert,) = pagerduty.notification(body).alerts
+
+    assert alert.links[:3] == (
+        ("https://grafana.example.com", "Grafana"),
+        ("https://runbooks.example.com/payments/pool", "Runbook"),
+        ("javascript:alert(1)", ""),
+    )
+    assert len(alert.links) == 10  # MAX_LINKS
+
+
 @pytest.mark.parametrize(
     ("name", "status"),
     [("pagerduty-acknowledge", "acknowledged"), ("pagerduty-resolve", "resolved")],
