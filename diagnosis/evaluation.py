@@ -67,7 +67,9 @@ class Score:
     rank: int | None  # 1-based rank of the right answer among hypotheses not ruled out
     found_layer: str | None
     found_component: str | None
-    signal_span: str | None  # the cited span whose result carries the signal
+    signal_span: (
+        str | None
+    )  # the cited span (its span_id) whose result carries the signal
     why: str  # "" when counted
 
 
@@ -208,11 +210,11 @@ async def _fetch_cited_results(client: httpx.AsyncClient, run: Run) -> None:
         else set()
     )
     for span in run.spans:
-        if span.get("id") not in cited or run.scenario.signal in (
+        if span.get("span_id") not in cited or run.scenario.signal in (
             span.get("result_preview") or ""
         ):
             continue
-        response = await client.get(f"/api/tasks/{run.task_id}/spans/{span['id']}")
+        response = await client.get(f"/api/tasks/{run.task_id}/spans/{span['span_id']}")
         if response.status_code == 200:
             span["result"] = response.json().get("result")
 
@@ -329,7 +331,8 @@ def score(run: Run) -> Score:
         return miss("no hypothesis")
     if rank != 1:
         return miss("top hypothesis is not the root cause")
-    spans = {s.get("id"): s for s in run.spans}
+    # Evidence cites a span by its OpenTelemetry span_id (the trace's `span_id`, not its `id`).
+    spans = {s.get("span_id"): s for s in run.spans}
     for evidence in top.get("evidence") or []:
         span = spans.get(evidence.get("span_id"))
         if span and span.get("state") == "ok" and carries(span, scenario.signal):
@@ -338,7 +341,7 @@ def score(run: Run) -> Score:
                 rank=rank,
                 found_layer=layer,
                 found_component=component,
-                signal_span=str(span["id"]),
+                signal_span=str(span["span_id"]),
                 why="",
             )
     return miss(f"no cited span carries {scenario.signal!r}")

@@ -115,8 +115,11 @@ def task_span_ids(*, task: DiagnosisTask) -> dict[str, str]:
 
 
 def task_span_get(*, task: DiagnosisTask, span_id: str) -> ToolCallSpan | None:
-    """The task's span by row id (what the trace and the report's evidence cite) or by its
-    16-hex OpenTelemetry span id (what the events carry); None for anything else."""
+    """The task's span by its 16-hex OpenTelemetry span id (what the events and the report
+    cite) or by row id (the trace's `id`); None for anything else.
+
+    The row id stays accepted: reports stored before evidence cited the OpenTelemetry id
+    named the span by its row id, and their links must still resolve."""
     if _OTEL_SPAN_ID.fullmatch(span_id):
         return task.spans.filter(span_id=span_id).first()
     pk = _uuid_or_none(span_id)

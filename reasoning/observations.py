@@ -44,7 +44,7 @@ class PlannedCall:
 class Observation:
     """One finished call: what the tool answered, or how it failed (layer in our vocabulary)."""
 
-    span_id: str
+    span_id: str  # the call's OpenTelemetry span id (16 hex), what the report cites
     agent: str
     server: str
     tool: str

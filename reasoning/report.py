@@ -15,6 +15,10 @@ Shape (stored on DiagnosisTask.report, returned by the API, rendered by `markdow
 
 Hypotheses are ranked: status (confirmed, likely, ruled_out), then confidence, then layer
 bottom-up (a lower layer explains the ones above it), then component. No ORM here.
+
+Every `span_id` (evidence, an action's `span_id` and `status_span_id`) is the span's 16-hex
+OpenTelemetry id, the one the events and the trace carry. Reports stored before that cited
+the span's row id (a UUID); the readers in `diagnosis` accept both.
 """
 
 from dataclasses import asdict, dataclass, field

@@ -240,7 +240,11 @@ def _schemas(
     span_properties: dict[str, Schema] = {
         "id": UUID,
         "trace_id": STR,
-        "span_id": STR,
+        "span_id": {
+            "type": "string",
+            "description": "The 16-hex OpenTelemetry span id: what the events and the "
+            "report's evidence and actions cite.",
+        },
         "parent_span_id": {"type": ["string", "null"]},
         "agent": STR,
         "server_name": STR,
@@ -442,10 +446,15 @@ def _schemas(
                 "target": STR,
                 "status": {"type": "string", "enum": list(ACTION_STATUSES)},
                 "reason": {"type": ["string", "null"]},
-                "span_id": {"type": ["string", "null"]},
+                "span_id": {
+                    "type": ["string", "null"],
+                    "description": "The write's span: its 16-hex OpenTelemetry span id "
+                    "(reports stored before cited the span's row id).",
+                },
                 "status_span_id": {
                     "type": ["string", "null"],
-                    "description": "The get_action_status span that settled a lost answer.",
+                    "description": "The get_action_status span that settled a lost answer, "
+                    "by its OpenTelemetry span id.",
                 },
                 "approval_id": {"type": ["string", "null"]},
                 "effect": {"type": ["string", "null"]},
@@ -1095,8 +1104,9 @@ def build_document(principal: Principal | None = None) -> Schema:
                             "name": "span_id",
                             "in": "path",
                             "required": True,
-                            "description": "The span's row id (the trace's `id`, what "
-                            "report evidence cites) or its 16-hex OpenTelemetry span id.",
+                            "description": "The span's 16-hex OpenTelemetry span id "
+                            "(`span_id` in the trace, the events and the report) or its "
+                            "row id (the trace's `id`).",
                             "schema": STR,
                         },
                     ],

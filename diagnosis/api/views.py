@@ -256,8 +256,8 @@ def task_trace(
 def task_span(
     request: HttpRequest, principal: Principal, task_id: str, span_id: str
 ) -> HttpResponse:
-    """One span by its row id (the trace's `id`, the report evidence's `span_id`) or by its
-    16-hex OpenTelemetry span id (the events' `span_id`)."""
+    """One span by its 16-hex OpenTelemetry span id (the events' and the report's `span_id`)
+    or by its row id (the trace's `id`, what reports stored before cited)."""
     require_scope(principal, "tasks:read")
     task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
     if task is None:

@@ -667,7 +667,7 @@ def _finished_payload(span: ToolCallSpan, agent: str) -> ToolEndedData:
 def _observation(span: ToolCallSpan, result: Any) -> Observation:
     value = result if isinstance(result, dict) else {}
     return Observation(
-        span_id=str(span.pk),
+        span_id=span.span_id,  # the OpenTelemetry id: what the report and events cite
         agent=span.agent,
         server=span.server_name,
         tool=span.tool_name,

@@ -243,9 +243,10 @@ def investigation_snapshot(*, task: DiagnosisTask) -> Snapshot:
         last_seq=last_seq,
         status=task_status(task=task, events=events, rows=rows),
         groups=group_by_agent(rows),
-        # The engine's evidence names a span by its row id; the trace's anchors use span_id.
+        # Evidence cites the span_id the trace's anchors use; a report stored before that
+        # cited the row id (span_pk), mapped here so its links still reach the row.
         verdict=verdict_from_report(
-            task.report, span_ids={str(span.id): span.span_id for span in spans}
+            task.report, span_ids={str(span.pk): span.span_id for span in spans}
         ),
         rows_by_span={row.span_id: row for row in rows if row.span_id},
     )
@@ -460,7 +461,8 @@ def verdict_from_report(
 ) -> Verdict:
     """The report's parts the page shows, read defensively (any JSON may be stored).
 
-    `span_ids` maps a span's row id to its span_id, for evidence that cites the row.
+    `span_ids` maps a span's row id (span_pk) to its span_id, for evidence in a report stored
+    before evidence cited the span_id; a span_id passes through unchanged.
     """
     data: Mapping[str, Any] = report if isinstance(report, dict) else {}
     raw = data.get("hypotheses")

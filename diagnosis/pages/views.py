@@ -404,7 +404,8 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
     spans = list(selectors.task_spans(task=task).select_related("approval"))
     filters = trace_view.Filters.from_query(request.GET)
     shown = [span for span in spans if filters.keep(span)]
-    # By span_id (the trace's anchors) or by row id (what the engine's evidence cites).
+    # By span_id (the trace's anchors, what events and reports cite) or by row id (what
+    # reports stored before evidence cited the OpenTelemetry id named): old links still work.
     wanted = request.GET.get("span")
     selected = next(
         (span for span in spans if wanted in (span.span_id, str(span.id))), None

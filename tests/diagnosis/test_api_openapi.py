@@ -304,7 +304,7 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     api.call("get", "/api/environments", token=token)
     api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
     span = factories.make_span(task)
-    ids["span_id"], missing["span_id"] = span.id, uuid.uuid4()
+    ids["span_id"], missing["span_id"] = span.span_id, uuid.uuid4()
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
     api.call("get", "/api/tasks/{task_id}/spans/{span_id}", token=token, **ids)
     # Another task's span is not this task's.

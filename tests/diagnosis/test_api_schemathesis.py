@@ -93,7 +93,7 @@ def served(live_db_env, tenant):
                 "incident_id": str(task.incident_id),
                 "task_id": str(task.pk),
                 "approval_id": str(approval.pk),
-                "span_id": str(span.pk),
+                "span_id": span.span_id,
             },
         )
     finally:

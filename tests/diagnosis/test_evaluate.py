@@ -4,6 +4,7 @@ own, and the scoring rules on hand-made reports."""
 
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def test_evaluate_json_counts_the_bundled_scenarios(private_broker):
         top = s["hypotheses"][0]
         assert top["layer"] == s["expected"]["layer"]
         assert top["component"] in s["expected"]["components"]
-        assert s["signal_span"]
+        assert re.fullmatch(r"[0-9a-f]{16}", s["signal_span"]), s  # an OpenTelemetry id
     totals = last["totals"]
     assert totals["scenarios"] == len(SCENARIOS)
     assert totals["counted"] == len(counted)
@@ -169,12 +170,19 @@ def _run(hypotheses, spans, state="succeeded"):
     )
 
 
+# Evidence cites a span's span_id; its row id ("id" in the trace) is another value.
 SIGNAL_SPAN = {
-    "id": "s1",
+    "id": "row-1",
+    "span_id": "s1",
     "state": "ok",
     "result_preview": '{"reason": "certificate_expired"}',
 }
-OTHER_SPAN = {"id": "s2", "state": "ok", "result_preview": '{"reason": "none"}'}
+OTHER_SPAN = {
+    "id": "row-2",
+    "span_id": "s2",
+    "state": "ok",
+    "result_preview": '{"reason": "none"}',
+}
 
 
 def test_score_counts_a_right_top_hypothesis_citing_the_signal():
@@ -212,7 +220,8 @@ def test_score_misses(hypotheses, spans, state, rank, why):
 
 def test_score_reads_the_full_result_when_the_preview_lacks_the_signal():
     span = {
-        "id": "s1",
+        "id": "row-1",
+        "span_id": "s1",
         "state": "ok",
         "result_preview": "{...",
         "result": {"x": "certificate_expired"},

@@ -284,6 +284,73 @@ def test_page_shows_cards_ruled_out_folded_and_evidence_links(logged_in, tenant)
     assert reverse("api:task-report", args=[task.id]) in body
 
 
+def _evidence_link_followed(client, incident, task, cited: str) -> tuple[str, str]:
+    """The incident page's evidence link for the report citing `cited`, and the trace page it
+    opens: (the link's anchor, the trace page's body)."""
+    report = _report()
+    report["hypotheses"][0]["evidence"][0]["span_id"] = cited
+    DiagnosisTask.objects.filter(pk=task.pk).update(report=report)
+    body = client.get(
+        reverse("diagnosis:incident-detail", args=[incident.id])
+    ).content.decode()
+    trace = reverse("diagnosis:task-trace", args=[task.id])
+    [(query, anchor)] = re.findall(
+        rf'<li><a href="{re.escape(trace)}\?span=([^"#]+)#([^"]+)">netcheck\.probe_url',
+        body,
+    )
+    return anchor, client.get(trace, {"span": query}).content.decode()
+
+
+def test_evidence_link_lands_on_the_trace_pages_row_of_the_cited_span(
+    logged_in, tenant
+):
+    incident, task = factories.make_incident(tenant)
+    _span(task, state=SpanState.OK, latency_ms=3.0)
+    cited = _span(
+        task, server="netcheck", tool="probe_url", state=SpanState.OK, latency_ms=4.0
+    )
+    _span(task, state=SpanState.OK, latency_ms=5.0)
+    finish(task)
+
+    anchor, trace_page = _evidence_link_followed(
+        logged_in, incident, task, cited.span_id
+    )
+
+    # The report cites the OpenTelemetry span_id; the trace page's rows are anchored by it.
+    assert anchor == f"span-{cited.span_id}"
+    assert re.search(rf'<tr id="{anchor}" class="span-row[^"]* selected"', trace_page)
+    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in trace_page
+
+
+def test_a_report_stored_citing_a_span_row_id_still_links_and_resolves(
+    logged_in, tenant, token
+):
+    """Reports written before evidence cited the OpenTelemetry span_id named a span by its
+    row id (span_pk): the page maps it to the row's anchor, and the lookups still accept it."""
+    incident, task = factories.make_incident(tenant)
+    _span(task, state=SpanState.OK, latency_ms=3.0)
+    cited = _span(
+        task, server="netcheck", tool="probe_url", state=SpanState.OK, latency_ms=4.0
+    )
+    finish(task)
+
+    anchor, trace_page = _evidence_link_followed(
+        logged_in, incident, task, str(cited.pk)
+    )
+
+    assert anchor == f"span-{cited.span_id}"
+    assert re.search(rf'<tr id="{anchor}" class="span-row[^"]* selected"', trace_page)
+    old_link = logged_in.get(
+        reverse("diagnosis:task-trace", args=[task.id]), {"span": str(cited.pk)}
+    ).content.decode()
+    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in old_link
+    detail = logged_in.get(
+        f"/api/tasks/{task.id}/spans/{cited.pk}",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert detail.status_code == 200 and detail.json()["span_id"] == cited.span_id
+
+
 def test_an_earlier_diagnosis_is_shown_by_its_id_and_another_incidents_is_404(
     logged_in, tenant
 ):

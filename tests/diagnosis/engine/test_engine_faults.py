@@ -242,12 +242,12 @@ def _assert_failed_spans(run: Run, *, layer: str, codes: set[str]) -> ToolCallSp
     # The report says the call failed: an open question or a hypothesis cites it.
     report = run.task.report
     cited = {e["span_id"] for h in report["hypotheses"] for e in h["evidence"]}
-    assert str(first.pk) in cited or any(
+    assert first.span_id in cited or any(
         "service_health" in q and "failed" in q for q in report["open_questions"]
     ), report
     # The report does not claim the checkout service healthy or sick on the strength of a
     # call that failed: a hypothesis citing it is about the failing hop, not the service.
-    failed_ids = {str(s.pk) for s in run.metrics}
+    failed_ids = {s.span_id for s in run.metrics}
     for hypothesis in run.task.report["hypotheses"]:
         cited = {e["span_id"] for e in hypothesis["evidence"]}
         if cited & failed_ids and hypothesis["status"] != "ruled_out":

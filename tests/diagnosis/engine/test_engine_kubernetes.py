@@ -54,8 +54,8 @@ def test_a_kubernetes_only_folder_is_diagnosed_with_the_servers_it_has(
         expected["root_cause_stage"],
         expected["root_cause_reason"],
     )
-    cited = ToolCallSpan.objects.filter(
-        pk__in=[e["span_id"] for e in top["evidence"]], state=SpanState.OK
+    cited = task.spans.filter(
+        span_id__in=[e["span_id"] for e in top["evidence"]], state=SpanState.OK
     )
     assert any(expected["root_cause_signal"] in json.dumps(s.result) for s in cited)
     agents = set(ToolCallSpan.objects.filter(task=task).values_list("agent", flat=True))

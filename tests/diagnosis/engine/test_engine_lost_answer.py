@@ -102,8 +102,8 @@ def test_lost_answer_over_stdio_is_asked_about_in_the_same_attempt_and_reads_don
     assert checks[-1].state == SpanState.OK
     [action] = task.report["actions"]
     assert action["status"] == "done", action
-    assert action["span_id"] == str(restart.pk)
-    assert action["status_span_id"] == str(checks[-1].pk)
+    assert action["span_id"] == restart.span_id  # OpenTelemetry ids, as evidence cites
+    assert action["status_span_id"] == checks[-1].span_id
     assert not any("did restart_workload" in q for q in task.report["open_questions"])
     reliability_record(
         observed="the restart span ends unknown_outcome; in the same attempt the engine "
@@ -151,7 +151,7 @@ def test_lost_answer_with_the_server_gone_reads_unknown_with_an_open_question(
     assert all(c.state == SpanState.ERROR for c in checks)
     [action] = task.report["actions"]
     assert action["status"] == "unknown", action
-    assert action["status_span_id"] == str(checks[-1].pk)
+    assert action["status_span_id"] == checks[-1].span_id
     assert any(
         "restart_workload" in q and "check the target" in q
         for q in task.report["open_questions"]

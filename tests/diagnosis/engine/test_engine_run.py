@@ -1,6 +1,7 @@
 """The engine run in-process by the real runner: real MCP servers over stdio, the test database."""
 
 import json
+import re
 
 import pytest
 
@@ -49,8 +50,13 @@ def test_demo_scenario_top_hypothesis_is_the_root_cause(scenario):
     top = task.report["hypotheses"][0]
     assert top["layer"] == layers.normalize(expected["root_cause_layer"]), task.report
     assert top["component"] in expected["root_cause_component"], task.report
-    cited = ToolCallSpan.objects.filter(
-        pk__in=[e["span_id"] for e in top["evidence"]], state=SpanState.OK
+    # Evidence cites each span by its OpenTelemetry span_id (16 hex), never by its row id.
+    ids = [e["span_id"] for h in task.report["hypotheses"] for e in h["evidence"]]
+    assert ids and all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids), ids
+    own = set(task.spans.values_list("span_id", flat=True))
+    assert set(ids) <= own, (ids, own)
+    cited = task.spans.filter(
+        span_id__in=[e["span_id"] for e in top["evidence"]], state=SpanState.OK
     )
     assert any(
         expected["root_cause_signal"] in json.dumps(span.result) for span in cited
