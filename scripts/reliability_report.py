@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from scripts import pysource
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "reliability.md"
 RUN_OUT = ROOT / "var" / "reliability" / "run.jsonl"
@@ -62,7 +64,7 @@ def marked_tests(root: Path = ROOT) -> dict[str, Marked]:
     """Every test under tests/ marked fault, by path::function, read from the source."""
     found: dict[str, Marked] = {}
     for path in sorted((root / "tests").rglob("test_*.py")):
-        module = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        module = pysource.parse(path.read_text(encoding="utf-8"), str(path))
         relative = path.relative_to(root).as_posix()
         scopes: list[tuple[str, list[ast.stmt]]] = [(relative, module.body)]
         scopes += [

@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts import pysource
+
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = ROOT / "agentops" / "settings.py"
 PROCESS_SOURCES = (
@@ -263,7 +265,7 @@ def _comment_above(lines: list[str], line: int) -> str:
 def settings_groups(source: str) -> list[Group]:
     """The settings module's variables, grouped under the comment each sits under."""
     lines = source.splitlines()
-    tree = ast.parse(source)
+    tree = pysource.parse(source)
     groups: list[Group] = []
     current: Group | None = None
     previous_end = 0
@@ -286,7 +288,7 @@ def process_variables(sources: tuple[Path, ...] = PROCESS_SOURCES) -> list[Varia
     """Variables read outside settings.py, first read of each name."""
     seen: dict[str, Variable] = {}
     for path in sources:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = pysource.parse(path.read_text(encoding="utf-8"))
         for statement in tree.body:
             for variable in _variables(statement):
                 known = seen.get(variable.name)
@@ -381,7 +383,9 @@ def undescribed(settings_source: str | None = None) -> list[str]:
 def registry_reference() -> str:
     """diagnosis/registry.py's docstring after its first paragraph: the registry file's format."""
     path = ROOT / "diagnosis" / "registry.py"
-    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    docstring = (
+        ast.get_docstring(pysource.parse(path.read_text(encoding="utf-8"))) or ""
+    )
     _, _, body = docstring.partition("\n\n")
     # The docstring's reST literal block (`File format::`) becomes a fenced TOML block.
     text = re.sub(

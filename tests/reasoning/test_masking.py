@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reasoning.masking import MASK, is_secret_key, mask_text, redact
+from scripts import pysource
 from tests.reasoning.corpus import LOOK_ALIKES, SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +94,7 @@ def test_key_rule(name, secret):
 def test_the_module_imports_nothing_but_the_standard_library():
     # The rest of reasoning/ may use httpx (the LLM planner); the servers import only these two.
     for path in (ROOT / "reasoning" / "__init__.py", ROOT / "reasoning" / "masking.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = pysource.parse(path.read_text(encoding="utf-8"))
         imported = {
             (node.module or "").split(".")[0]
             for node in ast.walk(tree)

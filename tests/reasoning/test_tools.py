@@ -8,6 +8,7 @@ import pytest
 from reasoning import tools
 from reasoning.layered.facts import READERS
 from reasoning.tools import TOOLS, AmbiguousTool, ToolSpec, ToolTable, agent_for, domain
+from scripts import pysource
 
 ROOT = Path(__file__).resolve().parents[2]
 # What each bundled server offers: server folder → the tools it registers.
@@ -23,7 +24,7 @@ BUNDLED = {
 
 def _registered_tools(server: str) -> set[str]:
     """The functions decorated with `@server.tool(...)` in mcpservers/<server>/server.py."""
-    tree = ast.parse((ROOT / "mcpservers" / server / "server.py").read_text())
+    tree = pysource.parse((ROOT / "mcpservers" / server / "server.py").read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
