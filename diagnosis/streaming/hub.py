@@ -573,9 +573,14 @@ class Hub:
                     self._recovering = loop.create_task(self._recover())
 
     async def _tick_loop(self) -> None:
+        # On a fixed cadence: a tick whose Redis or database calls are slow (an outage) does
+        # not push the next heartbeat back by its own duration.
         interval = setting("SSE_HEARTBEAT_SECONDS", 15.0)
+        loop = asyncio.get_running_loop()
+        due = loop.time() + interval
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            due = max(due + interval, loop.time())
             try:
                 await self.tick()
             except asyncio.CancelledError:

@@ -97,6 +97,11 @@ class StreamQuota:
         slots.discard(slot)
         if not slots:
             del self.held[user_key]
+        if asyncio.get_running_loop().time() < self._down_until:
+            # Redis was away a moment ago: the slot expires on its own (no renewal names it
+            # now). Waiting out the timeout here, under the lock, once per ending stream, held
+            # the heartbeat tick's renewal for tens of seconds during an outage.
+            return
         async with self._lock:
             client = await self._connect()
             if client is None:

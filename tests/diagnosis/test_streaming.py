@@ -651,3 +651,40 @@ async def test_a_dead_process_stream_slots_expire_and_renewed_ones_do_not(settin
     finally:
         await alive.aclose()
         await dead.aclose()
+
+
+@pytest.mark.anyio
+async def test_stream_ends_while_redis_hangs_do_not_hold_the_renewal(settings):
+    """Redis accepts connections and never answers: after the first call times out, ending
+    streams give their slots back without waiting (they expire on their own), so the heartbeat
+    tick's renewal is not queued behind one timeout per ending stream."""
+    settings.SSE_LAYER_TIMEOUT_SECONDS = 0.5
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def silent(
+        _reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        accepted.append(writer)  # kept open, never answered
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    settings.REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    quota = StreamQuota()
+    try:
+        slots = [await quota.acquire("u", 100, local=i) for i in range(6)]
+        assert all(slots)  # admitted by the local count: Redis is away
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        for slot in slots[:5]:
+            await quota.release("u", slot)
+        await quota.renew()  # one bounded try for the slot still open
+        assert (
+            loop.time() - began < 1.2
+        )  # 5 releases waiting out 0.5 s each would take 2.5 s
+        assert quota.held == {"u": {slots[5]}}
+    finally:
+        await quota.aclose()
+        server.close()
+        for writer in accepted:
+            writer.close()
+        await server.wait_closed()
