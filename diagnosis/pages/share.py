@@ -63,15 +63,16 @@ def _decisive(verdict: Verdict) -> HypothesisCard | None:
     return card if card is not None and card.evidence else None
 
 
+def _where(facts: ShareFacts, esc: Callable[[object], str]) -> str:
+    """Service · environment · diagnosis state, each escaped by `esc`."""
+    parts = [esc(part) for part in (facts.service, facts.environment) if part.strip()]
+    return " · ".join([*parts, f"diagnosis {esc(facts.state_label)}"])
+
+
 def slack_summary(facts: ShareFacts, verdict: Verdict, *, is_finished: bool) -> str:
     """The summary as Slack mrkdwn: *bold* labels, <url|text> links."""
     esc = slack_text
-    where = " · ".join(
-        [
-            *(esc(part) for part in (facts.service, facts.environment) if part.strip()),
-            f"diagnosis {esc(facts.state_label)}",
-        ]
-    )
+    where = _where(facts, esc)
     lines = [
         f"*[{esc(facts.severity.upper())}] {esc(facts.title)}*",
         where,
@@ -101,12 +102,7 @@ def slack_summary(facts: ShareFacts, verdict: Verdict, *, is_finished: bool) -> 
 def markdown_summary(facts: ShareFacts, verdict: Verdict, *, is_finished: bool) -> str:
     """The summary as Markdown (CommonMark): **bold** labels, [text](url) links."""
     esc = _markdown_text
-    where = " · ".join(
-        [
-            *(esc(part) for part in (facts.service, facts.environment) if part.strip()),
-            f"diagnosis {esc(facts.state_label)}",
-        ]
-    )
+    where = _where(facts, esc)
     lines = [
         f"**\\[{esc(facts.severity.upper())}\\] {esc(facts.title)}**",
         "",
