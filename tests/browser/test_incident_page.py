@@ -15,6 +15,28 @@ from tests.browser.conftest import (
 )
 from tests.livestack import wait_for
 
+
+def open_running_timed_diagnosis(stack, token) -> tuple[str, str]:
+    """A "slow checkout" incident whose timed plan (30 steps of 2 s) the worker is running."""
+    incident_id, task_id = open_incident(
+        stack,
+        token,
+        {
+            "title": "slow checkout",
+            "service": "checkout",
+            "severity": "sev3",
+            "plan": "timed",
+            "plan_args": {"steps": [2] * 30},
+        },
+    )
+    wait_for(
+        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
+        timeout=60,
+        what="the worker",
+    )
+    return incident_id, task_id
+
+
 TERMINAL_SELECTOR = (
     "#events li:has-text('task_completed'), #events li:has-text('task_failed'), "
     "#events li:has-text('task_timed_out')"
@@ -57,22 +79,7 @@ def test_a_stale_cancel_answer_landing_last_does_not_undo_the_end(page, stack):
     go back to `cancelling`, and the parts that land last still show the end."""
     tenant = factories.make_tenant("browser-race")
     token = factories.make_token(member(tenant, "oncall4"))
-    incident_id, task_id = open_incident(
-        stack,
-        token,
-        {
-            "title": "slow checkout",
-            "service": "checkout",
-            "severity": "sev3",
-            "plan": "timed",
-            "plan_args": {"steps": [2] * 30},
-        },
-    )
-    wait_for(
-        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
-        timeout=60,
-        what="the worker",
-    )
+    incident_id, task_id = open_running_timed_diagnosis(stack, token)
     held_cancel, held_parts, holding = [], [], [True]
 
     def hold_parts(route):
@@ -120,22 +127,7 @@ def test_the_list_filters_and_its_badge_follows_a_diagnosis_live(pages, page, st
     tenant = factories.make_tenant("browser-list")
     token = factories.make_token(member(tenant, "oncall5"))
     factories.make_incident(tenant, title="an older, unrelated outage")
-    incident_id, task_id = open_incident(
-        stack,
-        token,
-        {
-            "title": "slow checkout",
-            "service": "checkout",
-            "severity": "sev3",
-            "plan": "timed",
-            "plan_args": {"steps": [2] * 30},
-        },
-    )
-    wait_for(
-        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
-        timeout=60,
-        what="the worker",
-    )
+    incident_id, _ = open_running_timed_diagnosis(stack, token)
     log_in(page, "oncall5")
     page.fill("#filter-q", "slow")
     page.click("#incident-filters button[type=submit]")
@@ -157,22 +149,7 @@ def test_parts_that_failed_to_load_at_the_end_are_fetched_again(page, stack):
     retries on its own, after a backoff and at once when the browser is back online."""
     tenant = factories.make_tenant("browser-offline")
     token = factories.make_token(member(tenant, "oncall6"))
-    incident_id, task_id = open_incident(
-        stack,
-        token,
-        {
-            "title": "slow checkout",
-            "service": "checkout",
-            "severity": "sev3",
-            "plan": "timed",
-            "plan_args": {"steps": [2] * 30},
-        },
-    )
-    wait_for(
-        lambda: DiagnosisTask.objects.get(pk=task_id).state == TaskState.RUNNING,
-        timeout=60,
-        what="the worker",
-    )
+    incident_id, task_id = open_running_timed_diagnosis(stack, token)
     held, mode = [], ["hold"]
 
     def parts(route):
