@@ -1,0 +1,1688 @@
+"""Writes the held-out scenario folders of bench/heldout (issue 21 item 7): `python bench/heldout/_build.py`.
+
+Everything a scenario says is written by hand below: the incident, the expected answer, the
+runbooks, every kubectl answer and every log message that matters. Only the bulk is produced by
+code: the background request lines of each service and the 2 h of metric points, from the rates,
+error ratios and latencies given per service (a fixed seed per scenario: the output is the same
+on every run). The author of these cases did not read the planner (`reasoning/`, `diagnosis/engine/`);
+the helpers here share no code with it. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+STEP_S = 15
+HISTORY_S = 7200
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+# The moment the kubectl answers were "captured": describe output prints absolute times.
+CAPTURED = datetime(2026, 12, 5, 14, 0, 0, tzinfo=UTC)
+
+
+def when(offset_s: float) -> str:
+    """A describe-style timestamp `offset_s` seconds from the capture (negative: before)."""
+    return (CAPTURED + timedelta(seconds=offset_s)).strftime("%a, %d %b %Y %H:%M:%S +0000")
+
+
+def iso(offset_s: float) -> str:
+    return (CAPTURED + timedelta(seconds=offset_s)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def table(rows: list[list[str]] | list[tuple[str, ...]]) -> str:
+    """kubectl's tabwriter: every column but the last padded to its longest cell + 3."""
+    widths = [max(len(str(r[i])) for r in rows) + 3 for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [str(c).ljust(w) for c, w in zip(row[:-1], widths, strict=False)]
+        lines.append(("".join(cells) + str(row[-1])).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def no_resources(namespace: str) -> str:
+    return f"No resources found in {namespace} namespace.\n"
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+
+def _cdf(le: float, median: float) -> float:
+    """Share of requests faster than `le` for a log-normal latency with this median."""
+    sigma = 0.55
+    return 0.5 * (1 + math.erf(math.log(le / median) / (sigma * math.sqrt(2))))
+
+
+def metrics(
+    services: list[dict[str, Any]], *, start: int, seed: int, gauges: list[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """Counters for each service: {"name", "rps", "rps_after", "errors": {code: (before, after)},
+    "latency": (median before, median after), "change_at" (default: the incident start)}.
+    gauges: {"name", "labels", "before", "after", "change_at"} (a step, with a little noise)."""
+    rng = random.Random(seed)
+    offsets = list(range(-HISTORY_S, 1, STEP_S))
+    series: list[dict[str, Any]] = []
+    for svc in services:
+        change = svc.get("change_at", start)
+        codes: dict[str, tuple[float, float]] = svc.get("errors", {})
+        totals: dict[str, float] = {"200": 0.0, **{c: 0.0 for c in codes}}
+        buckets = {le: 0.0 for le in (*BUCKETS, math.inf)}
+        points: dict[str, list[list[float]]] = {c: [] for c in totals}
+        bucket_points: dict[float, list[list[float]]] = {le: [] for le in buckets}
+        lat_before, lat_after = svc.get("latency", (0.05, 0.05))
+        for off in offsets:
+            after = off >= change
+            rps = svc.get("rps_after", svc["rps"]) if after else svc["rps"]
+            n = rps * STEP_S * rng.uniform(0.93, 1.07)
+            bad = 0.0
+            for code, (b, a) in codes.items():
+                k = n * (a if after else b) * rng.uniform(0.85, 1.15)
+                totals[code] += round(k)
+                bad += round(k)
+            totals["200"] += max(0, round(n - bad))
+            for code in totals:
+                points[code].append([off, float(totals[code])])
+            median = (lat_after if after else lat_before) * rng.uniform(0.95, 1.05)
+            for le in buckets:
+                share = 1.0 if le == math.inf else _cdf(le, median)
+                buckets[le] += round(n * share)
+                bucket_points[le].append([off, float(buckets[le])])
+        for code in totals:
+            series.append(
+                {
+                    "name": "http_requests_total",
+                    "labels": {"service": svc["name"], "code": code},
+                    "type": "counter",
+                    "points": points[code],
+                }
+            )
+        for le in buckets:
+            series.append(
+                {
+                    "name": "http_request_duration_seconds_bucket",
+                    "labels": {
+                        "service": svc["name"],
+                        "le": "+Inf" if le == math.inf else f"{le:g}",
+                    },
+                    "type": "counter",
+                    "points": bucket_points[le],
+                }
+            )
+    for gauge in gauges:
+        change = gauge.get("change_at", start)
+        pts = []
+        for off in offsets:
+            base = gauge["after"] if off >= change else gauge["before"]
+            noise = gauge.get("noise", 0.05)
+            value = base * rng.uniform(1 - noise, 1 + noise) if base else 0.0
+            if "cap" in gauge:
+                value = min(value, gauge["cap"])
+            pts.append([off, round(value, 3)])
+        series.append(
+            {"name": gauge["name"], "labels": gauge["labels"], "type": "gauge", "points": pts}
+        )
+    return {"step_s": STEP_S, "series": series}
+
+
+# --- logs ----------------------------------------------------------------------------------------
+
+
+def logs(
+    *,
+    seed: int,
+    background: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """background: {"service", "pods", "messages" (templates with {ms}), "every_s", "until"?};
+    events: {"service", "level", "message", "pod"?, "at"? | "from", "to", "every_s", "labels"?}.
+    Lines relative to now, sorted; {ms} and {n} filled from the seed."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+
+    def fill(template: str) -> str:
+        return template.replace("{ms}", str(rng.randint(8, 140))).replace(
+            "{n}", str(rng.randint(1000, 99999))
+        )
+
+    for bg in background:
+        t = float(bg.get("from", -HISTORY_S))
+        end = float(bg.get("until", 0))
+        while t < end:
+            out.append(
+                {
+                    "offset_s": round(t, 1),
+                    "service": bg["service"],
+                    "level": bg.get("level", "info"),
+                    "message": fill(rng.choice(bg["messages"])),
+                    "labels": {"pod": rng.choice(bg["pods"])},
+                }
+            )
+            t += bg["every_s"] * rng.uniform(0.6, 1.4)
+    for ev in events:
+        times = (
+            [float(ev["at"])]
+            if "at" in ev
+            else [
+                ev["from"] + i * ev["every_s"]
+                for i in range(int((ev["to"] - ev["from"]) / ev["every_s"]) + 1)
+            ]
+        )
+        for t in times:
+            labels = dict(ev.get("labels", {}))
+            pods = ev.get("pods") or ([ev["pod"]] if "pod" in ev else [])
+            if pods:
+                labels["pod"] = rng.choice(pods)
+            jitter = 0.0 if "at" in ev else rng.uniform(-0.3, 0.3) * ev["every_s"]
+            out.append(
+                {
+                    "offset_s": round(min(0.0, t + jitter), 1),
+                    "service": ev["service"],
+                    "level": ev["level"],
+                    "message": fill(ev["message"]),
+                    "labels": labels,
+                }
+            )
+    out.sort(key=lambda line: line["offset_s"])
+    return out
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def write(slug: str, spec: dict[str, Any]) -> None:
+    folder = HERE / slug
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
+    incident = spec["incident"]
+    start = incident["started_offset_s"]
+    incident = {
+        **incident,
+        "window": {"start_offset_s": start - 900, "end_offset_s": 0},
+    }
+    expected = {
+        "slug": slug,
+        "title": incident["title"],
+        "service": incident["service"],
+        "symptoms": incident["symptoms"],
+        **spec["expected"],
+        "started_offset_s": start,
+    }
+    expected.setdefault("root_cause_probe", None)
+    expected.setdefault("netcheck", {})
+
+    def dump(name: str, value: Any) -> None:
+        (folder / name).write_text(
+            json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+
+    dump("incident.json", incident)
+    dump("expected.json", expected)
+    if "logs" in spec:
+        (folder / "logs.jsonl").write_text(
+            "".join(
+                json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+                for line in spec["logs"]
+            ),
+            encoding="utf-8",
+        )
+    if "metrics" in spec:
+        (folder / "metrics.json").write_text(
+            json.dumps(spec["metrics"], separators=(",", ":")) + "\n", encoding="utf-8"
+        )
+    if "kubernetes" in spec:
+        dump("kubernetes.json", spec["kubernetes"])
+    if "targets" in spec:
+        dump("targets.json", {"targets": spec["targets"]})
+    if spec.get("runbooks"):
+        (folder / "runbooks").mkdir()
+        for name, text in spec["runbooks"].items():
+            (folder / "runbooks" / name).write_text(text.strip() + "\n", encoding="utf-8")
+
+
+SCENARIOS: dict[str, Any] = {}
+
+
+def scenario(slug: str):
+    def register(fn):
+        SCENARIOS[slug] = fn
+        return fn
+
+    return register
+
+
+# --- kubectl helpers -----------------------------------------------------------------------------
+
+NAMESPACES_AGE = "400d"
+
+
+def namespaces(*names: str) -> str:
+    base = ["default", "kube-node-lease", "kube-public", "kube-system", "monitoring", *names]
+    return table(
+        [["NAME", "STATUS", "AGE"], *[[n, "Active", NAMESPACES_AGE] for n in sorted(set(base))]]
+    )
+
+
+def pods(rows: list[tuple[str, ...]]) -> str:
+    """rows: (name, ready, status, restarts, age, ip, node, labels)."""
+    return table(
+        [
+            ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE",
+             "READINESS GATES", "LABELS"],
+            *[[r[0], r[1], r[2], r[3], r[4], r[5], r[6], "<none>", "<none>", r[7]] for r in rows],
+        ]
+    )
+
+
+def deployments(rows: list[tuple[str, ...]]) -> str:
+    """rows: (name, ready, up-to-date, available, age, containers, images, selector)."""
+    return table(
+        [["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
+         *rows]
+    )
+
+
+def replicasets(rows: list[tuple[str, ...]]) -> str:
+    """rows: (name, desired, current, ready, age, containers, images, selector)."""
+    return table(
+        [["NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"], *rows]
+    )
+
+
+def services(rows: list[tuple[str, ...]]) -> str:
+    """rows: (name, type, cluster-ip, ports, age, selector)."""
+    return table(
+        [["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"],
+         *[[r[0], r[1], r[2], "<none>", r[3], r[4], r[5]] for r in rows]]
+    )
+
+
+def endpoints(rows: list[tuple[str, ...]]) -> str:
+    return table([["NAME", "ENDPOINTS", "AGE"], *rows])
+
+
+def nodes(rows: list[tuple[str, ...]]) -> str:
+    """rows: (name, status, age, version, internal-ip)."""
+    return table(
+        [["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE",
+          "KERNEL-VERSION", "CONTAINER-RUNTIME"],
+         *[[r[0], r[1], "<none>", r[2], r[3], r[4], "<none>", "Amazon Linux 2023.6.20241121",
+            "6.1.115-126.197.amzn2023.x86_64", "containerd://1.7.23"] for r in rows]]
+    )
+
+
+def events(rows: list[tuple[str, ...]]) -> str:
+    """rows: (last seen, type, reason, object, message)."""
+    return table([["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], *rows])
+
+
+def cluster_basics(namespace: str, *, configmaps: list[tuple[str, str, str]] = (),
+                   secrets: list[tuple[str, str, str, str]] = (), quotas: str | None = None,
+                   pvcs: str | None = None, statefulsets: str | None = None,
+                   daemonsets: str | None = None, extra_namespaces: tuple[str, ...] = ()) -> dict[str, str]:
+    """The lists a capture takes that rarely matter: service accounts, config maps, secrets …"""
+    ns = namespace
+    return {
+        "kubectl get namespaces": namespaces(ns, *extra_namespaces),
+        f"kubectl get statefulsets -n {ns} -o wide": statefulsets or no_resources(ns),
+        f"kubectl get daemonsets -n {ns} -o wide": daemonsets or no_resources(ns),
+        f"kubectl get persistentvolumeclaims -n {ns}": pvcs or no_resources(ns),
+        f"kubectl get resourcequotas -n {ns}": quotas or no_resources(ns),
+        f"kubectl get serviceaccounts -n {ns}": table([["NAME", "SECRETS", "AGE"], ["default", "0", NAMESPACES_AGE]]),
+        f"kubectl get configmaps -n {ns}": table([["NAME", "DATA", "AGE"], ["kube-root-ca.crt", "1", NAMESPACES_AGE], *configmaps]),
+        f"kubectl get secrets -n {ns}": table([["NAME", "TYPE", "DATA", "AGE"], *secrets]) if secrets else no_resources(ns),
+    }
+
+
+TOLERATIONS = """Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s"""
+
+
+def runbook(title: str, body: str) -> str:
+    return f"# {title}\n\n{body.strip()}\n"
+
+
+# =================================================================================================
+# 1. HPA at maxReplicas (ScalingLimited): catalog-search saturated, the bff is the loud victim.
+# =================================================================================================
+
+
+@scenario("hpa-max-replicas")
+def hpa_max_replicas() -> dict[str, Any]:
+    start = -2100
+    ns = "catalog"
+    search_pods = ["catalog-search-6b7d9c5f4-2lq8x", "catalog-search-6b7d9c5f4-9fzkt",
+                   "catalog-search-6b7d9c5f4-c4mwd", "catalog-search-6b7d9c5f4-hx7pn",
+                   "catalog-search-6b7d9c5f4-r2vbs", "catalog-search-6b7d9c5f4-w8jtl"]
+    bff_pods = ["storefront-bff-58c9f7d6b-4kq2m", "storefront-bff-58c9f7d6b-dn7xr",
+                "storefront-bff-58c9f7d6b-t5wzp"]
+    reco_pods = ["recommendations-7f8b6c5d9-jv2ks", "recommendations-7f8b6c5d9-zq4hn"]
+    k8s = {
+        **cluster_basics(ns, configmaps=[("catalog-search-config", "4", "240d")],
+                         statefulsets=table([["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"],
+                                             ["catalog-db", "1/1", "240d", "postgres", "postgres:16.4"]])),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (search_pods[0], "1/1", "Running", "0", "12d", "10.12.1.40", "ip-10-12-1-77.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            (search_pods[1], "1/1", "Running", "0", "12d", "10.12.2.41", "ip-10-12-2-18.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            (search_pods[2], "0/1", "Running", "0", "31m", "10.12.3.42", "ip-10-12-3-90.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            (search_pods[3], "1/1", "Running", "0", "31m", "10.12.1.43", "ip-10-12-1-77.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            (search_pods[4], "1/1", "Running", "0", "27m", "10.12.2.44", "ip-10-12-2-18.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            (search_pods[5], "0/1", "Running", "0", "27m", "10.12.3.45", "ip-10-12-3-90.us-east-2.compute.internal", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            ("catalog-db-0", "1/1", "Running", "0", "61d", "10.12.3.10", "ip-10-12-3-90.us-east-2.compute.internal", "app=catalog-db,statefulset.kubernetes.io/pod-name=catalog-db-0"),
+            (reco_pods[0], "1/1", "Running", "1 (3h12m ago)", "9d", "10.12.1.61", "ip-10-12-1-77.us-east-2.compute.internal", "app=recommendations,pod-template-hash=7f8b6c5d9"),
+            (reco_pods[1], "1/1", "Running", "0", "9d", "10.12.2.62", "ip-10-12-2-18.us-east-2.compute.internal", "app=recommendations,pod-template-hash=7f8b6c5d9"),
+            (bff_pods[0], "1/1", "Running", "0", "4d", "10.12.1.20", "ip-10-12-1-77.us-east-2.compute.internal", "app=storefront-bff,pod-template-hash=58c9f7d6b"),
+            (bff_pods[1], "1/1", "Running", "0", "4d", "10.12.2.21", "ip-10-12-2-18.us-east-2.compute.internal", "app=storefront-bff,pod-template-hash=58c9f7d6b"),
+            (bff_pods[2], "1/1", "Running", "0", "4d", "10.12.3.22", "ip-10-12-3-90.us-east-2.compute.internal", "app=storefront-bff,pod-template-hash=58c9f7d6b"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("catalog-search", "4/6", "6", "4", "240d", "search", "ghcr.io/acme/catalog-search:4.11.2", "app=catalog-search"),
+            ("recommendations", "2/2", "2", "2", "240d", "reco", "ghcr.io/acme/recommendations:2.3.0", "app=recommendations"),
+            ("storefront-bff", "3/3", "3", "3", "240d", "bff", "ghcr.io/acme/storefront-bff:7.2.5", "app=storefront-bff"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("catalog-search-6b7d9c5f4", "6", "6", "4", "12d", "search", "ghcr.io/acme/catalog-search:4.11.2", "app=catalog-search,pod-template-hash=6b7d9c5f4"),
+            ("recommendations-7f8b6c5d9", "2", "2", "2", "9d", "reco", "ghcr.io/acme/recommendations:2.3.0", "app=recommendations,pod-template-hash=7f8b6c5d9"),
+            ("storefront-bff-58c9f7d6b", "3", "3", "3", "4d", "bff", "ghcr.io/acme/storefront-bff:7.2.5", "app=storefront-bff,pod-template-hash=58c9f7d6b"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("catalog-db", "ClusterIP", "None", "5432/TCP", "240d", "app=catalog-db"),
+            ("catalog-search", "ClusterIP", "172.20.44.17", "8080/TCP", "240d", "app=catalog-search"),
+            ("recommendations", "ClusterIP", "172.20.91.3", "8080/TCP", "240d", "app=recommendations"),
+            ("storefront-bff", "ClusterIP", "172.20.12.140", "80/TCP", "240d", "app=storefront-bff"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("catalog-db", "10.12.3.10:5432", "240d"),
+            ("catalog-search", "10.12.1.40:8080,10.12.1.43:8080,10.12.2.41:8080 + 1 more...", "240d"),
+            ("recommendations", "10.12.1.61:8080,10.12.2.62:8080", "240d"),
+            ("storefront-bff", "10.12.1.20:8080,10.12.2.21:8080,10.12.3.22:8080", "240d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([
+            ("ip-10-12-1-77.us-east-2.compute.internal", "Ready", "33d", "v1.31.2-eks-94953ac", "10.12.1.77"),
+            ("ip-10-12-2-18.us-east-2.compute.internal", "Ready", "33d", "v1.31.2-eks-94953ac", "10.12.2.18"),
+            ("ip-10-12-3-90.us-east-2.compute.internal", "Ready", "33d", "v1.31.2-eks-94953ac", "10.12.3.90"),
+        ]),
+        f"kubectl get horizontalpodautoscalers -n {ns}": table([
+            ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"],
+            ["catalog-search", "Deployment/catalog-search", "cpu: 183%/70%", "2", "6", "6", "240d"],
+            ["storefront-bff", "Deployment/storefront-bff", "cpu: 38%/75%", "3", "12", "3", "240d"],
+        ]),
+        f"kubectl describe horizontalpodautoscalers catalog-search -n {ns}": f"""Name:                                                  catalog-search
+Namespace:                                             {ns}
+Labels:                                                app=catalog-search
+Annotations:                                           <none>
+CreationTimestamp:                                     {when(-240 * 86400)}
+Reference:                                             Deployment/catalog-search
+Metrics:                                               ( current / target )
+  resource cpu on pods  (as a percentage of request):  183% (1830m) / 70%
+Min replicas:                                          2
+Max replicas:                                          6
+Deployment pods:                                       6 current / 6 desired
+Conditions:
+  Type            Status  Reason            Message
+  ----            ------  ------            -------
+  AbleToScale     True    ReadyForNewScale  recommended size matches current size
+  ScalingActive   True    ValidMetricFound  the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)
+  ScalingLimited  True    TooManyReplicas   the desired replica count is more than the maximum replica count
+Events:
+  Type    Reason             Age   From                       Message
+  ----    ------             ----  ----                       -------
+  Normal  SuccessfulRescale  31m   horizontal-pod-autoscaler  New size: 4; reason: cpu resource utilization (percentage of request) above target
+  Normal  SuccessfulRescale  27m   horizontal-pod-autoscaler  New size: 6; reason: cpu resource utilization (percentage of request) above target
+""",
+        f"kubectl events -n {ns}": events([
+            ("31m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/catalog-search", "New size: 4; reason: cpu resource utilization (percentage of request) above target"),
+            ("31m", "Normal", "ScalingReplicaSet", "Deployment/catalog-search", "Scaled up replica set catalog-search-6b7d9c5f4 from 2 to 4"),
+            ("27m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/catalog-search", "New size: 6; reason: cpu resource utilization (percentage of request) above target"),
+            ("27m", "Normal", "ScalingReplicaSet", "Deployment/catalog-search", "Scaled up replica set catalog-search-6b7d9c5f4 from 4 to 6"),
+            ("2m10s (x41 over 29m)", "Warning", "Unhealthy", f"Pod/{search_pods[2]}", "Readiness probe failed: Get \"http://10.12.3.42:8080/ready\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"),
+            ("1m40s (x33 over 25m)", "Warning", "Unhealthy", f"Pod/{search_pods[5]}", "Readiness probe failed: Get \"http://10.12.3.45:8080/ready\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"),
+        ]),
+        f"kubectl describe deployments catalog-search -n {ns}": f"""Name:                   catalog-search
+Namespace:              {ns}
+CreationTimestamp:      {when(-240 * 86400)}
+Labels:                 app=catalog-search
+Annotations:            deployment.kubernetes.io/revision: 31
+Selector:               app=catalog-search
+Replicas:               6 desired | 6 updated | 6 total | 4 available | 2 unavailable
+StrategyType:           RollingUpdate
+MinReadySeconds:        0
+RollingUpdateStrategy:  25% max unavailable, 25% max surge
+Pod Template:
+  Labels:  app=catalog-search
+  Containers:
+   search:
+    Image:      ghcr.io/acme/catalog-search:4.11.2
+    Port:       8080/TCP
+    Host Port:  0/TCP
+    Limits:
+      cpu:     1
+      memory:  1Gi
+    Requests:
+      cpu:      1
+      memory:   1Gi
+    Readiness:  http-get http://:8080/ready delay=5s timeout=1s period=10s #success=1 #failure=3
+    Environment:
+      DB_HOST:        catalog-db
+      WORKER_THREADS: 8
+    Mounts:         <none>
+  Volumes:          <none>
+Conditions:
+  Type           Status  Reason
+  ----           ------  ------
+  Progressing    True    NewReplicaSetAvailable
+  Available      True    MinimumReplicasAvailable
+OldReplicaSets:  <none>
+NewReplicaSet:   catalog-search-6b7d9c5f4 (6/6 replicas created)
+Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  31m   deployment-controller  Scaled up replica set catalog-search-6b7d9c5f4 from 2 to 4
+  Normal  ScalingReplicaSet  27m   deployment-controller  Scaled up replica set catalog-search-6b7d9c5f4 from 4 to 6
+""",
+        f"kubectl describe pods {reco_pods[0]} -n {ns}": f"""Name:             {reco_pods[0]}
+Namespace:        {ns}
+Priority:         0
+Service Account:  default
+Node:             ip-10-12-1-77.us-east-2.compute.internal/10.12.1.77
+Start Time:       {when(-9 * 86400)}
+Labels:           app=recommendations
+                  pod-template-hash=7f8b6c5d9
+Status:           Running
+IP:               10.12.1.61
+Controlled By:    ReplicaSet/recommendations-7f8b6c5d9
+Containers:
+  reco:
+    Image:          ghcr.io/acme/recommendations:2.3.0
+    Port:           8080/TCP
+    State:          Running
+      Started:      {when(-11520)}
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+      Started:      {when(-9 * 86400)}
+      Finished:     {when(-11525)}
+    Ready:          True
+    Restart Count:  1
+    Limits:
+      memory:  2Gi
+    Requests:
+      cpu:     500m
+      memory:  2Gi
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             True
+  ContainersReady   True
+  PodScheduled      True
+QoS Class:                   Burstable
+{TOLERATIONS}
+Events:                      <none>
+""",
+        f"kubectl logs {reco_pods[0]} -n {ns} -c reco --previous --tail=1000": "2026-12-05T10:44:01Z INFO  model refresh started (items=1,204,331)\n2026-12-05T10:47:52Z WARN  heap usage 94% during embedding reload\n2026-12-05T10:48:14Z ERROR java.lang.OutOfMemoryError: Java heap space\n",
+    }
+    bg = [
+        {"service": "storefront-bff", "pods": bff_pods, "every_s": 4, "until": start,
+         "messages": ["GET /api/listing?cat=shoes 200 {ms}ms", "GET /api/listing?cat=outdoor 200 {ms}ms", "GET /api/product/{n} 200 {ms}ms"]},
+        {"service": "storefront-bff", "pods": bff_pods, "every_s": 6, "from": start,
+         "messages": ["GET /api/product/{n} 200 {ms}ms", "GET /api/listing?cat=sale 200 2{ms}ms"]},
+        {"service": "catalog-search", "pods": search_pods[:2], "every_s": 6, "until": start,
+         "messages": ["GET /v1/listing 200 {ms}ms hits=48", "GET /v1/search q=* 200 {ms}ms"]},
+        {"service": "catalog-search", "pods": search_pods, "every_s": 5, "from": start,
+         "messages": ["GET /v1/listing 200 2{ms}0ms hits=48", "GET /v1/listing 200 3{ms}0ms hits=48", "GET /v1/search q=* 200 1{ms}0ms"]},
+        {"service": "recommendations", "pods": reco_pods, "every_s": 15,
+         "messages": ["served 20 recommendations user={n} in {ms}ms"]},
+        {"service": "catalog-db", "pods": ["catalog-db-0"], "every_s": 300,
+         "messages": ["checkpoint complete: wrote {ms} buffers (0.1%); 0 WAL file(s) added"]},
+    ]
+    ev = [
+        {"service": "storefront-bff", "level": "info", "at": start - 180, "pod": bff_pods[0], "message": "campaign traffic marker: newsletter 'winter-sale' links live"},
+        {"service": "storefront-bff", "level": "error", "from": start + 240, "to": -5, "every_s": 7, "pods": bff_pods,
+         "message": "GET /api/listing?cat=sale 504 upstream catalog-search timed out after 3000ms (GET http://catalog-search.catalog.svc:8080/v1/listing)"},
+        {"service": "catalog-search", "level": "warn", "from": start + 120, "to": -10, "every_s": 20, "pods": search_pods,
+         "message": "request queue depth {ms} above 64; worker threads 8/8 busy, cpu throttled"},
+        {"service": "catalog-search", "level": "info", "at": start + 420, "pod": search_pods[2], "message": "started catalog-search 4.11.2 (warming caches)"},
+        {"service": "catalog-search", "level": "info", "at": start + 660, "pod": search_pods[4], "message": "started catalog-search 4.11.2 (warming caches)"},
+        {"service": "recommendations", "level": "warn", "from": -7000, "to": 0, "every_s": 600, "pods": reco_pods,
+         "message": "model refresh took 14s (budget 10s)"},
+        {"service": "recommendations", "level": "error", "at": -6950, "pod": reco_pods[0], "message": "feature store read failed: redis timeout after 200ms (will retry) password=hunter2-reco"},
+    ]
+    return {
+        "incident": {
+            "title": "Product listing pages slow, some 504s from storefront-bff",
+            "service": "storefront-bff",
+            "severity": "sev2",
+            "symptoms": [
+                "storefront-bff p99 above 4 s on /api/listing since the newsletter went out",
+                "about 8% of listing requests answer 504",
+                "recommendations restarted earlier today",
+            ],
+            "description": "Alert StorefrontBffLatencyHigh fired for storefront-bff in namespace catalog (cluster prod-us-east-2): p99 above 2 s for 15 minutes. The winter-sale newsletter went out about 35 minutes ago.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "platform",
+            "root_cause_stage": "performance",
+            "root_cause_reason": "ScalingLimited",
+            "root_cause_component": ["horizontalpodautoscaler/catalog-search", "hpa/catalog-search", "deployment/catalog-search"],
+            "root_cause_signal": "ScalingLimited",
+            "root_cause": "The newsletter tripled listing traffic. catalog-search's HPA scaled 2 → 6 and stopped at maxReplicas 6 (ScalingLimited True, TooManyReplicas) with CPU still at 183% of request: the pods are saturated, queue requests, and two new pods fail readiness. storefront-bff only relays catalog-search's slowness as 504s; recommendations' OOMKill was three hours earlier.",
+            "evidence": [
+                "kubectl get hpa: catalog-search cpu: 183%/70%, MAXPODS 6, REPLICAS 6",
+                "kubectl describe hpa catalog-search: ScalingLimited True TooManyReplicas",
+                "catalog-search logs: request queue depth above 64; worker threads 8/8 busy",
+                "storefront-bff logs: 504 upstream catalog-search timed out after 3000ms (a victim)",
+            ],
+            "remediation": "Raise catalog-search's HPA maxReplicas (and check node headroom), or shed the campaign traffic with a cache in front of /v1/listing; afterwards size maxReplicas for campaign peaks.",
+        },
+        "logs": logs(seed=101, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "storefront-bff", "rps": 90, "rps_after": 260, "errors": {"504": (0.0, 0.08), "500": (0.001, 0.001)}, "latency": (0.09, 1.9)},
+                {"name": "catalog-search", "rps": 80, "rps_after": 250, "errors": {"503": (0.0, 0.02)}, "latency": (0.05, 2.4)},
+                {"name": "recommendations", "rps": 40, "errors": {"500": (0.01, 0.012)}, "latency": (0.08, 0.085)},
+            ],
+            start=start, seed=101,
+            gauges=[
+                {"name": "kube_horizontalpodautoscaler_status_current_replicas", "labels": {"namespace": ns, "horizontalpodautoscaler": "catalog-search"}, "before": 2, "after": 6, "noise": 0, "change_at": start + 360},
+                {"name": "kube_horizontalpodautoscaler_spec_max_replicas", "labels": {"namespace": ns, "horizontalpodautoscaler": "catalog-search"}, "before": 6, "after": 6, "noise": 0},
+            ],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "storefront-bff-504.md": runbook("storefront-bff answers 504", """
+Use when storefront-bff's 504 ratio alerts.
+
+## Likely cause
+The bff's upstream timeout (`UPSTREAM_TIMEOUT_MS`, 3000) is too tight after a catalog release.
+
+## Fix
+1. `kubectl set env deploy/storefront-bff -n catalog UPSTREAM_TIMEOUT_MS=8000`
+2. Restart the bff: `kubectl rollout restart deploy/storefront-bff -n catalog`.
+"""),
+            "recommendations-oom.md": runbook("recommendations OOMKilled", """
+recommendations reloads its embeddings every few hours and may run out of heap.
+Raise the heap (`JAVA_OPTS=-Xmx1600m`) or the memory limit; a single restart is harmless.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 2. A NetworkPolicy that stops admitting one caller: payouts-api cut off from ledger.
+# =================================================================================================
+
+
+@scenario("netpol-denies-caller")
+def netpol_denies_caller() -> dict[str, Any]:
+    start = -1900
+    ns = "payments"
+    payouts = ["payouts-api-7c8d9f6b5-8mzqp", "payouts-api-7c8d9f6b5-tq2xv"]
+    ledger = ["ledger-5d6f7b8c9-4hx2n", "ledger-5d6f7b8c9-kq7wd"]
+    billing = ["billing-worker-6f5d4c3b2-p9r7s"]
+    fx = ["fx-rates-84b7c6d5f-v3n2m"]
+    node = "ip-10-30-1-14.eu-west-1.compute.internal"
+    node2 = "ip-10-30-2-83.eu-west-1.compute.internal"
+    k8s = {
+        **cluster_basics(ns, configmaps=[("payouts-config", "6", "300d")],
+                         secrets=[("ledger-db-credentials", "Opaque", "2", "300d")]),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (billing[0], "1/1", "Running", "0", "6d", "10.30.1.31", node, "app=billing-worker,pod-template-hash=6f5d4c3b2"),
+            (fx[0], "1/1", "Running", "0", "20d", "10.30.2.52", node2, "app=fx-rates,pod-template-hash=84b7c6d5f"),
+            (ledger[0], "1/1", "Running", "0", "15d", "10.30.1.40", node, "app=ledger,pod-template-hash=5d6f7b8c9,tier=core"),
+            (ledger[1], "1/1", "Running", "0", "15d", "10.30.2.41", node2, "app=ledger,pod-template-hash=5d6f7b8c9,tier=core"),
+            (payouts[0], "1/1", "Running", "4 (3m ago)", "3d", "10.30.1.22", node, "app=payouts-api,pod-template-hash=7c8d9f6b5"),
+            (payouts[1], "0/1", "CrashLoopBackOff", "5 (48s ago)", "3d", "10.30.2.23", node2, "app=payouts-api,pod-template-hash=7c8d9f6b5"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("billing-worker", "1/1", "1", "1", "300d", "worker", "registry.acme.io/payments/billing-worker:3.4.1", "app=billing-worker"),
+            ("fx-rates", "1/1", "1", "1", "300d", "fx", "registry.acme.io/payments/fx-rates:1.9.0", "app=fx-rates"),
+            ("ledger", "2/2", "2", "2", "300d", "ledger", "registry.acme.io/payments/ledger:5.2.0", "app=ledger"),
+            ("payouts-api", "1/2", "2", "1", "300d", "api", "registry.acme.io/payments/payouts-api:2.17.3", "app=payouts-api"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("billing-worker-6f5d4c3b2", "1", "1", "1", "6d", "worker", "registry.acme.io/payments/billing-worker:3.4.1", "app=billing-worker,pod-template-hash=6f5d4c3b2"),
+            ("fx-rates-84b7c6d5f", "1", "1", "1", "20d", "fx", "registry.acme.io/payments/fx-rates:1.9.0", "app=fx-rates,pod-template-hash=84b7c6d5f"),
+            ("ledger-5d6f7b8c9", "2", "2", "2", "15d", "ledger", "registry.acme.io/payments/ledger:5.2.0", "app=ledger,pod-template-hash=5d6f7b8c9"),
+            ("payouts-api-7c8d9f6b5", "2", "2", "1", "3d", "api", "registry.acme.io/payments/payouts-api:2.17.3", "app=payouts-api,pod-template-hash=7c8d9f6b5"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("fx-rates", "ClusterIP", "172.20.7.91", "8080/TCP", "300d", "app=fx-rates"),
+            ("ledger", "ClusterIP", "172.20.14.22", "8080/TCP", "300d", "app=ledger"),
+            ("payouts-api", "ClusterIP", "172.20.30.5", "80/TCP", "300d", "app=payouts-api"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("fx-rates", "10.30.2.52:8080", "300d"),
+            ("ledger", "10.30.1.40:8080,10.30.2.41:8080", "300d"),
+            ("payouts-api", "10.30.1.22:8080", "300d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([
+            (node, "Ready", "41d", "v1.30.6-eks-7f9249a", "10.30.1.14"),
+            (node2, "Ready", "41d", "v1.30.6-eks-7f9249a", "10.30.2.83"),
+        ]),
+        f"kubectl get networkpolicies -n {ns}": table([
+            ["NAME", "POD-SELECTOR", "AGE"],
+            ["allow-prometheus-scrape", "<none>", "300d"],
+            ["default-deny-ingress", "<none>", "300d"],
+            ["ledger-ingress", "app=ledger", "32m"],
+            ["payouts-api-ingress", "app=payouts-api", "300d"],
+        ]),
+        f"kubectl describe networkpolicies ledger-ingress -n {ns}": f"""Name:         ledger-ingress
+Namespace:    {ns}
+Created on:   {when(-1920)}
+Labels:       app.kubernetes.io/managed-by=argocd
+              app.kubernetes.io/part-of=ledger
+Annotations:  argocd.argoproj.io/tracking-id: ledger:networking.k8s.io/NetworkPolicy:payments/ledger-ingress
+Spec:
+  PodSelector:     app=ledger
+  Allowing ingress traffic:
+    To Port: 8080/TCP
+    From:
+      PodSelector: app=billing-worker
+  Not affecting egress traffic
+  Policy Types: Ingress
+""",
+        f"kubectl events -n {ns}": events([
+            ("3m (x4 over 28m)", "Warning", "Unhealthy", f"Pod/{payouts[0]}", "Liveness probe failed: HTTP probe failed with statuscode: 503"),
+            ("3m (x4 over 28m)", "Normal", "Killing", f"Pod/{payouts[0]}", "Container api failed liveness probe, will be restarted"),
+            ("48s (x19 over 27m)", "Warning", "BackOff", f"Pod/{payouts[1]}", "Back-off restarting failed container api in pod " + payouts[1] + "_payments(5b1c7e2a-...)"),
+            ("45s (x6 over 28m)", "Warning", "Unhealthy", f"Pod/{payouts[1]}", "Liveness probe failed: HTTP probe failed with statuscode: 503"),
+        ]),
+        f"kubectl describe pods {payouts[1]} -n {ns}": f"""Name:             {payouts[1]}
+Namespace:        {ns}
+Priority:         0
+Service Account:  payouts-api
+Node:             {node2}/10.30.2.83
+Start Time:       {when(-3 * 86400)}
+Labels:           app=payouts-api
+                  pod-template-hash=7c8d9f6b5
+Status:           Running
+IP:               10.30.2.23
+Controlled By:    ReplicaSet/payouts-api-7c8d9f6b5
+Containers:
+  api:
+    Image:          registry.acme.io/payments/payouts-api:2.17.3
+    Port:           8080/TCP
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    137
+      Started:      {when(-170)}
+      Finished:     {when(-110)}
+    Ready:          False
+    Restart Count:  5
+    Liveness:       http-get http://:8080/healthz delay=10s timeout=2s period=10s #success=1 #failure=3
+    Readiness:      http-get http://:8080/ready delay=0s timeout=1s period=5s #success=1 #failure=3
+    Environment:
+      LEDGER_URL:   http://ledger.payments.svc:8080
+      FX_URL:       http://fx-rates.payments.svc:8080
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             False
+  ContainersReady   False
+  PodScheduled      True
+QoS Class:                   Burstable
+{TOLERATIONS}
+Events:
+  Type     Reason     Age                 From     Message
+  ----     ------     ----                ----     -------
+  Warning  Unhealthy  45s (x6 over 28m)   kubelet  Liveness probe failed: HTTP probe failed with statuscode: 503
+  Warning  BackOff    48s (x19 over 27m)  kubelet  Back-off restarting failed container api in pod {payouts[1]}_payments
+""",
+        f"kubectl logs {payouts[1]} -n {ns} -c api --previous --tail=1000": (
+            "level=info msg=\"payouts-api 2.17.3 listening on :8080\"\n"
+            "level=error msg=\"ledger call failed\" err=\"Post \\\"http://ledger.payments.svc:8080/v1/entries\\\": dial tcp 172.20.14.22:8080: i/o timeout\"\n"
+            "level=warn msg=\"healthz: dependency ledger unhealthy (3 consecutive failures)\"\n"
+            "level=error msg=\"ledger call failed\" err=\"Post \\\"http://ledger.payments.svc:8080/v1/entries\\\": dial tcp 172.20.14.22:8080: i/o timeout\"\n"
+        ),
+    }
+    bg = [
+        {"service": "payouts-api", "pods": payouts, "every_s": 10, "until": start, "messages": ["POST /v1/payouts 201 {ms}ms", "GET /v1/payouts/{n} 200 {ms}ms"]},
+        {"service": "ledger", "pods": ledger, "every_s": 6, "messages": ["POST /v1/entries 201 {ms}ms caller=billing-worker", "GET /v1/balances/{n} 200 {ms}ms caller=billing-worker"]},
+        {"service": "ledger", "pods": ledger, "every_s": 10, "until": start, "messages": ["POST /v1/entries 201 {ms}ms caller=payouts-api"]},
+        {"service": "billing-worker", "pods": billing, "every_s": 12, "messages": ["invoice {n} posted to ledger in {ms}ms"]},
+        {"service": "fx-rates", "pods": fx, "every_s": 30, "messages": ["rates refreshed EUR/GBP/USD in {ms}ms"]},
+    ]
+    ev = [
+        {"service": "payouts-api", "level": "error", "from": start + 30, "to": -3, "every_s": 9, "pods": payouts,
+         "message": "POST /v1/payouts 503: ledger call failed: Post \"http://ledger.payments.svc:8080/v1/entries\": dial tcp 172.20.14.22:8080: i/o timeout"},
+        {"service": "payouts-api", "level": "warn", "from": start + 60, "to": -5, "every_s": 40, "pods": payouts, "message": "healthz: dependency ledger unhealthy (3 consecutive failures)"},
+        {"service": "payouts-api", "level": "info", "from": start + 300, "to": -60, "every_s": 330, "pods": payouts, "message": "payouts-api 2.17.3 listening on :8080"},
+        {"service": "fx-rates", "level": "warn", "from": -7100, "to": 0, "every_s": 240, "pods": fx, "message": "upstream feed ecb-daily stale by {ms}m; serving cached rates"},
+        {"service": "fx-rates", "level": "error", "at": -5400, "pod": fx[0], "message": "feed login failed for api_key=sk_live_9f8e7d6c5b4a (HTTP 401), retrying with backup feed"},
+        {"service": "ledger", "level": "info", "at": start - 30, "pod": ledger[0], "message": "config sync: argocd applied ledger@9c1e4f2 (networking: tighten ledger ingress)"},
+    ]
+    return {
+        "incident": {
+            "title": "Payouts failing: payouts-api 503 and restarting",
+            "service": "payouts-api",
+            "severity": "sev2",
+            "symptoms": [
+                "POST /v1/payouts answers 503 for every request",
+                "payouts-api pods restart every few minutes (liveness probe)",
+                "invoices from billing still post to the ledger",
+            ],
+            "description": "Alert PayoutsApiErrorRate fired for payouts-api in namespace payments: 5xx above 50% for 10 minutes. A ledger hardening change was merged this afternoon.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "connect",
+            "root_cause_stage": "service_routing",
+            "root_cause_reason": "NetworkPolicy",
+            "root_cause_component": ["networkpolicy/ledger-ingress", "ledger-ingress"],
+            "root_cause_signal": "app=billing-worker",
+            "root_cause": "The NetworkPolicy ledger-ingress, re-created 32 minutes ago by an Argo CD sync ('tighten ledger ingress'), admits only pods labelled app=billing-worker on 8080. payouts-api's connections to ledger are dropped (dial tcp …:8080: i/o timeout); its liveness probe checks ledger, so its pods restart as victims. ledger itself is healthy and still serves billing-worker.",
+            "evidence": [
+                "kubectl get networkpolicies: ledger-ingress AGE 32m",
+                "kubectl describe networkpolicy ledger-ingress: From PodSelector: app=billing-worker only",
+                "payouts-api logs: dial tcp 172.20.14.22:8080: i/o timeout (a timeout, not a refusal: packets dropped)",
+                "ledger logs: billing-worker calls keep succeeding; no payouts-api calls since the change",
+            ],
+            "remediation": "Add payouts-api to ledger-ingress's from list (podSelector app=payouts-api) in Git and let Argo CD sync; take the ledger dependency out of payouts-api's liveness probe.",
+        },
+        "logs": logs(seed=102, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "payouts-api", "rps": 12, "errors": {"503": (0.001, 0.97)}, "latency": (0.06, 2.1)},
+                {"name": "ledger", "rps": 30, "rps_after": 18, "errors": {"500": (0.002, 0.002)}, "latency": (0.02, 0.02)},
+                {"name": "fx-rates", "rps": 3, "errors": {"502": (0.03, 0.03)}, "latency": (0.1, 0.1)},
+            ],
+            start=start, seed=102,
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "payouts-api-crashloop.md": runbook("payouts-api restarting", """
+payouts-api restarts when its liveness probe fails. The usual cause is memory: the batch endpoint
+loads whole payout files. Check `kubectl top pod -n payments -l app=payouts-api`; raise the memory
+limit to 1Gi and roll out.
+"""),
+            "ledger-latency.md": runbook("ledger slow", """
+When ledger is slow, check ledger-db connections and long transactions; restart ledger pods one at a time.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 3. Node DiskPressure: transcoder pods evicted, the node still says Ready.
+# =================================================================================================
+
+
+@scenario("node-disk-pressure")
+def node_disk_pressure() -> dict[str, Any]:
+    start = -1750
+    ns = "media"
+    bad = "ip-10-8-3-41.us-west-2.compute.internal"
+    good = "ip-10-8-3-52.us-west-2.compute.internal"
+    other = ["ip-10-8-1-11.us-west-2.compute.internal", "ip-10-8-2-12.us-west-2.compute.internal"]
+    tx_running = ["transcoder-9d8c7b6f5-5kzxq", "transcoder-9d8c7b6f5-b7wnm"]
+    tx_evicted = ["transcoder-9d8c7b6f5-2hq9v", "transcoder-9d8c7b6f5-f4lrc", "transcoder-9d8c7b6f5-x8mtd"]
+    tx_pending = ["transcoder-9d8c7b6f5-jn6dp", "transcoder-9d8c7b6f5-q2cws"]
+    upload = ["upload-api-6c5b4d3f2-7mxkq", "upload-api-6c5b4d3f2-vr9tn"]
+    purger = ["cdn-purger-5f4e3d2c1-w6hzl"]
+    ev_msg = "The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 4932Mi. Container transcoder was using 38Gi, request is 0, has larger consumption of ephemeral-storage."
+    k8s = {
+        **cluster_basics(ns, configmaps=[("transcoder-profiles", "5", "180d")]),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (purger[0], "1/1", "Running", "0", "25d", "10.8.1.30", other[0], "app=cdn-purger,pod-template-hash=5f4e3d2c1"),
+            (tx_evicted[0], "0/1", "Error", "0", "2d", "<none>", bad, "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_evicted[1], "0/1", "Error", "0", "2d", "<none>", bad, "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_evicted[2], "0/1", "Error", "0", "2d", "<none>", bad, "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_running[0], "1/1", "Running", "0", "2d", "10.8.3.61", good, "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_running[1], "1/1", "Running", "0", "2d", "10.8.3.62", good, "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_pending[0], "0/1", "Pending", "0", "27m", "<none>", "<none>", "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (tx_pending[1], "0/1", "Pending", "0", "26m", "<none>", "<none>", "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            (upload[0], "1/1", "Running", "0", "8d", "10.8.1.21", other[0], "app=upload-api,pod-template-hash=6c5b4d3f2"),
+            (upload[1], "1/1", "Running", "0", "8d", "10.8.2.22", other[1], "app=upload-api,pod-template-hash=6c5b4d3f2"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("cdn-purger", "1/1", "1", "1", "180d", "purger", "registry.acme.io/media/cdn-purger:0.9.2", "app=cdn-purger"),
+            ("transcoder", "2/5", "5", "2", "180d", "transcoder", "registry.acme.io/media/transcoder:6.1.0", "app=transcoder"),
+            ("upload-api", "2/2", "2", "2", "180d", "api", "registry.acme.io/media/upload-api:3.8.4", "app=upload-api"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("cdn-purger-5f4e3d2c1", "1", "1", "1", "25d", "purger", "registry.acme.io/media/cdn-purger:0.9.2", "app=cdn-purger,pod-template-hash=5f4e3d2c1"),
+            ("transcoder-9d8c7b6f5", "5", "5", "2", "2d", "transcoder", "registry.acme.io/media/transcoder:6.1.0", "app=transcoder,pod-template-hash=9d8c7b6f5"),
+            ("upload-api-6c5b4d3f2", "2", "2", "2", "8d", "api", "registry.acme.io/media/upload-api:3.8.4", "app=upload-api,pod-template-hash=6c5b4d3f2"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("upload-api", "ClusterIP", "172.20.60.10", "80/TCP", "180d", "app=upload-api"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([("upload-api", "10.8.1.21:8080,10.8.2.22:8080", "180d")]),
+        "kubectl get nodes -o wide": nodes([
+            (other[0], "Ready", "60d", "v1.31.2-eks-94953ac", "10.8.1.11"),
+            (other[1], "Ready", "60d", "v1.31.2-eks-94953ac", "10.8.2.12"),
+            (bad, "Ready", "60d", "v1.31.2-eks-94953ac", "10.8.3.41"),
+            (good, "Ready", "60d", "v1.31.2-eks-94953ac", "10.8.3.52"),
+        ]),
+        f"kubectl events -n {ns}": events([
+            ("29m", "Warning", "Evicted", f"Pod/{tx_evicted[0]}", ev_msg),
+            ("29m", "Normal", "Killing", f"Pod/{tx_evicted[0]}", "Stopping container transcoder"),
+            ("28m", "Warning", "Evicted", f"Pod/{tx_evicted[1]}", ev_msg.replace("38Gi", "31Gi")),
+            ("28m", "Warning", "Evicted", f"Pod/{tx_evicted[2]}", ev_msg.replace("38Gi", "29Gi")),
+            ("27m", "Normal", "SuccessfulCreate", "ReplicaSet/transcoder-9d8c7b6f5", f"Created pod: {tx_pending[0]}"),
+            ("26m", "Normal", "SuccessfulCreate", "ReplicaSet/transcoder-9d8c7b6f5", f"Created pod: {tx_pending[1]}"),
+            ("2m (x27 over 27m)", "Warning", "FailedScheduling", f"Pod/{tx_pending[0]}", "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."),
+            ("2m (x26 over 26m)", "Warning", "FailedScheduling", f"Pod/{tx_pending[1]}", "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."),
+        ]),
+        f"kubectl describe nodes {bad}": f"""Name:               {bad}
+Roles:              <none>
+Labels:             kubernetes.io/hostname={bad}
+                    node.kubernetes.io/instance-type=c6i.4xlarge
+                    pool=media
+                    topology.kubernetes.io/zone=us-west-2c
+CreationTimestamp:  {when(-60 * 86400)}
+Taints:             node.kubernetes.io/disk-pressure:NoSchedule
+Unschedulable:      false
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   {when(-20)}   {when(-60 * 86400)}   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  DiskPressure     True    {when(-20)}   {when(-1790)}   KubeletHasDiskPressure       kubelet has disk pressure
+  PIDPressure      False   {when(-20)}   {when(-60 * 86400)}   KubeletHasSufficientPID      kubelet has sufficient PID available
+  Ready            True    {when(-20)}   {when(-60 * 86400)}   KubeletReady                 kubelet is posting ready status
+Addresses:
+  InternalIP:  10.8.3.41
+  Hostname:    {bad}
+Capacity:
+  cpu:                16
+  ephemeral-storage:  104845292Ki
+  memory:             32386260Ki
+  pods:               58
+Allocatable:
+  cpu:                15890m
+  ephemeral-storage:  95551679124
+  memory:             31369428Ki
+  pods:               58
+Non-terminated Pods:          (2 in total)
+  Namespace                   Name                CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age
+  ---------                   ----                ------------  ----------  ---------------  -------------  ---
+  kube-system                 aws-node-8xk2p      25m (0%)      0 (0%)      0 (0%)           0 (0%)         60d
+  kube-system                 kube-proxy-4lq7d    100m (0%)     0 (0%)      0 (0%)           0 (0%)         60d
+Events:
+  Type     Reason                 Age                From     Message
+  ----     ------                 ----               ----     -------
+  Warning  EvictionThresholdMet   30m                kubelet  Attempting to reclaim ephemeral-storage
+  Normal   NodeHasDiskPressure    30m                kubelet  Node {bad} status is now: NodeHasDiskPressure
+  Warning  FreeDiskSpaceFailed    4m (x6 over 29m)   kubelet  Failed to garbage collect required amount of images. Attempted to free 21474836480 bytes, but only found 1288490188 bytes eligible to free.
+""",
+        f"kubectl describe pods {tx_evicted[0]} -n {ns}": f"""Name:             {tx_evicted[0]}
+Namespace:        {ns}
+Priority:         0
+Node:             {bad}/10.8.3.41
+Start Time:       {when(-2 * 86400)}
+Labels:           app=transcoder
+                  pod-template-hash=9d8c7b6f5
+Status:           Failed
+Reason:           Evicted
+Message:          {ev_msg}
+Controlled By:    ReplicaSet/transcoder-9d8c7b6f5
+Containers:
+  transcoder:
+    Image:          registry.acme.io/media/transcoder:6.1.0
+    State:          Terminated
+      Reason:       ContainerStatusUnknown
+      Exit Code:    137
+    Ready:          False
+    Restart Count:  0
+    Requests:
+      cpu:     6
+      memory:  8Gi
+    Mounts:
+      /scratch from scratch (rw)
+Volumes:
+  scratch:
+    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)
+    Medium:
+    SizeLimit:  <unset>
+Node-Selectors:  pool=media
+Events:
+  Type     Reason   Age   From     Message
+  ----     ------   ----  ----     -------
+  Warning  Evicted  29m   kubelet  {ev_msg}
+  Normal   Killing  29m   kubelet  Stopping container transcoder
+""",
+    }
+    bg = [
+        {"service": "upload-api", "pods": upload, "every_s": 8, "messages": ["PUT /v1/uploads/{n} 201 {ms}ms size=184MB", "GET /v1/uploads/{n}/status 200 {ms}ms"]},
+        {"service": "transcoder", "pods": tx_running + tx_evicted, "every_s": 45, "until": start, "messages": ["job {n} done: 1080p,720p,480p in 2{ms}s"]},
+        {"service": "transcoder", "pods": tx_running, "every_s": 110, "from": start, "messages": ["job {n} done: 1080p,720p,480p in 2{ms}s"]},
+        {"service": "cdn-purger", "pods": purger, "every_s": 60, "messages": ["purged {ms} paths in 1 batch"]},
+    ]
+    ev = [
+        {"service": "upload-api", "level": "warn", "from": start + 400, "to": -10, "every_s": 60, "pods": upload, "message": "transcode queue depth {n} (oldest 2{ms}s): jobs waiting for a worker"},
+        {"service": "transcoder", "level": "warn", "from": start - 1500, "to": start - 20, "every_s": 120, "pods": tx_evicted, "message": "scratch dir /scratch at {ms}% of node disk; cleanup of finished jobs disabled (KEEP_INTERMEDIATE=true)"},
+        {"service": "transcoder", "level": "error", "at": start - 10, "pod": tx_evicted[0], "message": "job 88213 aborted: write /scratch/88213/seg_0412.ts: no space left on device"},
+        {"service": "transcoder", "level": "error", "at": start + 20, "pod": tx_evicted[1], "message": "job 88219 aborted: received SIGTERM"},
+        {"service": "cdn-purger", "level": "error", "from": -7000, "to": -4800, "every_s": 180, "pods": purger, "message": "purge API returned 502 Bad Gateway (cdn provider incident INC-2231), retrying in 60s"},
+        {"service": "cdn-purger", "level": "info", "at": -4700, "pod": purger[0], "message": "purge API healthy again"},
+        {"service": "upload-api", "level": "debug", "at": -3000, "pod": upload[0], "message": "s3 client configured with Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.abc123"},
+    ]
+    return {
+        "incident": {
+            "title": "Video uploads stuck in 'processing'",
+            "service": "upload-api",
+            "severity": "sev2",
+            "symptoms": [
+                "uploads complete but videos stay in 'processing' for over 30 minutes",
+                "upload-api warns that the transcode queue keeps growing",
+                "cdn-purger had 502s earlier today",
+            ],
+            "description": "Creators report that new videos never finish processing. Alert TranscodeQueueBacklog fired in namespace media (cluster prod-us-west-2) 20 minutes ago.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "platform",
+            "root_cause_stage": "infrastructure",
+            "root_cause_reason": "DiskPressure",
+            "root_cause_component": [f"node/{bad}", bad],
+            "root_cause_signal": "DiskPressure",
+            "root_cause": f"Node {bad} ran out of ephemeral storage (transcoder keeps intermediate files in an emptyDir with KEEP_INTERMEDIATE=true): DiskPressure True, taint node.kubernetes.io/disk-pressure:NoSchedule. The kubelet evicted the three transcoder pods there; their replacements are Pending (the only other media node lacks CPU), so 2 of 5 transcoders work the queue. The node still reports Ready.",
+            "evidence": [
+                f"kubectl describe node {bad}: DiskPressure True KubeletHasDiskPressure; Taints node.kubernetes.io/disk-pressure:NoSchedule",
+                "events: Evicted: The node was low on resource: ephemeral-storage",
+                "FailedScheduling: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }",
+                "transcoder logs: no space left on device; KEEP_INTERMEDIATE=true",
+            ],
+            "remediation": "Free the node's disk (delete the evicted pods' leftover scratch, or drain and replace the node), set KEEP_INTERMEDIATE=false and an emptyDir sizeLimit / ephemeral-storage request on transcoder.",
+        },
+        "logs": logs(seed=103, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "upload-api", "rps": 6, "errors": {"500": (0.002, 0.002)}, "latency": (0.4, 0.42)},
+                {"name": "cdn-purger", "rps": 1, "errors": {"502": (0.0, 0.0)}, "latency": (0.2, 0.2)},
+            ],
+            start=start, seed=103,
+            gauges=[
+                {"name": "transcode_queue_depth", "labels": {"service": "upload-api"}, "before": 12, "after": 340, "noise": 0.2},
+                {"name": "kubelet_volume_stats_available_bytes", "labels": {"node": bad, "mountpoint": "/var/lib/kubelet"}, "before": 4.1e10, "after": 4.9e9, "change_at": start - 60},
+            ],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "transcode-backlog.md": runbook("Transcode backlog", """
+When the transcode queue grows, the usual cause is a CDN purge failure blocking job completion
+callbacks. Check cdn-purger's logs for 5xx from the provider and restart cdn-purger.
+If that does not help, scale transcoder: `kubectl scale deploy/transcoder -n media --replicas=8`.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 4. An Ingress path routed to the wrong Service: /orders goes to the SPA, not the API.
+# =================================================================================================
+
+
+@scenario("ingress-wrong-service")
+def ingress_wrong_service() -> dict[str, Any]:
+    start = -1320
+    ns = "web"
+    node = ["ip-10-2-1-5.eu-central-1.compute.internal", "ip-10-2-2-6.eu-central-1.compute.internal", "ip-10-2-3-7.eu-central-1.compute.internal"]
+    oapi = ["orders-api-7b6c5d4e3-9kqzx", "orders-api-7b6c5d4e3-m2w7d"]
+    oweb = ["orders-web-5c4d3e2f1-hx8pn", "orders-web-5c4d3e2f1-t4rzq"]
+    cart = ["cart-api-6d5e4f3a2-2vnq8", "cart-api-6d5e4f3a2-p7hjk"]
+    users = ["users-api-8e7f6a5b4-c3xkd"]
+    ctrl = ["ingress-nginx-controller-6f7c8d9b5-lq2tx"]
+    k8s = {
+        **cluster_basics(ns, secrets=[("shop-api-tls", "kubernetes.io/tls", "2", "210d")], extra_namespaces=("ingress-nginx",)),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (cart[0], "1/1", "Running", "0", "5d", "10.2.1.14", node[0], "app=cart-api,pod-template-hash=6d5e4f3a2"),
+            (cart[1], "1/1", "Running", "0", "5d", "10.2.2.19", node[1], "app=cart-api,pod-template-hash=6d5e4f3a2"),
+            (oapi[0], "1/1", "Running", "0", "9d", "10.2.1.31", node[0], "app=orders-api,pod-template-hash=7b6c5d4e3"),
+            (oapi[1], "1/1", "Running", "0", "9d", "10.2.3.32", node[2], "app=orders-api,pod-template-hash=7b6c5d4e3"),
+            (oweb[0], "1/1", "Running", "0", "23m", "10.2.1.33", node[0], "app=orders-web,pod-template-hash=5c4d3e2f1"),
+            (oweb[1], "1/1", "Running", "0", "23m", "10.2.3.12", node[2], "app=orders-web,pod-template-hash=5c4d3e2f1"),
+            (users[0], "1/1", "Running", "0", "30d", "10.2.2.40", node[1], "app=users-api,pod-template-hash=8e7f6a5b4"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("cart-api", "2/2", "2", "2", "210d", "api", "ghcr.io/shop/cart-api:4.2.0", "app=cart-api"),
+            ("orders-api", "2/2", "2", "2", "210d", "api", "ghcr.io/shop/orders-api:8.0.3", "app=orders-api"),
+            ("orders-web", "2/2", "2", "2", "23m", "web", "ghcr.io/shop/orders-web:1.0.0", "app=orders-web"),
+            ("users-api", "1/1", "1", "1", "210d", "api", "ghcr.io/shop/users-api:2.2.9", "app=users-api"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("cart-api-6d5e4f3a2", "2", "2", "2", "5d", "api", "ghcr.io/shop/cart-api:4.2.0", "app=cart-api,pod-template-hash=6d5e4f3a2"),
+            ("orders-api-7b6c5d4e3", "2", "2", "2", "9d", "api", "ghcr.io/shop/orders-api:8.0.3", "app=orders-api,pod-template-hash=7b6c5d4e3"),
+            ("orders-web-5c4d3e2f1", "2", "2", "2", "23m", "web", "ghcr.io/shop/orders-web:1.0.0", "app=orders-web,pod-template-hash=5c4d3e2f1"),
+            ("users-api-8e7f6a5b4", "1", "1", "1", "30d", "api", "ghcr.io/shop/users-api:2.2.9", "app=users-api,pod-template-hash=8e7f6a5b4"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("cart-api", "ClusterIP", "172.20.5.14", "8080/TCP", "210d", "app=cart-api"),
+            ("orders-api", "ClusterIP", "172.20.5.31", "8080/TCP", "210d", "app=orders-api"),
+            ("orders-web", "ClusterIP", "172.20.5.77", "80/TCP", "23m", "app=orders-web"),
+            ("users-api", "ClusterIP", "172.20.5.40", "8080/TCP", "210d", "app=users-api"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("cart-api", "10.2.1.14:8080,10.2.2.19:8080", "210d"),
+            ("orders-api", "10.2.1.31:8080,10.2.3.32:8080", "210d"),
+            ("orders-web", "10.2.1.33:80,10.2.3.12:80", "23m"),
+            ("users-api", "10.2.2.40:8080", "210d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "90d", "v1.31.2-eks-94953ac", "10.2.%d.%d" % (i + 1, i + 5)) for i, n in enumerate(node)]),
+        f"kubectl get ingresses -n {ns}": table([
+            ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"],
+            ["shop-api", "nginx", "api.shop.example", "k8s-ingress-7f3a.elb.eu-central-1.amazonaws.com", "80, 443", "210d"],
+            ["shop-web", "nginx", "www.shop.example", "k8s-ingress-7f3a.elb.eu-central-1.amazonaws.com", "80, 443", "210d"],
+        ]),
+        f"kubectl describe ingresses shop-api -n {ns}": f"""Name:             shop-api
+Labels:           app.kubernetes.io/instance=shop
+                  app.kubernetes.io/managed-by=Helm
+                  helm.sh/chart=shop-2.0.0
+Namespace:        {ns}
+Address:          k8s-ingress-7f3a.elb.eu-central-1.amazonaws.com
+Ingress Class:    nginx
+Default backend:  <default>
+TLS:
+  shop-api-tls terminates api.shop.example
+Rules:
+  Host              Path  Backends
+  ----              ----  --------
+  api.shop.example
+                    /cart     cart-api:8080 (10.2.1.14:8080,10.2.2.19:8080)
+                    /orders   orders-web:80 (10.2.1.33:80,10.2.3.12:80)
+                    /users    users-api:8080 (10.2.2.40:8080)
+Annotations:        meta.helm.sh/release-name: shop
+                    meta.helm.sh/release-namespace: web
+                    nginx.ingress.kubernetes.io/proxy-body-size: 8m
+Events:
+  Type    Reason  Age                 From                      Message
+  ----    ------  ----                ----                      -------
+  Normal  Sync    23m (x3 over 210d)  nginx-ingress-controller  Scheduled for sync
+""",
+        f"kubectl describe ingresses shop-web -n {ns}": f"""Name:             shop-web
+Labels:           app.kubernetes.io/instance=shop
+                  app.kubernetes.io/managed-by=Helm
+                  helm.sh/chart=shop-2.0.0
+Namespace:        {ns}
+Address:          k8s-ingress-7f3a.elb.eu-central-1.amazonaws.com
+Ingress Class:    nginx
+Default backend:  <default>
+Rules:
+  Host              Path  Backends
+  ----              ----  --------
+  www.shop.example
+                    /orders   orders-web:80 (10.2.1.33:80,10.2.3.12:80)
+Annotations:        meta.helm.sh/release-name: shop
+Events:
+  Type    Reason  Age                 From                      Message
+  ----    ------  ----                ----                      -------
+  Normal  Sync    23m (x2 over 210d)  nginx-ingress-controller  Scheduled for sync
+""",
+        f"kubectl events -n {ns}": events([
+            ("23m", "Normal", "ScalingReplicaSet", "Deployment/orders-web", "Scaled up replica set orders-web-5c4d3e2f1 to 2"),
+            ("23m", "Normal", "Sync", "Ingress/shop-api", "Scheduled for sync"),
+            ("23m", "Normal", "Sync", "Ingress/shop-web", "Scheduled for sync"),
+        ]),
+    }
+    bg = [
+        {"service": "orders-api", "pods": oapi, "every_s": 3, "until": start, "messages": ["GET /orders/{n} 200 {ms}ms", "GET /orders?user={n} 200 {ms}ms", "POST /orders 201 {ms}ms"]},
+        {"service": "orders-api", "pods": oapi, "every_s": 60, "from": start, "messages": ["GET /internal/orders/{n} 200 {ms}ms caller=fulfilment"]},
+        {"service": "cart-api", "pods": cart, "every_s": 4, "messages": ["GET /cart/{n} 200 {ms}ms", "POST /cart/{n}/items 201 {ms}ms"]},
+        {"service": "users-api", "pods": users, "every_s": 9, "messages": ["GET /users/me 200 {ms}ms"]},
+        {"service": "orders-web", "pods": oweb, "every_s": 20, "from": start + 30, "messages": ["GET /orders/ 200 {ms}ms (index.html)"]},
+        {"service": "ingress-nginx", "pods": ctrl, "every_s": 5, "until": start, "messages": ["api.shop.example \"GET /orders/{n} HTTP/2.0\" 200 812 upstream=web-orders-api-8080 {ms}ms"]},
+    ]
+    ev = [
+        {"service": "orders-web", "level": "warn", "from": start + 40, "to": -2, "every_s": 4, "pods": oweb, "message": "GET /orders/{n} 404 (no static file; accept=application/json) host=api.shop.example"},
+        {"service": "ingress-nginx", "level": "info", "at": start - 10, "pod": ctrl[0], "message": "Configuration changes detected, backend reload required (ingress web/shop-api, web/shop-web)"},
+        {"service": "ingress-nginx", "level": "warn", "from": start + 40, "to": -3, "every_s": 6, "pods": ctrl, "message": "api.shop.example \"GET /orders/{n} HTTP/2.0\" 404 153 upstream=web-orders-web-80 {ms}ms"},
+        {"service": "orders-api", "level": "error", "at": -5600, "pod": oapi[0], "message": "db: connection reset by peer (orders-db failover drill), reconnecting password=orders_s3cret"},
+        {"service": "orders-api", "level": "info", "at": -5590, "pod": oapi[0], "message": "db: reconnected to orders-db primary"},
+        {"service": "cart-api", "level": "warn", "from": -7000, "to": 0, "every_s": 420, "pods": cart, "message": "slow redis GET cart:{n} took 2{ms}ms"},
+    ]
+    return {
+        "incident": {
+            "title": "Mobile app: order history empty, 'something went wrong'",
+            "service": "orders",
+            "severity": "sev2",
+            "symptoms": [
+                "the app's Orders tab shows an error for every user since about 20 minutes",
+                "API calls to https://api.shop.example/orders/... get 404",
+                "cart and login still work",
+            ],
+            "description": "Support escalated: mobile users cannot see their orders. No alert fired: error rates of orders-api look normal. The new orders web page shipped this afternoon.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "connect",
+            "root_cause_stage": "service_routing",
+            "root_cause_reason": "IngressWrongBackend",
+            "root_cause_component": ["ingress/shop-api", "shop-api"],
+            "root_cause_signal": "orders-web:80",
+            "root_cause": "The shop chart 2.0.0 (released 23 minutes ago with the new orders web page) routes api.shop.example's /orders path to the Service orders-web (the static SPA) instead of orders-api. API calls for /orders/... now get the SPA's 404; orders-api is healthy but receives no public traffic, so its error rate stays normal.",
+            "evidence": [
+                "kubectl describe ingress shop-api: /orders -> orders-web:80",
+                "ingress-nginx logs: GET /orders/... 404 upstream=web-orders-web-80 (before: upstream=web-orders-api-8080, 200)",
+                "orders-web logs: GET /orders/{id} 404 (no static file; accept=application/json)",
+                "orders-api: public traffic dropped to near zero at the release, no errors",
+            ],
+            "remediation": "Point shop-api's /orders path back at orders-api:8080 (fix the chart's values and roll back to shop 1.x until then); keep the SPA on www.shop.example only.",
+        },
+        "logs": logs(seed=104, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "orders-api", "rps": 35, "rps_after": 0.4, "errors": {"500": (0.002, 0.0)}, "latency": (0.03, 0.03)},
+                {"name": "orders-web", "rps": 0.01, "rps_after": 30, "change_at": start + 30, "errors": {"404": (0.0, 0.93)}, "latency": (0.004, 0.004)},
+                {"name": "cart-api", "rps": 25, "errors": {"500": (0.001, 0.001)}, "latency": (0.02, 0.02)},
+            ],
+            start=start, seed=104,
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "orders-api-errors.md": runbook("orders-api errors", """
+orders-api errors almost always come from orders-db: check for a failover (`db: connection reset by peer`)
+and restart orders-api pods if they did not reconnect.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 5. Init container Init:CrashLoopBackOff: fulfillment's schema check fails after a release.
+#    The incident says "fulfilment" (British); the data knows "fulfillment". A consumer crash-loops
+#    as a louder victim.
+# =================================================================================================
+
+
+@scenario("init-container-crashloop")
+def init_container_crashloop() -> dict[str, Any]:
+    start = -1600
+    ns = "orders"
+    node = ["ip-10-40-1-21.ec2.internal", "ip-10-40-2-22.ec2.internal"]
+    ful = ["fulfillment-84f7c9d6b-4tqzm", "fulfillment-84f7c9d6b-kx2vn", "fulfillment-84f7c9d6b-w9jds"]
+    cons = ["order-events-consumer-5b9c8d7f6-q8plx"]
+    label = ["shipping-label-6c7d8e9f1-z2kwr"]
+    k8s = {
+        **cluster_basics(ns, configmaps=[("fulfillment-config", "7", "150d")],
+                         secrets=[("fulfillment-db", "Opaque", "2", "150d")],
+                         statefulsets=table([["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"], ["fulfillment-db", "1/1", "150d", "postgres", "postgres:15.8"]])),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (ful[0], "0/1", "Init:CrashLoopBackOff", "8 (2m ago)", "25m", "10.40.1.51", node[0], "app=fulfillment,pod-template-hash=84f7c9d6b"),
+            (ful[1], "0/1", "Init:CrashLoopBackOff", "8 (3m ago)", "25m", "10.40.2.52", node[1], "app=fulfillment,pod-template-hash=84f7c9d6b"),
+            (ful[2], "0/1", "Init:Error", "9 (20s ago)", "25m", "10.40.1.53", node[0], "app=fulfillment,pod-template-hash=84f7c9d6b"),
+            ("fulfillment-db-0", "1/1", "Running", "0", "40d", "10.40.2.10", node[1], "app=fulfillment-db,statefulset.kubernetes.io/pod-name=fulfillment-db-0"),
+            (cons[0], "0/1", "CrashLoopBackOff", "7 (1m ago)", "12d", "10.40.1.60", node[0], "app=order-events-consumer,pod-template-hash=5b9c8d7f6"),
+            (label[0], "1/1", "Running", "0", "12d", "10.40.2.61", node[1], "app=shipping-label,pod-template-hash=6c7d8e9f1"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("fulfillment", "0/3", "3", "0", "150d", "app", "registry.acme.io/orders/fulfillment:2.4.0", "app=fulfillment"),
+            ("order-events-consumer", "0/1", "1", "0", "150d", "consumer", "registry.acme.io/orders/order-events-consumer:1.12.0", "app=order-events-consumer"),
+            ("shipping-label", "1/1", "1", "1", "150d", "label", "registry.acme.io/orders/shipping-label:3.0.1", "app=shipping-label"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("fulfillment-6d5c4b3a2", "0", "0", "0", "18d", "app", "registry.acme.io/orders/fulfillment:2.3.2", "app=fulfillment,pod-template-hash=6d5c4b3a2"),
+            ("fulfillment-84f7c9d6b", "3", "3", "0", "25m", "app", "registry.acme.io/orders/fulfillment:2.4.0", "app=fulfillment,pod-template-hash=84f7c9d6b"),
+            ("order-events-consumer-5b9c8d7f6", "1", "1", "0", "12d", "consumer", "registry.acme.io/orders/order-events-consumer:1.12.0", "app=order-events-consumer,pod-template-hash=5b9c8d7f6"),
+            ("shipping-label-6c7d8e9f1", "1", "1", "1", "12d", "label", "registry.acme.io/orders/shipping-label:3.0.1", "app=shipping-label,pod-template-hash=6c7d8e9f1"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("fulfillment", "ClusterIP", "172.20.88.12", "8080/TCP", "150d", "app=fulfillment"),
+            ("fulfillment-db", "ClusterIP", "None", "5432/TCP", "150d", "app=fulfillment-db"),
+            ("shipping-label", "ClusterIP", "172.20.88.40", "8080/TCP", "150d", "app=shipping-label"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("fulfillment", "<none>", "150d"),
+            ("fulfillment-db", "10.40.2.10:5432", "150d"),
+            ("shipping-label", "10.40.2.61:8080", "150d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "70d", "v1.31.2-eks-94953ac", f"10.40.{i + 1}.{21 + i}") for i, n in enumerate(node)]),
+        f"kubectl events -n {ns}": events([
+            ("25m", "Normal", "ScalingReplicaSet", "Deployment/fulfillment", "Scaled down replica set fulfillment-6d5c4b3a2 to 0 from 3"),
+            ("25m", "Normal", "ScalingReplicaSet", "Deployment/fulfillment", "Scaled up replica set fulfillment-84f7c9d6b to 3"),
+            ("2m (x110 over 25m)", "Warning", "BackOff", f"Pod/{ful[0]}", f"Back-off restarting failed container wait-for-schema in pod {ful[0]}_orders(9a1b2c3d-...)"),
+            ("3m (x108 over 25m)", "Warning", "BackOff", f"Pod/{ful[1]}", f"Back-off restarting failed container wait-for-schema in pod {ful[1]}_orders(8b2c3d4e-...)"),
+            ("1m (x90 over 24m)", "Warning", "BackOff", f"Pod/{cons[0]}", f"Back-off restarting failed container consumer in pod {cons[0]}_orders(7c3d4e5f-...)"),
+        ]),
+        f"kubectl describe pods {ful[0]} -n {ns}": f"""Name:             {ful[0]}
+Namespace:        {ns}
+Priority:         0
+Service Account:  fulfillment
+Node:             {node[0]}/10.40.1.21
+Start Time:       {when(-1500)}
+Labels:           app=fulfillment
+                  pod-template-hash=84f7c9d6b
+Status:           Pending
+IP:               10.40.1.51
+Controlled By:    ReplicaSet/fulfillment-84f7c9d6b
+Init Containers:
+  wait-for-schema:
+    Image:          registry.acme.io/orders/fulfillment:2.4.0
+    Command:
+      /app/bin/check-schema
+      --require=42
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    3
+      Started:      {when(-150)}
+      Finished:     {when(-148)}
+    Ready:          False
+    Restart Count:  8
+    Environment:
+      DATABASE_URL:  <set to the key 'url' in secret 'fulfillment-db'>  Optional: false
+Containers:
+  app:
+    Image:          registry.acme.io/orders/fulfillment:2.4.0
+    Port:           8080/TCP
+    State:          Waiting
+      Reason:       PodInitializing
+    Ready:          False
+    Restart Count:  0
+Conditions:
+  Type              Status
+  Initialized       False
+  Ready             False
+  ContainersReady   False
+  PodScheduled      True
+QoS Class:                   Burstable
+{TOLERATIONS}
+Events:
+  Type     Reason   Age                  From     Message
+  ----     ------   ----                 ----     -------
+  Normal   Pulled   2m (x9 over 25m)     kubelet  Container image "registry.acme.io/orders/fulfillment:2.4.0" already present on machine
+  Warning  BackOff  2m (x110 over 25m)   kubelet  Back-off restarting failed container wait-for-schema in pod {ful[0]}_orders
+""",
+        f"kubectl describe deployments fulfillment -n {ns}": f"""Name:               fulfillment
+Namespace:          {ns}
+CreationTimestamp:  {when(-150 * 86400)}
+Labels:             app=fulfillment
+Annotations:        deployment.kubernetes.io/revision: 23
+Selector:           app=fulfillment
+Replicas:           3 desired | 3 updated | 3 total | 0 available | 3 unavailable
+StrategyType:       Recreate
+Pod Template:
+  Labels:  app=fulfillment
+  Init Containers:
+   wait-for-schema:
+    Image:      registry.acme.io/orders/fulfillment:2.4.0
+    Command:
+      /app/bin/check-schema
+      --require=42
+  Containers:
+   app:
+    Image:      registry.acme.io/orders/fulfillment:2.4.0
+    Port:       8080/TCP
+Conditions:
+  Type           Status  Reason
+  ----           ------  ------
+  Available      False   MinimumReplicasUnavailable
+  Progressing    True    ReplicaSetUpdated
+OldReplicaSets:  fulfillment-6d5c4b3a2 (0/0 replicas created)
+NewReplicaSet:   fulfillment-84f7c9d6b (3/3 replicas created)
+Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  25m   deployment-controller  Scaled down replica set fulfillment-6d5c4b3a2 to 0 from 3
+  Normal  ScalingReplicaSet  25m   deployment-controller  Scaled up replica set fulfillment-84f7c9d6b to 3
+""",
+        f"kubectl logs {ful[0]} -n {ns} -c wait-for-schema --previous --tail=1000": (
+            "check-schema: connecting to fulfillment-db:5432/fulfillment\n"
+            "check-schema: schema_migrations current=41 required=42 (missing: 042_add_carrier_reference)\n"
+            "check-schema: refusing to start: run the 2.4.0 migration job first (helm hook 'fulfillment-migrate' is disabled in values-prod.yaml)\n"
+        ),
+        f"kubectl logs {ful[0]} -n {ns} -c wait-for-schema --tail=1000": (
+            "check-schema: connecting to fulfillment-db:5432/fulfillment\n"
+            "check-schema: schema_migrations current=41 required=42 (missing: 042_add_carrier_reference)\n"
+            "check-schema: refusing to start: run the 2.4.0 migration job first (helm hook 'fulfillment-migrate' is disabled in values-prod.yaml)\n"
+        ),
+        f"kubectl describe pods {cons[0]} -n {ns}": f"""Name:             {cons[0]}
+Namespace:        {ns}
+Node:             {node[0]}/10.40.1.21
+Labels:           app=order-events-consumer
+                  pod-template-hash=5b9c8d7f6
+Status:           Running
+IP:               10.40.1.60
+Controlled By:    ReplicaSet/order-events-consumer-5b9c8d7f6
+Containers:
+  consumer:
+    Image:          registry.acme.io/orders/order-events-consumer:1.12.0
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+    Ready:          False
+    Restart Count:  7
+    Environment:
+      FULFILLMENT_URL:  http://fulfillment.orders.svc:8080
+Events:
+  Type     Reason   Age                 From     Message
+  ----     ------   ----                ----     -------
+  Warning  BackOff  1m (x90 over 24m)   kubelet  Back-off restarting failed container consumer in pod {cons[0]}_orders
+""",
+        f"kubectl logs {cons[0]} -n {ns} -c consumer --previous --tail=1000": (
+            "INFO consuming topic orders.paid (partition 0-5)\n"
+            "ERROR deliver order 771203 to fulfillment: Post \"http://fulfillment.orders.svc:8080/v1/shipments\": dial tcp 172.20.88.12:8080: connect: connection refused (attempt 30/30)\n"
+            "FATAL giving up after 30 attempts; exiting so that Kafka rebalances\n"
+        ),
+    }
+    bg = [
+        {"service": "fulfillment", "pods": ["fulfillment-6d5c4b3a2-8hwq2", "fulfillment-6d5c4b3a2-pz4kc", "fulfillment-6d5c4b3a2-tn7vb"], "every_s": 8, "until": start - 20, "messages": ["POST /v1/shipments 201 {ms}ms order={n}", "GET /v1/shipments/{n} 200 {ms}ms"]},
+        {"service": "order-events-consumer", "pods": cons, "every_s": 8, "until": start, "messages": ["order {n} delivered to fulfillment in {ms}ms"]},
+        {"service": "shipping-label", "pods": label, "every_s": 30, "until": start, "messages": ["label created for shipment {n} carrier=dhl"]},
+        {"service": "shipping-label", "pods": label, "every_s": 60, "from": start, "messages": ["poll: no new shipments"]},
+    ]
+    ev = [
+        {"service": "fulfillment", "level": "info", "at": start - 15, "pod": "fulfillment-6d5c4b3a2-8hwq2", "message": "received SIGTERM, shutting down (deploy 2.4.0, strategy Recreate)"},
+        {"service": "fulfillment", "level": "error", "from": start + 20, "to": -10, "every_s": 140, "pods": ful, "message": "check-schema: schema_migrations current=41 required=42 (missing: 042_add_carrier_reference); refusing to start"},
+        {"service": "order-events-consumer", "level": "error", "from": start + 10, "to": -2, "every_s": 5, "pods": cons, "message": "deliver order {n} to fulfillment: Post \"http://fulfillment.orders.svc:8080/v1/shipments\": dial tcp 172.20.88.12:8080: connect: connection refused"},
+        {"service": "order-events-consumer", "level": "error", "from": start + 200, "to": -20, "every_s": 190, "pods": cons, "message": "FATAL giving up after 30 attempts; exiting so that Kafka rebalances"},
+        {"service": "order-events-consumer", "level": "warn", "from": start + 60, "to": 0, "every_s": 60, "pods": cons, "message": "consumer lag orders.paid = {n} messages"},
+        {"service": "shipping-label", "level": "error", "at": -6100, "pod": label[0], "message": "carrier API dhl returned 500 for shipment 760122 (retry ok) api_key=dhl_live_12ab34cd"},
+    ]
+    return {
+        "incident": {
+            "title": "Orders stuck in 'paid', nothing ships",
+            "service": "fulfilment",
+            "severity": "sev2",
+            "symptoms": [
+                "no new shipments created since about 25 minutes",
+                "order-events-consumer crash-looping with connection refused",
+                "Kafka lag on orders.paid growing",
+            ],
+            "description": "Alert OrdersPaidLagHigh fired in namespace orders: consumer lag above 5000 for 10 minutes. The fulfilment team deployed 2.4.0 this afternoon.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "application",
+            "root_cause_stage": "startup",
+            "root_cause_reason": "Init:CrashLoopBackOff",
+            "root_cause_component": ["deployment/fulfillment", "fulfillment", "replicaset/fulfillment-84f7c9d6b"],
+            "root_cause_signal": "Init:CrashLoopBackOff",
+            "root_cause": "fulfillment 2.4.0 was deployed with strategy Recreate: the old pods were stopped, and every new pod's init container wait-for-schema exits 3 because the database is at schema 41 and 2.4.0 needs 42 (the migration hook is disabled in the prod values). All three pods sit in Init:CrashLoopBackOff, the Service has no endpoints, and order-events-consumer, which delivers paid orders to fulfillment, crash-loops as a victim.",
+            "evidence": [
+                "kubectl get pods: fulfillment-84f7c9d6b-* Init:CrashLoopBackOff / Init:Error",
+                "kubectl logs -c wait-for-schema: schema_migrations current=41 required=42; helm hook 'fulfillment-migrate' is disabled",
+                "kubectl get endpoints fulfillment: <none>",
+                "order-events-consumer: connection refused to fulfillment, FATAL giving up (a victim)",
+            ],
+            "remediation": "Run the 2.4.0 migration (enable the fulfillment-migrate hook or run the job by hand), or roll fulfillment back to 2.3.2; then restart order-events-consumer.",
+        },
+        "logs": logs(seed=105, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "fulfillment", "rps": 8, "rps_after": 0, "errors": {"500": (0.002, 0.0)}, "latency": (0.05, 0.05)},
+                {"name": "shipping-label", "rps": 2, "rps_after": 0.2, "errors": {"500": (0.004, 0.0)}, "latency": (0.3, 0.3)},
+            ],
+            start=start, seed=105,
+            gauges=[{"name": "kafka_consumergroup_lag", "labels": {"group": "order-events-consumer", "topic": "orders.paid"}, "before": 15, "after": 6200, "noise": 0.3}],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "order-events-consumer-crashloop.md": runbook("order-events-consumer crash-looping", """
+The consumer exits when it cannot commit offsets. Usual cause: a Kafka broker restart.
+Check the kafka namespace for broker restarts, then delete the consumer pod so it rejoins the group.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 6. A ConfigMap value that crashes the app, visible only in the previous container's logs.
+# =================================================================================================
+
+
+@scenario("configmap-bad-value")
+def configmap_bad_value() -> dict[str, Any]:
+    start = -1560
+    ns = "commerce"
+    node = ["aks-pool1-31245-vmss000000", "aks-pool1-31245-vmss000001", "aks-pool1-31245-vmss000002"]
+    pricing = ["pricing-7d9f8c6b5-6vwqk", "pricing-7d9f8c6b5-hl2xd", "pricing-7d9f8c6b5-s8mzr"]
+    cart = ["cart-5f6e7d8c9-2kp4j", "cart-5f6e7d8c9-xw9qh"]
+    promo = ["promotions-6a7b8c9d1-f5tnz"]
+    prev_log = (
+        "2026-12-05T13:58:40Z INFO  pricing 3.2.1 starting (workers=4)\n"
+        "2026-12-05T13:58:40Z INFO  loading settings from environment (configmap pricing-config)\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/app/pricing/main.py\", line 22, in <module>\n"
+        "    settings = Settings.load()\n"
+        "  File \"/app/pricing/settings.py\", line 48, in load\n"
+        "    discount_cache_ttl=int(os.environ[\"DISCOUNT_CACHE_TTL\"]),\n"
+        "ValueError: invalid literal for int() with base 10: '10m'\n"
+    )
+    current_log = (
+        "2026-12-05T14:00:01Z INFO  pricing 3.2.1 starting (workers=4)\n"
+        "2026-12-05T14:00:01Z INFO  loading settings from environment (configmap pricing-config)\n"
+    )
+    k8s = {
+        **cluster_basics(ns, configmaps=[("cart-config", "4", "320d"), ("pricing-config", "9", "320d"), ("promotions-config", "3", "320d")]),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (cart[0], "1/1", "Running", "0", "6d", "10.244.0.21", node[0], "app=cart,pod-template-hash=5f6e7d8c9"),
+            (cart[1], "1/1", "Running", "0", "6d", "10.244.1.22", node[1], "app=cart,pod-template-hash=5f6e7d8c9"),
+            (pricing[0], "0/1", "CrashLoopBackOff", "9 (2m5s ago)", "25m", "10.244.0.31", node[0], "app=pricing,pod-template-hash=7d9f8c6b5"),
+            (pricing[1], "0/1", "CrashLoopBackOff", "9 (1m40s ago)", "25m", "10.244.1.32", node[1], "app=pricing,pod-template-hash=7d9f8c6b5"),
+            (pricing[2], "0/1", "Running", "10 (5s ago)", "25m", "10.244.2.33", node[2], "app=pricing,pod-template-hash=7d9f8c6b5"),
+            (promo[0], "1/1", "Running", "0", "14d", "10.244.2.40", node[2], "app=promotions,pod-template-hash=6a7b8c9d1"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("cart", "2/2", "2", "2", "320d", "cart", "acmecr.azurecr.io/commerce/cart:9.4.0", "app=cart"),
+            ("pricing", "0/3", "3", "0", "320d", "pricing", "acmecr.azurecr.io/commerce/pricing:3.2.1", "app=pricing"),
+            ("promotions", "1/1", "1", "1", "320d", "promotions", "acmecr.azurecr.io/commerce/promotions:1.5.2", "app=promotions"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("cart-5f6e7d8c9", "2", "2", "2", "6d", "cart", "acmecr.azurecr.io/commerce/cart:9.4.0", "app=cart,pod-template-hash=5f6e7d8c9"),
+            ("pricing-6c8e7d5a4", "0", "0", "0", "11d", "pricing", "acmecr.azurecr.io/commerce/pricing:3.2.1", "app=pricing,pod-template-hash=6c8e7d5a4"),
+            ("pricing-7d9f8c6b5", "3", "3", "0", "25m", "pricing", "acmecr.azurecr.io/commerce/pricing:3.2.1", "app=pricing,pod-template-hash=7d9f8c6b5"),
+            ("promotions-6a7b8c9d1", "1", "1", "1", "14d", "promotions", "acmecr.azurecr.io/commerce/promotions:1.5.2", "app=promotions,pod-template-hash=6a7b8c9d1"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("cart", "ClusterIP", "10.0.41.10", "8080/TCP", "320d", "app=cart"),
+            ("pricing", "ClusterIP", "10.0.41.20", "8080/TCP", "320d", "app=pricing"),
+            ("promotions", "ClusterIP", "10.0.41.30", "8080/TCP", "320d", "app=promotions"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("cart", "10.244.0.21:8080,10.244.1.22:8080", "320d"),
+            ("pricing", "<none>", "320d"),
+            ("promotions", "10.244.2.40:8080", "320d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "45d", "v1.30.5", f"10.224.0.{4 + i}") for i, n in enumerate(node)]),
+        f"kubectl events -n {ns}": events([
+            ("25m", "Normal", "ScalingReplicaSet", "Deployment/pricing", "Scaled up replica set pricing-7d9f8c6b5 to 1"),
+            ("24m", "Normal", "ScalingReplicaSet", "Deployment/pricing", "Scaled down replica set pricing-6c8e7d5a4 to 0 from 1"),
+            ("2m5s (x105 over 25m)", "Warning", "BackOff", f"Pod/{pricing[0]}", f"Back-off restarting failed container pricing in pod {pricing[0]}_commerce(aa12bb34-...)"),
+            ("1m40s (x101 over 24m)", "Warning", "BackOff", f"Pod/{pricing[1]}", f"Back-off restarting failed container pricing in pod {pricing[1]}_commerce(cc56dd78-...)"),
+            ("5s (x11 over 24m)", "Normal", "Pulled", f"Pod/{pricing[2]}", "Container image \"acmecr.azurecr.io/commerce/pricing:3.2.1\" already present on machine"),
+        ]),
+        f"kubectl describe pods {pricing[0]} -n {ns}": f"""Name:             {pricing[0]}
+Namespace:        {ns}
+Priority:         0
+Service Account:  default
+Node:             {node[0]}/10.224.0.4
+Start Time:       {when(-1500)}
+Labels:           app=pricing
+                  pod-template-hash=7d9f8c6b5
+Annotations:      kubectl.kubernetes.io/restartedAt: {iso(-1510)}
+Status:           Running
+IP:               10.244.0.31
+Controlled By:    ReplicaSet/pricing-7d9f8c6b5
+Containers:
+  pricing:
+    Image:          acmecr.azurecr.io/commerce/pricing:3.2.1
+    Port:           8080/TCP
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+      Started:      {when(-126)}
+      Finished:     {when(-125)}
+    Ready:          False
+    Restart Count:  9
+    Limits:
+      memory:  512Mi
+    Requests:
+      cpu:     200m
+      memory:  512Mi
+    Environment Variables from:
+      pricing-config  ConfigMap  Optional: false
+    Environment:      <none>
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             False
+  ContainersReady   False
+  PodScheduled      True
+QoS Class:                   Burstable
+{TOLERATIONS}
+Events:
+  Type     Reason   Age                   From     Message
+  ----     ------   ----                  ----     -------
+  Warning  BackOff  2m5s (x105 over 25m)  kubelet  Back-off restarting failed container pricing in pod {pricing[0]}_commerce
+""",
+        f"kubectl describe deployments pricing -n {ns}": f"""Name:                   pricing
+Namespace:              {ns}
+CreationTimestamp:      {when(-320 * 86400)}
+Labels:                 app=pricing
+Annotations:            deployment.kubernetes.io/revision: 41
+Selector:               app=pricing
+Replicas:               3 desired | 3 updated | 3 total | 0 available | 3 unavailable
+StrategyType:           RollingUpdate
+RollingUpdateStrategy:  25% max unavailable, 25% max surge
+Pod Template:
+  Labels:       app=pricing
+  Annotations:  kubectl.kubernetes.io/restartedAt: {iso(-1510)}
+  Containers:
+   pricing:
+    Image:      acmecr.azurecr.io/commerce/pricing:3.2.1
+    Port:       8080/TCP
+    Environment Variables from:
+      pricing-config  ConfigMap  Optional: false
+Conditions:
+  Type           Status  Reason
+  ----           ------  ------
+  Available      False   MinimumReplicasUnavailable
+  Progressing    False   ProgressDeadlineExceeded
+OldReplicaSets:  pricing-6c8e7d5a4 (0/0 replicas created)
+NewReplicaSet:   pricing-7d9f8c6b5 (3/3 replicas created)
+Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  25m   deployment-controller  Scaled up replica set pricing-7d9f8c6b5 to 1
+  Normal  ScalingReplicaSet  24m   deployment-controller  Scaled down replica set pricing-6c8e7d5a4 to 0 from 1
+""",
+        f"kubectl describe configmaps pricing-config -n {ns}": f"""Name:         pricing-config
+Namespace:    {ns}
+Labels:       app=pricing
+Annotations:  <none>
+
+Data
+====
+CURRENCY_DEFAULT:
+----
+EUR
+
+DISCOUNT_CACHE_TTL:
+----
+10m
+
+LOG_LEVEL:
+----
+info
+
+PROMOTIONS_URL:
+----
+http://promotions:8080
+
+ROUNDING:
+----
+half-even
+
+TAX_TABLE:
+----
+eu-2026-q4
+
+WORKERS:
+----
+4
+
+DB_HOST:
+----
+pricing-db.postgres.database.azure.com
+
+FEATURE_BUNDLES:
+----
+true
+
+
+BinaryData
+====
+
+Events:  <none>
+""",
+        f"kubectl logs {pricing[0]} -n {ns} -c pricing --previous --tail=1000": prev_log,
+        f"kubectl logs {pricing[0]} -n {ns} -c pricing --tail=1000": current_log,
+        f"kubectl logs {pricing[2]} -n {ns} -c pricing --previous --tail=1000": prev_log,
+        f"kubectl logs {pricing[2]} -n {ns} -c pricing --tail=1000": current_log,
+    }
+    bg = [
+        {"service": "cart", "pods": cart, "every_s": 4, "until": start, "messages": ["GET /cart/{n}/total 200 {ms}ms", "POST /cart/{n}/items 201 {ms}ms"]},
+        {"service": "cart", "pods": cart, "every_s": 12, "from": start, "messages": ["POST /cart/{n}/items 201 {ms}ms"]},
+        {"service": "pricing", "pods": ["pricing-6c8e7d5a4-9xq2w", "pricing-6c8e7d5a4-bt7kn", "pricing-6c8e7d5a4-z4rhm"], "every_s": 5, "until": start - 30, "messages": ["POST /v1/quote 200 {ms}ms lines=3"]},
+        {"service": "promotions", "pods": promo, "every_s": 10, "messages": ["GET /v1/active 200 {ms}ms"]},
+    ]
+    ev = [
+        {"service": "pricing", "level": "info", "from": start + 20, "to": -5, "every_s": 150, "pods": pricing, "message": "pricing 3.2.1 starting (workers=4)"},
+        {"service": "pricing", "level": "info", "from": start + 21, "to": -4, "every_s": 150, "pods": pricing, "message": "loading settings from environment (configmap pricing-config)"},
+        {"service": "cart", "level": "error", "from": start + 40, "to": -2, "every_s": 5, "pods": cart, "message": "GET /cart/{n}/total 502: pricing unavailable: dial tcp 10.0.41.20:8080: connect: connection refused"},
+        {"service": "promotions", "level": "warn", "from": -7100, "to": 0, "every_s": 200, "pods": promo, "message": "campaign BLACKWEEK has 0 eligible SKUs (check catalog sync)"},
+        {"service": "promotions", "level": "error", "at": -6500, "pod": promo[0], "message": "catalog sync failed: 401 from catalog (token=eyJhbGciOi.expired) — refreshed"},
+        {"service": "pricing", "level": "info", "at": start - 40, "pod": "pricing-6c8e7d5a4-9xq2w", "message": "received SIGTERM (rollout restart), draining"},
+    ]
+    return {
+        "incident": {
+            "title": "Cart totals missing, checkout blocked",
+            "service": "cart",
+            "severity": "sev1",
+            "symptoms": [
+                "cart pages show no total; checkout button disabled",
+                "cart answers 502 on /cart/{id}/total",
+                "pricing pods restarting, no error in their logs",
+            ],
+            "description": "Alert CartTotalErrors fired for cart in namespace commerce (AKS prod-weu): 5xx on /total above 50%. Pricing was restarted 25 minutes ago to pick up the new discount cache setting.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "application",
+            "root_cause_stage": "runtime",
+            "root_cause_reason": "CrashLoopBackOff",
+            "root_cause_component": ["configmap/pricing-config", "pricing-config", "deployment/pricing"],
+            "root_cause_signal": "invalid literal for int()",
+            "root_cause": "pricing-config's DISCOUNT_CACHE_TTL was set to '10m' and pricing was restarted to pick it up; pricing reads it with int() and dies at start (ValueError: invalid literal for int() with base 10: '10m'), which only the previous container's log shows. All three pods crash-loop, the Service has no endpoints, and cart's total calls are refused.",
+            "evidence": [
+                "kubectl logs pricing-… --previous: ValueError: invalid literal for int() with base 10: '10m'",
+                "kubectl describe configmap pricing-config: DISCOUNT_CACHE_TTL 10m",
+                "kubectl describe pod: envFrom pricing-config; restartedAt 25 minutes ago; CrashLoopBackOff, Exit Code 1 (not OOMKilled)",
+                "cart logs: pricing unavailable: connection refused (a victim)",
+            ],
+            "remediation": "Set DISCOUNT_CACHE_TTL back to a number of seconds (600) and restart pricing; make settings parse durations or fail with a clear message.",
+        },
+        "logs": logs(seed=106, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "cart", "rps": 30, "errors": {"502": (0.0, 0.55), "500": (0.001, 0.001)}, "latency": (0.03, 0.02)},
+                {"name": "pricing", "rps": 22, "rps_after": 0, "change_at": start - 30, "errors": {"500": (0.001, 0.0)}, "latency": (0.015, 0.015)},
+                {"name": "promotions", "rps": 10, "errors": {"500": (0.0, 0.0)}, "latency": (0.02, 0.02)},
+            ],
+            start=start, seed=106,
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "pricing-crashloop.md": runbook("pricing crash-looping", """
+pricing crash-loops when it runs out of memory while loading the tax tables (OOMKilled).
+Raise the memory limit to 1Gi: `kubectl set resources deploy/pricing -n commerce --limits=memory=1Gi`.
+"""),
+            "cart-total-errors.md": runbook("cart totals failing", """
+If cart's /total fails, check promotions first: a campaign without eligible SKUs makes the
+discount step throw. Disable the campaign in the promotions admin.
+"""),
+        },
+    }
