@@ -1686,3 +1686,351 @@ discount step throw. Disable the campaign in the promotions admin.
 """),
         },
     }
+
+
+# =================================================================================================
+# 7. A failing CronJob: the hourly ledger export fails with AccessDenied after an IAM role change.
+# =================================================================================================
+
+
+@scenario("cronjob-failing")
+def cronjob_failing() -> dict[str, Any]:
+    start = -3000
+    ns = "finance"
+    node = ["ip-10-50-1-9.ec2.internal", "ip-10-50-2-9.ec2.internal"]
+    dash = ["finance-dashboard-6b5c4d3e2-n8kqz", "finance-dashboard-6b5c4d3e2-x2plm"]
+    jobs_ok = "ledger-export-29419095"
+    jobs_bad = ["ledger-export-29419155", "ledger-export-29419215"]
+    bad_pods = ["ledger-export-29419155-4kxq2", "ledger-export-29419155-9wzv7", "ledger-export-29419215-h6nrt", "ledger-export-29419215-tq8ds"]
+    err = "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the PutObject operation: User: arn:aws:sts::210987654321:assumed-role/finance-export-role-v2/botocore-session-1733406 is not authorized to perform: s3:PutObject on resource: \"arn:aws:s3:::acme-finance-exports/ledger/2026-12-05/13.parquet\" because no identity-based policy allows the s3:PutObject action"
+    k8s = {
+        **cluster_basics(ns, configmaps=[("ledger-export-config", "3", "90d")]),
+        f"kubectl get serviceaccounts -n {ns}": table([["NAME", "SECRETS", "AGE"], ["default", "0", "400d"], ["ledger-export", "0", "90d"]]),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (dash[0], "1/1", "Running", "0", "3d", "10.50.1.20", node[0], "app=finance-dashboard,pod-template-hash=6b5c4d3e2"),
+            (dash[1], "1/1", "Running", "0", "3d", "10.50.2.21", node[1], "app=finance-dashboard,pod-template-hash=6b5c4d3e2"),
+            ("ledger-export-29419095-sx7mv", "0/1", "Completed", "0", "2h5m", "10.50.1.71", node[0], "batch.kubernetes.io/job-name=ledger-export-29419095,job-name=ledger-export-29419095"),
+            (bad_pods[0], "0/1", "Error", "0", "65m", "10.50.1.72", node[0], "batch.kubernetes.io/job-name=ledger-export-29419155,job-name=ledger-export-29419155"),
+            (bad_pods[1], "0/1", "Error", "0", "63m", "10.50.2.73", node[1], "batch.kubernetes.io/job-name=ledger-export-29419155,job-name=ledger-export-29419155"),
+            (bad_pods[2], "0/1", "Error", "0", "5m", "10.50.1.74", node[0], "batch.kubernetes.io/job-name=ledger-export-29419215,job-name=ledger-export-29419215"),
+            (bad_pods[3], "0/1", "Error", "0", "3m", "10.50.2.75", node[1], "batch.kubernetes.io/job-name=ledger-export-29419215,job-name=ledger-export-29419215"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("finance-dashboard", "2/2", "2", "2", "90d", "dashboard", "registry.acme.io/finance/dashboard:5.0.2", "app=finance-dashboard"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("finance-dashboard-6b5c4d3e2", "2", "2", "2", "3d", "dashboard", "registry.acme.io/finance/dashboard:5.0.2", "app=finance-dashboard,pod-template-hash=6b5c4d3e2"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([("finance-dashboard", "ClusterIP", "172.20.90.4", "80/TCP", "90d", "app=finance-dashboard")]),
+        f"kubectl get endpoints -n {ns}": endpoints([("finance-dashboard", "10.50.1.20:8080,10.50.2.21:8080", "90d")]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "20d", "v1.31.2-eks-94953ac", f"10.50.{i + 1}.9") for i, n in enumerate(node)]),
+        f"kubectl get cronjobs -n {ns}": table([
+            ["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
+            ["ledger-export", "15 * * * *", "<none>", "False", "0", "5m", "90d"],
+        ]),
+        f"kubectl get jobs -n {ns}": table([
+            ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
+            [jobs_ok, "Complete", "1/1", "2m14s", "125m"],
+            [jobs_bad[0], "Failed", "0/1", "65m", "65m"],
+            [jobs_bad[1], "Running", "0/1", "5m", "5m"],
+        ]),
+        f"kubectl describe jobs {jobs_bad[0]} -n {ns}": f"""Name:             {jobs_bad[0]}
+Namespace:        {ns}
+Selector:         batch.kubernetes.io/controller-uid=5d1e2f3a-...
+Labels:           batch.kubernetes.io/job-name={jobs_bad[0]}
+Annotations:      batch.kubernetes.io/job-tracking:
+Controlled By:    CronJob/ledger-export
+Parallelism:      1
+Completions:      1
+Completion Mode:  NonIndexed
+Start Time:       {when(-3900)}
+Pods Statuses:    0 Active (0 Ready) / 0 Succeeded / 2 Failed
+Pod Template:
+  Service Account:  ledger-export
+  Containers:
+   export:
+    Image:      registry.acme.io/finance/ledger-export:1.6.0
+    Command:
+      python
+      -m
+      ledger_export
+      --bucket=acme-finance-exports
+Events:
+  Type     Reason                Age   From            Message
+  ----     ------                ----  ----            -------
+  Normal   SuccessfulCreate      65m   job-controller  Created pod: {bad_pods[0]}
+  Normal   SuccessfulCreate      63m   job-controller  Created pod: {bad_pods[1]}
+  Warning  BackoffLimitExceeded  61m   job-controller  Job has reached the specified backoff limit
+""",
+        f"kubectl describe cronjobs ledger-export -n {ns}": f"""Name:                          ledger-export
+Namespace:                     {ns}
+Labels:                        app=ledger-export
+Annotations:                   <none>
+Schedule:                      15 * * * *
+Concurrency Policy:            Forbid
+Suspend:                       False
+Successful Job History Limit:  3
+Failed Job History Limit:      1
+Starting Deadline Seconds:     <unset>
+Selector:                      <unset>
+Parallelism:                   <unset>
+Completions:                   <unset>
+Pod Template:
+  Service Account:  ledger-export
+  Containers:
+   export:
+    Image:      registry.acme.io/finance/ledger-export:1.6.0
+Last Schedule Time:  {when(-300)}
+Active Jobs:         {jobs_bad[1]}
+Events:
+  Type    Reason            Age   From                Message
+  ----    ------            ----  ----                -------
+  Normal  SuccessfulCreate  65m   cronjob-controller  Created job {jobs_bad[0]}
+  Normal  SawCompletedJob   61m   cronjob-controller  Saw completed job: {jobs_bad[0]}, status: Failed
+  Normal  SuccessfulCreate  5m    cronjob-controller  Created job {jobs_bad[1]}
+""",
+        f"kubectl events -n {ns}": events([
+            ("65m", "Normal", "SuccessfulCreate", "CronJob/ledger-export", f"Created job {jobs_bad[0]}"),
+            ("61m", "Warning", "BackoffLimitExceeded", f"Job/{jobs_bad[0]}", "Job has reached the specified backoff limit"),
+            ("5m", "Normal", "SuccessfulCreate", "CronJob/ledger-export", f"Created job {jobs_bad[1]}"),
+        ]),
+        f"kubectl logs {bad_pods[1]} -n {ns} -c export --tail=1000": f"INFO  exporting ledger rows 12:00-13:00 (412,881 rows)\nINFO  writing s3://acme-finance-exports/ledger/2026-12-05/13.parquet\nERROR {err}\n",
+        f"kubectl logs {bad_pods[3]} -n {ns} -c export --tail=1000": f"INFO  exporting ledger rows 13:00-14:00 (398,102 rows)\nINFO  writing s3://acme-finance-exports/ledger/2026-12-05/14.parquet\nERROR {err.replace('13.parquet', '14.parquet')}\n",
+        f"kubectl describe serviceaccounts ledger-export -n {ns}": f"""Name:                ledger-export
+Namespace:           {ns}
+Labels:              app=ledger-export
+Annotations:         eks.amazonaws.com/role-arn: arn:aws:iam::210987654321:role/finance-export-role-v2
+Image pull secrets:  <none>
+Mountable secrets:   <none>
+Tokens:              <none>
+Events:              <none>
+""",
+    }
+    bg = [
+        {"service": "finance-dashboard", "pods": dash, "every_s": 15, "messages": ["GET /api/kpis 200 {ms}ms", "GET /api/ledger/summary 200 {ms}ms"]},
+    ]
+    ev = [
+        {"service": "ledger-export", "level": "info", "at": -7500 + 600, "pod": "ledger-export-29419035-pq2zt", "message": "wrote s3://acme-finance-exports/ledger/2026-12-05/11.parquet (401,220 rows) in 121s"},
+        {"service": "ledger-export", "level": "info", "at": -4120, "pod": "ledger-export-29419095-sx7mv", "message": "wrote s3://acme-finance-exports/ledger/2026-12-05/12.parquet (405,310 rows) in 134s"},
+        {"service": "ledger-export", "level": "info", "at": -3600, "pod": "infra-audit", "message": "serviceaccount finance/ledger-export annotation eks.amazonaws.com/role-arn changed to finance-export-role-v2 (terraform run iam-split-roles)"},
+        {"service": "ledger-export", "level": "error", "at": -3780, "pod": bad_pods[0], "message": err},
+        {"service": "ledger-export", "level": "error", "at": -3660, "pod": bad_pods[1], "message": err},
+        {"service": "ledger-export", "level": "error", "at": -180, "pod": bad_pods[2], "message": err.replace("13.parquet", "14.parquet")},
+        {"service": "ledger-export", "level": "error", "at": -60, "pod": bad_pods[3], "message": err.replace("13.parquet", "14.parquet")},
+        {"service": "finance-dashboard", "level": "warn", "from": start + 100, "to": 0, "every_s": 300, "pods": dash, "message": "latest ledger export is {ms} minutes old (expected < 75)"},
+        {"service": "finance-dashboard", "level": "error", "from": -7000, "to": 0, "every_s": 700, "pods": dash, "message": "redis GET kpi-cache timed out after 50ms; recomputing"},
+        {"service": "finance-dashboard", "level": "debug", "at": -2000, "pod": dash[0], "message": "warehouse connection password=Fin4nce!2026 host=redshift.internal"},
+    ]
+    return {
+        "incident": {
+            "title": "Finance dashboard numbers stale since late morning",
+            "service": "finance-dashboard",
+            "severity": "sev3",
+            "symptoms": [
+                "revenue figures stopped updating around 12:00",
+                "finance-dashboard warns that the latest ledger export is old",
+                "occasional redis timeouts in the dashboard",
+            ],
+            "description": "The controller's team reports the intraday revenue dashboard frozen. Alert LedgerExportStale fired in namespace finance 40 minutes ago.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "application",
+            "root_cause_stage": "runtime",
+            "root_cause_reason": "BackoffLimitExceeded",
+            "root_cause_component": ["cronjob/ledger-export", "ledger-export", f"job/{jobs_bad[0]}", f"job/{jobs_bad[1]}"],
+            "root_cause_signal": "AccessDenied",
+            "root_cause": "The ledger-export CronJob's runs fail since its service account was moved to the IAM role finance-export-role-v2 (terraform 'iam-split-roles'), which lacks s3:PutObject on acme-finance-exports: each pod fails with AccessDenied, the 13:15 Job hit its backoff limit, the 14:15 one is failing the same way. The dashboard only shows the stale export; its redis timeouts are old noise.",
+            "evidence": [
+                f"kubectl get jobs: {jobs_bad[0]} Failed 0/1; describe job: BackoffLimitExceeded",
+                "ledger-export pod logs: AccessDenied when calling the PutObject operation … finance-export-role-v2",
+                "serviceaccount ledger-export: eks.amazonaws.com/role-arn …/finance-export-role-v2",
+                "finance-dashboard: latest ledger export is old (a symptom)",
+            ],
+            "remediation": "Grant finance-export-role-v2 s3:PutObject on acme-finance-exports/ledger/* (or point the service account back at the old role), then re-run the missed hours: `kubectl create job --from=cronjob/ledger-export -n finance ledger-export-rerun`.",
+        },
+        "logs": logs(seed=107, background=bg, events=ev),
+        "metrics": metrics(
+            [{"name": "finance-dashboard", "rps": 2, "errors": {"500": (0.001, 0.001)}, "latency": (0.12, 0.12)}],
+            start=start, seed=107,
+            gauges=[{"name": "ledger_export_last_success_age_seconds", "labels": {"job": "ledger-export"}, "before": 1800, "after": 5800, "noise": 0.1}],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "finance-dashboard-stale.md": runbook("Finance dashboard stale", """
+Stale numbers usually mean the KPI cache in redis was not invalidated.
+Flush it: `kubectl exec deploy/finance-dashboard -n finance -- ./manage.py flush_kpi_cache`.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 8. A gateway relaying an upstream's 503: edge-gw is loud, inventory (the origin) is the cause.
+# =================================================================================================
+
+
+@scenario("gateway-relays-origin-503")
+def gateway_relays_origin_503() -> dict[str, Any]:
+    start = -1450
+    gw = ["edge-gw-0", "edge-gw-1"]
+    inv = ["inventory-1", "inventory-2"]
+    pool_err = "HikariPool-1 - Connection is not available, request timed out after 5000ms (total=50, active=50, idle=0, waiting=187)"
+    bg = [
+        {"service": "edge-gw", "pods": gw, "every_s": 2, "messages": [
+            "[edge] \"GET /api/catalog/{n} HTTP/1.1\" 200 - upstream=catalog {ms}ms",
+            "[edge] \"GET /api/stock/{n} HTTP/1.1\" 200 - upstream=inventory {ms}ms"]},
+        {"service": "inventory", "pods": inv, "every_s": 3, "messages": ["GET /v1/stock/{n} 200 {ms}ms"]},
+        {"service": "catalog", "pods": ["catalog-1"], "every_s": 4, "messages": ["GET /v1/items/{n} 200 {ms}ms"]},
+        {"service": "stock-reconcile", "pods": ["stock-reconcile-7h2kq"], "from": start - 60, "every_s": 30, "messages": ["reconciled warehouse batch {n}: {ms} SKUs (holding 40 connections)"]},
+    ]
+    ev = [
+        {"service": "stock-reconcile", "level": "info", "at": start - 70, "pod": "stock-reconcile-7h2kq", "message": "full reconcile started: 40 workers, one DB transaction per warehouse (manual run by ops)"},
+        {"service": "inventory", "level": "error", "from": start + 20, "to": -2, "every_s": 4, "pods": inv, "message": "GET /v1/stock/{n} 503: " + pool_err},
+        {"service": "inventory", "level": "warn", "from": start + 10, "to": -5, "every_s": 30, "pods": inv, "message": "HikariPool-1 - Pool stats (total=50, active=50, idle=0, waiting={ms})"},
+        {"service": "edge-gw", "level": "error", "from": start + 20, "to": -1, "every_s": 1.5, "pods": gw, "message": "[edge] \"GET /api/stock/{n} HTTP/1.1\" 503 - upstream=inventory upstream_status=503 {ms}ms"},
+        {"service": "edge-gw", "level": "warn", "from": -7100, "to": 0, "every_s": 900, "pods": gw, "message": "upstream TLS certificate for legacy-pricing.shop.internal expires in 19 days"},
+        {"service": "catalog", "level": "error", "at": -6400, "pod": "catalog-1", "message": "elasticsearch reindex failed (index catalog-v12 read-only), retried OK Authorization: Bearer sk_cat_0a1b2c3d4e"},
+    ]
+    return {
+        "incident": {
+            "title": "Stock badges show 'unavailable' everywhere",
+            "service": "edge-gw",
+            "severity": "sev2",
+            "symptoms": [
+                "edge-gw answers 503 on /api/stock/* for about a third of requests",
+                "catalog pages load fine",
+                "inventory's /healthz is green",
+            ],
+            "description": "Alert EdgeGw5xx fired: 5xx ratio on edge-gw above 20% for 10 minutes. Envoy's access log shows the 503s on the stock route.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "app",
+            "root_cause_component": ["inventory", "inventory.shop.internal"],
+            "root_cause_signal": "Connection is not available",
+            "root_cause": "A manual full stock reconcile holds 40 of inventory's 50 database connections in long transactions; inventory's request handlers wait 5 s for a connection and answer 503. edge-gw only passes inventory's 503 through (upstream_status=503); inventory's /healthz does not touch the pool and stays 200.",
+            "evidence": [
+                "inventory logs: HikariPool-1 - Connection is not available, request timed out after 5000ms (active=50, idle=0)",
+                "db_pool_in_use for inventory at db_pool_max (50) since the reconcile started",
+                "edge-gw logs: 503 upstream=inventory upstream_status=503 (a pass-through)",
+                "probe inventory: HTTP 503 with the pool error; /healthz 200",
+            ],
+            "remediation": "Stop or throttle the stock-reconcile run (fewer workers, shorter transactions); give batch jobs their own pool or a read replica.",
+            "netcheck": {
+                "edge-gw": {"failed_layer": "http", "reason": "http_503"},
+                "inventory": {"failed_layer": "http", "reason": "http_503"},
+                "inventory-health": {"failed_layer": "none", "reason": None},
+                "catalog": {"failed_layer": "none", "reason": None},
+            },
+        },
+        "logs": logs(seed=108, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "edge-gw", "rps": 120, "errors": {"503": (0.0005, 0.34)}, "latency": (0.03, 0.9)},
+                {"name": "inventory", "rps": 60, "errors": {"503": (0.0005, 0.66)}, "latency": (0.02, 3.2)},
+                {"name": "catalog", "rps": 50, "errors": {"500": (0.001, 0.001)}, "latency": (0.03, 0.03)},
+            ],
+            start=start, seed=108,
+            gauges=[
+                {"name": "db_pool_in_use", "labels": {"service": "inventory"}, "before": 9, "after": 50, "cap": 50},
+                {"name": "db_pool_max", "labels": {"service": "inventory"}, "before": 50, "after": 50, "noise": 0},
+            ],
+        ),
+        "targets": [
+            {"name": "edge-gw", "url": "http://edge-gw.shop.internal/api/stock/sku-1042", "fault": {"kind": "gateway", "upstream": "inventory"}},
+            {"name": "inventory", "url": "http://inventory.shop.internal/v1/stock/sku-1042",
+             "fault": {"kind": "http_status", "status": 503, "delay_s": 5,
+                       "body": "{\"error\":\"service unavailable\",\"detail\":\"" + pool_err + "\"}",
+                       "headers": {"Content-Type": "application/json"},
+                       "paths": {"/healthz": 200}}},
+            {"name": "inventory-health", "url": "http://inventory.shop.internal/healthz",
+             "fault": {"kind": "http_status", "status": 503, "delay_s": 5,
+                       "body": "{\"error\":\"service unavailable\",\"detail\":\"" + pool_err + "\"}",
+                       "headers": {"Content-Type": "application/json"},
+                       "paths": {"/healthz": 200}}},
+            {"name": "catalog", "url": "http://catalog.shop.internal/healthz", "fault": {"kind": "ok", "body": "{\"status\":\"ok\"}"}},
+        ],
+        "runbooks": {
+            "edge-gw-503.md": runbook("edge-gw answers 503", """
+A 503 from Envoy means "no healthy upstream": the gateway's cluster membership is stale.
+Restart the gateway: `kubectl rollout restart statefulset/edge-gw -n edge`.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 9. A slow query plan at warn level: a dropped index; the errors are only the victim's timeouts.
+# =================================================================================================
+
+
+@scenario("slow-query-plan-warn")
+def slow_query_plan_warn() -> dict[str, Any]:
+    start = -2000
+    rev = ["reviews-api-1", "reviews-api-2"]
+    pdp = ["product-page-bff-1", "product-page-bff-2", "product-page-bff-3"]
+    bg = [
+        {"service": "product-page-bff", "pods": pdp, "every_s": 2, "messages": ["GET /p/{n} 200 {ms}ms"]},
+        {"service": "reviews-api", "pods": rev, "every_s": 4, "until": start, "messages": ["GET /v1/products/{n}/reviews 200 {ms}ms"]},
+        {"service": "reviews-api", "pods": rev, "every_s": 6, "from": start, "messages": ["GET /v1/products/{n}/reviews 200 4{ms}0ms"]},
+        {"service": "reviews-db", "pods": ["reviews-db-0"], "every_s": 240, "messages": ["checkpoint complete: wrote {ms} buffers"]},
+        {"service": "search-indexer", "pods": ["search-indexer-0"], "every_s": 60, "messages": ["indexed {ms} products"]},
+    ]
+    ev = [
+        {"service": "reviews-db", "level": "info", "at": start - 40, "pod": "reviews-db-0", "message": "migration 20261205_1310_reviews_cleanup: DROP INDEX CONCURRENTLY reviews_product_id_created_at_idx; (replaced by reviews_created_at_idx)"},
+        {"service": "reviews-db", "level": "warn", "from": start + 10, "to": -5, "every_s": 20, "pods": ["reviews-db-0"],
+         "message": "duration: 4{ms}1.337 ms  statement: SELECT id, rating, body FROM reviews WHERE product_id = $1 ORDER BY created_at DESC LIMIT 20"},
+        {"service": "reviews-api", "level": "warn", "from": start + 10, "to": -3, "every_s": 15, "pods": rev,
+         "message": "slow query 4.{ms}s (threshold 500ms): reviews by product; plan: Limit -> Sort -> Seq Scan on reviews (rows=18400112)"},
+        {"service": "product-page-bff", "level": "error", "from": start + 30, "to": -1, "every_s": 3, "pods": pdp,
+         "message": "reviews widget failed: GET http://reviews-api/v1/products/{n}/reviews timed out after 2000ms (rendering page without reviews)"},
+        {"service": "search-indexer", "level": "error", "from": -7100, "to": -5200, "every_s": 200, "pods": ["search-indexer-0"], "message": "bulk index rejected: es_rejected_execution_exception (queue capacity 200)"},
+        {"service": "search-indexer", "level": "error", "at": -5150, "pod": "search-indexer-0", "message": "giving up on batch {n} after 5 retries api_key=idx_live_55aa66bb"},
+    ]
+    return {
+        "incident": {
+            "title": "Product pages slow, reviews missing",
+            "service": "product-page-bff",
+            "severity": "sev3",
+            "symptoms": [
+                "product pages take 2 s longer to render",
+                "the reviews section is empty on most products",
+                "product-page-bff logs timeouts",
+            ],
+            "description": "Alert PdpLatencyHigh fired for product-page-bff: p95 above 1.5 s for 20 minutes. No deploy of the bff today.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "app",
+            "root_cause_component": ["reviews-api", "reviews-db", "reviews"],
+            "root_cause_signal": "Seq Scan",
+            "root_cause": "The 13:10 migration reviews_cleanup dropped reviews_product_id_created_at_idx. The reviews-by-product query now sorts a sequential scan of 18 M rows and takes about 4 s; reviews-api and reviews-db only log it at warn level. product-page-bff's 2 s timeouts (errors) are the victim's side.",
+            "evidence": [
+                "reviews-db info: DROP INDEX CONCURRENTLY reviews_product_id_created_at_idx just before the start",
+                "reviews-api warn: slow query 4.xs; plan: Limit -> Sort -> Seq Scan on reviews (rows=18400112)",
+                "reviews-db warn: duration: 4xxx ms statement: SELECT … WHERE product_id = $1 ORDER BY created_at DESC",
+                "reviews-api latency from 40 ms to about 4 s; product-page-bff timeouts after 2000ms",
+            ],
+            "remediation": "Recreate the index: CREATE INDEX CONCURRENTLY reviews_product_id_created_at_idx ON reviews (product_id, created_at DESC); add a query-plan check to migrations that drop indexes.",
+        },
+        "logs": logs(seed=109, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "product-page-bff", "rps": 90, "errors": {"500": (0.001, 0.001)}, "latency": (0.18, 1.9)},
+                {"name": "reviews-api", "rps": 70, "errors": {"500": (0.0005, 0.002)}, "latency": (0.04, 4.1)},
+                {"name": "search-indexer", "rps": 1, "errors": {"500": (0.02, 0.0)}, "latency": (0.5, 0.5)},
+            ],
+            start=start, seed=109,
+            gauges=[
+                {"name": "db_pool_in_use", "labels": {"service": "reviews-api"}, "before": 3, "after": 20, "cap": 20},
+                {"name": "db_pool_max", "labels": {"service": "reviews-api"}, "before": 20, "after": 20, "noise": 0},
+            ],
+        ),
+        "runbooks": {
+            "pdp-latency.md": runbook("Product page latency", """
+Product page latency is dominated by the bff's fan-out. When p95 rises, scale product-page-bff
+(`kubectl scale deploy/product-page-bff --replicas=8`) and check search-indexer for rejected batches.
+"""),
+        },
+    }
