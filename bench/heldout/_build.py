@@ -2034,3 +2034,386 @@ Product page latency is dominated by the bff's fan-out. When p95 rises, scale pr
 """),
         },
     }
+
+
+# =================================================================================================
+# 10. A namespace pod-count quota at admission: checkout-api cannot scale out during a sale.
+#     The incident names "checkout"; the data knows checkout-api.
+# =================================================================================================
+
+
+@scenario("quota-blocks-scale-out")
+def quota_blocks_scale_out() -> dict[str, Any]:
+    start = -1380
+    ns = "shop"
+    node = ["gke-prod-pool-a-1f2e", "gke-prod-pool-a-3c4d", "gke-prod-pool-b-5e6f", "gke-prod-pool-b-7a8b"]
+    co = ["checkout-api-6d5f8b9c7-24hxk", "checkout-api-6d5f8b9c7-8qmzr", "checkout-api-6d5f8b9c7-fk7wl", "checkout-api-6d5f8b9c7-vn2tp"]
+    lt = [f"load-test-runner-5b6c7d8e9-{s}" for s in ("2bq7x", "4krt9", "6wz2m", "7hnx4", "8c2vd", "9jq5s", "b3lmx", "c6tp2", "d8wq4", "f2zk7", "g5nv9", "h7rx3", "j9cm6", "k2dt8", "l4fw1", "m6gy5", "n8hz2", "p1jb7")]
+    others = [("cart-7c8d9e1f2-" + s, "app=cart") for s in ("5kq2m", "9xw3n", "c2v7p", "h4t8r")] + \
+             [("frontend-4b5c6d7e8-" + s, "app=frontend") for s in ("3mz9q", "6pk2w", "8rn4x", "b7t1c", "d2w5v", "f9y3k")] + \
+             [("payments-8d9e1f2a3-" + s, "app=payments") for s in ("2hq6n", "5jw8m", "7lx2p")] + \
+             [("email-worker-6e7f8a9b1-" + s, "app=email-worker") for s in ("4nb7t", "8qc2z")] + \
+             [("redis-cart-0", "app=redis-cart"), ("search-proxy-3a4b5c6d7-x9k2q", "app=search-proxy"),
+              ("recommendations-2c3d4e5f6-r5m8w", "app=recommendations")]
+    rows = [(p, "1/1", "Running", "0", "6d", f"10.60.{i % 4}.{20 + i}", node[i % 4], f"app=checkout-api,pod-template-hash=6d5f8b9c7") for i, p in enumerate(co)]
+    rows[1] = (co[1], "0/1", "Running", "0", "6d", "10.60.1.21", node[1], "app=checkout-api,pod-template-hash=6d5f8b9c7")
+    rows += [(p, "1/1", "Running", "0", "22h", f"10.60.{i % 4}.{60 + i}", node[i % 4], "app=load-test-runner,owner=qa,pod-template-hash=5b6c7d8e9") for i, p in enumerate(lt)]
+    rows += [(p, "1/1", "Running", "0", "9d", f"10.60.{i % 4}.{100 + i}", node[i % 4], lab) for i, (p, lab) in enumerate(others)]
+    quota_msg = "Error creating: pods \"checkout-api-6d5f8b9c7-{x}\" is forbidden: exceeded quota: shop-pods, requested: pods=1, used: pods=40, limited: pods=40"
+    k8s = {
+        **cluster_basics(ns, quotas=table([["NAME", "AGE", "REQUEST", "LIMIT"], ["shop-pods", "365d", "pods: 40/40, requests.cpu: 23100m/48", ""]])),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods(sorted(rows)),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("cart", "4/4", "4", "4", "365d", "cart", "europe-docker.pkg.dev/acme/shop/cart:3.3.0", "app=cart"),
+            ("checkout-api", "3/12", "4", "3", "365d", "api", "europe-docker.pkg.dev/acme/shop/checkout-api:12.8.1", "app=checkout-api"),
+            ("email-worker", "2/2", "2", "2", "365d", "worker", "europe-docker.pkg.dev/acme/shop/email-worker:1.2.0", "app=email-worker"),
+            ("frontend", "6/6", "6", "6", "365d", "web", "europe-docker.pkg.dev/acme/shop/frontend:22.1.0", "app=frontend"),
+            ("load-test-runner", "18/18", "18", "18", "22h", "k6", "grafana/k6:0.54.0", "app=load-test-runner"),
+            ("payments", "3/3", "3", "3", "365d", "payments", "europe-docker.pkg.dev/acme/shop/payments:7.0.4", "app=payments"),
+            ("recommendations", "1/1", "1", "1", "365d", "reco", "europe-docker.pkg.dev/acme/shop/recommendations:2.0.0", "app=recommendations"),
+            ("search-proxy", "1/1", "1", "1", "365d", "proxy", "europe-docker.pkg.dev/acme/shop/search-proxy:1.4.2", "app=search-proxy"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("checkout-api-6d5f8b9c7", "12", "4", "3", "6d", "api", "europe-docker.pkg.dev/acme/shop/checkout-api:12.8.1", "app=checkout-api,pod-template-hash=6d5f8b9c7"),
+            ("load-test-runner-5b6c7d8e9", "18", "18", "18", "22h", "k6", "grafana/k6:0.54.0", "app=load-test-runner,pod-template-hash=5b6c7d8e9"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("cart", "ClusterIP", "10.96.10.4", "8080/TCP", "365d", "app=cart"),
+            ("checkout-api", "ClusterIP", "10.96.10.9", "8080/TCP", "365d", "app=checkout-api"),
+            ("frontend", "ClusterIP", "10.96.10.2", "80/TCP", "365d", "app=frontend"),
+            ("payments", "ClusterIP", "10.96.10.7", "8080/TCP", "365d", "app=payments"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("cart", "10.60.0.100:8080,10.60.1.101:8080,10.60.2.102:8080 + 1 more...", "365d"),
+            ("checkout-api", "10.60.0.20:8080,10.60.2.22:8080,10.60.3.23:8080", "365d"),
+            ("frontend", "10.60.0.104:80,10.60.1.105:80,10.60.2.106:80 + 3 more...", "365d"),
+            ("payments", "10.60.2.110:8080,10.60.3.111:8080,10.60.0.112:8080", "365d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "14d", "v1.31.3-gke.1162000", f"10.132.0.{10 + i}") for i, n in enumerate(node)]),
+        f"kubectl get horizontalpodautoscalers -n {ns}": table([
+            ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"],
+            ["checkout-api", "Deployment/checkout-api", "cpu: 212%/60%", "4", "16", "4", "365d"],
+            ["frontend", "Deployment/frontend", "cpu: 48%/60%", "6", "20", "6", "365d"],
+        ]),
+        f"kubectl describe resourcequotas shop-pods -n {ns}": f"""Name:            shop-pods
+Namespace:       {ns}
+Resource         Used    Hard
+--------         ----    ----
+pods             40      40
+requests.cpu     23100m  48
+""",
+        f"kubectl describe replicasets checkout-api-6d5f8b9c7 -n {ns}": f"""Name:           checkout-api-6d5f8b9c7
+Namespace:      {ns}
+Selector:       app=checkout-api,pod-template-hash=6d5f8b9c7
+Labels:         app=checkout-api
+                pod-template-hash=6d5f8b9c7
+Annotations:    deployment.kubernetes.io/desired-replicas: 12
+                deployment.kubernetes.io/max-replicas: 15
+                deployment.kubernetes.io/revision: 57
+Controlled By:  Deployment/checkout-api
+Replicas:       4 current / 12 desired
+Pods Status:    4 Running / 0 Waiting / 0 Succeeded / 0 Failed
+Conditions:
+  Type             Status  Reason
+  ----             ------  ------
+  ReplicaFailure   True    FailedCreate
+Events:
+  Type     Reason        Age                 From                   Message
+  ----     ------        ----                ----                   -------
+  Warning  FailedCreate  22m                 replicaset-controller  {quota_msg.format(x='k8v2q')}
+  Warning  FailedCreate  22m                 replicaset-controller  {quota_msg.format(x='m3w7t')}
+  Warning  FailedCreate  21m                 replicaset-controller  {quota_msg.format(x='p9x4c')}
+  Warning  FailedCreate  40s (x19 over 21m)  replicaset-controller  (combined from similar events): {quota_msg.format(x='z5r8h')}
+""",
+        f"kubectl events -n {ns}": events([
+            ("22m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/checkout-api", "New size: 12; reason: cpu resource utilization (percentage of request) above target"),
+            ("22m", "Normal", "ScalingReplicaSet", "Deployment/checkout-api", "Scaled up replica set checkout-api-6d5f8b9c7 to 12 from 4"),
+            ("40s (x22 over 22m)", "Warning", "FailedCreate", "ReplicaSet/checkout-api-6d5f8b9c7", quota_msg.format(x="z5r8h")),
+            ("1m (x14 over 18m)", "Warning", "Unhealthy", f"Pod/{co[1]}", "Readiness probe failed: Get \"http://10.60.1.21:8080/ready\": context deadline exceeded"),
+        ]),
+        f"kubectl describe deployments load-test-runner -n {ns}": f"""Name:                   load-test-runner
+Namespace:              {ns}
+CreationTimestamp:      {when(-22 * 3600)}
+Labels:                 app=load-test-runner
+                        owner=qa
+Annotations:            deployment.kubernetes.io/revision: 1
+                        qa.acme.io/ticket: QA-1881 soak test, remove after run
+Selector:               app=load-test-runner
+Replicas:               18 desired | 18 updated | 18 total | 18 available | 0 unavailable
+StrategyType:           RollingUpdate
+Pod Template:
+  Labels:  app=load-test-runner
+           owner=qa
+  Containers:
+   k6:
+    Image:      grafana/k6:0.54.0
+    Args:       run --vus 5 --duration 24h /scripts/soak.js
+    Requests:
+      cpu:      100m
+      memory:   128Mi
+Conditions:
+  Type           Status  Reason
+  ----           ------  ------
+  Available      True    MinimumReplicasAvailable
+  Progressing    True    NewReplicaSetAvailable
+Events:          <none>
+""",
+    }
+    bg = [
+        {"service": "checkout-api", "pods": co, "every_s": 3, "until": start, "messages": ["POST /v1/checkout 200 {ms}ms", "POST /v1/checkout/quote 200 {ms}ms"]},
+        {"service": "checkout-api", "pods": co, "every_s": 3, "from": start, "messages": ["POST /v1/checkout 200 1{ms}0ms", "POST /v1/checkout/quote 200 9{ms}ms"]},
+        {"service": "frontend", "pods": [p for p, _ in others if p.startswith("frontend")], "every_s": 1.5, "messages": ["GET / 200 {ms}ms", "GET /product/{n} 200 {ms}ms"]},
+        {"service": "payments", "pods": [p for p, _ in others if p.startswith("payments")], "every_s": 5, "messages": ["POST /v1/authorize 200 {ms}ms"]},
+        {"service": "load-test-runner", "pods": lt, "every_s": 120, "messages": ["k6 soak: iterations={n} http_req_failed=0.00%"]},
+    ]
+    ev = [
+        {"service": "frontend", "level": "info", "at": start - 200, "pod": "frontend-4b5c6d7e8-3mz9q", "message": "feature flag black-friday-banner enabled (sale starts)"},
+        {"service": "checkout-api", "level": "warn", "from": start + 60, "to": -2, "every_s": 12, "pods": co, "message": "worker saturation: {ms} requests queued, cpu throttled (limit 1000m)"},
+        {"service": "checkout-api", "level": "error", "from": start + 120, "to": -1, "every_s": 4, "pods": co, "message": "POST /v1/checkout 503: request queue full (queued 256, timeout 3000ms)"},
+        {"service": "frontend", "level": "error", "from": start + 130, "to": -1, "every_s": 5, "pods": [p for p, _ in others if p.startswith("frontend")], "message": "checkout failed: upstream checkout-api returned 503"},
+        {"service": "email-worker", "level": "error", "from": -7000, "to": 0, "every_s": 800, "pods": [p for p, _ in others if p.startswith("email")], "message": "SMTP 451 4.7.1 greylisted, will retry (relay smtp.mailgun.org) password=mg_key_1234abcd"},
+    ]
+    return {
+        "incident": {
+            "title": "Checkout failing during the Black Friday sale",
+            "service": "checkout",
+            "severity": "sev1",
+            "symptoms": [
+                "customers get 'please try again' at payment, about 25% of checkouts",
+                "checkout latency above 3 s",
+                "the sale banner went live 25 minutes ago",
+            ],
+            "description": "Alert CheckoutSLOBurn fired: checkout error budget burning 14x in namespace shop (GKE prod-europe-west1). Traffic is 3x normal because of the sale.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "platform",
+            "root_cause_stage": "admission",
+            "root_cause_reason": "FailedCreate",
+            "root_cause_component": ["resourcequota/shop-pods", "shop-pods", "replicaset/checkout-api-6d5f8b9c7", "deployment/checkout-api", "deployment/load-test-runner"],
+            "root_cause_signal": "exceeded quota",
+            "root_cause": "The sale tripled checkout traffic; checkout-api's HPA asked for 12 pods, but the namespace quota shop-pods is at pods 40/40, 18 of them a QA soak test (load-test-runner, 'remove after run') left running since yesterday. Every new checkout-api pod is refused at admission (FailedCreate: exceeded quota), so four pods carry three times the load, queue and answer 503.",
+            "evidence": [
+                "kubectl describe rs checkout-api-6d5f8b9c7: 4 current / 12 desired; FailedCreate … exceeded quota: shop-pods, requested: pods=1, used: pods=40, limited: pods=40",
+                "kubectl describe quota shop-pods: pods 40/40",
+                "deployment load-test-runner: 18 pods, QA-1881 soak test, remove after run",
+                "checkout-api logs: request queue full; cpu throttled (a consequence)",
+            ],
+            "remediation": "Scale load-test-runner to 0 (or delete it); the ReplicaSet then creates the checkout-api pods by itself. Afterwards raise shop-pods for sale days and keep QA load tests in their own namespace.",
+        },
+        "logs": logs(seed=110, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "checkout-api", "rps": 40, "rps_after": 120, "errors": {"503": (0.0, 0.24)}, "latency": (0.18, 3.2)},
+                {"name": "frontend", "rps": 300, "rps_after": 900, "errors": {"502": (0.0, 0.03)}, "latency": (0.06, 0.09)},
+                {"name": "payments", "rps": 30, "rps_after": 70, "errors": {"500": (0.001, 0.001)}, "latency": (0.2, 0.2)},
+            ],
+            start=start, seed=110,
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "checkout-latency.md": runbook("checkout latency high", """
+When checkout-api is slow under load, scale it by hand: `kubectl scale deploy/checkout-api -n shop --replicas=12`,
+and ask payments whether their PSP is slow.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 11. CoreDNS down (a Corefile edit): every service fails lookups; the incident says "login".
+# =================================================================================================
+
+
+@scenario("coredns-crashloop")
+def coredns_crashloop() -> dict[str, Any]:
+    start = -1250
+    ns = "accounts"
+    node = ["ip-10-70-1-10.eu-north-1.compute.internal", "ip-10-70-2-10.eu-north-1.compute.internal"]
+    acc = ["accounts-api-5c6d7e8f9-b4wkn", "accounts-api-5c6d7e8f9-r8qzt"]
+    sess = ["session-cache-0", "session-cache-1"]
+    dns = ["coredns-7b5d9c8f6-h2kxq", "coredns-7b5d9c8f6-t9wzp"]
+    corefile_err = "plugin/forward: not an IP address or file: \"10.70.0.2;\""
+    lookup = "dial tcp: lookup accounts-db.accounts.svc.cluster.local on 172.20.0.10:53: read udp 10.70.1.{n}:53->172.20.0.10:53: i/o timeout"
+    k8s = {
+        **cluster_basics(ns, secrets=[("accounts-db", "Opaque", "3", "500d")], extra_namespaces=("kube-system",),
+                         statefulsets=table([["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"], ["accounts-db", "1/1", "500d", "postgres", "postgres:16.4"], ["session-cache", "2/2", "500d", "redis", "redis:7.4"]])),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (acc[0], "0/1", "CrashLoopBackOff", "6 (1m ago)", "4d", "10.70.1.31", node[0], "app=accounts-api,pod-template-hash=5c6d7e8f9"),
+            (acc[1], "0/1", "Running", "7 (20s ago)", "4d", "10.70.2.32", node[1], "app=accounts-api,pod-template-hash=5c6d7e8f9"),
+            ("accounts-db-0", "1/1", "Running", "0", "30d", "10.70.2.11", node[1], "app=accounts-db,statefulset.kubernetes.io/pod-name=accounts-db-0"),
+            (sess[0], "1/1", "Running", "0", "30d", "10.70.1.12", node[0], "app=session-cache,statefulset.kubernetes.io/pod-name=session-cache-0"),
+            (sess[1], "1/1", "Running", "0", "30d", "10.70.2.13", node[1], "app=session-cache,statefulset.kubernetes.io/pod-name=session-cache-1"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("accounts-api", "0/2", "2", "0", "500d", "api", "registry.acme.io/identity/accounts-api:6.2.0", "app=accounts-api"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("accounts-api-5c6d7e8f9", "2", "2", "0", "4d", "api", "registry.acme.io/identity/accounts-api:6.2.0", "app=accounts-api,pod-template-hash=5c6d7e8f9"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("accounts-api", "ClusterIP", "172.20.31.8", "8080/TCP", "500d", "app=accounts-api"),
+            ("accounts-db", "ClusterIP", "172.20.31.9", "5432/TCP", "500d", "app=accounts-db"),
+            ("session-cache", "ClusterIP", "None", "6379/TCP", "500d", "app=session-cache"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("accounts-api", "<none>", "500d"),
+            ("accounts-db", "10.70.2.11:5432", "500d"),
+            ("session-cache", "10.70.1.12:6379,10.70.2.13:6379", "500d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "25d", "v1.31.2-eks-94953ac", f"10.70.{i + 1}.10") for i, n in enumerate(node)]),
+        f"kubectl events -n {ns}": events([
+            ("1m (x40 over 19m)", "Warning", "BackOff", f"Pod/{acc[0]}", f"Back-off restarting failed container api in pod {acc[0]}_accounts(1a2b3c4d-...)"),
+            ("20s (x12 over 19m)", "Warning", "Unhealthy", f"Pod/{acc[1]}", "Liveness probe failed: HTTP probe failed with statuscode: 500"),
+        ]),
+        f"kubectl logs {acc[0]} -n {ns} -c api --previous --tail=1000": f"INFO accounts-api 6.2.0 starting\nERROR db ping failed: {lookup.replace('{n}', '31')}\nFATAL cannot reach accounts-db after 10 attempts, exiting\n",
+        "kubectl get pods -n kube-system -o wide --show-labels": pods([
+            ("aws-node-7xq2m", "2/2", "Running", "0", "25d", "10.70.1.10", node[0], "k8s-app=aws-node"),
+            ("aws-node-k4w9d", "2/2", "Running", "0", "25d", "10.70.2.10", node[1], "k8s-app=aws-node"),
+            (dns[0], "0/1", "CrashLoopBackOff", "8 (2m ago)", "21m", "10.70.1.40", node[0], "k8s-app=kube-dns,pod-template-hash=7b5d9c8f6"),
+            (dns[1], "0/1", "CrashLoopBackOff", "8 (1m ago)", "21m", "10.70.2.41", node[1], "k8s-app=kube-dns,pod-template-hash=7b5d9c8f6"),
+            ("kube-proxy-6mz2k", "1/1", "Running", "0", "25d", "10.70.1.10", node[0], "k8s-app=kube-proxy"),
+            ("kube-proxy-p8r4t", "1/1", "Running", "0", "25d", "10.70.2.10", node[1], "k8s-app=kube-proxy"),
+        ]),
+        "kubectl get deployments -n kube-system -o wide": deployments([
+            ("coredns", "0/2", "2", "0", "500d", "coredns", "602401143452.dkr.ecr.eu-north-1.amazonaws.com/eks/coredns:v1.11.3-eksbuild.2", "eks.amazonaws.com/component=coredns,k8s-app=kube-dns"),
+        ]),
+        "kubectl get configmaps -n kube-system": table([["NAME", "DATA", "AGE"], ["aws-auth", "1", "500d"], ["coredns", "1", "500d"], ["kube-proxy", "1", "500d"], ["kube-root-ca.crt", "1", "500d"]]),
+        "kubectl describe configmaps coredns -n kube-system": """Name:         coredns
+Namespace:    kube-system
+Labels:       eks.amazonaws.com/component=coredns
+              k8s-app=kube-dns
+Annotations:  <none>
+
+Data
+====
+Corefile:
+----
+.:53 {
+    errors
+    health {
+        lameduck 5s
+    }
+    ready
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    prometheus :9153
+    forward . 10.70.0.2; 1.1.1.1
+    cache 30
+    loop
+    reload
+    loadbalance
+}
+
+
+BinaryData
+====
+
+Events:  <none>
+""",
+        f"kubectl logs {dns[0]} -n kube-system -c coredns --previous --tail=1000": f"plugin/forward: not an IP address or file: \"10.70.0.2;\"\n",
+        f"kubectl logs {dns[0]} -n kube-system -c coredns --tail=1000": f"plugin/forward: not an IP address or file: \"10.70.0.2;\"\n",
+        f"kubectl describe pods {dns[0]} -n kube-system": f"""Name:                 {dns[0]}
+Namespace:            kube-system
+Priority:             2000000000
+Priority Class Name:  system-cluster-critical
+Node:                 {node[0]}/10.70.1.10
+Labels:               k8s-app=kube-dns
+                      pod-template-hash=7b5d9c8f6
+Status:               Running
+IP:                   10.70.1.40
+Controlled By:        ReplicaSet/coredns-7b5d9c8f6
+Containers:
+  coredns:
+    Image:         602401143452.dkr.ecr.eu-north-1.amazonaws.com/eks/coredns:v1.11.3-eksbuild.2
+    Args:
+      -conf
+      /etc/coredns/Corefile
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+    Ready:          False
+    Restart Count:  8
+    Mounts:
+      /etc/coredns from config-volume (ro)
+Volumes:
+  config-volume:
+    Type:      ConfigMap (a volume populated by a ConfigMap)
+    Name:      coredns
+Events:
+  Type     Reason   Age                From     Message
+  ----     ------   ----               ----     -------
+  Warning  BackOff  2m (x88 over 20m)  kubelet  Back-off restarting failed container coredns in pod {dns[0]}_kube-system
+""",
+        "kubectl events -n kube-system": events([
+            ("21m", "Normal", "ScalingReplicaSet", "Deployment/coredns", "Scaled up replica set coredns-7b5d9c8f6 to 1"),
+            ("20m", "Normal", "ScalingReplicaSet", "Deployment/coredns", "Scaled down replica set coredns-5d8c7b6a4 to 0 from 2"),
+            ("2m (x88 over 20m)", "Warning", "BackOff", f"Pod/{dns[0]}", f"Back-off restarting failed container coredns in pod {dns[0]}_kube-system"),
+            ("1m (x85 over 20m)", "Warning", "BackOff", f"Pod/{dns[1]}", f"Back-off restarting failed container coredns in pod {dns[1]}_kube-system"),
+        ]),
+    }
+    bg = [
+        {"service": "accounts-api", "pods": acc, "every_s": 3, "until": start, "messages": ["POST /v1/login 200 {ms}ms", "GET /v1/me 200 {ms}ms", "POST /v1/token/refresh 200 {ms}ms"]},
+        {"service": "accounts-db", "pods": ["accounts-db-0"], "every_s": 300, "messages": ["checkpoint complete: wrote {ms} buffers"]},
+        {"service": "session-cache", "pods": sess, "every_s": 200, "messages": ["DB saved on disk", "Background saving terminated with success"]},
+    ]
+    ev = [
+        {"service": "coredns", "level": "info", "at": start - 60, "pod": "coredns-5d8c7b6a4-q1w2e", "message": "[INFO] Reloading complete"},
+        {"service": "coredns", "level": "error", "from": start, "to": -10, "every_s": 150, "pods": dns, "message": corefile_err},
+        {"service": "accounts-api", "level": "error", "from": start + 20, "to": -1, "every_s": 4, "pods": acc, "message": "POST /v1/login 500: db: " + lookup},
+        {"service": "accounts-api", "level": "error", "from": start + 25, "to": -2, "every_s": 9, "pods": acc, "message": "session-cache: dial tcp: lookup session-cache.accounts.svc.cluster.local: i/o timeout"},
+        {"service": "accounts-api", "level": "error", "from": start + 200, "to": -30, "every_s": 170, "pods": acc, "message": "FATAL cannot reach accounts-db after 10 attempts, exiting"},
+        {"service": "accounts-db", "level": "warn", "from": -7000, "to": 0, "every_s": 900, "pods": ["accounts-db-0"], "message": "checkpoints are occurring too frequently (24 seconds apart)"},
+        {"service": "accounts-api", "level": "debug", "at": -4000, "pod": acc[0], "message": "oauth client configured client_secret=cs_live_77aa88bb99"},
+    ]
+    return {
+        "incident": {
+            "title": "Logins failing for everyone",
+            "service": "login",
+            "severity": "sev1",
+            "symptoms": [
+                "users get 'something went wrong' on sign-in",
+                "accounts-api pods restarting",
+                "database warnings about checkpoints",
+            ],
+            "description": "Alert LoginSuccessRateLow fired: login success below 10% for 5 minutes. A platform change to cluster DNS forwarding was applied this afternoon.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "dns",
+            "root_cause_stage": "infrastructure",
+            "root_cause_reason": "CrashLoopBackOff",
+            "root_cause_component": ["deployment/coredns", "coredns", "configmap/coredns", "kube-dns"],
+            "root_cause_signal": "plugin/forward",
+            "root_cause": "A Corefile edit in kube-system/coredns wrote 'forward . 10.70.0.2; 1.1.1.1' (a stray ';'). CoreDNS refuses the file (plugin/forward: not an IP address or file) and both coredns pods crash-loop, so every in-cluster lookup times out. accounts-api cannot resolve accounts-db and session-cache, fails logins and restarts as a victim; accounts-db's checkpoint warnings are old noise.",
+            "evidence": [
+                "kubectl get pods -n kube-system: coredns-7b5d9c8f6-* CrashLoopBackOff",
+                "kubectl logs coredns …: plugin/forward: not an IP address or file: \"10.70.0.2;\"",
+                "configmap coredns: forward . 10.70.0.2; 1.1.1.1",
+                "accounts-api: lookup accounts-db.accounts.svc.cluster.local on 172.20.0.10:53: i/o timeout",
+            ],
+            "remediation": "Fix the Corefile (forward . 10.70.0.2 1.1.1.1) and let the coredns pods restart; then restart accounts-api.",
+        },
+        "logs": logs(seed=111, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "accounts-api", "rps": 45, "rps_after": 40, "errors": {"500": (0.001, 0.93)}, "latency": (0.05, 5.0)},
+            ],
+            start=start, seed=111,
+            gauges=[
+                {"name": "up", "labels": {"job": "coredns", "instance": "10.70.1.40:9153"}, "before": 1, "after": 0, "noise": 0, "change_at": start - 30},
+                {"name": "up", "labels": {"job": "coredns", "instance": "10.70.2.41:9153"}, "before": 1, "after": 0, "noise": 0, "change_at": start - 30},
+            ],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "accounts-api-db-errors.md": runbook("accounts-api cannot reach its database", """
+If accounts-api logs database errors, accounts-db is probably overloaded (see the checkpoint warnings).
+Fail over to the standby: `kubectl exec accounts-db-0 -n accounts -- patronictl failover`.
+"""),
+        },
+    }
