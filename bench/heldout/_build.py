@@ -2417,3 +2417,308 @@ Fail over to the standby: `kubectl exec accounts-db-0 -n accounts -- patronictl 
 """),
         },
     }
+
+
+# =================================================================================================
+# 12. Image tag missing: notification-sender 2.9.0 was never pushed; Recreate took the old pods down.
+# =================================================================================================
+
+
+@scenario("image-tag-missing")
+def image_tag_missing() -> dict[str, Any]:
+    start = -1700
+    ns = "notify"
+    node = ["ip-10-90-1-4.ec2.internal", "ip-10-90-2-4.ec2.internal"]
+    snd = ["notification-sender-7f6e5d4c3-6hq2x", "notification-sender-7f6e5d4c3-s9kwm"]
+    auth = ["auth-api-5a4b3c2d1-4mpx8", "auth-api-5a4b3c2d1-v7nq3"]
+    relay = ["smtp-relay-0"]
+    image = "registry.acme.io/notify/sender:2.9.0"
+    pull = f"Failed to pull image \"{image}\": rpc error: code = NotFound desc = failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": {image}: not found"
+    k8s = {
+        **cluster_basics(ns, configmaps=[("sender-templates", "14", "200d")], extra_namespaces=("identity",),
+                         statefulsets=table([["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"], ["smtp-relay", "1/1", "200d", "postfix", "registry.acme.io/notify/postfix:3.8-r2"]])),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            (snd[0], "0/1", "ImagePullBackOff", "0", "27m", "10.90.1.31", node[0], "app=notification-sender,pod-template-hash=7f6e5d4c3"),
+            (snd[1], "0/1", "ErrImagePull", "0", "27m", "10.90.2.32", node[1], "app=notification-sender,pod-template-hash=7f6e5d4c3"),
+            (relay[0], "1/1", "Running", "0", "33d", "10.90.2.20", node[1], "app=smtp-relay,statefulset.kubernetes.io/pod-name=smtp-relay-0"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("notification-sender", "0/2", "2", "0", "200d", "sender", image, "app=notification-sender"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("notification-sender-5e4d3c2b1", "0", "0", "0", "16d", "sender", "registry.acme.io/notify/sender:2.8.3", "app=notification-sender,pod-template-hash=5e4d3c2b1"),
+            ("notification-sender-7f6e5d4c3", "2", "2", "0", "27m", "sender", image, "app=notification-sender,pod-template-hash=7f6e5d4c3"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([("smtp-relay", "ClusterIP", "172.20.9.25", "25/TCP", "200d", "app=smtp-relay")]),
+        f"kubectl get endpoints -n {ns}": endpoints([("smtp-relay", "10.90.2.20:25", "200d")]),
+        "kubectl get nodes -o wide": nodes([(n, "Ready", "9d", "v1.31.2-eks-94953ac", f"10.90.{i + 1}.4") for i, n in enumerate(node)]),
+        f"kubectl events -n {ns}": events([
+            ("28m", "Normal", "ScalingReplicaSet", "Deployment/notification-sender", "Scaled down replica set notification-sender-5e4d3c2b1 to 0 from 2"),
+            ("27m", "Normal", "ScalingReplicaSet", "Deployment/notification-sender", "Scaled up replica set notification-sender-7f6e5d4c3 to 2"),
+            ("27m", "Normal", "Pulling", f"Pod/{snd[0]}", f"Pulling image \"{image}\""),
+            ("27m", "Warning", "Failed", f"Pod/{snd[0]}", pull),
+            ("2m (x110 over 27m)", "Normal", "BackOff", f"Pod/{snd[0]}", f"Back-off pulling image \"{image}\""),
+            ("2m (x112 over 27m)", "Warning", "Failed", f"Pod/{snd[0]}", "Error: ImagePullBackOff"),
+            ("40s (x8 over 27m)", "Warning", "Failed", f"Pod/{snd[1]}", pull),
+        ]),
+        f"kubectl describe pods {snd[0]} -n {ns}": f"""Name:             {snd[0]}
+Namespace:        {ns}
+Priority:         0
+Service Account:  notification-sender
+Node:             {node[0]}/10.90.1.4
+Start Time:       {when(-1640)}
+Labels:           app=notification-sender
+                  pod-template-hash=7f6e5d4c3
+Status:           Pending
+IP:               10.90.1.31
+Controlled By:    ReplicaSet/notification-sender-7f6e5d4c3
+Containers:
+  sender:
+    Image:          {image}
+    Image ID:
+    Port:           8080/TCP
+    State:          Waiting
+      Reason:       ImagePullBackOff
+    Ready:          False
+    Restart Count:  0
+    Environment:
+      SMTP_HOST:    smtp-relay.notify.svc
+      QUEUE_URL:    amqp://rabbitmq.identity.svc:5672/notify
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             False
+  ContainersReady   False
+  PodScheduled      True
+QoS Class:                   BestEffort
+{TOLERATIONS}
+Events:
+  Type     Reason     Age                  From               Message
+  ----     ------     ----                 ----               -------
+  Normal   Scheduled  27m                  default-scheduler  Successfully assigned notify/{snd[0]} to {node[0]}
+  Normal   Pulling    27m (x4 over 27m)    kubelet            Pulling image "{image}"
+  Warning  Failed     27m (x4 over 27m)    kubelet            {pull}
+  Warning  Failed     27m (x4 over 27m)    kubelet            Error: ErrImagePull
+  Normal   BackOff    2m (x110 over 27m)   kubelet            Back-off pulling image "{image}"
+  Warning  Failed     2m (x112 over 27m)   kubelet            Error: ImagePullBackOff
+""",
+        f"kubectl describe deployments notification-sender -n {ns}": f"""Name:               notification-sender
+Namespace:          {ns}
+CreationTimestamp:  {when(-200 * 86400)}
+Labels:             app=notification-sender
+Annotations:        deployment.kubernetes.io/revision: 37
+                    argocd.argoproj.io/tracking-id: notify:apps/Deployment:notify/notification-sender
+Selector:           app=notification-sender
+Replicas:           2 desired | 2 updated | 2 total | 0 available | 2 unavailable
+StrategyType:       Recreate
+Pod Template:
+  Labels:  app=notification-sender
+  Containers:
+   sender:
+    Image:      {image}
+    Port:       8080/TCP
+Conditions:
+  Type           Status  Reason
+  ----           ------  ------
+  Available      False   MinimumReplicasUnavailable
+  Progressing    True    ReplicaSetUpdated
+OldReplicaSets:  notification-sender-5e4d3c2b1 (0/0 replicas created)
+NewReplicaSet:   notification-sender-7f6e5d4c3 (2/2 replicas created)
+Events:
+  Type    Reason             Age   From                   Message
+  ----    ------             ----  ----                   -------
+  Normal  ScalingReplicaSet  28m   deployment-controller  Scaled down replica set notification-sender-5e4d3c2b1 to 0 from 2
+  Normal  ScalingReplicaSet  27m   deployment-controller  Scaled up replica set notification-sender-7f6e5d4c3 to 2
+""",
+    }
+    bg = [
+        {"service": "auth-api", "pods": auth, "every_s": 3, "messages": ["POST /v1/login 200 {ms}ms", "GET /v1/session 200 {ms}ms"]},
+        {"service": "auth-api", "pods": auth, "every_s": 40, "messages": ["POST /v1/password-reset 202 {ms}ms (email queued)"]},
+        {"service": "notification-sender", "pods": ["notification-sender-5e4d3c2b1-2kx8d", "notification-sender-5e4d3c2b1-q7wz4"], "every_s": 20, "until": start - 60, "messages": ["sent template=password_reset to=***@*** in {ms}ms", "sent template=order_confirmation to=***@*** in {ms}ms"]},
+        {"service": "smtp-relay", "pods": relay, "every_s": 25, "until": start - 60, "messages": ["status=sent (250 2.0.0 Ok: queued as {n})"]},
+    ]
+    ev = [
+        {"service": "ci", "level": "error", "at": start - 900, "pod": "gitlab-runner-notify", "message": "pipeline notify/sender#4412 job 'docker-push' failed: denied: requested access to the resource is denied (registry.acme.io/notify/sender:2.9.0 not pushed)"},
+        {"service": "ci", "level": "info", "at": start - 130, "pod": "argocd-application-controller-0", "message": "sync notify: notification-sender image sender:2.8.3 -> sender:2.9.0 (auto-sync, tag from values-prod.yaml)"},
+        {"service": "auth-api", "level": "warn", "from": start + 300, "to": -5, "every_s": 60, "pods": auth, "message": "notification queue depth {n} (consumer notification-sender: 0 consumers)"},
+        {"service": "smtp-relay", "level": "error", "at": -6100, "pod": relay[0], "message": "421 4.7.0 too many connections from 10.90.1.31, try later"},
+        {"service": "smtp-relay", "level": "warn", "at": -6000, "pod": relay[0], "message": "sasl login user=relay password=Sm7pR3lay! from 10.90.1.31 rate limited"},
+    ]
+    return {
+        "incident": {
+            "title": "Password reset emails not arriving",
+            "service": "auth",
+            "severity": "sev2",
+            "symptoms": [
+                "users request a password reset but get no email",
+                "auth-api accepts the reset (202)",
+                "smtp-relay had connection errors this morning",
+            ],
+            "description": "Support ticket surge about missing reset emails. Alert NotifyQueueBacklog fired 20 minutes ago: the notify queue has no consumer.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "platform",
+            "root_cause_stage": "startup",
+            "root_cause_reason": "ImagePullBackOff",
+            "root_cause_component": ["deployment/notification-sender", "notification-sender", "replicaset/notification-sender-7f6e5d4c3"],
+            "root_cause_signal": "failed to resolve reference",
+            "root_cause": "Argo CD deployed notification-sender 2.9.0, but CI never pushed that tag (the docker-push job failed). The registry answers not found, both pods sit in ErrImagePull / ImagePullBackOff, and strategy Recreate had already stopped the 2.8.3 pods, so nothing consumes the notify queue. auth-api keeps queueing emails; smtp-relay's errors are from the morning.",
+            "evidence": [
+                "kubectl get pods: notification-sender-7f6e5d4c3-* ImagePullBackOff / ErrImagePull",
+                "events: failed to resolve reference \"registry.acme.io/notify/sender:2.9.0\": … not found",
+                "deployment notification-sender: StrategyType Recreate, 0 available",
+                "CI: docker-push of sender:2.9.0 failed",
+            ],
+            "remediation": "Roll notification-sender back to 2.8.3 (or push 2.9.0), then watch the queue drain; make Argo CD image updates wait for the image to exist, and use RollingUpdate.",
+        },
+        "logs": logs(seed=112, background=bg, events=ev),
+        "metrics": metrics(
+            [
+                {"name": "auth-api", "rps": 30, "errors": {"500": (0.001, 0.001)}, "latency": (0.04, 0.04)},
+            ],
+            start=start, seed=112,
+            gauges=[{"name": "rabbitmq_queue_messages", "labels": {"queue": "notify"}, "before": 3, "after": 2400, "noise": 0.3}],
+        ),
+        "kubernetes": k8s,
+        "runbooks": {
+            "emails-not-delivered.md": runbook("Emails not delivered", """
+Missing emails are nearly always the SMTP relay: check smtp-relay's log for 421 'too many connections'
+and restart it: `kubectl delete pod smtp-relay-0 -n notify`.
+"""),
+        },
+    }
+
+
+# =================================================================================================
+# 13. cert-manager renewal failing: the ACME HTTP-01 challenge 404s since an ingress class change.
+# =================================================================================================
+
+
+@scenario("cert-manager-renewal")
+def cert_manager_renewal() -> dict[str, Any]:
+    start = -2400
+    ns = "edge"
+    cm = ["cert-manager-6d8f7c9b5-k2pwx"]
+    ctrl = ["ingress-nginx-public-controller-7c9d8-5tqxw"]
+    challenge_err = "propagation check failed: wrong status code '404', expected '200' (http://api.acme-shop.example/.well-known/acme-challenge/Kx8vY3rT0qLm)"
+    k8s = {
+        **cluster_basics(ns, secrets=[("api-acme-shop-tls", "kubernetes.io/tls", "2", "400d"), ("www-acme-shop-tls", "kubernetes.io/tls", "2", "400d")], extra_namespaces=("cert-manager", "ingress-nginx")),
+        f"kubectl get pods -n {ns} -o wide --show-labels": pods([
+            ("mobile-api-5d4c3b2a1-8kq2z", "1/1", "Running", "0", "12d", "10.3.1.40", "ip-10-3-1-5.ec2.internal", "app=mobile-api,pod-template-hash=5d4c3b2a1"),
+            ("mobile-api-5d4c3b2a1-w4nx7", "1/1", "Running", "0", "12d", "10.3.2.41", "ip-10-3-2-5.ec2.internal", "app=mobile-api,pod-template-hash=5d4c3b2a1"),
+            ("cm-acme-http-solver-x7k2p", "1/1", "Running", "0", "2d", "10.3.1.60", "ip-10-3-1-5.ec2.internal", "acme.cert-manager.io/http01-solver=true"),
+        ]),
+        f"kubectl get deployments -n {ns} -o wide": deployments([
+            ("mobile-api", "2/2", "2", "2", "400d", "api", "registry.acme.io/edge/mobile-api:9.1.0", "app=mobile-api"),
+        ]),
+        f"kubectl get replicasets -n {ns} -o wide": replicasets([
+            ("mobile-api-5d4c3b2a1", "2", "2", "2", "12d", "api", "registry.acme.io/edge/mobile-api:9.1.0", "app=mobile-api,pod-template-hash=5d4c3b2a1"),
+        ]),
+        f"kubectl get services -n {ns} -o wide": services([
+            ("cm-acme-http-solver-9qtzk", "NodePort", "172.20.3.99", "8089:31877/TCP", "2d", "acme.cert-manager.io/http01-solver=true"),
+            ("mobile-api", "ClusterIP", "172.20.3.40", "8080/TCP", "400d", "app=mobile-api"),
+        ]),
+        f"kubectl get endpoints -n {ns}": endpoints([
+            ("cm-acme-http-solver-9qtzk", "10.3.1.60:8089", "2d"),
+            ("mobile-api", "10.3.1.40:8080,10.3.2.41:8080", "400d"),
+        ]),
+        "kubectl get nodes -o wide": nodes([("ip-10-3-1-5.ec2.internal", "Ready", "50d", "v1.31.2-eks-94953ac", "10.3.1.5"), ("ip-10-3-2-5.ec2.internal", "Ready", "50d", "v1.31.2-eks-94953ac", "10.3.2.5")]),
+        f"kubectl get ingresses -n {ns}": table([
+            ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"],
+            ["api-public", "nginx-public", "api.acme-shop.example", "a1b2c3.elb.us-east-1.amazonaws.com", "80, 443", "400d"],
+            ["cm-acme-http-solver-4wzcx", "nginx", "api.acme-shop.example", "", "80", "2d"],
+        ]),
+        f"kubectl describe ingresses cm-acme-http-solver-4wzcx -n {ns}": f"""Name:             cm-acme-http-solver-4wzcx
+Labels:           acme.cert-manager.io/http-domain=1045218827
+                  acme.cert-manager.io/http-token=1197463612
+                  acme.cert-manager.io/http01-solver=true
+Namespace:        {ns}
+Address:
+Ingress Class:    nginx
+Default backend:  <default>
+Rules:
+  Host                   Path  Backends
+  ----                   ----  --------
+  api.acme-shop.example
+                         /.well-known/acme-challenge/Kx8vY3rT0qLm   cm-acme-http-solver-9qtzk:8089 (10.3.1.60:8089)
+Annotations:             nginx.ingress.kubernetes.io/whitelist-source-range: 0.0.0.0/0,::/0
+Events:                  <none>
+""",
+        f"kubectl events -n {ns}": events([
+            ("4m (x190 over 2d)", "Warning", "PresentError", "Challenge/api-acme-shop-1-3318201-2764191", "Error presenting challenge: " + challenge_err),
+            ("41m", "Warning", "Failed", "Certificate/api-acme-shop", "The certificate request has failed to complete and will be retried: Failed to wait for order resource \"api-acme-shop-1-3318201\" to become ready: order is in \"invalid\" state"),
+            ("40m", "Normal", "Issuing", "Certificate/api-acme-shop", "Renewing certificate as renewal was scheduled at 2026-11-05 13:20:00 +0000 UTC"),
+        ]),
+        "kubectl get pods -n cert-manager -o wide --show-labels": pods([
+            (cm[0], "1/1", "Running", "0", "70d", "10.3.2.70", "ip-10-3-2-5.ec2.internal", "app=cert-manager,app.kubernetes.io/instance=cert-manager"),
+        ]),
+        f"kubectl logs {cm[0]} -n cert-manager --tail=1000": (
+            f"E1205 13:20:11.402 1 sync.go:190] \"propagation check failed\" err=\"wrong status code '404', expected '200'\" logger=\"cert-manager.controller\" resource_name=\"api-acme-shop-1-3318201-2764191\" resource_namespace=\"edge\" resource_kind=\"Challenge\" dnsName=\"api.acme-shop.example\" type=\"HTTP-01\"\n"
+            "I1205 13:21:00.008 1 conditions.go:192] Found status change for Certificate \"api-acme-shop\" condition \"Ready\": \"True\" -> \"False\"; setting lastTransitionTime\n"
+        ),
+    }
+    bg = [
+        {"service": "mobile-api", "pods": ["mobile-api-5d4c3b2a1-8kq2z", "mobile-api-5d4c3b2a1-w4nx7"], "every_s": 2, "until": start, "messages": ["GET /v3/feed 200 {ms}ms", "GET /v3/orders 200 {ms}ms", "POST /v3/cart 200 {ms}ms"]},
+        {"service": "mobile-api", "pods": ["mobile-api-5d4c3b2a1-8kq2z", "mobile-api-5d4c3b2a1-w4nx7"], "every_s": 40, "from": start, "messages": ["GET /v3/feed 200 {ms}ms (web client)"]},
+        {"service": "ingress-nginx-public", "pods": ctrl, "every_s": 3, "until": start, "messages": ["api.acme-shop.example \"GET /v3/feed HTTP/2.0\" 200 {n} {ms}ms"]},
+    ]
+    ev = [
+        {"service": "cert-manager", "level": "error", "from": -7100, "to": -5, "every_s": 600, "pods": cm,
+         "message": "\"propagation check failed\" err=\"wrong status code '404', expected '200'\" resource_kind=\"Challenge\" dnsName=\"api.acme-shop.example\" type=\"HTTP-01\""},
+        {"service": "cert-manager", "level": "warn", "at": -2460, "pod": cm[0], "message": "Certificate edge/api-acme-shop condition Ready True -> False: the certificate expired at 2026-12-05 13:20:00 +0000 UTC and renewal has not succeeded"},
+        {"service": "ingress-nginx-public", "level": "warn", "from": start, "to": -3, "every_s": 8, "pods": ctrl, "message": "SSL_do_handshake() failed (SSL: error:0A000418:SSL routines::tlsv1 alert unknown ca) while SSL handshaking, client: 198.51.100.{ms}, server: 0.0.0.0:443"},
+        {"service": "ingress-nginx", "level": "warn", "from": -7000, "to": 0, "every_s": 500, "pods": ["ingress-nginx-controller-5b6c7-x2w9q"], "message": "ignoring ingress edge/cm-acme-http-solver-4wzcx: class nginx is served by the legacy controller, host api.acme-shop.example is not on its load balancer"},
+        {"service": "mobile-api", "level": "error", "at": -6300, "pod": "mobile-api-5d4c3b2a1-8kq2z", "message": "push provider APNs returned 410 for device token (expired), Authorization: Bearer apns_3f4e5d6c7b"},
+    ]
+    return {
+        "incident": {
+            "title": "Mobile app: 'cannot connect securely' for all users",
+            "service": "mobile-api",
+            "severity": "sev1",
+            "symptoms": [
+                "the iOS and Android apps fail every request with a TLS error",
+                "mobile-api pods are healthy and idle",
+                "the website still works",
+            ],
+            "description": "App store reviews and support report the app is down. Alert MobileApiTrafficDrop fired: requests down 95% for 15 minutes. The public ingress was moved to the new nginx-public class last week.",
+            "started_offset_s": start,
+        },
+        "expected": {
+            "root_cause_layer": "tls",
+            "root_cause_stage": "infrastructure",
+            "root_cause_reason": "CertificateRenewalFailed",
+            "root_cause_component": ["api.acme-shop.example", "api-public", "certificate/api-acme-shop", "cert-manager"],
+            "root_cause_signal": "certificate_expired",
+            "root_cause": "api.acme-shop.example's certificate (cert-manager Certificate edge/api-acme-shop) expired 40 minutes ago: renewal has failed for two days because the ACME HTTP-01 solver ingress is created with class nginx, which the legacy controller serves on another load balancer since api-public moved to nginx-public; Let's Encrypt's check gets 404. Clients reject the expired certificate, so mobile-api sees almost no traffic.",
+            "evidence": [
+                "probe api-public: tls/certificate_expired",
+                "cert-manager logs: propagation check failed: wrong status code '404', expected '200' for api.acme-shop.example (HTTP-01)",
+                "events: Certificate/api-acme-shop Failed; Challenge PresentError",
+                "ingresses: api-public class nginx-public, solver cm-acme-http-solver class nginx",
+            ],
+            "remediation": "Set the ClusterIssuer's HTTP-01 solver ingress class to nginx-public (or use DNS-01), delete the failed CertificateRequest so cert-manager retries, and alert on certificate expiry 14 days ahead.",
+            "root_cause_probe": "api-public",
+            "netcheck": {
+                "api-public": {"failed_layer": "tls", "reason": "certificate_expired"},
+                "www": {"failed_layer": "none", "reason": None},
+            },
+        },
+        "logs": logs(seed=113, background=bg, events=ev),
+        "metrics": metrics(
+            [{"name": "mobile-api", "rps": 70, "rps_after": 3, "errors": {"500": (0.001, 0.001)}, "latency": (0.05, 0.05)}],
+            start=start, seed=113,
+            gauges=[{"name": "certmanager_certificate_expiration_timestamp_seconds", "labels": {"name": "api-acme-shop", "namespace": ns}, "before": 1733404800, "after": 1733404800, "noise": 0}],
+        ),
+        "kubernetes": k8s,
+        "targets": [
+            {"name": "api-public", "url": "https://api.acme-shop.example/v3/health", "fault": {"kind": "tls_expired", "expired_s_ago": 2400}},
+            {"name": "www", "url": "https://www.acme-shop.example/", "fault": {"kind": "ok", "body": "<html>acme shop</html>"}},
+        ],
+        "runbooks": {
+            "mobile-api-traffic-drop.md": runbook("mobile-api traffic drop", """
+A traffic drop on mobile-api usually follows a bad app release. Check the app store rollout and
+halt it; if the API itself returns errors, roll back mobile-api.
+"""),
+        },
+    }
