@@ -205,8 +205,8 @@ def logs(
 # --- writing -------------------------------------------------------------------------------------
 
 
-def write(slug: str, spec: dict[str, Any]) -> None:
-    folder = HERE / slug
+def write(slug: str, spec: dict[str, Any], root: Path = HERE) -> None:
+    folder = root / slug
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir()
@@ -7622,9 +7622,9 @@ Switch images to the fallback CDN (`FEATURE_IMG_FALLBACK=true`) and roll storefr
     }
 
 
-def main() -> None:
+def main(root: Path = HERE) -> None:
     for slug, build in SCENARIOS.items():
-        write(slug, build())
+        write(slug, build(), root)
         print(slug)
 
 
