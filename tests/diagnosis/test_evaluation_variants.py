@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from diagnosis import evaluation_variants as variants
 from diagnosis.registry import bundled_scenarios_dir, demo_environments
@@ -213,3 +215,17 @@ def test_bundled_scenarios_all_have_variants():
     for path in sorted(Path(bundled_scenarios_dir()).glob("*/incident.json")):
         incident = json.loads(path.read_text())
         assert len(variants.reword(incident)) >= 4, path.parent.name
+
+
+def test_evaluate_refuses_an_unknown_variant_rule():
+    with pytest.raises(
+        CommandError, match=r"--variant-rules: unknown variant rule.*nope"
+    ):
+        call_command("evaluate", "--variant-rules", "nope,hurried")
+
+
+def test_evaluate_variants_of_a_folder_without_scenarios_is_refused(tmp_path):
+    (tmp_path / "just-an-incident").mkdir()
+    (tmp_path / "just-an-incident" / "incident.json").write_text(json.dumps(INCIDENT))
+    with pytest.raises(CommandError, match=r"no scenario with an expected\.json"):
+        call_command("evaluate", "--variants", "--scenarios", str(tmp_path))
