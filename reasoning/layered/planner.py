@@ -63,11 +63,14 @@ class _Start:
     known: Known
     ratios: dict[str, float] | None  # the survey's 5xx shares; None: not surveyed
     unhealthy: tuple[survey.Unhealthy, ...] = ()
+    shown_unknown: bool = (
+        False  # a data source answered about the name and did not know it
+    )
 
     def lines(self) -> list[str]:
         """The report's lines on how the name was resolved (nothing to say when it was known as is)."""
         res = self.resolution
-        if res.method == "exact":
+        if res.method == "exact" or not (res.is_resolved or self.shown_unknown):
             return []
         lines = [res.sentence()]
         if res.is_resolved:
@@ -139,7 +142,7 @@ class LayeredPlanner:
         self, inv: Investigation, facts: Facts, start: _Start
     ) -> list[PlannedCall | None]:
         """An unknown service name: list what the metrics know, then read every service, most failing first."""
-        if start.resolution.is_resolved or not inv.observations:
+        if start.resolution.is_resolved or not start.shown_unknown:
             return []
         window = self._window(inv)
         if start.ratios is None:
@@ -467,15 +470,23 @@ def _start(inv: Investigation, facts: Facts) -> _Start:
         service = resolution.service
         assert service is not None
         return _Start(_renamed(inv, service), resolution, known, None)
+    shown = _shown_unknown(inv, facts)
     ratios = survey.error_ratios(inv)
     if ratios is None:
-        return _Start(inv, resolution, known, None)
+        return _Start(inv, resolution, known, None, shown_unknown=shown)
     sick = tuple(survey.unhealthy(facts, ratios))
-    if not sick:
-        return _Start(inv, resolution, known, ratios, sick)
-    others = tuple(u.service for u in sick[1:])
-    return _Start(
-        _renamed(inv, sick[0].service, others), resolution, known, ratios, sick
+    focus = inv
+    if sick:
+        focus = _renamed(inv, sick[0].service, tuple(u.service for u in sick[1:]))
+    return _Start(focus, resolution, known, ratios, sick, shown)
+
+
+def _shown_unknown(inv: Investigation, facts: Facts) -> bool:
+    """A data source answered about the incident's service and did not know it (not: it did not answer)."""
+    named = inv.incident.service
+    health = facts.health.get(named)
+    return (health is not None and health.verdict == "unknown") or any(
+        f.kind == "argument" and arg(f.obs, "service") == named for f in facts.failures
     )
 
 
