@@ -167,7 +167,9 @@ def _affix(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]
         }
         for stem in (f"-{affix}", affix):
             if name.endswith(stem) and len(name) > len(stem) + 2:
-                forms[name[: -len(stem)].rstrip("-")] = f"{name} without {stem}"
+                forms.setdefault(
+                    name[: -len(stem)].rstrip("-"), f"{name} without {stem}"
+                )
         for form, how in forms.items():
             if form != name and form in known.services:
                 found.setdefault(
