@@ -18,6 +18,11 @@ class IncidentBrief:
     symptoms: tuple[str, ...]
     window_start: str | None = None  # RFC 3339, UTC
     window_end: str | None = None
+    # The alert's labels (service, job, app, namespace …) when an alert opened the incident.
+    labels: tuple[tuple[str, str], ...] = ()
+    # Services the diagnosis starts from besides `service`: when the incident's name resolves to
+    # nothing, every service the survey found unhealthy (reasoning.layered.survey).
+    starting_services: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from diagnosis import db_retry, environments, lifecycle, plans, tracing
+from diagnosis import db_retry, environments, lifecycle, plans, selectors, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.executor import Executor, Parked, RunContext
@@ -191,6 +191,7 @@ async def _diagnose(
         emit=emit,
     )
     incident = task.incident
+    labels = await db(selectors.incident_alert_labels, incident=incident)
     brief = IncidentBrief(
         title=incident.title,
         service=incident.service,
@@ -200,6 +201,7 @@ async def _diagnose(
         ),
         window_start=_iso(incident.window_start),
         window_end=_iso(incident.window_end),
+        labels=tuple(sorted(labels.items())),
     )
     main = asyncio.current_task()
     assert main is not None
