@@ -239,7 +239,9 @@ class AlertReceived(_Envelope, AlertReceivedData):
 class SteeringAddedData(TypedDict):
     # One of note, exclude, service (a re-run carries the earlier diagnosis's forward).
     note: NotRequired[str]  # context for the planner, at most 2000 characters
-    exclude: NotRequired[str]  # a hypothesis id ("layer:component") a person marked wrong
+    exclude: NotRequired[
+        str
+    ]  # a hypothesis id ("layer:component") a person marked wrong
     statement: NotRequired[str]  # that hypothesis's statement, as the page showed it
     service: NotRequired[str]  # the corrected service the diagnosis investigates
     by: str | None  # username

@@ -34,9 +34,9 @@ from diagnosis import db_retry, environments, lifecycle, plans, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy
 from diagnosis.engine.connecting import connect_servers
-from diagnosis.engine.steering import steer
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import SessionPool
+from diagnosis.engine.steering import steer
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
 from diagnosis.payloads import Emit

@@ -18,7 +18,7 @@
   // alert_received: a repeat of the alert group changed it (the alerts panel).
   const REFRESH = new Set(["task_started", "task_requeued", "task_cancelling", "approval_requested",
     "approval_decided", "tool_completed", "tool_failed", "agent_completed", "alert_received",
-    ...TERMINAL]);
+    "server_state", "steering_added", "steering_read", ...TERMINAL]);
   let applied = Number(root.dataset.lastSeq || "0");
   let wanted = 0; // the newest seq the parts must reflect
   let source = null;
