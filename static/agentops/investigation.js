@@ -107,6 +107,7 @@
     markChanges();
     linkArtifacts();
     tick();
+    document.dispatchEvent(new Event("agentops:parts-applied")); // comfort.js gives focus back
   }
 
   // Rows whose full result went to artifact storage get its download link (the server lists
