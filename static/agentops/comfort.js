@@ -144,6 +144,14 @@
     document.addEventListener("keydown", onKey);
   }
 
+  // A server still connecting says how long it has been waiting (the connecting phase).
+  window.setInterval(() => {
+    for (const clock of document.querySelectorAll("time[data-since]")) {
+      const seconds = Math.max(0, Math.floor((Date.now() - Date.parse(clock.dataset.since)) / 1000));
+      if (!Number.isNaN(seconds)) clock.textContent = seconds + " s";
+    }
+  }, 1000);
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
 })();
