@@ -54,7 +54,9 @@ def test_a_note_on_a_running_diagnosis_is_an_event_and_shows_on_the_page(
     assert "must not be blank" in blank.content.decode()
     assert _steering(task) == []
 
-    response = logged_in.post(url, {"note": "payments-gw deployed at 10:02"}, headers=HX)
+    response = logged_in.post(
+        url, {"note": "payments-gw deployed at 10:02"}, headers=HX
+    )
     assert response.status_code == 200
     assert "payments-gw deployed at 10:02" in response.content.decode()
     assert "reads it before its next round" in response.content.decode()

@@ -13,9 +13,7 @@ from tests.reasoning.test_planner import brief, load, replay, tools
 def _after_round_one(name: str) -> Investigation:
     data = load(name)
     inv = Investigation(incident=brief(data), tools=tools(data))
-    inv.observations.extend(
-        Observation(**o) for o in data["rounds"][0]["observations"]
-    )
+    inv.observations.extend(Observation(**o) for o in data["rounds"][0]["observations"])
     inv.round = 1
     return inv
 
@@ -30,7 +28,8 @@ def test_a_note_naming_a_service_turns_the_next_round_to_it():
     assert ("service_health", "ledger-api") not in _asked(without)
 
     inv.incident = dataclasses.replace(
-        inv.incident, notes=("ledger-api was deployed at 10:02, right before the errors",)
+        inv.incident,
+        notes=("ledger-api was deployed at 10:02, right before the errors",),
     )
     steered = asyncio.run(LayeredPlanner().next_round(inv))
 

@@ -58,14 +58,22 @@ def test_a_note_added_mid_run_reaches_the_next_round_and_changes_what_is_read(
     read = next(e for e in events if e.type == "steering_read")
     assert added.data["note"] == NOTE and added.data["by"] == principal.user.username
     assert read.seq > added.seq
-    assert (read.data["round"], read.data["seq"], read.data["notes"]) == (1, added.seq, 1)
+    assert (read.data["round"], read.data["seq"], read.data["notes"]) == (
+        1,
+        added.seq,
+        1,
+    )
     # The note named a service the incident did not: round 1 read it.
     asked = ToolCallSpan.objects.filter(task=task, tool_name="service_health")
     assert "payment-ledger" in {s.arguments_redacted.get("service") for s in asked}
 
     # The connecting phase: every server announced connecting, then ready, before any call.
-    states = [(e.data["server"], e.data["state"]) for e in events if e.type == "server_state"]
+    states = [
+        (e.data["server"], e.data["state"]) for e in events if e.type == "server_state"
+    ]
     servers = {server for server, _ in states}
-    assert servers and all((s, "connecting") in states and (s, "ready") in states for s in servers)
+    assert servers and all(
+        (s, "connecting") in states and (s, "ready") in states for s in servers
+    )
     first_call = next(e.seq for e in events if e.type == "tool_queued")
     assert max(e.seq for e in events if e.type == "server_state") < first_call
