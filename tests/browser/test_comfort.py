@@ -129,6 +129,12 @@ def test_pages_at_three_widths_pass_axe_and_the_comforts_work(pages, stack):
                 ".map(e => e.outerHTML.slice(0, 80))",
             )
             problems[f"{name}@{width} targets under 44 px"] = small
+            problems[f"{name}@{width} duplicate ids"] = page.evaluate(
+                "(() => { const seen = new Set(), twice = [];"
+                " for (const e of document.querySelectorAll('[id]')) {"
+                " if (seen.has(e.id)) twice.push(e.id); seen.add(e.id); }"
+                " return twice; })()"
+            )
         if width == 1920:
             page.goto(urls["incident"])
             answer = page.locator("#verdict").bounding_box()
