@@ -123,6 +123,7 @@ def panel_context(
         "steering": steering_items(events),
         "servers": servers,
         "servers_waiting": [s.server for s in servers if s.state == "connecting"],
+        "servers_failed": [s.server for s in servers if s.state == "failed"],
         "can_steer": principal.has_scope("incidents:write"),
         "note_max": NOTE_MAX,
         "steer_environments": (

@@ -63,3 +63,33 @@ def test_only_the_current_attempts_servers_are_listed():
     assert [(r.server, r.state) for r in server_rows(events)] == [
         ("logs", "connecting")
     ]
+
+
+def test_the_panel_shows_while_connecting_or_after_a_failure_only():
+    from django.template.loader import render_to_string
+
+    def rendered(events):
+        rows = server_rows(events)
+        return render_to_string(
+            "diagnosis/_connecting.html",
+            {
+                "seq": len(events),
+                "servers": rows,
+                "servers_waiting": [r.server for r in rows if r.state == "connecting"],
+                "servers_failed": [r.server for r in rows if r.state == "failed"],
+            },
+        )
+
+    waiting = _events(STARTED, _server("logs", "connecting"))
+    assert "connecting to logs" in rendered(waiting)
+    assert 'aria-labelledby="connecting-title">' in rendered(waiting)
+    ready = _events(STARTED, _server("logs", "connecting"), _server("logs", "ready"))
+    assert 'aria-labelledby="connecting-title" hidden>' in rendered(ready)
+    failed = _events(
+        STARTED,
+        _server("logs", "connecting"),
+        _server("logs", "failed", elapsed_ms=1500.0, error="refused"),
+    )
+    body = rendered(failed)
+    assert "logs could not be reached" in body and "after 1.5 s: refused" in body
+    assert 'aria-labelledby="connecting-title">' in body
