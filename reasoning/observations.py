@@ -23,6 +23,8 @@ class IncidentBrief:
     # Services the diagnosis starts from besides `service`: when the incident's name resolves to
     # nothing, every service the survey found unhealthy (reasoning.layered.survey).
     starting_services: tuple[str, ...] = ()
+    # Steering context people added while it ran (diagnosis.steering): read like symptoms.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class Investigation:
     tools: Sequence[ToolInfo]
     observations: list[Observation] = field(default_factory=list)
     round: int = 0
+    # Hypothesis ids ("layer:component") a person marked wrong: ruled out, whatever they show.
+    excluded: frozenset[str] = frozenset()
 
     def tool(self, server: str, name: str) -> ToolInfo | None:
         for info in self.tools:

@@ -33,8 +33,10 @@ from django.utils import timezone
 from diagnosis import db_retry, environments, lifecycle, plans, selectors, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy
+from diagnosis.engine.connecting import connect_servers
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import SessionPool
+from diagnosis.engine.steering import steer
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
 from diagnosis.payloads import Emit
@@ -239,6 +241,9 @@ async def _investigate(
     report: Report,
 ) -> RunEnd:
     async with SessionPool(environment) as pool:
+        await connect_servers(
+            environment, pool, run.emit
+        )  # the page's connecting phase
         tools, unavailable = await pool.tool_catalog()
         # The budget is for calling: servers that waited their turn to start (a burst of
         # incidents) do not eat it. The task's own deadline still bounds the whole run.
@@ -247,7 +252,10 @@ async def _investigate(
         )
         investigation = Investigation(incident=brief, tools=tools)
         executor = Executor(run, pool, investigation)
+        steered = [0]
         while run.budget.calls < run.budget.max_calls:
+            # Notes people added meanwhile reach the planner here, before it plans the round.
+            await steer(run, investigation, brief, seen=steered)
             calls = await planner.next_round(investigation)
             if not calls:
                 break
