@@ -42,6 +42,7 @@ from diagnosis.fields import REASON_MAX
 from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
 from diagnosis.pages import (
     alert_panel,
+    answer,
     incident_browse,
     investigation,
     share,
@@ -106,6 +107,10 @@ def _investigation_context(
         incident_url=site_links.incident_page_url(request, incident.id),
         trace_url=site_links.trace_page_url(request, task.id),
     )
+    task_approvals = [
+        (approval, approvals.approval_status(approval=approval))
+        for approval in approvals.task_approvals(task=task)
+    ]
     context.update(
         snapshot=snapshot,
         seq=snapshot.last_seq,
@@ -116,10 +121,19 @@ def _investigation_context(
         can_cancel=principal.has_scope("tasks:cancel")
         and not is_finished
         and task.state != TaskState.CANCELLING,
+        # Pending approvals at the top; decided ones folded lower (#decided-approvals).
         approvals=[
-            (approval, approvals.approval_status(approval=approval))
-            for approval in approvals.task_approvals(task=task)
+            pair for pair in task_approvals if pair[1] == ApprovalStatus.PENDING
         ],
+        decided_approvals=[
+            pair for pair in task_approvals if pair[1] != ApprovalStatus.PENDING
+        ],
+        answer=answer.build_answer(
+            snapshot.verdict,
+            title=incident.title,
+            symptoms=incident.symptoms,
+            service=incident.service,
+        ),
         pending=ApprovalStatus.PENDING,
         reason_max=REASON_MAX,  # the decision form's bound, as the API's
         share_slack=share.slack_summary(

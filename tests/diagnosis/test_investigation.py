@@ -277,8 +277,8 @@ def test_page_shows_cards_ruled_out_folded_and_evidence_links(logged_in, tenant)
         in body
     )
     assert (
-        "Probable cause:</b>\n    payments-api at the tls layer (90 % confidence)"
-        in body
+        "payments-api at the tls layer · confirmed · "
+        '<span class="confidence">90 % confidence</span>' in body
     )
     assert 'data-finished="true"' in body
     assert reverse("api:task-report", args=[task.id]) in body
@@ -295,7 +295,8 @@ def _evidence_link_followed(client, incident, task, cited: str) -> tuple[str, st
     ).content.decode()
     trace = reverse("diagnosis:task-trace", args=[task.id])
     [(query, anchor)] = re.findall(
-        rf'<li><a href="{re.escape(trace)}\?span=([^"#]+)#([^"]+)">netcheck\.probe_url',
+        rf'<span class="decisive-tag">decisive</span> <a href="{re.escape(trace)}'
+        r'\?span=([^"#]+)#([^"]+)">netcheck\.probe_url',
         body,
     )
     return anchor, client.get(trace, {"span": query}).content.decode()
@@ -381,7 +382,9 @@ def test_parts_carry_the_seq_they_reflect_and_are_tenant_scoped(
         "status",
         "controls",
         "share",
+        "answer",
         "approvals",
+        "decided-approvals",
         "verdict",
         "feedback",
         "artifact-links",
