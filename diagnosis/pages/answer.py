@@ -97,14 +97,14 @@ def next_steps(verdict: Verdict) -> list[Step]:
         if not step.text or step.text == fix:
             continue
         if step.runbook_uri:
-            steps.append(
-                Step(RUNBOOK, step.text, step.runbook_uri, step.runbook_title)
-            )
+            steps.append(Step(RUNBOOK, step.text, step.runbook_uri, step.runbook_title))
         else:
             steps.append(Step(VERIFY, step.text))
     seen: set[str] = set()
     unique = [s for s in steps if not (s.text in seen or seen.add(s.text))]
-    return sorted(unique, key=lambda s: _ORDER[s.kind])  # stable: each kind keeps its order
+    return sorted(
+        unique, key=lambda s: _ORDER[s.kind]
+    )  # stable: each kind keeps its order
 
 
 def action_step(action: dict[str, str]) -> str:

@@ -25,6 +25,7 @@ from django_htmx.middleware import HtmxDetails
 from diagnosis import (
     approvals,
     artifacts,
+    call_labels,
     environments,
     feedback,
     selectors,
@@ -417,7 +418,14 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
         raise Http404("no such diagnosis")
     spans = list(selectors.task_spans(task=task).select_related("approval"))
     filters = trace_view.Filters.from_query(request.GET)
-    shown = [span for span in spans if filters.keep(span)]
+    try:
+        text = call_labels.clean_query(request.GET.get("q"))
+    except call_labels.BadQuery as exc:
+        return JsonResponse(
+            {"error": "invalid input", "code": "invalid", "fields": {"q": str(exc)}},
+            status=400,
+        )
+    shown = call_labels.search([s for s in spans if filters.keep(s)], text)
     # By span_id (the trace's anchors, what events and reports cite) or by row id (what
     # reports stored before evidence cited the OpenTelemetry id named): old links still work.
     wanted = request.GET.get("span")
@@ -434,7 +442,9 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
             (name, values, getattr(filters, name))
             for name, values in trace_view.filter_choices(spans).items()
         ],
-        "waterfall": trace_view.waterfall(spans, shown=shown),
+        "waterfall": trace_view.waterfall(spans, shown=shown, origin=task.started_at),
+        "query": text,
+        "search_limit": call_labels.SEARCH_LIMIT,
         "span_count": len(spans),
         "detail": trace_view.span_detail(selected) if selected else None,
         "filter_query": query.urlencode(),

@@ -136,7 +136,9 @@ def cause_terms(h: Hypothesis, *, keywords: list[str]) -> set[str]:
     """Words a runbook's title uses when it is about this cause, not only its symptoms."""
     terms: set[str] = set()
     if h.reason and not h.reason.islower():
-        terms.add(h.reason.lower())  # Kubernetes' own word: OOMKilled, FailedScheduling …
+        terms.add(
+            h.reason.lower()
+        )  # Kubernetes' own word: OOMKilled, FailedScheduling …
     if h.layer == layers.DNS:
         terms.add("dns")
     elif h.layer == layers.TLS:
