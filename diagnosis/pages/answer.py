@@ -100,11 +100,11 @@ def next_steps(verdict: Verdict) -> list[Step]:
             steps.append(Step(RUNBOOK, step.text, step.runbook_uri, step.runbook_title))
         else:
             steps.append(Step(VERIFY, step.text))
-    seen: set[str] = set()
-    unique = [s for s in steps if not (s.text in seen or seen.add(s.text))]
-    return sorted(
-        unique, key=lambda s: _ORDER[s.kind]
-    )  # stable: each kind keeps its order
+    unique: dict[str, Step] = {}
+    for found in steps:
+        unique.setdefault(found.text, found)
+    # sorted() is stable: each kind keeps its order.
+    return sorted(unique.values(), key=lambda s: _ORDER[s.kind])
 
 
 def action_step(action: dict[str, str]) -> str:

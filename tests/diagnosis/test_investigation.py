@@ -320,7 +320,7 @@ def test_evidence_link_lands_on_the_trace_pages_row_of_the_cited_span(
     # The report cites the OpenTelemetry span_id; the trace page's rows are anchored by it.
     assert anchor == f"span-{cited.span_id}"
     assert re.search(rf'<tr id="{anchor}" class="span-row[^"]* selected"', trace_page)
-    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in trace_page
+    assert f"netcheck.probe_url · span {cited.span_id}</span>" in trace_page
 
 
 def test_a_report_stored_citing_a_span_row_id_still_links_and_resolves(
@@ -344,7 +344,7 @@ def test_a_report_stored_citing_a_span_row_id_still_links_and_resolves(
     old_link = logged_in.get(
         reverse("diagnosis:task-trace", args=[task.id]), {"span": str(cited.pk)}
     ).content.decode()
-    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in old_link
+    assert f"netcheck.probe_url · span {cited.span_id}</span>" in old_link
     detail = logged_in.get(
         f"/api/tasks/{task.id}/spans/{cited.pk}",
         headers={"Authorization": f"Bearer {token}"},

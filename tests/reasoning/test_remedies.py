@@ -54,7 +54,10 @@ def test_the_decisive_evidence_is_the_line_that_shows_the_reason_not_the_first_c
     assert remedies.decisive(oomkilled(), leaks=set()) == DESCRIBE
     # Without a describe, an event or pod row naming the reason; else the first cited.
     named = Evidence(
-        "00000000000000b1", "kubernetes", "get_resources", "get pods: cartservice-2 0/1 OOMKilled 3 12m"
+        "00000000000000b1",
+        "kubernetes",
+        "get_resources",
+        "get pods: cartservice-2 0/1 OOMKilled 3 12m",
     )
     assert remedies.decisive(oomkilled(evidence=(PODS, named)), leaks=set()) == named
     assert remedies.decisive(oomkilled(evidence=(EVENT, PODS)), leaks=set()) == EVENT
