@@ -112,6 +112,17 @@ def _investigation_context(
         (approval, approvals.approval_status(approval=approval))
         for approval in approvals.task_approvals(task=task)
     ]
+    the_answer = answer.build_answer(
+        snapshot.verdict,
+        title=incident.title,
+        symptoms=incident.symptoms,
+        service=incident.service,
+    )
+    decisive_span = (
+        selectors.task_span_get(task=task, span_id=the_answer.decisive.span_id)
+        if the_answer.decisive is not None
+        else None
+    )
     context.update(
         snapshot=snapshot,
         seq=snapshot.last_seq,
@@ -129,12 +140,13 @@ def _investigation_context(
         decided_approvals=[
             pair for pair in task_approvals if pair[1] != ApprovalStatus.PENDING
         ],
-        answer=answer.build_answer(
-            snapshot.verdict,
-            title=incident.title,
-            symptoms=incident.symptoms,
-            service=incident.service,
-        ),
+        answer=the_answer,
+        # What the decisive call asked (`describe pod … -n shop`), its link's text.
+        decisive_label=call_labels.call_label(
+            decisive_span.tool_name, decisive_span.arguments_redacted
+        )
+        if decisive_span is not None
+        else "",
         pending=ApprovalStatus.PENDING,
         reason_max=REASON_MAX,  # the decision form's bound, as the API's
         share_slack=share.slack_summary(

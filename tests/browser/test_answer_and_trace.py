@@ -79,6 +79,10 @@ def test_a_kubernetes_demo_answers_first_ranks_its_evidence_and_reads_as_a_trace
     page.wait_for_selector("#decisive")
     assert "Reason: OOMKilled" in page.inner_text("#decisive blockquote")
     assert _within_first_screen(page, "#decisive blockquote")
+    # its link says what that call asked
+    assert page.inner_text("#decisive figcaption a").startswith(
+        "describe pod cartservice-"
+    )
     # The confirmed hypothesis's evidence: the decisive line first, the rest folded.
     card = page.locator("#hypotheses .hypothesis").first
     first = card.locator(".evidence-decisive li").first
