@@ -7,6 +7,8 @@ Shape (stored on DiagnosisTask.report, returned by the API, rendered by `markdow
                      "conclusive", "status" (confirmed | likely | ruled_out), "reason_ruled_out",
                      "stage", "reason" (Kubernetes only, else null),
                      "evidence": [{"span_id", "server", "tool", "fact"}],
+                     "decisive": {"span_id", "server", "tool", "fact"} | null,
+                     "remediation": str | null,                  # the fix, once confirmed
                      "causal_chain": [str, ...]}],          # symptom first, cause last
      "open_questions": [str], "next_steps": [{"text", "runbook_uri", "runbook_title"}],
      "actions": [{"tool", "server", "target", "status" (ACTION_STATUSES), "reason",
@@ -55,6 +57,9 @@ class Hypothesis:
     reason_ruled_out: str | None = None
     stage: str | None = None
     reason: str | None = None
+    # The evidence the rule that made it fired on, and the fix it names once confirmed.
+    decisive: Evidence | None = None
+    remediation: str | None = None
 
     @property
     def id(self) -> str:

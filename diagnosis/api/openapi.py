@@ -1085,11 +1085,23 @@ def build_document(principal: Principal | None = None) -> Schema:
             },
             "/api/tasks/{task_id}/trace": {
                 "get": _get(
-                    "The task's tool-call spans in start order",
+                    "The task's tool-call spans in start order; `q` keeps those whose tool, "
+                    "arguments or results (the redacted stored data) hold every word of it",
                     "taskTrace",
                     _json("The trace.", _ref("Trace")),
+                    400,
                     404,
-                    params=task_id,
+                    params=[
+                        *task_id,
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "required": False,
+                            "description": "Words to search for, any case, at most 200 "
+                            "characters; at most 200 spans are returned.",
+                            "schema": STR,
+                        },
+                    ],
                 )
             },
             "/api/tasks/{task_id}/spans/{span_id}": {

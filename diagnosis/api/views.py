@@ -16,6 +16,7 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
 from diagnosis import (
+    call_labels,
     environments,
     outage,
     report_markdown,
@@ -30,6 +31,7 @@ from diagnosis.api.errors import (
     api_error_from,
     json_response,
     not_found,
+    validation_error,
 )
 from diagnosis.approvals import approval_decide, approval_status
 from diagnosis.exceptions import DiagnosisError
@@ -249,7 +251,13 @@ def task_trace(
     task = selectors.task_get(tenant=principal.tenant, task_id=task_id)
     if task is None:
         raise not_found("task")
+    try:
+        query = call_labels.clean_query(request.GET.get("q"))
+    except call_labels.BadQuery as exc:
+        raise validation_error({"q": str(exc)}) from exc
     spans = list(selectors.task_spans(task=task))
+    if query:  # the redacted stored data, the trace page's search (call_labels.search)
+        spans = call_labels.search(spans, query)
     return json_response(200, serializers.trace_to_dict(task, spans))
 
 

@@ -116,6 +116,18 @@ class HypothesisCard:
     reason_ruled_out: str
     stage: str
     reason: str
+    # The evidence the rule fired on (None in reports stored before it was named) and the fix
+    # the rule names once the hypothesis is confirmed ("" when none).
+    decisive: Evidence | None = None
+    remediation: str = ""
+
+    @property
+    def ranked_evidence(self) -> list[Evidence]:
+        """The evidence, decisive first (else the first cited), each observation once."""
+        first = self.decisive or (self.evidence[0] if self.evidence else None)
+        if first is None:
+            return []
+        return [first, *(e for e in self.evidence if e != first)]
 
     @property
     def confidence_percent(self) -> int:
@@ -449,20 +461,28 @@ def _card(
         if isinstance(chain, list)
         else [],
         evidence=[
-            Evidence(
-                span_id=span_ids.get(_text(e.get("span_id")), _text(e.get("span_id"))),
-                server=_text(e.get("server")),
-                tool=_text(e.get("tool")),
-                fact=_text(e.get("fact")),
-            )
-            for e in evidence
-            if isinstance(e, dict)
+            found
+            for item in evidence
+            if (found := _evidence(item, span_ids)) is not None
         ]
         if isinstance(evidence, list)
         else [],
         reason_ruled_out=_text(raw.get("reason_ruled_out")),
         stage=_text(raw.get("stage")),
         reason=_text(raw.get("reason")),
+        decisive=_evidence(raw.get("decisive"), span_ids),
+        remediation=_text(raw.get("remediation")),
+    )
+
+
+def _evidence(raw: Any, span_ids: Mapping[str, str]) -> Evidence | None:
+    if not isinstance(raw, dict):
+        return None
+    return Evidence(
+        span_id=span_ids.get(_text(raw.get("span_id")), _text(raw.get("span_id"))),
+        server=_text(raw.get("server")),
+        tool=_text(raw.get("tool")),
+        fact=_text(raw.get("fact")),
     )
 
 
@@ -509,7 +529,7 @@ def verdict_from_report(
         actions=[
             {
                 key: _text(a.get(key))
-                for key in ("server", "tool", "target", "status", "reason")
+                for key in ("server", "tool", "target", "status", "reason", "effect")
             }
             for a in (actions if isinstance(actions, list) else [])
             if isinstance(a, dict)

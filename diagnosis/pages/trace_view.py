@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from diagnosis import call_labels
 from diagnosis.models import SpanState, ToolCallSpan
 from diagnosis.span_attributes import span_attributes
 
@@ -68,6 +69,16 @@ class Bar:
     def icon(self) -> str:
         return OUTCOME_ICONS.get(self.span.state, "•")
 
+    @property
+    def label(self) -> str:
+        """What the call asked (`get pods -n shop`, `probe https://…`)."""
+        return call_labels.call_label(self.span.tool_name, self.span.arguments_redacted)
+
+    @property
+    def preview(self) -> str:
+        """The result's own summary when it has one, else the stored preview."""
+        return call_labels.result_preview(self.span.result, self.span.result_preview)
+
 
 @dataclass(frozen=True)
 class Waterfall:
@@ -117,12 +128,19 @@ def waterfall(
     *,
     shown: Iterable[ToolCallSpan] | None = None,
     now: datetime | None = None,
+    origin: datetime | None = None,
 ) -> Waterfall:
-    """Bars of `shown` (all spans by default) on the time axis of all `spans`."""
+    """Bars of `shown` (all spans by default) on the time axis of all `spans`.
+
+    The axis starts at `origin` (the task's start: the time before the first call is the
+    planner's), or at the first span when there is none or a span started earlier.
+    """
     now = now or timezone.now()
     if not spans:
         return Waterfall(bars=[], total_ms=0.0, ticks=[], critical_count=0)
     start = min(span.started_at for span in spans)
+    if origin is not None:
+        start = min(start, origin)
     end = max(_end(span, now) for span in spans)
     total_ms = max((end - start).total_seconds() * 1000, 1.0)
     critical = critical_path(spans, now=now)
@@ -213,6 +231,18 @@ class SpanDetail:
     attributes: list[tuple[str, str]]  # OpenTelemetry names → values
     arguments: str
     result: str  # the redacted result the engine reasoned on, as JSON ("" when none)
+
+    @property
+    def label(self) -> str:
+        return call_labels.call_label(self.span.tool_name, self.span.arguments_redacted)
+
+    @property
+    def summary(self) -> str:
+        """The result's own `summary`, "" when it has none."""
+        result = self.span.result
+        return (
+            call_labels.result_preview(result, "") if isinstance(result, dict) else ""
+        )
 
 
 def span_detail(span: ToolCallSpan) -> SpanDetail:

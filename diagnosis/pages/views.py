@@ -25,6 +25,7 @@ from django_htmx.middleware import HtmxDetails
 from diagnosis import (
     approvals,
     artifacts,
+    call_labels,
     environments,
     feedback,
     selectors,
@@ -42,6 +43,7 @@ from diagnosis.fields import REASON_MAX
 from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Severity
 from diagnosis.pages import (
     alert_panel,
+    answer,
     incident_browse,
     investigation,
     share,
@@ -107,6 +109,21 @@ def _investigation_context(
         incident_url=site_links.incident_page_url(request, incident.id),
         trace_url=site_links.trace_page_url(request, task.id),
     )
+    task_approvals = [
+        (approval, approvals.approval_status(approval=approval))
+        for approval in approvals.task_approvals(task=task)
+    ]
+    the_answer = answer.build_answer(
+        snapshot.verdict,
+        title=incident.title,
+        symptoms=incident.symptoms,
+        service=incident.service,
+    )
+    decisive_span = (
+        selectors.task_span_get(task=task, span_id=the_answer.decisive.span_id)
+        if the_answer.decisive is not None
+        else None
+    )
     context.update(
         steering_panel.panel_context(
             task=task,
@@ -125,10 +142,20 @@ def _investigation_context(
         can_cancel=principal.has_scope("tasks:cancel")
         and not is_finished
         and task.state != TaskState.CANCELLING,
+        # Pending approvals at the top; decided ones folded lower (#decided-approvals).
         approvals=[
-            (approval, approvals.approval_status(approval=approval))
-            for approval in approvals.task_approvals(task=task)
+            pair for pair in task_approvals if pair[1] == ApprovalStatus.PENDING
         ],
+        decided_approvals=[
+            pair for pair in task_approvals if pair[1] != ApprovalStatus.PENDING
+        ],
+        answer=the_answer,
+        # What the decisive call asked (`describe pod … -n shop`), its link's text.
+        decisive_label=call_labels.call_label(
+            decisive_span.tool_name, decisive_span.arguments_redacted
+        )
+        if decisive_span is not None
+        else "",
         pending=ApprovalStatus.PENDING,
         reason_max=REASON_MAX,  # the decision form's bound, as the API's
         share_slack=share.slack_summary(
@@ -412,7 +439,14 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
         raise Http404("no such diagnosis")
     spans = list(selectors.task_spans(task=task).select_related("approval"))
     filters = trace_view.Filters.from_query(request.GET)
-    shown = [span for span in spans if filters.keep(span)]
+    try:
+        text = call_labels.clean_query(request.GET.get("q"))
+    except call_labels.BadQuery as exc:
+        return JsonResponse(
+            {"error": "invalid input", "code": "invalid", "fields": {"q": str(exc)}},
+            status=400,
+        )
+    shown = call_labels.search([s for s in spans if filters.keep(s)], text)
     # By span_id (the trace's anchors, what events and reports cite) or by row id (what
     # reports stored before evidence cited the OpenTelemetry id named): old links still work.
     wanted = request.GET.get("span")
@@ -429,7 +463,9 @@ def task_trace(request: HttpRequest, task_id: str) -> HttpResponse:
             (name, values, getattr(filters, name))
             for name, values in trace_view.filter_choices(spans).items()
         ],
-        "waterfall": trace_view.waterfall(spans, shown=shown),
+        "waterfall": trace_view.waterfall(spans, shown=shown, origin=task.started_at),
+        "query": text,
+        "search_limit": call_labels.SEARCH_LIMIT,
         "span_count": len(spans),
         "detail": trace_view.span_detail(selected) if selected else None,
         "filter_query": query.urlencode(),

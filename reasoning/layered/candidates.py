@@ -5,6 +5,7 @@ The rule modules (`application`, `network`, `gateway`) and `analysis` write on o
 
 from dataclasses import dataclass, field
 
+from reasoning.layered import remedies
 from reasoning.layered.facts import Facts
 from reasoning.layered.reading import (
     GENERIC_LABELS,
@@ -123,9 +124,16 @@ class Board:
         return any(belongs(host, s) for s in dependency_services(self.inv, self.facts))
 
     def ranked(self) -> list[Hypothesis]:
-        return Report(
-            hypotheses=[c.hypothesis() for c in self.candidates.values()]
-        ).ranked()
+        """The hypotheses, ranked, each with its decisive evidence and, once confirmed, its fix."""
+        hypotheses = []
+        for c in self.candidates.values():
+            h = c.hypothesis()
+            h.decisive = remedies.decisive(h, leaks=self.leaks)
+            h.remediation = remedies.remediation(
+                h, keywords=c.keywords, leaks=self.leaks
+            )
+            hypotheses.append(h)
+        return Report(hypotheses=hypotheses).ranked()
 
 
 def dependency_services(inv: Investigation, facts: Facts) -> list[str]:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import kubernetes, survey
+from reasoning.layered import kubernetes, remedies, survey
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -511,8 +511,14 @@ def _parse_time(value: str) -> datetime | None:
 def _next_steps(
     facts: Facts, analysis: Analysis, top: Hypothesis | None, *, runbooks: int
 ) -> list[NextStep]:
-    """How to check the fix of the top hypothesis, then runbook hits: the findings' first."""
+    """The fix the confirming rule names, how to check it, then runbook hits.
+
+    Once a cause is confirmed, only runbooks about that cause count (`remedies.fits_cause`), not
+    those the symptoms matched; otherwise the findings' hits come before the symptoms'.
+    """
     steps: list[NextStep] = []
+    if top is not None and top.conclusive and top.remediation:
+        steps.append(NextStep(text=top.remediation))
     if top is not None:
         steps.append(NextStep(text=_check_step(facts, top)))
     symptom_query = short(
@@ -520,6 +526,14 @@ def _next_steps(
     )
     # Findings first (sorted is stable, so each search keeps its own ranking).
     hits = sorted(facts.runbooks, key=lambda qh: qh[0] == symptom_query)
+    if top is not None and top.conclusive:
+        lead = analysis.candidates.get(top.id)
+        keywords = lead.keywords if lead is not None else []
+        hits = [
+            (query, hit)
+            for query, hit in hits
+            if remedies.fits_cause(hit, top, keywords=keywords)
+        ]
     seen: set[str] = set()
     for query, hit in hits:
         uri = str(hit["uri"])
@@ -551,7 +565,7 @@ def _check_step(facts: Facts, top: Hypothesis) -> str:
         where = url or top.component
         return f"After the fix, probe {where} again: the {top.layer} layer must pass"
     if top.layer == layers.APPLICATION:
-        return f"Watch service_health({top.component}) return to healthy; a restart only buys time until the cause is fixed"
+        return f"After the fix, watch service_health({top.component}) return to healthy"
     if top.layer == layers.TOOL_BACKEND:
         return f"When {top.component} answers again, repeat the failed tool calls: what they were to show is still unknown"
     return f"Check the {top.component} MCP server itself (process, endpoint, version) before reading anything into its silence"

@@ -126,7 +126,7 @@ def test_demo_incident_from_the_form_live_to_its_verdict_trace_and_feedback(
     page.click("#hypotheses .evidence a")
     page.wait_for_selector("#span-detail")
     cited = page.url.split("span=")[1].split("#")[0]
-    assert page.text_content("#span-detail-title").startswith(f"Span {cited}")
+    assert f"span {cited}" in page.text_content("#span-detail-title")
     assert "gen_ai.tool.name" in page.text_content("#span-attributes")
     screenshot(page, "trace")
     assert serious_accessibility_violations(pages, page) == []
@@ -260,7 +260,9 @@ def test_an_approver_approves_a_pending_action_a_responder_cannot(pages, stack):
     )
     page.fill(f"#approval-{approval.id} input[name=reason]", "leak confirmed")
     page.click(f"#approval-{approval.id} button[value=approve]")
-    page.wait_for_selector(f"#approval-{approval.id}[data-status=approved]")
+    page.wait_for_selector(
+        f"#approval-{approval.id}[data-status=approved]", state="attached"
+    )
     # The button went with the swap: focus is on its card, not dropped to <body> (item 10).
     page.wait_for_function(
         f"() => document.activeElement === document.getElementById('approval-{approval.id}')"
@@ -270,7 +272,9 @@ def test_an_approver_approves_a_pending_action_a_responder_cannot(pages, stack):
     assert _task(task_id).state == TaskState.SUCCEEDED
     # the responder's page followed along live
     watcher.wait_for_selector("#task-state:has-text('succeeded')")
-    watcher.wait_for_selector(f"#approval-{approval.id}[data-status=approved]")
+    watcher.wait_for_selector(
+        f"#approval-{approval.id}[data-status=approved]", state="attached"
+    )
     _assert_every_event_and_span_once(page, task_id)
 
 

@@ -306,6 +306,9 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     span = factories.make_span(task)
     ids["span_id"], missing["span_id"] = span.span_id, uuid.uuid4()
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)
+    api.call(
+        "get", "/api/tasks/{task_id}/trace", token=token, query="q=" + "x" * 201, **ids
+    )
     api.call("get", "/api/tasks/{task_id}/spans/{span_id}", token=token, **ids)
     # Another task's span is not this task's.
     api.call(

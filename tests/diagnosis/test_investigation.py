@@ -277,8 +277,8 @@ def test_page_shows_cards_ruled_out_folded_and_evidence_links(logged_in, tenant)
         in body
     )
     assert (
-        "Probable cause:</b>\n    payments-api at the tls layer (90 % confidence)"
-        in body
+        "payments-api at the tls layer · confirmed · "
+        '<span class="confidence">90 % confidence</span>' in body
     )
     assert 'data-finished="true"' in body
     assert reverse("api:task-report", args=[task.id]) in body
@@ -295,7 +295,8 @@ def _evidence_link_followed(client, incident, task, cited: str) -> tuple[str, st
     ).content.decode()
     trace = reverse("diagnosis:task-trace", args=[task.id])
     [(query, anchor)] = re.findall(
-        rf'<li><a href="{re.escape(trace)}\?span=([^"#]+)#([^"]+)">netcheck\.probe_url',
+        rf'<span class="decisive-tag">decisive</span> <a href="{re.escape(trace)}'
+        r'\?span=([^"#]+)#([^"]+)">netcheck\.probe_url',
         body,
     )
     return anchor, client.get(trace, {"span": query}).content.decode()
@@ -319,7 +320,7 @@ def test_evidence_link_lands_on_the_trace_pages_row_of_the_cited_span(
     # The report cites the OpenTelemetry span_id; the trace page's rows are anchored by it.
     assert anchor == f"span-{cited.span_id}"
     assert re.search(rf'<tr id="{anchor}" class="span-row[^"]* selected"', trace_page)
-    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in trace_page
+    assert f"netcheck.probe_url · span {cited.span_id}</span>" in trace_page
 
 
 def test_a_report_stored_citing_a_span_row_id_still_links_and_resolves(
@@ -343,7 +344,7 @@ def test_a_report_stored_citing_a_span_row_id_still_links_and_resolves(
     old_link = logged_in.get(
         reverse("diagnosis:task-trace", args=[task.id]), {"span": str(cited.pk)}
     ).content.decode()
-    assert f"Span {cited.span_id}: <code>netcheck.probe_url</code>" in old_link
+    assert f"netcheck.probe_url · span {cited.span_id}</span>" in old_link
     detail = logged_in.get(
         f"/api/tasks/{task.id}/spans/{cited.pk}",
         headers={"Authorization": f"Bearer {token}"},
@@ -381,7 +382,9 @@ def test_parts_carry_the_seq_they_reflect_and_are_tenant_scoped(
         "status",
         "controls",
         "share",
+        "answer",
         "approvals",
+        "decided-approvals",
         "verdict",
         "feedback",
         "artifact-links",

@@ -28,6 +28,17 @@ SCENARIOS = (
     "tls-expired",
 )
 
+# What the decisive evidence quotes and what the fix names, per scenario (issue 20 item 1).
+_DECISIVE_AND_FIX = {
+    "k8s-oomkilled": (
+        "Reason: OOMKilled",
+        "Raise the memory limit of deployment/cartservice",
+    ),
+    "k8s-service-no-endpoints": ("", "Restore the selector"),
+    "pool-exhaustion": ("CLOSE_WAIT", "Fix the connection leak in checkout"),
+    "tls-expired": ("certificate_expired", "Renew the certificate"),
+}
+
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_demo_scenario_top_hypothesis_is_the_root_cause(scenario):
@@ -63,6 +74,14 @@ def test_demo_scenario_top_hypothesis_is_the_root_cause(scenario):
     ), top["evidence"]
     kinds = list(TaskEvent.objects.filter(task=task).values_list("type", flat=True))
     assert "tool_started" in kinds and kinds[-1] == "task_completed"
+    # Issue 20 item 1: the confirming rule names the fix (the first next step) and the one
+    # observation it fired on; a runbook stays only when it is about that cause.
+    assert top["conclusive"] and top["decisive"] in top["evidence"], top
+    steps = [s["text"] for s in task.report["next_steps"]]
+    assert top["remediation"] and steps[0] == top["remediation"], steps
+    decisive_word, fix_word = _DECISIVE_AND_FIX.get(scenario, ("", ""))
+    assert decisive_word in top["decisive"]["fact"], top["decisive"]
+    assert fix_word in top["remediation"], top["remediation"]
 
 
 def _plain_payment_incident(tenant):
