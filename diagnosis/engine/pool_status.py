@@ -1,0 +1,89 @@
+"""The worker's MCP session pool as Django configures it, and its status for the operations page.
+
+`engine_pool()` is the process's pool (diagnosis.engine.server_pool) with the idle time of
+MCP_POOL_IDLE_SECONDS. Every few seconds the pool publishes what it holds (servers, states,
+borrowers, pids, start times, hits and misses) to Redis under one key per worker process,
+expiring unless renewed, so the web process's operations page can show every live worker's
+sessions (`pool_status()`); the worker's own /metrics has the same as series
+(agentops_mcp_pool_sessions, agentops_mcp_pool_borrows_total, agentops_mcp_server_start_seconds).
+"""
+
+import json
+import logging
+import os
+import socket
+from typing import Any
+
+import redis
+from django.conf import settings
+
+from diagnosis.engine import server_pool
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "agentops:mcp-pool:"
+# A worker's key outlives a few missed ticks, not a dead worker.
+KEY_TTL_SECONDS = int(server_pool.STATUS_EVERY * 3)
+_MAX_WORKERS = 200
+
+
+def _client() -> "redis.Redis[bytes]":
+    return redis.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0
+    )
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def publish(rows: list[dict[str, Any]]) -> None:
+    """Store this process's pool rows (the pool calls this from a helper thread)."""
+    key = KEY_PREFIX + _worker()
+    client = _client()
+    try:
+        if rows:
+            client.set(key, json.dumps(rows), ex=KEY_TTL_SECONDS)
+        else:
+            client.delete(key)
+    finally:
+        client.close()
+
+
+def engine_pool() -> server_pool.ServerPool:
+    """This process's session pool (made on first use)."""
+    return server_pool.process_pool(
+        idle_seconds=settings.MCP_POOL_IDLE_SECONDS, publish=publish
+    )
+
+
+def pool_status(*, environments: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every live worker's pooled servers (a `worker` field added), optionally only those of
+    `environments`; empty when Redis does not answer (the page says so by having none)."""
+    rows: list[dict[str, Any]] = []
+    client = _client()
+    try:
+        keys = sorted(client.scan_iter(match=KEY_PREFIX + "*", count=100))[
+            :_MAX_WORKERS
+        ]
+        values = client.mget(keys) if keys else []
+    except redis.RedisError:
+        logger.warning("the MCP pool status could not be read", exc_info=True)
+        return []
+    finally:
+        client.close()
+    for key, value in zip(keys, values, strict=True):
+        if value is None:
+            continue
+        worker = key.decode()[len(KEY_PREFIX) :]
+        try:
+            items = json.loads(value)
+        except ValueError:
+            continue
+        for row in items if isinstance(items, list) else []:
+            if not isinstance(row, dict):
+                continue
+            if environments is not None and row.get("environment") not in environments:
+                continue
+            rows.append({**row, "worker": worker})
+    return rows
