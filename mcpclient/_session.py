@@ -183,9 +183,7 @@ class ClientSession:
         """
         self._check_open()
         method = "server/discover" if self._modern else "ping"
-        await self._call(
-            method, self._params({}), timeout=timeout, idempotent=False
-        )
+        await self._call(method, self._params({}), timeout=timeout, idempotent=False)
 
     @property
     def is_modern(self) -> bool:

@@ -27,7 +27,7 @@ KEY_TTL_SECONDS = int(server_pool.STATUS_EVERY * 3)
 _MAX_WORKERS = 200
 
 
-def _client() -> "redis.Redis[bytes]":
+def _client() -> redis.Redis:
     return redis.Redis.from_url(
         settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0
     )

@@ -56,7 +56,6 @@ No Django here: the idle time and the status publisher come from the caller
 
 import asyncio
 import atexit
-import concurrent.futures
 import contextlib
 import contextvars
 import hashlib
@@ -67,11 +66,14 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcpclient
 from diagnosis.observability import metrics as obs_metrics
 from diagnosis.registry import CHILD_ENV, MissingSecret, ServerEntry, connect_server
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +203,9 @@ def _session_environ(entry: ServerEntry, environ: Mapping[str, str]) -> dict[str
     return {name: environ[name] for name in names if name in environ}
 
 
-def session_attributes(entry: ServerEntry, session: mcpclient.ClientSession) -> dict[str, Any]:
+def session_attributes(
+    entry: ServerEntry, session: mcpclient.ClientSession
+) -> dict[str, Any]:
     """The OTel attributes of a server connection (network.transport, server.address …)."""
     attrs: dict[str, Any] = {
         "mcp.protocol.version": session.protocol_version,
@@ -209,7 +213,9 @@ def session_attributes(entry: ServerEntry, session: mcpclient.ClientSession) -> 
     }
     pid = getattr(session.transport, "pid", None)
     if isinstance(pid, int):
-        attrs["mcp.server.pid"] = pid  # the stdio child: diagnoses sharing it name the same
+        attrs["mcp.server.pid"] = (
+            pid  # the stdio child: diagnoses sharing it name the same
+        )
     if entry.url is not None:
         from urllib.parse import urlsplit
 
@@ -239,9 +245,7 @@ class ServerPool:
         self._starts = asyncio.Semaphore(STDIO_STARTS)
         self._gauges: set[tuple[str, str]] = set()
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._run, name="mcp-pool", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, name="mcp-pool", daemon=True)
         self._thread.start()
         self._reaper = asyncio.run_coroutine_threadsafe(self._reap(), self._loop)
 
@@ -260,30 +264,40 @@ class ServerPool:
 
     # --- what a diagnosis calls (from any thread's loop) ------------------------------------
 
-    async def lend(self, key: PoolKey, *, environ: Mapping[str, str] | None = None) -> Lent:
+    async def lend(
+        self, key: PoolKey, *, environ: Mapping[str, str] | None = None
+    ) -> Lent:
         """Borrow `key`'s session (connected now if none is up); `give_back(key)` when done.
 
         Raises:
             ServerUnavailable: it could not be started, reached or listed, or the pool closes.
         """
         try:
-            future = self._submit(self._lend(key, os.environ if environ is None else environ))
+            future = self._submit(
+                self._lend(key, os.environ if environ is None else environ)
+            )
         except RuntimeError as exc:
-            raise ServerUnavailable(key.server, mcpclient.ConnectError(str(exc))) from None
+            raise ServerUnavailable(
+                key.server, mcpclient.ConnectError(str(exc))
+            ) from None
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             # Lent after all (the answer crossed the cancel): give it back once it is known.
             future.add_done_callback(
-                lambda done: None
-                if done.cancelled() or done.exception() is not None
-                else self.give_back(key)
+                lambda done: (
+                    None
+                    if done.cancelled() or done.exception() is not None
+                    else self.give_back(key)
+                )
             )
             raise
 
     def give_back(self, key: PoolKey) -> None:
         """The borrower is done with `key`'s session (thread-safe, never blocks)."""
-        with contextlib.suppress(RuntimeError):  # the loop is gone: close() ended it all
+        with contextlib.suppress(
+            RuntimeError
+        ):  # the loop is gone: close() ended it all
             self._loop.call_soon_threadsafe(self._give_back, key)
 
     async def call_tool(
@@ -311,16 +325,29 @@ class ServerPool:
         if on_progress is not None:
             caller = asyncio.get_running_loop()
 
-            def relay(progress: float, total: float | None, message: str | None) -> None:
+            def relay(
+                progress: float, total: float | None, message: str | None
+            ) -> None:
                 with contextlib.suppress(RuntimeError):  # the caller's loop has ended
                     caller.call_soon_threadsafe(on_progress, progress, total, message)
 
         try:
             future = self._submit(
-                self._call(key, name, arguments, timeout, relay, idempotent, headers, records)
+                self._call(
+                    key,
+                    name,
+                    arguments,
+                    timeout=timeout,
+                    on_progress=relay,
+                    idempotent=idempotent,
+                    headers=headers,
+                    records=records,
+                )
             )
         except RuntimeError as exc:
-            raise ServerUnavailable(key.server, mcpclient.ConnectError(str(exc))) from None
+            raise ServerUnavailable(
+                key.server, mcpclient.ConnectError(str(exc))
+            ) from None
         return await asyncio.wrap_future(future)
 
     async def check(self, key: PoolKey) -> None:
@@ -432,14 +459,18 @@ class ServerPool:
                     server.last_ok = time.monotonic()
                 return True
             except mcpclient.McpError as exc:
-                logger.warning("server %s failed its check, replaced: %s", entry.name, exc)
+                logger.warning(
+                    "server %s failed its check, replaced: %s", entry.name, exc
+                )
         await self._close_session(server)
         await self._connect(server)
         return False
 
     async def _list(self, server: _Server, session: mcpclient.ClientSession) -> None:
         entry = server.key.entry
-        seen = session.tools_changed  # a change during the listing lists again next time
+        seen = (
+            session.tools_changed
+        )  # a change during the listing lists again next time
         listed = await session.list_tools(timeout=entry.connect_timeout)
         server.tools = {t.name: t for t in listed if entry.is_tool_allowed(t.name)}
         server.tools_seen = seen
@@ -526,6 +557,7 @@ class ServerPool:
         key: PoolKey,
         name: str,
         arguments: dict[str, Any],
+        *,
         timeout: float,
         on_progress: Callable[[float, float | None, str | None], Any] | None,
         idempotent: bool | None,
@@ -576,7 +608,10 @@ class ServerPool:
                 and s.readying is None
                 and (
                     s.session is None
-                    or (s.idle_since is not None and now - s.idle_since >= self.idle_seconds)
+                    or (
+                        s.idle_since is not None
+                        and now - s.idle_since >= self.idle_seconds
+                    )
                 )
             ]
             for server in expired:
@@ -586,11 +621,15 @@ class ServerPool:
             self._gauge()
             if self._publish is not None:
                 rows = self.snapshot()
-                await self._loop.run_in_executor(None, _publish_quietly, self._publish, rows)
+                await self._loop.run_in_executor(
+                    None, _publish_quietly, self._publish, rows
+                )
 
     async def _drain_and_close(self, drain_seconds: float) -> None:
         deadline = time.monotonic() + drain_seconds
-        while any(s.users for s in self._servers.values()) and time.monotonic() < deadline:
+        while (
+            any(s.users for s in self._servers.values()) and time.monotonic() < deadline
+        ):
             await asyncio.sleep(0.05)
         self._reaper.cancel()
         servers = list(self._servers.values())

@@ -68,7 +68,7 @@ POOL_SESSIONS = Gauge(
 POOL_BORROWS = Counter(
     "agentops_mcp_pool_borrows",
     "Sessions lent by the worker's pool, by server and result (hit: the session was up; "
-    "miss: it was started or replaced for the borrower).",
+    "miss: the borrower waited for it to start or be replaced).",
     ["server", "result"],
 )
 SERVER_START = Histogram(
@@ -183,7 +183,9 @@ def mcp_pool_lent(*, server: str, hit: bool) -> None:
 def mcp_server_started(*, server: str, transport: str, seconds: float) -> None:
     """An MCP server was started (stdio) or connected (HTTP) and listed in `seconds`."""
     try:
-        SERVER_START.labels(_label(server), _label(transport)).observe(max(seconds, 0.0))
+        SERVER_START.labels(_label(server), _label(transport)).observe(
+            max(seconds, 0.0)
+        )
     except Exception:
         logger.debug("server start not recorded", exc_info=True)
 
