@@ -9,9 +9,12 @@ finished or saw the cancel of which service's call.
 import itertools
 import os
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
 from diagnosis import runner, services
@@ -20,7 +23,7 @@ from diagnosis.models import DiagnosisTask, SpanState, ToolCallSpan
 from diagnosis.registry import ServerEntry
 from tests import factories
 from tests.diagnosis.engine import support
-from tests.livestack import wait_for
+from tests.livestack import free_port, redis_url_with_db, stop, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -262,3 +265,123 @@ def test_pool_keys_follow_environment_entry_and_credentials():
     assert key("prod", secret, tenant="a", environ={"TOKEN": "1"}) == key(
         "prod", secret, tenant="a", environ={"TOKEN": "1", "OTHER": "x"}
     )
+
+
+# -- a real worker --------------------------------------------------------------------------
+
+BROKER_DB = 9
+METRICS_TOKEN = "pool-metrics-token"
+
+
+def _enqueue(env: dict[str, str], task_id: object) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "agentops",
+            "call",
+            "diagnosis.tasks.diagnosis_run",
+            "--args",
+            f'["{task_id}"]',
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def _processes_naming(text: str) -> list[int]:
+    """Pids of live processes whose command line contains `text`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_real_worker_shares_a_server_and_its_warm_shutdown_closes_every_session(
+    live_db_env, tmp_path, settings
+):
+    log = tmp_path / "calls.log"
+    registry = _registry(tmp_path, timed=_command(log, "--seconds", "3"))
+    settings.AGENTOPS_SERVERS = str(registry)
+    redis_url = redis_url_with_db(BROKER_DB)
+    metrics_port = free_port()
+    env = {
+        **live_db_env,
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "AGENTOPS_SERVERS": str(registry),
+        "METRICS_TOKEN": METRICS_TOKEN,
+        "METRICS_WORKER_PORT": str(metrics_port),
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    tenant = factories.make_tenant("pool-worker")
+    tasks = [_open(tenant, service=service) for service in ("checkout", "payments")]
+    for task in tasks:
+        _enqueue(env, task.id)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "agentops",
+            "worker",
+            "--pool=threads",
+            "--concurrency=2",
+            "-n",
+            f"pool{BROKER_DB}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel=WARNING",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "worker.log").open("wb"),
+    )
+    try:
+        wait_for(
+            lambda: (
+                {line.split()[1] for line in _lines(log) if line.startswith("started")}
+                >= {"checkout", "payments"}
+            ),
+            timeout=180,
+            what="both diagnoses' calls in flight in the worker",
+        )
+        scraped = httpx.get(
+            f"http://127.0.0.1:{metrics_port}/metrics",
+            headers={"Authorization": f"Bearer {METRICS_TOKEN}"},
+            timeout=10,
+        ).text
+        # Warm shutdown while both calls run: the diagnoses finish, then the pool closes.
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=120) == 0, (tmp_path / "worker.log").read_text()
+    finally:
+        stop(worker)
+    assert 'agentops_mcp_pool_sessions{server="metrics",state="in_use"} 1.0' in scraped
+    assert (
+        'agentops_mcp_server_start_seconds_count{server="metrics",transport="stdio"} 1.0'
+        in scraped
+    )
+    assert 'agentops_mcp_pool_borrows_total{result="miss",server="metrics"}' in scraped
+    assert sorted(
+        DiagnosisTask.objects.filter(pk__in=[t.pk for t in tasks]).values_list(
+            "state", flat=True
+        )
+    ) == ["succeeded", "succeeded"]
+    pids = {s.attributes[PID] for t in tasks for s in _health_spans(t)}
+    assert len(pids) == 1, pids  # one server process for both, in a real worker
+    [pid] = pids
+    assert not _alive(pid)
+    assert _processes_naming(str(log)) == []  # no server child left behind
