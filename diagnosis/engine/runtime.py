@@ -34,11 +34,12 @@ from django.utils import timezone
 
 from diagnosis import db_retry, environments, lifecycle, plans, tracing
 from diagnosis.endings import RunEnd, StopReason
-from diagnosis.engine import agents, live, outcomes, planners, policy, pool_status
+from diagnosis.engine import agents, live, outcomes, planners, policy, server_pool
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import DiagnosisSessions
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
+from diagnosis.observability import pool_status
 from diagnosis.payloads import Emit
 from diagnosis.plans import Step, StepContext
 from diagnosis.registry import Environment
@@ -239,7 +240,7 @@ async def _investigate(
     report: Report,
 ) -> RunEnd:
     async with DiagnosisSessions(
-        environment, pool=pool_status.engine_pool(), tenant=run.tenant
+        environment, pool=_engine_pool(), tenant=run.tenant
     ) as pool:
         tools, unavailable = await pool.tool_catalog()
         # The budget is for calling: servers that waited their turn to start (a burst of
@@ -300,6 +301,13 @@ async def _investigate(
         hooks.set_report(report.to_dict())
         await run.db(_save, run, report)
         return RunEnd.DONE
+
+
+def _engine_pool() -> server_pool.ServerPool:
+    """This process's MCP session pool (made on first use), publishing its status."""
+    return server_pool.process_pool(
+        idle_seconds=settings.MCP_POOL_IDLE_SECONDS, publish=pool_status.publish
+    )
 
 
 def _replace(report: Report, new: Report, unavailable: Mapping[str, str]) -> None:

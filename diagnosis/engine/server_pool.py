@@ -50,8 +50,8 @@ session at once (a stdio child gets stdin closed, then SIGTERM, then SIGKILL) an
 thread. The worker calls `close_process_pool` on worker_shutdown / worker_process_shutdown
 (agentops/celery.py), and atexit does too.
 
-No Django here: the idle time and the status publisher come from the caller
-(diagnosis.engine.pool_status).
+No Django here: the idle time and the status publisher come from the caller (the runtime,
+from settings; diagnosis.observability.pool_status publishes to Redis for the operations page).
 """
 
 import asyncio
@@ -213,7 +213,7 @@ def session_attributes(
     }
     pid = getattr(session.transport, "pid", None)
     if isinstance(pid, int):
-        attrs["mcp.server.pid"] = (
+        attrs["agentops.server.pid"] = (
             pid  # the stdio child: diagnoses sharing it name the same
         )
     if entry.url is not None:

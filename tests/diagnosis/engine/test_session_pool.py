@@ -16,10 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from django.urls import reverse
 
 from diagnosis import runner, services
 from diagnosis.engine import server_pool
-from diagnosis.models import DiagnosisTask, SpanState, ToolCallSpan
+from diagnosis.models import DiagnosisTask, Role, SpanState, ToolCallSpan
 from diagnosis.registry import ServerEntry
 from tests import factories
 from tests.diagnosis.engine import support
@@ -28,7 +29,7 @@ from tests.livestack import free_port, redis_url_with_db, stop, wait_for
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 SERVER = "tests.diagnosis.engine.servers.timed_health"
-PID = "mcp.server.pid"
+PID = "agentops.server.pid"
 _users = itertools.count()
 
 
@@ -293,6 +294,12 @@ def _enqueue(env: dict[str, str], task_id: object) -> None:
     )
 
 
+def _operations(client) -> str:
+    response = client.get(reverse("diagnosis:operations"))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
 def _processes_naming(text: str) -> list[int]:
     """Pids of live processes whose command line contains `text`."""
     found = []
@@ -309,10 +316,10 @@ def _processes_naming(text: str) -> list[int]:
 
 
 def test_a_real_worker_shares_a_server_and_its_warm_shutdown_closes_every_session(
-    live_db_env, tmp_path, settings
+    live_db_env, tmp_path, settings, client
 ):
     log = tmp_path / "calls.log"
-    registry = _registry(tmp_path, timed=_command(log, "--seconds", "3"))
+    registry = _registry(tmp_path, timed=_command(log, "--seconds", "6"))
     settings.AGENTOPS_SERVERS = str(registry)
     redis_url = redis_url_with_db(BROKER_DB)
     metrics_port = free_port()
@@ -323,9 +330,12 @@ def test_a_real_worker_shares_a_server_and_its_warm_shutdown_closes_every_sessio
         "AGENTOPS_SERVERS": str(registry),
         "METRICS_TOKEN": METRICS_TOKEN,
         "METRICS_WORKER_PORT": str(metrics_port),
+        "MCP_POOL_IDLE_SECONDS": "4",  # the pool publishes its status every second
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    settings.REDIS_URL = redis_url  # the operations page reads the pool status there
     tenant = factories.make_tenant("pool-worker")
+    client.force_login(factories.make_member(tenant, role=Role.ADMIN).user)
     tasks = [_open(tenant, service=service) for service in ("checkout", "payments")]
     for task in tasks:
         _enqueue(env, task.id)
@@ -359,6 +369,21 @@ def test_a_real_worker_shares_a_server_and_its_warm_shutdown_closes_every_sessio
             timeout=180,
             what="both diagnoses' calls in flight in the worker",
         )
+        started_by = {
+            line.split()[-1] for line in _lines(log) if line.startswith("started")
+        }
+        # The operations page shows the worker's pooled session (published to Redis).
+        page = wait_for(
+            lambda: (
+                any(
+                    f"<td>{p}</td>" in (text := _operations(client)) for p in started_by
+                )
+                and text
+            ),
+            timeout=30,
+            what="the operations page to show the pooled session",
+        )
+        assert "<td>timed</td><td>metrics</td>" in page
         scraped = httpx.get(
             f"http://127.0.0.1:{metrics_port}/metrics",
             headers={"Authorization": f"Bearer {METRICS_TOKEN}"},

@@ -1,7 +1,6 @@
-"""The worker's MCP session pool as Django configures it, and its status for the operations page.
+"""The status of the workers' MCP session pools, for the operations page.
 
-`engine_pool()` is the process's pool (diagnosis.engine.server_pool) with the idle time of
-MCP_POOL_IDLE_SECONDS. Every few seconds the pool publishes what it holds (servers, states,
+Every few seconds a worker's pool (diagnosis.engine.server_pool) publishes what it holds (servers, states,
 borrowers, pids, start times, hits and misses) to Redis under one key per worker process,
 expiring unless renewed, so the web process's operations page can show every live worker's
 sessions (`pool_status()`); the worker's own /metrics has the same as series
@@ -17,13 +16,11 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from diagnosis.engine import server_pool
-
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "agentops:mcp-pool:"
-# A worker's key outlives a few missed ticks, not a dead worker.
-KEY_TTL_SECONDS = int(server_pool.STATUS_EVERY * 3)
+# A worker's key outlives a few missed ticks of its pool (STATUS_EVERY, 5 s), not a dead worker.
+KEY_TTL_SECONDS = 15
 _MAX_WORKERS = 200
 
 
@@ -48,13 +45,6 @@ def publish(rows: list[dict[str, Any]]) -> None:
             client.delete(key)
     finally:
         client.close()
-
-
-def engine_pool() -> server_pool.ServerPool:
-    """This process's session pool (made on first use)."""
-    return server_pool.process_pool(
-        idle_seconds=settings.MCP_POOL_IDLE_SECONDS, publish=publish
-    )
 
 
 def pool_status(*, environments: set[str] | None = None) -> list[dict[str, Any]]:
