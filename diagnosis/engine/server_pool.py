@@ -86,6 +86,7 @@ STDIO_STARTS = max(2, os.cpu_count() or 2)
 PING_TIMEOUT = 2.0  # the check before reuse: at most this long (or the connect timeout)
 PING_AFTER_IDLE = 1.0  # a session unused this long is pinged before it is lent again
 DRAIN_SECONDS = 30.0  # close(): how long borrowers get to give their sessions back
+MAX_CATALOGS = 2000  # listings kept after their sessions closed
 STATUS_EVERY = 5.0  # the reaper's tick at most: expiry, gauges, the status publisher
 
 # The CallRecord of the call running in this asyncio task (mcpclient's observer runs in the
@@ -474,7 +475,10 @@ class ServerPool:
         listed = await session.list_tools(timeout=entry.connect_timeout)
         server.tools = {t.name: t for t in listed if entry.is_tool_allowed(t.name)}
         server.tools_seen = seen
+        self._catalogs.pop(server.key, None)  # newest last: the oldest go first
         self._catalogs[server.key] = server.tools
+        while len(self._catalogs) > MAX_CATALOGS:
+            del self._catalogs[next(iter(self._catalogs))]
 
     @contextlib.asynccontextmanager
     async def _start_slot(self, entry: ServerEntry) -> Any:
