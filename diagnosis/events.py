@@ -24,6 +24,12 @@ class EventKind(models.TextChoices):
     TASK_TIMED_OUT = "task_timed_out"
     # An alert group of the incident repeated, was acknowledged or resolved (diagnosis.intake).
     ALERT_RECEIVED = "alert_received"
+    # Steering context a person added (diagnosis.steering): a note, an excluded hypothesis, a
+    # corrected service; and what the planner read of it before a round (the engine).
+    STEERING_ADDED = "steering_added"
+    STEERING_READ = "steering_read"
+    # A server of the environment connecting before the first round, and how that ended.
+    SERVER_STATE = "server_state"
 
 
 # Events that end a task: the SSE stream closes after sending one.

@@ -236,6 +236,52 @@ class AlertReceived(_Envelope, AlertReceivedData):
     type: Literal["alert_received"]
 
 
+class SteeringAddedData(TypedDict):
+    # One of note, exclude, service (a re-run carries the earlier diagnosis's forward).
+    note: NotRequired[str]  # context for the planner, at most 2000 characters
+    exclude: NotRequired[
+        str
+    ]  # a hypothesis id ("layer:component") a person marked wrong
+    statement: NotRequired[str]  # that hypothesis's statement, as the page showed it
+    service: NotRequired[str]  # the corrected service the diagnosis investigates
+    by: str | None  # username
+    from_task: NotRequired[str]  # carried over from this earlier diagnosis on a re-run
+
+
+class SteeringAdded(_Envelope, SteeringAddedData):
+    """Appended by diagnosis.steering (a page or API user), never by the engine."""
+
+    type: Literal["steering_added"]
+
+
+class SteeringReadData(TypedDict):
+    round: int  # the round about to be planned (as agent_started's)
+    seq: int  # the last steering_added event read
+    notes: int  # notes the planner now has
+    excluded: list[str]  # hypothesis ids it rules out
+    service: str  # the service it investigates
+
+
+class SteeringRead(_Envelope, SteeringReadData):
+    type: Literal["steering_read"]
+
+
+ServerStateValue = Literal["connecting", "ready", "failed"]
+
+
+class ServerStateData(TypedDict):
+    server: str  # the registry's server name
+    transport: str  # stdio | http (the registry entry's)
+    state: ServerStateValue
+    elapsed_ms: NotRequired[float]  # since connecting (ready, failed)
+    tools: NotRequired[int]  # allowed tools it lists (ready)
+    error: NotRequired[str]  # why it failed, at most 300 characters
+
+
+class ServerState(_Envelope, ServerStateData):
+    type: Literal["server_state"]
+
+
 EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_created": TaskCreated,
     "task_started": TaskStarted,
@@ -255,6 +301,9 @@ EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "task_failed": TaskFailed,
     "task_timed_out": TaskTimedOut,
     "alert_received": AlertReceived,
+    "steering_added": SteeringAdded,
+    "steering_read": SteeringRead,
+    "server_state": ServerState,
 }
 
 
@@ -291,6 +340,14 @@ class Emit(Protocol[R_co]):
     ) -> R_co: ...
     @overload
     def __call__(self, kind: _TOOL_END, data: ToolEndedData, /) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.STEERING_READ], data: SteeringReadData, /
+    ) -> R_co: ...
+    @overload
+    def __call__(
+        self, kind: Literal[EventKind.SERVER_STATE], data: ServerStateData, /
+    ) -> R_co: ...
 
 
 class EventAppend(Protocol):
@@ -322,6 +379,15 @@ class EventAppend(Protocol):
         task_id: uuid.UUID | str,
         kind: Literal[EventKind.ALERT_RECEIVED],
         data: AlertReceivedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.STEERING_ADDED],
+        data: SteeringAddedData,
         lease_owner: str | None = None,
     ) -> "TaskEvent": ...
     @overload

@@ -93,6 +93,25 @@ def incident_alert_groups(*, incident: Incident) -> QuerySet[AlertGroup]:
     return incident.alert_groups.order_by("first_payload_at", "id")
 
 
+def incident_alert_labels(*, incident: Incident) -> dict[str, str]:
+    """The labels every alert that opened the incident shares (service, job, app, namespace …),
+    by name; {} when no alert opened it. What the reasoning resolves the incident's service with."""
+    shared: dict[str, str] | None = None
+    for group in incident_alert_groups(incident=incident):
+        alerts = group.alerts if isinstance(group.alerts, dict) else {}
+        for alert in alerts.values():
+            labels = alert.get("labels") if isinstance(alert, dict) else None
+            if not isinstance(labels, dict):
+                continue
+            pairs = {str(k): str(v) for k, v in labels.items() if v}
+            shared = (
+                pairs
+                if shared is None
+                else {k: v for k, v in shared.items() if pairs.get(k) == v}
+            )
+    return shared or {}
+
+
 def diagnosis_events_after(
     *, task_id: Any, after_seq: int, limit: int = 1000
 ) -> list[TaskEvent]:

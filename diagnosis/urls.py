@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from diagnosis.pages import views
+from diagnosis.pages import steering_views, views
 
 app_name = "diagnosis"
 
@@ -24,6 +24,12 @@ urlpatterns = [
         name="incident-rerun",
     ),
     path("tasks/<uuid:task_id>/parts", views.task_parts, name="task-parts"),
+    path("tasks/<uuid:task_id>/steer", steering_views.task_steer, name="task-steer"),
+    path(
+        "incidents/<uuid:incident_id>/steer",
+        steering_views.incident_steer,
+        name="incident-steer",
+    ),
     path("tasks/<uuid:task_id>/trace", views.task_trace, name="task-trace"),
     path(
         "tasks/<uuid:task_id>/spans/<str:span_id>/artifact",

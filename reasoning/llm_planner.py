@@ -103,6 +103,7 @@ class LLMPlanner:
         self._functions: dict[str, ToolInfo] = {}
         self._pending: list[tuple[str, PlannedCall]] = []
         self._seen = 0  # observations already answered to the model
+        self._told_notes = 0  # steering notes already given to the model
         self._conclusion: dict[str, Any] | None = None
         self._done = False
         self._started: float | None = None
@@ -116,6 +117,7 @@ class LLMPlanner:
         if not self._messages:
             self._start(investigation)
         self._answer_pending(investigation)
+        self._tell_notes(investigation)
         while True:
             spent = self._exhausted()
             if spent is not None:
@@ -159,6 +161,7 @@ class LLMPlanner:
         for note in self.notes:
             if note not in report.open_questions:
                 report.open_questions.append(note)
+        report.rule_out(investigation.excluded)
         if not report.summary:
             report.summary = _summary(report)
         if self.failure is None or self.fallback is None:
@@ -177,6 +180,21 @@ class LLMPlanner:
         return await self._rules.verify(investigation, action)
 
     # -- the conversation -----------------------------------------------------------------------
+
+    def _tell_notes(self, inv: Investigation) -> None:
+        """Steering notes added since the model last heard, as a user turn (untrusted text, bounded)."""
+        fresh = inv.incident.notes[self._told_notes :]
+        if not fresh or not self._messages:
+            return
+        self._told_notes = len(inv.incident.notes)
+        lines = "\n".join(f"- {clean(note, 500)}" for note in fresh[:20])
+        self._messages.append(
+            {
+                "role": "user",
+                "content": f"<steering>\n{lines}\n</steering>\nA responder added this "
+                "context while you investigate: weigh it in what you read next.",
+            }
+        )
 
     def _start(self, inv: Investigation) -> None:
         self._started = time.monotonic()

@@ -18,6 +18,13 @@ class IncidentBrief:
     symptoms: tuple[str, ...]
     window_start: str | None = None  # RFC 3339, UTC
     window_end: str | None = None
+    # The alert's labels (service, job, app, namespace …) when an alert opened the incident.
+    labels: tuple[tuple[str, str], ...] = ()
+    # Services the diagnosis starts from besides `service`: when the incident's name resolves to
+    # nothing, every service the survey found unhealthy (reasoning.layered.survey).
+    starting_services: tuple[str, ...] = ()
+    # Steering context people added while it ran (diagnosis.steering): read like symptoms.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,8 @@ class Investigation:
     tools: Sequence[ToolInfo]
     observations: list[Observation] = field(default_factory=list)
     round: int = 0
+    # Hypothesis ids ("layer:component") a person marked wrong: ruled out, whatever they show.
+    excluded: frozenset[str] = frozenset()
 
     def tool(self, server: str, name: str) -> ToolInfo | None:
         for info in self.tools:

@@ -31,6 +31,8 @@ Status = Literal["confirmed", "likely", "ruled_out"]
 _STATUS_ORDER = {"confirmed": 0, "likely": 1, "ruled_out": 2}
 # Below this, a top hypothesis is not a conclusion: the report says so.
 CONCLUSIVE_CONFIDENCE = 0.7
+# Why a hypothesis a person marked wrong is ruled out (issue 20 item 9).
+EXCLUDED_REASON = "marked wrong by a person (steering)"
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,13 @@ class Report:
 
     def ranked(self) -> list[Hypothesis]:
         return sorted(self.hypotheses, key=rank_key)
+
+    def rule_out(self, ids: "frozenset[str] | set[str]") -> None:
+        """Rule out the hypotheses a person marked wrong (steering), whatever they showed."""
+        for h in self.hypotheses:
+            if h.id in ids:
+                h.status = "ruled_out"
+                h.reason_ruled_out = EXCLUDED_REASON
 
     @property
     def top(self) -> Hypothesis | None:

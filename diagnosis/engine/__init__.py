@@ -11,6 +11,8 @@ executor  policy before every call, the call through mcpclient, its span and eve
 policy    allowlist, tenant, scopes, argument limits, budget, deadline
 sessions  the servers of one diagnosis, borrowed from the pool on first use
 server_pool  the worker process's MCP sessions, shared by its diagnoses on one loop thread
+connecting  the servers connected before the first round, each start and end an event
+steering  what people added to the task, given to the planner before each round
 outcomes  an action's status from its span (done, failed, unknown …)
 artifacts what a span keeps of a result: redacted, hashed, inline or as an artifact
 live      a demo environment's scenario listeners, lent to a diagnosis

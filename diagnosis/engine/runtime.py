@@ -32,11 +32,13 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from diagnosis import db_retry, environments, lifecycle, plans, tracing
+from diagnosis import db_retry, environments, lifecycle, plans, selectors, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy, server_pool
+from diagnosis.engine.connecting import connect_servers
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import DiagnosisSessions
+from diagnosis.engine.steering import steer
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
 from diagnosis.observability import pool_status
@@ -194,6 +196,7 @@ async def _diagnose(
         emit=emit,
     )
     incident = task.incident
+    labels = await db(selectors.incident_alert_labels, incident=incident)
     brief = IncidentBrief(
         title=incident.title,
         service=incident.service,
@@ -203,6 +206,7 @@ async def _diagnose(
         ),
         window_start=_iso(incident.window_start),
         window_end=_iso(incident.window_end),
+        labels=tuple(sorted(labels.items())),
     )
     main = asyncio.current_task()
     assert main is not None
@@ -242,6 +246,9 @@ async def _investigate(
     async with DiagnosisSessions(
         environment, pool=_engine_pool(), tenant=run.tenant
     ) as pool:
+        await connect_servers(
+            environment, pool, run.emit
+        )  # the page's connecting phase
         tools, unavailable = await pool.tool_catalog()
         # The budget is for calling: servers that waited their turn to start (a burst of
         # incidents) do not eat it. The task's own deadline still bounds the whole run.
@@ -250,7 +257,10 @@ async def _investigate(
         )
         investigation = Investigation(incident=brief, tools=tools)
         executor = Executor(run, pool, investigation)
+        steered = [0]
         while run.budget.calls < run.budget.max_calls:
+            # Notes people added meanwhile reach the planner here, before it plans the round.
+            await steer(run, investigation, brief, seen=steered)
             calls = await planner.next_round(investigation)
             if not calls:
                 break

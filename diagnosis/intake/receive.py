@@ -2,12 +2,15 @@
 (issue 12 item 1). The parsers (diagnosis.intake.alertmanager, .pagerduty) make a Notification
 of a body; diagnosis.intake.mapping says what incident it opens.
 
-How a payload is applied, under the tenant lock (diagnosis.locks, which orders every lock the
-intake takes: tenant lock, intake window, group row, task row), in one transaction that runs
-again if PostgreSQL aborts it (diagnosis.db_retry.atomic):
+How a payload is applied, under its group's lock (diagnosis.locks, which orders every lock the
+intake takes: group lock, tenant lock when it opens an incident, group row, task row, intake
+window), in one transaction that runs again if PostgreSQL aborts it (diagnosis.db_retry.atomic).
+Payloads of different groups run in parallel; those of one group, one at a time.
 
-1. Count it against the tenant's ALERT_RATE_LIMIT (fixed windows of ALERT_RATE_WINDOW_SECONDS);
-   over it, AlertsRateLimited and nothing is written.
+1. Check the tenant's ALERT_RATE_LIMIT (fixed windows of ALERT_RATE_WINDOW_SECONDS); over it,
+   AlertsRateLimited and nothing is written. The payload is counted at the end, by one
+   conditional upsert just before COMMIT (refused there too when racing payloads took the
+   last slots), so a payload that is refused or rolled back is never counted.
 2. Find the tenant's open group of the same key (Alertmanager `groupKey`; PagerDuty
    `routing_key` + `dedup_key`, hashed: the routing key is a credential and is never stored).
 3. No open group and the group fires: map the alerts to an incident and open it
@@ -31,7 +34,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from django.conf import settings
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
 
 from diagnosis import db_retry, environments, lifecycle, locks, selectors, services
@@ -114,21 +117,56 @@ def _acting(principal: Principal) -> Principal:
     return replace(principal, scopes=principal.scopes | extra)
 
 
-def _take_slot(tenant: Tenant, now: datetime) -> None:
-    """Count one payload in the tenant's current window; the tenant lock is held."""
-    limit = settings.ALERT_RATE_LIMIT
-    if limit <= 0:
-        return
+def _window(now: datetime) -> tuple[datetime, float]:
+    """(start of the rate limit's window holding now, seconds until it ends)."""
     window = max(1, settings.ALERT_RATE_WINDOW_SECONDS)
     epoch = math.floor(now.timestamp())
     start_s = epoch - epoch % window
-    start = datetime.fromtimestamp(start_s, UTC)
-    # Only the current window is ever read: older rows go as soon as the tenant sends again.
-    AlertIntakeWindow.objects.filter(tenant=tenant, window_start__lt=start).delete()
-    slot, _ = AlertIntakeWindow.objects.get_or_create(tenant=tenant, window_start=start)
-    if slot.payloads >= limit:
-        raise AlertsRateLimited(max(1, math.ceil(start_s + window - now.timestamp())))
-    AlertIntakeWindow.objects.filter(pk=slot.pk).update(payloads=F("payloads") + 1)
+    return datetime.fromtimestamp(start_s, UTC), start_s + window - now.timestamp()
+
+
+def _refuse_over_limit(tenant: Tenant, now: datetime) -> None:
+    """Refuse a payload of a tenant whose window is full, before any work (no lock taken)."""
+    limit = settings.ALERT_RATE_LIMIT
+    if limit <= 0:
+        return
+    start, left = _window(now)
+    counted = (
+        AlertIntakeWindow.objects.filter(tenant=tenant, window_start=start)
+        .values_list("payloads", flat=True)
+        .first()
+    )
+    if counted is not None and counted >= limit:
+        raise AlertsRateLimited(max(1, math.ceil(left)))
+
+
+def _count_payload(tenant: Tenant, now: datetime) -> None:
+    """Count the payload in the tenant's window: the intake's last write (diagnosis.locks).
+
+    Raises:
+        AlertsRateLimited: racing payloads took the window's last slots; the caller's
+            transaction rolls back whatever this payload wrote.
+    """
+    limit = settings.ALERT_RATE_LIMIT
+    if limit <= 0:
+        return
+    start, left = _window(now)
+    table = AlertIntakeWindow._meta.db_table
+    with connection.cursor() as cursor:
+        # Only the current window is ever read: older rows go as soon as the tenant sends again.
+        cursor.execute(
+            f"DELETE FROM {table} WHERE tenant_id = %s AND window_start < %s",
+            [tenant.pk, start],
+        )
+        cursor.execute(
+            f"INSERT INTO {table} AS w (tenant_id, window_start, payloads)"
+            " VALUES (%s, %s, 1) ON CONFLICT (tenant_id, window_start)"
+            " DO UPDATE SET payloads = w.payloads + 1 WHERE w.payloads < %s"
+            " RETURNING w.payloads",
+            [tenant.pk, start, limit],
+        )
+        if cursor.fetchone() is None:
+            raise AlertsRateLimited(max(1, math.ceil(left)))
 
 
 def _receive(*, principal: Principal, note: Notification) -> Intake:
@@ -144,12 +182,12 @@ def _receive(*, principal: Principal, note: Notification) -> Intake:
 
 def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> Intake:
     tenant = principal.tenant
-    # Serialises the tenant's payloads: one group per key, and an exact count. Locks in
-    # diagnosis.locks' order: tenant lock, intake window, group row, then the task row (the
-    # alert_received event).
-    locks.tenant_lock(tenant.pk)
     now = timezone.now()
-    _take_slot(tenant, now)
+    _refuse_over_limit(tenant, now)
+    # Serialises the group's payloads: one open group per key, alerts merged in turn. Locks
+    # in diagnosis.locks' order: group lock, (tenant lock: an incident opened), group row,
+    # task row (the alert_received event), then the intake window (_count_payload).
+    locks.alert_group_lock(tenant.pk, note.source, note.key_hash)
     group = (
         # The group row alone: FOR UPDATE of the joined incident row too would block the
         # worker's COMMIT, which rechecks the task's foreign keys (diagnosis.locks).
@@ -161,9 +199,13 @@ def _apply(*, principal: Principal, note: Notification, rules: AlertRules) -> In
     )
     if group is None:
         if note.status != AlertGroupStatus.FIRING:
-            return Intake(source=note.source, result="ignored")
-        return _open(principal=principal, note=note, rules=rules, now=now)
-    return _update(group=group, note=note, rules=rules, now=now)
+            intake = Intake(source=note.source, result="ignored")
+        else:
+            intake = _open(principal=principal, note=note, rules=rules, now=now)
+    else:
+        intake = _update(group=group, note=note, rules=rules, now=now)
+    _count_payload(tenant, now)
+    return intake
 
 
 def _merge(

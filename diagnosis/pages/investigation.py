@@ -172,7 +172,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Status:
     state: str
-    phase: str  # the agent running now, "" between agents
+    phase: str  # the agent running now, "connecting" while servers start, "" between
     checking: list[str]  # server.tool of the calls in flight
     started_at: datetime | None
     finished_at: datetime | None
@@ -262,11 +262,21 @@ def task_status(
     """
     phase = ""
     state = ""
+    connecting: set[str] = (
+        set()
+    )  # servers announced connecting and not yet ready or failed
     for event in events:
         agent = str(event.data.get("agent") or "")
         if isinstance(event.data.get("to"), str):
             state = event.data["to"]
-        if event.type == EventKind.AGENT_STARTED:
+        if event.type == EventKind.SERVER_STATE:
+            server = str(event.data.get("server") or "")
+            if event.data.get("state") == "connecting":
+                connecting.add(server)
+            else:
+                connecting.discard(server)
+            phase = "connecting" if connecting else ""
+        elif event.type == EventKind.AGENT_STARTED:
             phase = agent
         elif (
             event.type == EventKind.AGENT_COMPLETED and agent == phase

@@ -45,6 +45,7 @@ from diagnosis.pages import (
     incident_browse,
     investigation,
     share,
+    steering_panel,
     trace_view,
 )
 from diagnosis.pages import operations as ops
@@ -105,6 +106,14 @@ def _investigation_context(
         state_label=snapshot.status.state_label,
         incident_url=site_links.incident_page_url(request, incident.id),
         trace_url=site_links.trace_page_url(request, task.id),
+    )
+    context.update(
+        steering_panel.panel_context(
+            task=task,
+            events=snapshot.events,
+            principal=principal,
+            is_finished=is_finished,
+        )
     )
     context.update(
         snapshot=snapshot,

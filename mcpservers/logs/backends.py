@@ -161,7 +161,7 @@ class FileBackend:
     ) -> QueryResult:
         if service not in self.services:
             # An empty file knows no service: say so rather than end on "known services: ".
-            known = ", ".join(self.services) or f"none (no lines in {self.source})"
+            known = ", ".join(self.services) or "none (the log file is empty)"
             raise ToolError(f"no logs for service {service!r}; known services: {known}")
         needle = text.lower()
         matched: list[LogRecord] = []

@@ -15,6 +15,7 @@ from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.reading import host_of, short
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
+from reasoning.report import EXCLUDED_REASON
 from reasoning.tools import (
     GET_RESOURCES,
     KUBERNETES_TOOLS,
@@ -52,6 +53,14 @@ class Analysis(Board):
         healthy_services(self)
         self._questions()
         self._ambiguous_tools()
+        self._excluded()
+
+    def _excluded(self) -> None:
+        """A hypothesis a person marked wrong is ruled out, whatever its evidence (issue 20 item 9)."""
+        for c in self.candidates.values():
+            if c.id in self.inv.excluded:
+                c.status = "ruled_out"
+                c.reason_ruled_out = EXCLUDED_REASON
 
     # Kubernetes: the stage where each object fails; the root of the incident's path first.
     def _kubernetes(self) -> None:

@@ -129,7 +129,7 @@ class Board:
 
 
 def dependency_services(inv: Investigation, facts: Facts) -> list[str]:
-    """Services the incident depends on, in the order they came up: symptoms, then logs (rule 2)."""
+    """Services the incident depends on, in the order they came up: symptoms and notes, then logs (rule 2)."""
     service = inv.incident.service.lower()
     found: list[str] = []
 
@@ -139,7 +139,8 @@ def dependency_services(inv: Investigation, facts: Facts) -> list[str]:
             found.append(name)
 
     words: list[str] = []
-    for symptom in inv.incident.symptoms:
+    # A steering note names services as a symptom does (it may turn the next round to them).
+    for symptom in (*inv.incident.symptoms, *inv.incident.notes):
         for raw in symptom.split():
             word = raw.strip("'\"()[]{},;:!?`")
             if word and "/" not in word and "." not in word and "=" not in word:

@@ -6,11 +6,12 @@ what the answers name, probe layer by layer and search the runbooks with the fin
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import kubernetes
+from reasoning.layered import kubernetes, survey
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -26,12 +27,20 @@ from reasoning.layered.reading import (
     incident_text,
     short,
 )
+from reasoning.layered.resolution import (
+    Known,
+    Resolution,
+    incident_labels,
+    known_names,
+    resolve,
+)
 from reasoning.observations import Investigation, PlannedCall, only_tool
 from reasoning.report import Hypothesis, NextStep, Report
 from reasoning.tools import (
     GET_RESOURCES,
     LIST_TARGETS,
     PROBE_URL,
+    QUERY_METRIC,
     RESTART_WORKLOAD,
     SEARCH_LOGS,
     SEARCH_RUNBOOKS,
@@ -43,6 +52,40 @@ from reasoning.tools import (
 __all__ = ["LayeredPlanner"]
 
 _RUNBOOK_QUERY_CHARS = 500
+
+
+@dataclass(frozen=True)
+class _Start:
+    """Where the diagnosis starts: the incident as resolved, how, and the survey when unresolved."""
+
+    inv: Investigation  # the incident's service replaced by the resolved (or surveyed) one
+    resolution: Resolution
+    known: Known
+    ratios: dict[str, float] | None  # the survey's 5xx shares; None: not surveyed
+    unhealthy: tuple[survey.Unhealthy, ...] = ()
+    shown_unknown: bool = (
+        False  # a data source answered about the name and did not know it
+    )
+
+    def lines(self) -> list[str]:
+        """The report's lines on how the name was resolved (nothing to say when it was known as is)."""
+        res = self.resolution
+        if res.method == "exact" or not (res.is_resolved or self.shown_unknown):
+            return []
+        lines = [res.sentence()]
+        if res.is_resolved:
+            return lines
+        if self.ratios is None:
+            lines.append("no survey of the services was possible (no metrics query)")
+        elif not self.unhealthy:
+            lines.append("the survey of every service found none unhealthy")
+        else:
+            sick = ", ".join(f"{u.service} ({u.why})" for u in self.unhealthy[:6])
+            lines.append(
+                f"started from everything unhealthy: {sick}; {self.unhealthy[0].service}, "
+                "failing most, stands for the incident's service"
+            )
+        return lines
 
 
 class LayeredPlanner:
@@ -59,6 +102,7 @@ class LayeredPlanner:
         probe_timeout_s: float | None = None,
         max_window: timedelta = timedelta(hours=6),
         runbook_limit: int = 3,
+        max_survey: int = 6,
     ) -> None:
         self.max_rounds = max_rounds
         self.max_calls = max_calls
@@ -68,6 +112,7 @@ class LayeredPlanner:
         self.probe_timeout_s = probe_timeout_s
         self.max_window = max_window
         self.runbook_limit = runbook_limit
+        self.max_survey = max_survey
 
     # Rounds.
 
@@ -83,11 +128,48 @@ class LayeredPlanner:
         if inv.round >= self.max_rounds or budget <= 0:
             return []
         facts = Facts.read(inv.observations)
+        start = _start(inv, facts)
         asked = {call_key(o.tool, o.arguments) for o in inv.observations}
-        calls = self._fresh(self._wanted(inv, facts), asked)
+        calls = self._fresh(
+            [*self._resolving(inv, facts, start), *self._wanted(start.inv, facts)],
+            asked,
+        )
         if not calls:
-            calls = self._fresh(self._findings_search(inv, facts), asked)
+            calls = self._fresh(self._findings_search(start.inv, facts), asked)
         return calls[:budget]
+
+    def _resolving(
+        self, inv: Investigation, facts: Facts, start: _Start
+    ) -> list[PlannedCall | None]:
+        """An unknown service name: list what the metrics know, then read every service, most failing first."""
+        if start.resolution.is_resolved or not start.shown_unknown:
+            return []
+        window = self._window(inv)
+        if start.ratios is None:
+            return [
+                self._call(
+                    inv,
+                    QUERY_METRIC,
+                    {"promql": promql, **window, "step": "60s"},
+                    f"{inv.incident.service} is unknown to the data: which services the metrics know, and their 5xx",
+                )
+                for promql in survey.QUERIES
+            ]
+        logs = only_tool(inv, TOP_ERRORS)
+        logs_down = facts.is_backend_down(logs.server if logs else None)
+        logged = [n for n, sources in start.known.services.items() if "logs" in sources]
+        calls: list[PlannedCall | None] = []
+        for service in survey.surveyed(start.ratios, logged, self.max_survey):
+            why = f"survey: {inv.incident.service} is unknown, so every service is read"
+            if service in start.ratios:
+                calls.append(
+                    self._call(inv, SERVICE_HEALTH, {"service": service, **window}, why)
+                )
+            if not logs_down:
+                calls.append(
+                    self._call(inv, TOP_ERRORS, {"service": service, **window}, why)
+                )
+        return calls
 
     def _fresh(
         self, calls: Iterable[PlannedCall | None], asked: set[str]
@@ -280,18 +362,21 @@ class LayeredPlanner:
 
     async def conclude(self, investigation: Investigation) -> Report:
         """The report the observations support, ranked; honest when nothing is decisive (rule 8)."""
-        inv = investigation
-        facts = Facts.read(inv.observations)
+        facts = Facts.read(investigation.observations)
+        start = _start(investigation, facts)
+        inv = start.inv
         analysis = Analysis(inv, facts)
         report = Report(
             hypotheses=analysis.ranked(),
-            open_questions=list(dict.fromkeys(analysis.open_questions)),
+            open_questions=list(
+                dict.fromkeys([*start.lines(), *analysis.open_questions])
+            ),
             tool_calls=sum(1 for o in inv.observations if not o.refused),
         )
         report.next_steps = _next_steps(
             facts, analysis, report.top, runbooks=self.runbook_limit
         )
-        report.partial = bool(self._next_round(inv))
+        report.partial = bool(self._next_round(investigation))
         report.summary = _summary(report, inv)
         return report
 
@@ -375,6 +460,44 @@ class LayeredPlanner:
                 )
                 break
         return "; ".join(parts) or None
+
+
+def _start(inv: Investigation, facts: Facts) -> _Start:
+    """The incident's service resolved onto the data; unresolved, the most failing service of the survey."""
+    known = known_names(inv, facts)
+    resolution = resolve(inv.incident.service, known, incident_labels(inv))
+    if resolution.is_resolved:
+        service = resolution.service
+        assert service is not None
+        return _Start(_renamed(inv, service), resolution, known, None)
+    shown = _shown_unknown(inv, facts)
+    ratios = survey.error_ratios(inv)
+    if ratios is None:
+        return _Start(inv, resolution, known, None, shown_unknown=shown)
+    sick = tuple(survey.unhealthy(facts, ratios))
+    focus = inv
+    if sick:
+        focus = _renamed(inv, sick[0].service, tuple(u.service for u in sick[1:]))
+    return _Start(focus, resolution, known, ratios, sick, shown)
+
+
+def _shown_unknown(inv: Investigation, facts: Facts) -> bool:
+    """A data source answered about the incident's service and did not know it (not: it did not answer)."""
+    named = inv.incident.service
+    health = facts.health.get(named)
+    return (health is not None and health.verdict == "unknown") or any(
+        f.kind == "argument" and arg(f.obs, "service") == named for f in facts.failures
+    )
+
+
+def _renamed(
+    inv: Investigation, service: str, others: tuple[str, ...] = ()
+) -> Investigation:
+    """The investigation starting from `service` (and `others`) instead of the incident's name."""
+    if service == inv.incident.service and not others:
+        return inv
+    incident = replace(inv.incident, service=service, starting_services=others)
+    return replace(inv, incident=incident)
 
 
 def _parse_time(value: str) -> datetime | None:

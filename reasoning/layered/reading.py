@@ -147,4 +147,4 @@ def upstreams(text: str) -> list[str]:
 
 
 def incident_text(inv: Investigation) -> str:
-    return " ".join([inv.incident.title, *inv.incident.symptoms])
+    return " ".join([inv.incident.title, *inv.incident.symptoms, *inv.incident.notes])

@@ -18,7 +18,7 @@
   // alert_received: a repeat of the alert group changed it (the alerts panel).
   const REFRESH = new Set(["task_started", "task_requeued", "task_cancelling", "approval_requested",
     "approval_decided", "tool_completed", "tool_failed", "agent_completed", "alert_received",
-    ...TERMINAL]);
+    "server_state", "steering_added", "steering_read", ...TERMINAL]);
   let applied = Number(root.dataset.lastSeq || "0");
   let wanted = 0; // the newest seq the parts must reflect
   let source = null;
@@ -101,12 +101,33 @@
       const current = fresh.id && document.getElementById(fresh.id);
       // The status line carries the seq of the last event applied to it (markStatus).
       if (!current || seqOf(fresh) < seqOf(current)) continue;
+      const focused = carryInput(current, fresh);
       current.replaceWith(fresh);
       if (window.htmx) window.htmx.process(fresh);
+      if (focused) focused();
     }
     markChanges();
     linkArtifacts();
     tick();
+    document.dispatchEvent(new Event("agentops:parts-applied")); // comfort.js gives focus back
+  }
+
+  // What a person is typing in a part (a steering note) survives the part's refresh, and so
+  // does the focus and the caret: the fresh copy takes the value of each field with an id.
+  function carryInput(current, fresh) {
+    for (const field of current.querySelectorAll("textarea[id], input[id]:not([type=hidden]):not([type=radio]):not([type=checkbox])")) {
+      const twin = fresh.querySelector("#" + CSS.escape(field.id));
+      if (twin && field.value && twin.tagName === field.tagName) twin.value = field.value;
+    }
+    const active = document.activeElement;
+    if (!active || !active.id || !current.contains(active)) return null;
+    const start = active.selectionStart, end = active.selectionEnd;
+    return () => {
+      const twin = document.getElementById(active.id);
+      if (!twin) return;
+      twin.focus();
+      if (typeof start === "number" && twin.setSelectionRange) twin.setSelectionRange(start, end);
+    };
   }
 
   // Rows whose full result went to artifact storage get its download link (the server lists

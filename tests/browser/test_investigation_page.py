@@ -112,6 +112,10 @@ def test_demo_incident_from_the_form_live_to_its_verdict_trace_and_feedback(
     page.fill("#feedback textarea[name=comment]", "right layer, <i>wrong</i> host")
     page.click("#feedback button[type=submit]")
     page.wait_for_selector("#feedback-saved")
+    # Send was swapped with its form: focus is on the new Send, not on <body> (item 10).
+    page.wait_for_function(
+        "() => document.activeElement === document.querySelector('#feedback button[type=submit]')"
+    )
     feedback = TaskFeedback.objects.get(task_id=task_id)
     assert (feedback.verdict, feedback.comment) == (
         "partly",
@@ -257,6 +261,10 @@ def test_an_approver_approves_a_pending_action_a_responder_cannot(pages, stack):
     page.fill(f"#approval-{approval.id} input[name=reason]", "leak confirmed")
     page.click(f"#approval-{approval.id} button[value=approve]")
     page.wait_for_selector(f"#approval-{approval.id}[data-status=approved]")
+    # The button went with the swap: focus is on its card, not dropped to <body> (item 10).
+    page.wait_for_function(
+        f"() => document.activeElement === document.getElementById('approval-{approval.id}')"
+    )
     # the decision re-queues the diagnosis: the worker restarts the pool and the report ends
     page.wait_for_selector("#stream-status:has-text('finished')")
     assert _task(task_id).state == TaskState.SUCCEEDED

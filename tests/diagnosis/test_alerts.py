@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from diagnosis import lifecycle, services
+from diagnosis import lifecycle, selectors, services
 from diagnosis.api.validation import ALERT_MAX_BODY_BYTES, MAX_BODY_BYTES
 from diagnosis.intake import model, receive
 from diagnosis.models import (
@@ -657,3 +657,25 @@ def test_a_payload_with_many_errors_names_a_bounded_number(client, alert_token, 
     fields = post(client, AM, body, alert_token).json()["fields"]
 
     assert len(fields) == model.MAX_FIELD_ERRORS
+
+
+def test_the_labels_all_alerts_of_the_incident_share_reach_its_diagnosis(
+    client, alert_token, clock
+):
+    body = fixture("alertmanager-1-firing")
+    body["alerts"][1]["labels"]["job"] = "checkout-api"
+
+    fired = post(client, AM, body, alert_token)
+
+    incident = Incident.objects.get(pk=fired.json()["incident_id"])
+    # instance differs between the two alerts, and so does job now: neither is the group's.
+    assert selectors.incident_alert_labels(incident=incident) == {
+        "alertname": "CheckoutHighErrorRate",
+        "namespace": "shop",
+        "service": "checkout",
+        "severity": "critical",
+    }
+    typed = Incident.objects.create(
+        tenant=incident.tenant, title="typed", service="checkout"
+    )
+    assert selectors.incident_alert_labels(incident=typed) == {}

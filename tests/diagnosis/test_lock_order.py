@@ -1,7 +1,8 @@
 """The lock order of diagnosis.locks, on two real PostgreSQL sessions (issue 23 item 1): an alert
 repeat's intake waits for a task row that a worker's span insert holds, and the span insert goes
 on instead of closing a lock cycle; a repeat PostgreSQL aborts anyway runs again and is counted
-once; and the tenant lock still serialises what it must."""
+once; the payloads of different groups do not wait for each other while one group's do; and
+the tenant lock still serialises what it must."""
 
 import threading
 import time
@@ -230,6 +231,144 @@ def test_a_repeat_a_deadlock_aborted_runs_again_and_is_counted_once():
         == 1
     )
     assert AlertIntakeWindow.objects.get(tenant=tenant).payloads == 2
+
+
+def _group(number: int, status: str = "firing") -> dict:
+    """A notification of the alertmanager-1-firing fixture's shape for group `number`."""
+    body = fixture("alertmanager-1-firing")
+    body["groupKey"] = f'{{}}:{{alertname="Lock{number}"}}'
+    body["status"] = status
+    return body
+
+
+def _run(target, results: list, errors: list[BaseException]) -> threading.Thread:
+    def run() -> None:
+        try:
+            results.append(target())
+        except BaseException as exc:  # reported by the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_a_group_s_payload_does_not_wait_for_another_group_s_intake():
+    # Issue 23's soak: with every payload of a tenant under one lock, 10 groups repeated by
+    # 2 senders came round every 3 s instead of every 0.3 s. An intake of group 1 waits here
+    # for its task row (held as a worker's transaction would); group 2's repeat goes on.
+    tenant = factories.make_tenant("parallel")
+    principal = _principal(tenant)
+    one = receive.alertmanager_receive(principal=principal, data=_group(1))
+    two = receive.alertmanager_receive(principal=principal, data=_group(2))
+    held, release = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+    results: list = []
+
+    def worker() -> None:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 1 FROM {DiagnosisTask._meta.db_table} WHERE id = %s FOR UPDATE",
+                [one.task.id],
+            )
+            held.set()
+            release.wait(20)
+
+    hold = _run(worker, [], errors)
+    try:
+        assert held.wait(10)
+        repeat = fixture("alertmanager-2-repeat")
+        first = _run(
+            lambda: receive.alertmanager_receive(
+                principal=principal, data={**repeat, "groupKey": _group(1)["groupKey"]}
+            ),
+            results,
+            errors,
+        )
+        deadline = time.monotonic() + 10
+        while not _waiting_for_a_row_lock():
+            assert time.monotonic() < deadline, "group 1's intake never waited"
+            time.sleep(0.01)
+        second: list = []
+        other = _run(
+            lambda: receive.alertmanager_receive(
+                principal=principal, data={**repeat, "groupKey": _group(2)["groupKey"]}
+            ),
+            second,
+            errors,
+        )
+        other.join(10)
+        assert not other.is_alive(), "group 2's payload waited for group 1's intake"
+        assert [i.result for i in second] == ["updated"]
+        assert first.is_alive()  # still waiting for its task row
+    finally:
+        release.set()
+        hold.join(20)
+    first.join(20)
+    assert errors == []
+    assert [i.result for i in results] == ["updated"]
+    assert _alert_received(one.task) == 1 and _alert_received(two.task) == 1
+    assert AlertIntakeWindow.objects.get(tenant=tenant).payloads == 4
+
+
+def test_racing_first_payloads_of_one_group_open_one_incident():
+    tenant = factories.make_tenant("race")
+    principal = _principal(tenant)
+    start = threading.Barrier(6)
+    errors: list[BaseException] = []
+    results: list = []
+
+    def send():
+        start.wait(10)
+        return receive.alertmanager_receive(principal=principal, data=_group(7))
+
+    threads = [_run(send, results, errors) for _ in range(6)]
+    for thread in threads:
+        thread.join(30)
+
+    assert errors == []
+    assert sorted(i.result for i in results) == ["created"] + ["unchanged"] * 5
+    group = AlertGroup.objects.get(tenant=tenant)
+    assert group.payloads == 6
+    assert DiagnosisTask.objects.filter(incident__tenant=tenant).count() == 1
+    assert AlertIntakeWindow.objects.get(tenant=tenant).payloads == 6
+
+
+def test_the_alert_rate_limit_holds_exactly_when_groups_race(settings):
+    settings.ALERT_RATE_LIMIT = 4
+    settings.ALERT_RATE_WINDOW_SECONDS = 3600
+    tenant = factories.make_tenant("limit")
+    principal = _principal(tenant)
+    start = threading.Barrier(8)
+    errors: list[BaseException] = []
+    results: list = []
+
+    def send(number: int):
+        start.wait(10)
+        return receive.alertmanager_receive(principal=principal, data=_group(number))
+
+    threads = [
+        _run(lambda n=n: send(n), results, errors)  # type: ignore[misc]
+        for n in range(8)
+    ]
+    for thread in threads:
+        thread.join(30)
+
+    # A refused payload wrote nothing: no group, no incident, not counted.
+    assert [i.result for i in results] == ["created"] * 4
+    assert len(errors) == 4
+    assert all(isinstance(e, receive.AlertsRateLimited) for e in errors)
+    assert AlertGroup.objects.filter(tenant=tenant).count() == 4
+    assert DiagnosisTask.objects.filter(incident__tenant=tenant).count() == 4
+    assert AlertIntakeWindow.objects.get(tenant=tenant).payloads == 4
+
+
+def test_the_alert_group_lock_outside_a_transaction_is_refused():
+    tenant = factories.make_tenant("bare-group")
+    with pytest.raises(TransactionManagementError):
+        locks.alert_group_lock(tenant.pk, "alertmanager", "0" * 64)
 
 
 def test_the_tenant_lock_makes_a_second_taker_wait_for_the_first_to_commit():

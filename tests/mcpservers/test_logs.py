@@ -511,4 +511,4 @@ async def test_an_empty_log_file_says_it_knows_no_service() -> None:
     server = build_server(FileBackend([], source="empty.jsonl"), clock=lambda: NOW)
     async with Client(server) as client:
         message = error_text(await client.call_tool("search_logs", {"service": "api"}))
-    assert message.endswith("known services: none (no lines in empty.jsonl)"), message
+    assert message.endswith("known services: none (the log file is empty)"), message

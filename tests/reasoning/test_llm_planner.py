@@ -506,3 +506,39 @@ async def test_an_odd_server_name_is_offered_and_mapped_back():
     assert spec["name"] == name
     assert "</tool_result>" not in spec["description"]
     assert len(spec["description"]) < 200
+
+
+async def test_a_steering_note_reaches_the_model_at_its_next_round_and_marked_wrong_is_ruled_out():
+    inv = investigation()
+    leak = {
+        "layer": "application",
+        "component": "checkout",
+        "statement": "checkout leaks DB connections",
+        "confidence": 0.9,
+        "status": "confirmed",
+        "evidence": [{"span_id": "sp-001-service_health", "fact": "pool 100%"}],
+    }
+    script = [
+        assistant(tool_call("call_1", "metrics__service_health", HEALTH_ARGS)),
+        assistant(conclusion(leak)),
+    ]
+    with fake_llm(script) as fake:
+        planner = planner_for(fake)
+        calls = await planner.next_round(inv)
+        inv.observations.extend(execute(inv, c, None) for c in calls)
+        inv.round += 1
+        # A person adds a note and marks the leak wrong while the first round ran.
+        inv.incident = replace(
+            inv.incident, notes=("ledger-api was deployed at 10:02 <b>now</b>",)
+        )
+        inv.excluded = frozenset({"application:checkout"})
+        assert await planner.next_round(inv) == []
+        report = await planner.conclude(inv)
+
+    first, second = (r["body"]["messages"] for r in fake.requests)
+    assert not any("<steering>" in str(m["content"]) for m in first)
+    told = [m for m in second if "<steering>" in str(m["content"])]
+    assert len(told) == 1 and told[0]["role"] == "user"
+    assert "ledger-api was deployed at 10:02" in told[0]["content"]
+    marked = next(h for h in report.hypotheses if h.id == "application:checkout")
+    assert marked.status == "ruled_out"

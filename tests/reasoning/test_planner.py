@@ -121,6 +121,9 @@ def test_default_environment_payment_incident_is_honestly_inconclusive():
     questions = " ".join(report.open_questions)
     assert "top_errors(payment)" in questions
     assert "no URL target" in questions
+    # The name is unknown to every source: the planner surveyed every service and says so.
+    assert "service 'payment' is unknown to every data source read" in questions
+    assert "the survey of every service found none unhealthy" in questions
     # "no logs for service" is the caller's question being wrong, not the back end failing.
     assert not any(h.layer == layers.TOOL_BACKEND for h in report.hypotheses)
 

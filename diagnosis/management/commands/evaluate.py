@@ -11,6 +11,11 @@ them), 1 otherwise, 2 when the stack could not be started.
 --scenarios DIR other than the registry's: the children get a registry file whose demo
 environments are DIR's folders, each a scenario of data only (mcpservers/scenarios/README.md):
 its servers, its targets.json listeners and its backend.json come from the folder itself.
+
+--variants: every scenario also run with its incident reworded by each rule of
+diagnosis.evaluation_variants (the service a user would name, a label alias, no symptoms,
+alert-only text, a short title, all at once); the variant folders `<slug>+<rule>` are made in
+the work folder, and the output adds right and conclusive counts per rule.
 """
 
 import asyncio
@@ -26,7 +31,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agentops.stack import LocalStack, StackError
-from diagnosis import environments, evaluation
+from diagnosis import environments, evaluation, evaluation_variants
 from diagnosis.registry import RegistryError, bundled_scenarios_dir, load_registry
 
 TENANT = "evaluation"
@@ -62,6 +67,18 @@ class Command(BaseCommand):
             default=None,
             help="exit 0 when at least this many scenarios counted (default: all of them)",
         )
+        parser.add_argument(
+            "--variants",
+            action="store_true",
+            help="also run every scenario with its incident reworded by each variant rule",
+        )
+        parser.add_argument(
+            "--variant-rules",
+            default=None,
+            help="comma-separated rules for --variants (default: all of "
+            + ", ".join(evaluation_variants.RULE_NAMES)
+            + ")",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         root = (options["scenarios"] or bundled_scenarios_dir() or Path()).resolve()
@@ -69,21 +86,39 @@ class Command(BaseCommand):
             raise CommandError(f"--scenarios: {root} is not a folder")
         if options["concurrency"] < 1 or options["timeout"] <= 0:
             raise CommandError("--concurrency and --timeout must be positive")
+        rules = None
+        if options["variants"] or options["variant_rules"]:
+            names = options["variant_rules"]
+            try:
+                rules = evaluation_variants.rules_named(
+                    None if names is None else names.split(",")
+                )
+            except ValueError as exc:
+                raise CommandError(f"--variant-rules: {exc}") from exc
+        work = Path(tempfile.mkdtemp(prefix="agentops-evaluate-"))
         try:
+            if rules is not None:
+                evaluation_variants.build_variant_root(root, work / "variants", rules)
+                root = work / "variants"
             scenarios = evaluation.load_scenarios(root)
         except ValueError as exc:
+            shutil.rmtree(work, ignore_errors=True)
             raise CommandError(str(exc)) from exc
         if not scenarios:
+            shutil.rmtree(work, ignore_errors=True)
             raise CommandError(f"no scenario with an expected.json under {root}")
         logging.getLogger("httpx").setLevel(
             logging.WARNING
         )  # a line per poll otherwise
-        work = Path(tempfile.mkdtemp(prefix="agentops-evaluate-"))
         ok = False
         try:
             runs, elapsed = self._run(root, scenarios, work, options)
             ok = self._print(
-                runs, elapsed, as_json=options["json"], need=options["min_counted"]
+                runs,
+                elapsed,
+                as_json=options["json"],
+                need=options["min_counted"],
+                variants=rules is not None,
             )
         finally:
             if ok:
@@ -142,14 +177,34 @@ class Command(BaseCommand):
         *,
         as_json: bool,
         need: int | None,
+        variants: bool = False,
     ) -> bool:
         summary = evaluation.totals(runs, elapsed_s=elapsed)
+        outcomes = [
+            evaluation_variants.Outcome(
+                folder=run.scenario.folder,
+                right=evaluation.score(run).counted,
+                conclusive=run.report.get("conclusive") is True,
+            )
+            for run in runs
+        ]
+        by_variant = evaluation_variants.summary(outcomes) if variants else None
         if as_json:
-            for run in runs:
-                self.stdout.write(json.dumps(evaluation.run_to_dict(run)))
-            self.stdout.write(json.dumps({"totals": summary}))
+            for run, outcome in zip(runs, outcomes, strict=True):
+                line = evaluation.run_to_dict(run)
+                line["conclusive"] = outcome.conclusive
+                if variants:
+                    line["variant"] = evaluation_variants.variant_of(outcome.folder)[1]
+                self.stdout.write(json.dumps(line))
+            last: dict[str, Any] = {"totals": summary}
+            if by_variant is not None:
+                last["variants"] = by_variant
+            self.stdout.write(json.dumps(last))
         else:
             self.stdout.write(evaluation.table(runs))
+            if by_variant is not None:
+                for text in evaluation_variants.summary_lines(by_variant):
+                    self.stdout.write(text)
         return bool(
             summary["counted"] >= (summary["scenarios"] if need is None else need)
         )

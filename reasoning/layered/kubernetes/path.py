@@ -1,7 +1,8 @@
 """The incident's path: its service's workloads, then what their logs fail to reach, hop by hop.
 
 The seeds are the workloads behind the incident's service (by its service's selector, by name,
-by pod name) and behind any service the incident's words name. From each, the failing lines of
+by pod name) and behind any service the incident's words name or the survey of an unresolved name
+found unhealthy. From each, the failing lines of
 its pods' logs (and of the error groups the logs server gave) name services; their workloads join
 the path one hop further. Ingresses join when they route to a service on the path, or the incident
 names them or their hosts.
@@ -61,6 +62,7 @@ def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], lis
                     seeds.append(owner)
     # Names the incident's words give (a service the symptoms name).
     words = set(re.findall(r"[a-z0-9][a-z0-9-]*", incident_text(inv).lower()))
+    words.update(s.lower() for s in inv.incident.starting_services)
     for name in services:
         if name in words and name not in seed_services:
             seed_services.append(name)
