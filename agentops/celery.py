@@ -4,7 +4,7 @@ import os
 
 from celery import Celery
 
-from diagnosis.engine import shared_listeners
+from diagnosis.engine import server_pool, shared_listeners
 from diagnosis.observability import worker as observability_worker
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentops.settings")
@@ -17,3 +17,5 @@ app.autodiscover_tasks()
 observability_worker.install()
 # Demo listener sets shared by the process's diagnoses are stopped when the worker shuts down.
 shared_listeners.install()
+# So are the MCP sessions the process's diagnoses share (after the borrowers gave them back).
+server_pool.install()

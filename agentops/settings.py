@@ -249,6 +249,9 @@ DEMO_LISTENERS_IDLE_SECONDS = float(
         "DEMO_LISTENERS_IDLE_SECONDS", str(DIAGNOSIS_APPROVAL_TTL_SECONDS + 60)
     )
 )
+# The worker's MCP session pool (diagnosis.engine.server_pool): a session no diagnosis has used
+# for this long is closed (a stdio server's child exits).
+MCP_POOL_IDLE_SECONDS = float(os.environ.get("MCP_POOL_IDLE_SECONDS", "300"))
 # Incident creation per tenant (API and page form): at most INCIDENT_RATE_LIMIT incidents in any
 # INCIDENT_RATE_WINDOW_SECONDS (a sliding window counted in PostgreSQL, which must work while
 # Redis is down; diagnosis.selectors.incident_create_retry_after). Over it: 429 + Retry-After.

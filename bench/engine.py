@@ -3,6 +3,7 @@
     .venv/bin/python bench/engine.py            # each scenario alone, then 20 incidents at once
     .venv/bin/python bench/engine.py --quick    # two scenarios alone, then 5 at once
     .venv/bin/python bench/engine.py --burst 40 --threads 40
+    .venv/bin/python bench/engine.py --pool-table   # issue 19's table: the session pool cold and warm
 
 Two worker designs, one after the other on the same stack: ours, Celery's threads pool (each
 diagnosis runs its own asyncio loop in its own thread, --threads of them), and the baseline,
@@ -71,6 +72,9 @@ class Batch:
     states: dict[str, int] = field(default_factory=dict)
     peak_sessions: int = 0
     misses: list[str] = field(default_factory=list)  # why a run was not right
+    from_start: list[float] = field(
+        default_factory=list
+    )  # task_started → first tool_started
 
 
 def pct(values: list[float], q: float) -> float:
@@ -178,6 +182,8 @@ def measure(batch: Batch, runs: list) -> None:
         tool = firsts.get((run.task_id, "tool_started"))
         if tool is not None:
             batch.first_tool.append(tool - run.created_at)
+            if started is not None:
+                batch.from_start.append(tool - started)
         else:
             batch.missing_first_tool += 1
         end = finished.get(run.task_id) if run.task_id else None
@@ -233,6 +239,117 @@ def run_design(
         return batches
     finally:
         stack.stop(name)
+
+
+# --- issue 19's table: the worker's MCP session pool, cold and warm -------------------------------
+
+
+def _rss_mib(pid: int) -> tuple[float, float]:
+    """(RSS of process `pid`, RSS of it and every descendant), MiB, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                rss[int(entry.name)] = int(line.split()[1]) / 1024
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += rss.get(current, 0.0)
+        todo += children.get(current, [])
+    return rss.get(pid, 0.0), total
+
+
+def pool_table(stack, scenarios: list, secret: str, args: argparse.Namespace) -> None:
+    """The rows of issue 19's table, in one run on this machine: 20 at once on one environment
+    cold (a fresh worker) and then warm, one alone warm (x5), 20 on 20 demo environments cold (a
+    fresh worker), then every scenario once more and the worker's RSS with the pool warm."""
+    from diagnosis import evaluation
+
+    def go(batch_scenarios: list, at_once: int, label: str) -> Batch:
+        print(f"  pool: {label}", flush=True)
+        batch = Batch(
+            design=Design(label, "threads", args.threads, False), incidents=at_once
+        )
+        runs = asyncio.run(
+            evaluation.run_all(
+                stack.base_url,
+                secret,
+                batch_scenarios,
+                concurrency=at_once,
+                timeout=args.timeout,
+                poll=args.poll,
+            )
+        )
+        measure(batch, runs)
+        return batch
+
+    one = scenarios[0]
+    rows: list[tuple[Batch, str]] = []
+    stack.start_worker("pool-a", pool="threads", concurrency=args.threads)
+    try:
+        rows.append(
+            (
+                go([one] * args.burst, args.burst, "cold"),
+                f"{args.burst} at once, one environment, cold",
+            )
+        )
+        rows.append(
+            (
+                go([one] * args.burst, args.burst, "warm"),
+                f"{args.burst} at once, one environment, warm",
+            )
+        )
+        rows.append(
+            (go([one] * 5, 1, "alone"), "one alone, warm (5 one after the other)")
+        )
+    finally:
+        stack.stop("pool-a")
+    many = [scenarios[i % len(scenarios)] for i in range(args.burst)]
+    stack.start_worker("pool-b", pool="threads", concurrency=args.threads)
+    try:
+        rows.append(
+            (
+                go(many, args.burst, "many"),
+                f"{args.burst} on {len({s.folder for s in many})} demo environments, cold",
+            )
+        )
+        rest = go(scenarios, args.burst, "all")  # every environment pooled now
+        pid = stack.procs["pool-b"].pid
+        worker_rss, with_servers = _rss_mib(pid)
+    finally:
+        stack.stop("pool-b")
+    print()
+    print(f"Issue 19 table ({os.cpu_count()} CPUs shared by everything; seconds):")
+    head = f"{'case':<46} {'task_started→first tool p50 / p99':>34} {'first tool from create p99':>27} {'wall p50 / p99':>17} {'right':>6}"
+    print(head)
+    print("-" * len(head))
+    for batch, label in rows:
+
+        def q(values: list[float], p: float) -> str:
+            return f"{pct(values, p):.2f}" if values else "n/a"
+
+        print(
+            f"{label:<46} {q(batch.from_start, 0.5) + ' / ' + q(batch.from_start, 0.99):>34} "
+            f"{q(batch.first_tool, 0.99):>27} {q(batch.wall, 0.5) + ' / ' + q(batch.wall, 0.99):>17} "
+            f"{f'{batch.right}/{batch.runs}':>6}"
+        )
+    print(
+        f"worker RSS with the pool warm for {len(scenarios)} demo environments: "
+        f"{worker_rss:.0f} MiB (the worker), {with_servers:.0f} MiB with its server children; "
+        f"that last batch: {rest.right}/{rest.runs} right"
+    )
+    for batch, label in [*rows, (rest, "all")]:
+        for miss in batch.misses[:3]:
+            print(f"  note: {label}: {miss}")
 
 
 # --- the table -----------------------------------------------------------------------------------
@@ -355,6 +472,11 @@ def main() -> None:
     )
     parser.add_argument("--keep", action="store_true", help="keep the children's logs")
     parser.add_argument(
+        "--pool-table",
+        action="store_true",
+        help="issue 19's table (the session pool cold and warm) instead of the designs",
+    )
+    parser.add_argument(
         "--deadline", type=float, default=3600.0, help="the whole run, seconds"
     )
     args = parser.parse_args()
@@ -428,6 +550,10 @@ def bench(args: argparse.Namespace, work: Path) -> bool:
     with LocalStack(work / "logs") as stack:
         stack.start_web()
         print(f"Daphne at {stack.base_url}; logs in {work / 'logs'}", flush=True)
+        if args.pool_table:
+            pool_table(stack, scenarios, secret, args)
+            connection.close()
+            return True
         for design in designs:
             batches += run_design(stack, design, scenarios, secret, args)
     report(batches, max_connections=max_connections, cpus=os.cpu_count() or 0)

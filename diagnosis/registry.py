@@ -1058,8 +1058,12 @@ async def connect_server(
     environ: Mapping[str, str] | None = None,
     http_client: httpx.AsyncClient | None = None,
     observer: Callable[[mcpclient.CallRecord], None] | None = None,
+    breaker: mcpclient.CircuitBreaker | None = None,
 ) -> AsyncIterator[mcpclient.ClientSession]:
     """`mcpclient.connect` with the entry's version pin, connect timeout and concurrency bound.
+
+    `breaker`: one shared by every session to the same server (the process's session pool
+    keeps one per server, so a replaced session keeps its server's failure count).
 
     The session's default call timeout is `connect_timeout`; pass `entry.call_timeout` (trimmed
     to the budget) to each `call_tool`.
@@ -1075,5 +1079,6 @@ async def connect_server(
         timeout=entry.connect_timeout,
         max_concurrency=entry.max_concurrency,
         observer=observer,
+        breaker=breaker,
     ) as session:
         yield session

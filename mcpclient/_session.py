@@ -149,6 +149,9 @@ class ClientSession:
         )
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._tools = ToolCatalog(transport.name)
+        #: How many notifications/tools/list_changed arrived: a cached listing older than the
+        #: last one is stale (a pool compares the count it listed at).
+        self.tools_changed = 0
         self._session_generation = 0
         self._reinit_lock = asyncio.Lock()
         self._pinned: str | None = None
@@ -165,6 +168,22 @@ class ClientSession:
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------
+
+    @property
+    def is_open(self) -> bool:
+        """True while the session is open and its connection has not died."""
+        return self._state == _OPEN and self._dead is None
+
+    async def ping(self, *, timeout: float) -> None:
+        """A cheap request that proves the server answers: ``ping`` (handshake era) or
+        ``server/discover`` (2026-07-28, which has no ping); never retried.
+
+        Raises:
+            McpError: no answer within ``timeout``, or the connection is dead.
+        """
+        self._check_open()
+        method = "server/discover" if self._modern else "ping"
+        await self._call(method, self._params({}), timeout=timeout, idempotent=False)
 
     @property
     def is_modern(self) -> bool:
@@ -389,6 +408,7 @@ class ClientSession:
         else:
             if method == "notifications/tools/list_changed":
                 self._tools.forget()
+                self.tools_changed += 1
             self.notifications.append(message)
 
     def _on_progress(self, params: Any) -> None:

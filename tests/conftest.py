@@ -28,6 +28,16 @@ def _demo_listeners_stopped_after_each_test():
     shared_listeners.close_process_sets()
 
 
+@pytest.fixture(autouse=True)
+def _mcp_pool_closed_after_each_test():
+    """Diagnoses in this process share its MCP session pool (diagnosis.engine.server_pool):
+    no pooled server outlives the test that started it."""
+    yield
+    from diagnosis.engine import server_pool
+
+    server_pool.close_process_pool()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _end_stray_sessions_before_dropping_the_test_database(
     django_db_setup, django_db_blocker

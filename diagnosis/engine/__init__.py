@@ -9,7 +9,8 @@ planners  which planner a diagnosis uses, from the Django settings
 agents    a round's calls grouped by agent (metrics, logs, network …) and run concurrently
 executor  policy before every call, the call through mcpclient, its span and events
 policy    allowlist, tenant, scopes, argument limits, budget, deadline
-sessions  the servers of one diagnosis, each connected once
+sessions  the servers of one diagnosis, borrowed from the pool on first use
+server_pool  the worker process's MCP sessions, shared by its diagnoses on one loop thread
 connecting  the servers connected before the first round, each start and end an event
 steering  what people added to the task, given to the planner before each round
 outcomes  an action's status from its span (done, failed, unknown …)

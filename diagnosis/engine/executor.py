@@ -31,12 +31,7 @@ from typing import Any, Literal, cast
 import mcpclient
 from diagnosis import approvals, artifacts, tracing
 from diagnosis.engine import outcomes, policy
-from diagnosis.engine.sessions import (
-    ServerUnavailable,
-    SessionPool,
-    current_record,
-    session_attributes,
-)
+from diagnosis.engine.sessions import DiagnosisSessions, ServerUnavailable
 from diagnosis.events import EventKind
 from diagnosis.failures import ENGINE
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan, call_id
@@ -104,7 +99,7 @@ class Queued:
 
 class Executor:
     def __init__(
-        self, run: RunContext, pool: SessionPool, investigation: Investigation
+        self, run: RunContext, pool: DiagnosisSessions, investigation: Investigation
     ) -> None:
         self.run_ctx, self.pool, self.investigation = run, pool, investigation
         self._approved: dict[str, str] = {}  # replay key → the approval that allowed it
@@ -418,14 +413,14 @@ class Executor:
         )
         started = time.monotonic()
         records: list[mcpclient.CallRecord] = []
-        token = current_record.set(records)
         log_tokens = logs.bind_span(span_id)  # this call's log lines carry its span id
         progress = _ProgressEvents(run, span, call)
         outcome: _Outcome
         try:
-            connected = await self.pool.get(call.server)
-            tool = connected.tools.get(call.tool)
-            result = await connected.session.call_tool(
+            # Through the worker's session pool: its loop owns the session; cancelling this
+            # await cancels this call only.
+            result, attrs, tool = await self.pool.call_tool(
+                call.server,
                 call.tool,
                 arguments,
                 timeout=timeout,
@@ -436,8 +431,8 @@ class Executor:
                 headers=otel.traceparent_headers(
                     trace_id=span.trace_id, span_id=span_id
                 ),
+                records=records,
             )
-            attrs = session_attributes(connected)
             if tool is not None:
                 attrs["mcp.tool.schema_hash"] = tool.schema_hash
             outcome = await self._result_outcome(span, result, attrs)
@@ -464,7 +459,6 @@ class Executor:
         except mcpclient.McpError as exc:
             outcome = _error_outcome(exc, is_write=bool(idempotency_key), sent=True)
         finally:
-            current_record.reset(token)
             logs.unbind(log_tokens)
         span = await self._finish(span, call, outcome, started, records)
         return _observation(span, outcome.result)

@@ -4,14 +4,16 @@ The default plan is that one step (`default_plan`); `register_plans` registers i
 diagnosis.plans from DiagnosisConfig.ready().
 
 1. Read the task, its incident and its environment; end the spans a dead attempt left open.
-2. Start a demo environment's live listeners; connect its servers (each once, concurrently).
+2. Borrow a demo environment's live listeners and its servers' sessions from the worker
+   process's pools (diagnosis.engine.shared_listeners, diagnosis.engine.server_pool): a server
+   another diagnosis of the process uses already is not started again.
 3. Rounds: the planner names calls, the agents run them, the report is saved after each.
 4. Actions a confirmed hypothesis calls for go through approval (the task may park here),
    then their effect is checked.
 5. A stop watcher on its own database thread asks the runner's stop check
    (selectors.task_stop_reason) every STOP_POLL_SECONDS and cancels the program; in-flight
    calls are cancelled by mcpclient (notifications/cancelled, or closing the stream), open
-   spans end `cancelled`, and the servers are shut down on the way out.
+   spans end `cancelled`, and the sessions are given back to the pool on the way out.
 Database work runs on two threads of its own: one for writes, in order (events, spans, the
 report), one for the stop check, so a cancel is never queued behind event writes.
 """
@@ -32,13 +34,14 @@ from django.utils import timezone
 
 from diagnosis import db_retry, environments, lifecycle, plans, selectors, tracing
 from diagnosis.endings import RunEnd, StopReason
-from diagnosis.engine import agents, live, outcomes, planners, policy
+from diagnosis.engine import agents, live, outcomes, planners, policy, server_pool
 from diagnosis.engine.connecting import connect_servers
 from diagnosis.engine.executor import Executor, Parked, RunContext
-from diagnosis.engine.sessions import SessionPool
+from diagnosis.engine.sessions import DiagnosisSessions
 from diagnosis.engine.steering import steer
 from diagnosis.exceptions import LeaseLost, ValidationFailed
 from diagnosis.models import DiagnosisTask
+from diagnosis.observability import pool_status
 from diagnosis.payloads import Emit
 from diagnosis.plans import Step, StepContext
 from diagnosis.registry import Environment
@@ -240,7 +243,9 @@ async def _investigate(
     hooks: StepHooks,
     report: Report,
 ) -> RunEnd:
-    async with SessionPool(environment) as pool:
+    async with DiagnosisSessions(
+        environment, pool=_engine_pool(), tenant=run.tenant
+    ) as pool:
         await connect_servers(
             environment, pool, run.emit
         )  # the page's connecting phase
@@ -306,6 +311,13 @@ async def _investigate(
         hooks.set_report(report.to_dict())
         await run.db(_save, run, report)
         return RunEnd.DONE
+
+
+def _engine_pool() -> server_pool.ServerPool:
+    """This process's MCP session pool (made on first use), publishing its status."""
+    return server_pool.process_pool(
+        idle_seconds=settings.MCP_POOL_IDLE_SECONDS, publish=pool_status.publish
+    )
 
 
 def _replace(report: Report, new: Report, unavailable: Mapping[str, str]) -> None:

@@ -59,6 +59,24 @@ BREAKER = Gauge(
     ["server", "state"],
     multiprocess_mode="mostrecent",
 )
+POOL_SESSIONS = Gauge(
+    "agentops_mcp_pool_sessions",
+    "MCP sessions in the worker's pool, by server and state (starting, in_use, idle, dead).",
+    ["server", "state"],
+    multiprocess_mode="livesum",
+)
+POOL_BORROWS = Counter(
+    "agentops_mcp_pool_borrows",
+    "Sessions lent by the worker's pool, by server and result (hit: the session was up; "
+    "miss: the borrower waited for it to start or be replaced).",
+    ["server", "result"],
+)
+SERVER_START = Histogram(
+    "agentops_mcp_server_start_seconds",
+    "Time to start or connect an MCP server and list its tools, by server and transport.",
+    ["server", "transport"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)
 
 TASKS_FINISHED = Counter(
     "agentops_tasks_finished",
@@ -143,6 +161,33 @@ def circuit_breaker_seen(*, server: str, state: str) -> None:
     server_label = _label(server)
     for name in BREAKER_STATES:
         BREAKER.labels(server_label, name).set(1 if name == state else 0)
+
+
+def mcp_pool_sessions(counts: dict[tuple[str, str], int]) -> None:
+    """The pool's sessions by (server, state); a pair with 0 clears its series' value."""
+    try:
+        for (server, state), n in counts.items():
+            POOL_SESSIONS.labels(_label(server), _label(state)).set(n)
+    except Exception:
+        logger.debug("pool gauge not recorded", exc_info=True)
+
+
+def mcp_pool_lent(*, server: str, hit: bool) -> None:
+    """The pool lent a session: `hit` when it was up, else it was started for the borrower."""
+    try:
+        POOL_BORROWS.labels(_label(server), "hit" if hit else "miss").inc()
+    except Exception:
+        logger.debug("pool borrow not recorded", exc_info=True)
+
+
+def mcp_server_started(*, server: str, transport: str, seconds: float) -> None:
+    """An MCP server was started (stdio) or connected (HTTP) and listed in `seconds`."""
+    try:
+        SERVER_START.labels(_label(server), _label(transport)).observe(
+            max(seconds, 0.0)
+        )
+    except Exception:
+        logger.debug("server start not recorded", exc_info=True)
 
 
 def http_request_finished(

@@ -1,9 +1,10 @@
 """Figures of the operations page, read from the database for one tenant and one window: tool
 success and latency per server and tool, error layers, tasks by state, time to the first tool
-call, approvals waiting and the 'was this right?' verdicts."""
+call, approvals waiting and the 'was this right?' verdicts; and, now, the MCP sessions the
+workers' pools hold for the tenant's environments (diagnosis.observability.pool_status)."""
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db.models import (
@@ -20,7 +21,7 @@ from django.db.models import (
 )
 from django.utils import timezone
 
-from diagnosis import feedback
+from diagnosis import environments, feedback
 from diagnosis.models import (
     FAILED_SPAN_STATES,
     Approval,
@@ -30,6 +31,7 @@ from diagnosis.models import (
     Tenant,
     ToolCallSpan,
 )
+from diagnosis.observability import pool_status
 from diagnosis.states import TaskState
 
 WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1)}
@@ -164,6 +166,56 @@ def operations_figures(
         ).count(),
         feedback=feedback.feedback_counts(tenant=tenant, since=since),
     )
+
+
+@dataclass(frozen=True)
+class PooledServer:
+    """One MCP session a worker's pool holds (or is starting) for one of the tenant's servers."""
+
+    worker: str
+    environment: str
+    server: str
+    state: str  # starting, in_use, idle, dead
+    borrowers: int
+    in_flight: int
+    pid: int | None
+    started_at: datetime | None
+    start_ms: float | None
+    hits: int
+    misses: int
+    breaker: str
+
+
+def pooled_servers(*, tenant: Tenant) -> list[PooledServer]:
+    """The workers' pooled sessions of the environments `tenant` may use; a session keyed to
+    another tenant (one that carries credentials) is not shown."""
+    names = {e.name for e in environments.environments_for(tenant)}
+    out = []
+    for row in pool_status.pool_status(environments=names):
+        if row.get("tenant") not in ("", tenant.slug):
+            continue
+        started = row.get("started_at")
+        out.append(
+            PooledServer(
+                worker=str(row.get("worker", "")),
+                environment=str(row.get("environment", "")),
+                server=str(row.get("server", "")),
+                state=str(row.get("state", "")),
+                borrowers=int(row.get("borrowers") or 0),
+                in_flight=int(row.get("in_flight") or 0),
+                pid=row.get("pid") if isinstance(row.get("pid"), int) else None,
+                started_at=datetime.fromtimestamp(started, tz=UTC)
+                if isinstance(started, int | float)
+                else None,
+                start_ms=row.get("start_ms")
+                if isinstance(row.get("start_ms"), int | float)
+                else None,
+                hits=int(row.get("hits") or 0),
+                misses=int(row.get("misses") or 0),
+                breaker=str(row.get("breaker", "")),
+            )
+        )
+    return sorted(out, key=lambda p: (p.environment, p.server, p.worker))
 
 
 def _seconds(value: Any) -> float | None:

@@ -556,6 +556,7 @@ def operations(request: HttpRequest) -> HttpResponse:
     figures = ops.operations_figures(tenant=principal.tenant, window=window)
     context = {
         "figures": figures,
+        "pooled": ops.pooled_servers(tenant=principal.tenant),
         "windows": list(ops.WINDOWS),
         "success_chart": ops.bar_chart(
             [

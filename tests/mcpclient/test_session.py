@@ -402,6 +402,7 @@ async def test_notifications_are_kept_bounded_and_list_changed_drops_the_tool_ca
             None,
         ]
         assert client._tools.tools is None
+        assert client.tools_changed == 1  # what a pool compares its cached listing with
 
 
 async def test_the_server_going_away_fails_every_pending_call_at_once():
@@ -1105,3 +1106,28 @@ async def test_a_command_given_as_one_string_is_a_usage_error():
     with pytest.raises(mcpclient.UsageError, match="list"):
         async with mcpclient.connect(mcpclient.StdioServer(command="python -m server")):  # type: ignore[arg-type]
             pass
+
+
+async def test_ping_asks_ping_in_the_handshake_era_and_discover_at_2026():
+    def handler(end, message):
+        if message["method"] == "ping":
+            end.send(ok(message, {}))
+
+    async with session(handler) as (client, fake):
+        await client.ping(timeout=1.0)
+        assert [m["method"] for m in fake.sent("ping")] == ["ping"]
+        assert client.is_open
+    async with session(modern=True) as (client, fake):
+        before = len(fake.sent("server/discover"))
+        await client.ping(timeout=1.0)
+        assert len(fake.sent("server/discover")) == before + 1
+        assert fake.sent("ping") == []
+
+
+async def test_ping_unanswered_times_out_and_a_closed_session_is_not_open():
+    async with session(lambda end, message: None) as (client, _):
+        with pytest.raises(mcpclient.ResponseTimeout):
+            await client.ping(timeout=0.05)
+        assert client.is_open  # silence is not death: the caller decides
+        await client.aclose()
+        assert not client.is_open
