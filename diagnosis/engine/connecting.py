@@ -1,13 +1,17 @@
-"""The connecting phase (issue 19 item 5): each server of the environment is connected before the
-first round, and the page is told as each one starts and ends (`server_state` events).
+"""The connecting phase (issue 19 item 5): the page is told as each server of the environment
+starts and ends (`server_state` events).
 
-It drives the session pool through its public `get`, one server at a time concurrently, so
-`tool_catalog` afterwards only reads what is already connected or known to have failed.
+It drives the session pool through its public `get`, every server concurrently, in the
+background of the run (`announced`): the announcements never hold the first round back. The
+planner waits only for the catalogs this worker process does not know yet
+(DiagnosisSessions.tool_catalog), and a call waits only for its own server (issue 19 item 2).
 """
 
 import asyncio
+import contextlib
+import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from diagnosis.engine.sessions import ServerUnavailable
@@ -16,6 +20,8 @@ from diagnosis.payloads import Emit
 from diagnosis.registry import Environment
 
 ERROR_CHARS = 300
+
+logger = logging.getLogger(__name__)
 
 
 class _Connected(Protocol):
@@ -75,3 +81,25 @@ async def connect_servers(
     async with asyncio.TaskGroup() as group:
         for entry in environment.servers:
             group.create_task(one(entry.name, entry.transport))
+
+
+@contextlib.asynccontextmanager
+async def announced(
+    environment: Environment, pool: _Pool, emit: Emit[Awaitable[None]]
+) -> AsyncIterator[None]:
+    """Run `connect_servers` in the background of the block; stopped when the block ends.
+
+    An announcement that fails (its event could not be written) is logged, not raised: the
+    run's own writes say what went wrong with the database.
+    """
+    task = asyncio.create_task(connect_servers(environment, pool, emit))
+    try:
+        yield
+    finally:
+        task.cancel()  # no-op when it is over
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.warning("announcing the servers' states failed", exc_info=True)

@@ -35,7 +35,7 @@ from django.utils import timezone
 from diagnosis import db_retry, environments, lifecycle, plans, selectors, tracing
 from diagnosis.endings import RunEnd, StopReason
 from diagnosis.engine import agents, live, outcomes, planners, policy, server_pool
-from diagnosis.engine.connecting import connect_servers
+from diagnosis.engine.connecting import announced
 from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import DiagnosisSessions
 from diagnosis.engine.steering import steer
@@ -243,12 +243,10 @@ async def _investigate(
     hooks: StepHooks,
     report: Report,
 ) -> RunEnd:
-    async with DiagnosisSessions(
-        environment, pool=_engine_pool(), tenant=run.tenant
-    ) as pool:
-        await connect_servers(
-            environment, pool, run.emit
-        )  # the page's connecting phase
+    async with (
+        DiagnosisSessions(environment, pool=_engine_pool(), tenant=run.tenant) as pool,
+        announced(environment, pool, run.emit),  # the page's connecting phase
+    ):
         tools, unavailable = await pool.tool_catalog()
         # The budget is for calling: servers that waited their turn to start (a burst of
         # incidents) do not eat it. The task's own deadline still bounds the whole run.

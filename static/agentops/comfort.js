@@ -72,7 +72,12 @@
       }
       break;
     }
-    if (target) target.focus();
+    if (!target) return;
+    // A decided approval moves into a folded list: unfold it, so focus lands on what was decided.
+    for (let fold = target.closest("details:not([open])"); fold; fold = fold.parentElement.closest("details:not([open])")) {
+      fold.open = true;
+    }
+    target.focus();
   }
 
   document.addEventListener("htmx:beforeRequest", (event) => {
