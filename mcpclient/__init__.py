@@ -11,10 +11,19 @@ Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unkn
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
 
+from ._auth import (
+    AuthorizationCode,
+    ClientCredentials,
+    ClientInfo,
+    ClientMetadata,
+    OAuth,
+    Tokens,
+)
 from ._breaker import CircuitBreaker
 from ._connect import connect
 from ._exceptions import (
     AuthorizationError,
+    AuthorizationFlowError,
     CapabilityError,
     CircuitOpen,
     ConnectError,
@@ -65,12 +74,17 @@ __all__ = [
     "DEFAULT_INHERITED_ENV",
     "KNOWN_VERSIONS",
     "MODERN_VERSION",
+    "AuthorizationCode",
     "AuthorizationError",
+    "AuthorizationFlowError",
     "CallRecord",
     "CallToolResult",
     "CapabilityError",
     "CircuitBreaker",
     "CircuitOpen",
+    "ClientCredentials",
+    "ClientInfo",
+    "ClientMetadata",
     "ClientSession",
     "ConnectError",
     "ConnectionLost",
@@ -84,6 +98,7 @@ __all__ = [
     "MalformedResult",
     "McpError",
     "MessageTooLarge",
+    "OAuth",
     "OutputSchemaMismatch",
     "Prompt",
     "PromptArgument",
@@ -102,6 +117,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolExecutionError",
     "ToolValidationError",
+    "Tokens",
     "Transport",
     "TransportError",
     "UsageError",
