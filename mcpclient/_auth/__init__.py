@@ -9,7 +9,11 @@ state, iss), _tokens (token endpoint, client authentication), _provider (the htt
 them to 401/403 answers).
 """
 
-from ._authorization import PendingAuthorization, begin_authorization, complete_authorization
+from ._authorization import (
+    PendingAuthorization,
+    begin_authorization,
+    complete_authorization,
+)
 from ._discovery import (
     ResourceMetadata,
     ServerMetadata,

@@ -75,7 +75,9 @@ class OAuth(httpx.Auth):
         self._client: ClientInfo | None = None
         self._resource: str | None = tokens.resource if tokens else None
         self._lock = asyncio.Lock()
-        self.authorizations = 0  # grants obtained (not refreshes): for tests and diagnostics
+        self.authorizations = (
+            0  # grants obtained (not refreshes): for tests and diagnostics
+        )
 
     def __repr__(self) -> str:
         state = "no token" if self._tokens is None else repr(self._tokens)
@@ -173,9 +175,16 @@ class OAuth(httpx.Auth):
                 client = self._client or self._registered_client(server)
                 if client is None:
                     return False
-                form = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}
+                form = {
+                    "grant_type": "refresh_token",
+                    "refresh_token": tokens.refresh_token,
+                }
                 new = await request_tokens(
-                    http, server, client, form, resource=tokens.resource or self._resource
+                    http,
+                    server,
+                    client,
+                    form,
+                    resource=tokens.resource or self._resource,
                 )
             except AuthorizationFlowError as exc:
                 logger.info("refreshing the token failed: %s", exc.message)
@@ -225,7 +234,9 @@ class OAuth(httpx.Auth):
                     http, resource_metadata.authorization_servers[0]
                 )
                 resource = resource_metadata.resource
-            scopes = self._select_scopes(challenge, resource_metadata, server, step_up)
+            scopes = self._select_scopes(
+                challenge, resource_metadata, server, step_up=step_up
+            )
             tokens = await self._grant(http, server, resource, " ".join(scopes) or None)
         self._requested = scopes
         self._server, self._resource = server, resource
@@ -237,6 +248,7 @@ class OAuth(httpx.Auth):
         challenge: dict[str, str],
         resource_metadata: ResourceMetadata | None,
         server: ServerMetadata,
+        *,
         step_up: bool,
     ) -> list[str]:
         """The challenge's scope, else the PRM's scopes_supported, else ours; joined with those asked before."""
@@ -363,9 +375,12 @@ class AuthorizationCode(OAuth):
         challenge: dict[str, str],
         resource_metadata: ResourceMetadata | None,
         server: ServerMetadata,
+        *,
         step_up: bool,
     ) -> list[str]:
-        chosen = super()._select_scopes(challenge, resource_metadata, server, step_up)
+        chosen = super()._select_scopes(
+            challenge, resource_metadata, server, step_up=step_up
+        )
         if (
             self.offline_access
             and OFFLINE_ACCESS in (server.scopes_supported or ())
@@ -389,10 +404,16 @@ class AuthorizationCode(OAuth):
             )
         client = self._registrations.get(server.issuer)
         if client is None:
-            client = await obtain_client(http, server, self.metadata, self.pre_registered)
+            client = await obtain_client(
+                http, server, self.metadata, self.pre_registered
+            )
             self._registrations[server.issuer] = client
         pending = begin_authorization(
-            server, client, redirect_uri=self.redirect_uri, resource=resource, scope=scope
+            server,
+            client,
+            redirect_uri=self.redirect_uri,
+            resource=resource,
+            scope=scope,
         )
         callback = await self.user_agent(pending.url)
         self._client = client

@@ -49,7 +49,9 @@ class ClientMetadata:
             "client_name": self.client_name,
             "redirect_uris": list(self.redirect_uris),
             "grant_types": list(self.grant_types),
-            "response_types": ["code"] if "authorization_code" in self.grant_types else [],
+            "response_types": ["code"]
+            if "authorization_code" in self.grant_types
+            else [],
             "application_type": self.application_type,
         }
         if self.token_endpoint_auth_method is not None:
@@ -77,8 +79,13 @@ async def obtain_client(
             f" {server.issuer} as its authorization server: not presenting those credentials there",
             stage="registration",
         )
-    if metadata.metadata_url is not None and server.client_id_metadata_document_supported:
-        return ClientInfo(client_id=metadata.metadata_url, token_endpoint_auth_method="none")
+    if (
+        metadata.metadata_url is not None
+        and server.client_id_metadata_document_supported
+    ):
+        return ClientInfo(
+            client_id=metadata.metadata_url, token_endpoint_auth_method="none"
+        )
     if server.registration_endpoint is None:
         raise AuthorizationFlowError(
             f"{server.issuer or server.authorization_endpoint} supports neither client metadata"
@@ -101,7 +108,11 @@ async def obtain_client(
     except ValueError:
         data = None
     client_id = data.get("client_id") if isinstance(data, dict) else None
-    if response.status_code not in (200, 201) or not isinstance(data, dict) or not client_id:
+    if (
+        response.status_code not in (200, 201)
+        or not isinstance(data, dict)
+        or not client_id
+    ):
         error = data.get("error") if isinstance(data, dict) else None
         raise AuthorizationFlowError(
             f"registration at {server.registration_endpoint} failed: HTTP {response.status_code}"

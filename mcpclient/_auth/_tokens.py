@@ -97,9 +97,12 @@ def auth_method(client: ClientInfo, server: ServerMetadata) -> str:
     ):
         return client.token_endpoint_auth_method
     supported = server.token_endpoint_auth_methods_supported
-    if supported and "client_secret_basic" not in supported:
-        if "client_secret_post" in supported:
-            return "client_secret_post"
+    if (
+        supported
+        and "client_secret_basic" not in supported
+        and "client_secret_post" in supported
+    ):
+        return "client_secret_post"
     return "client_secret_basic"  # RFC 8414's default
 
 
@@ -117,7 +120,9 @@ def client_assertion(client: ClientInfo, audience: str) -> str:
         "jti": uuid.uuid4().hex,
     }
     try:
-        return jwt.encode(claims, client.private_key, algorithm=client.signing_algorithm)
+        return jwt.encode(
+            claims, client.private_key or "", algorithm=client.signing_algorithm
+        )
     except (ValueError, TypeError, jwt.PyJWTError) as exc:
         raise AuthorizationFlowError(
             f"cannot sign the client assertion with {client.signing_algorithm}: {type(exc).__name__}",

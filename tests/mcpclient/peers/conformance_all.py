@@ -21,7 +21,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("-j", type=int, default=3, help="runs at once")
     parser.add_argument("-k", default="", help="only scenarios containing this")
-    parser.add_argument("-v", action="store_true", help="print each failing run's output")
+    parser.add_argument(
+        "-v", action="store_true", help="print each failing run's output"
+    )
     args = parser.parse_args()
     runs = [run for run in listed_runs() if args.k in run[0]]
     passed = 0
@@ -34,7 +36,9 @@ def main() -> int:
                 index, (scenario, version, forced) = pending.pop(0)
                 out = Path(tmp) / str(index)
                 out.mkdir()
-                active.append((index, start(scenario, version, [], out, force=forced), out))
+                active.append(
+                    (index, start(scenario, version, [], out, force=forced), out)
+                )
             index, proc, out = active.pop(0)
             run = collect(proc, out)  # type: ignore[arg-type]
             problems = run.problems()

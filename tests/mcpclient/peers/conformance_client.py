@@ -22,7 +22,7 @@ import httpx
 # This checkout's mcpclient, not the one the venv was installed from (another worktree).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-import mcpclient  # noqa: E402
+import mcpclient
 
 # Scenarios whose servers serve tools/list only: their tools are called with every property given,
 # which exercises local validation (the refs in the schema), and the server's refusal is expected.
