@@ -98,7 +98,7 @@ def resource_matches(server_url: str, resource: str) -> bool:
     try:
         if origin(resource).lower() != origin(server_url).lower():
             return False
-    except (httpx.InvalidURL, UnicodeError):
+    except (httpx.InvalidURL, UnicodeError, ValueError):
         return False
     mine, theirs = _path(server_url), _path(resource)
     return mine == theirs or mine.startswith(theirs + "/")

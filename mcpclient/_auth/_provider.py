@@ -11,6 +11,7 @@ log line or message; ``on_tokens`` hands new ones to the caller's (secret) store
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import logging
@@ -47,7 +48,7 @@ def _scopes(value: str | None) -> list[str]:
     return [scope for scope in (value or "").split(" ") if scope]
 
 
-class OAuth(httpx.Auth):
+class OAuth(httpx.Auth, abc.ABC):
     """The parts every grant shares; use AuthorizationCode or ClientCredentials."""
 
     requires_response_body = False
@@ -72,7 +73,6 @@ class OAuth(httpx.Auth):
         self.timeout = timeout
         self._requested: list[str] = _scopes(tokens.scope if tokens else None)
         self._server: ServerMetadata | None = None
-        self._client: ClientInfo | None = None
         self._resource: str | None = tokens.resource if tokens else None
         self._lock = asyncio.Lock()
         self.authorizations = (
@@ -172,7 +172,7 @@ class OAuth(httpx.Auth):
                         if tokens.issuer
                         else await discover_legacy(http, server_url)
                     )
-                client = self._client or self._registered_client(server)
+                client = self._registered_client(server)
                 if client is None:
                     return False
                 form = {
@@ -193,13 +193,13 @@ class OAuth(httpx.Auth):
             new = Tokens(**{**new.to_dict(), "refresh_token": tokens.refresh_token})
         if new.scope is None and tokens.scope is not None:
             new = Tokens(**{**new.to_dict(), "scope": tokens.scope})
-        self._server, self._client = server, client
+        self._server = server
         self._store(new)
         return True
 
+    @abc.abstractmethod
     def _registered_client(self, server: ServerMetadata) -> ClientInfo | None:
         """A client usable with ``server`` without registering (pre-registered or cached)."""
-        return None
 
     async def _reauthorize(
         self, server_url: str, challenge: dict[str, str], sent: Tokens | None
@@ -264,6 +264,7 @@ class OAuth(httpx.Auth):
             chosen = list(dict.fromkeys([*self._requested, *chosen]))
         return chosen
 
+    @abc.abstractmethod
     async def _grant(
         self,
         http: httpx.AsyncClient,
@@ -271,7 +272,7 @@ class OAuth(httpx.Auth):
         resource: str,
         scope: str | None,
     ) -> Tokens:
-        raise NotImplementedError
+        """New tokens for ``resource`` from ``server`` by this grant."""
 
 
 class ClientCredentials(OAuth):
@@ -331,7 +332,6 @@ class ClientCredentials(OAuth):
         form = {"grant_type": "client_credentials"}
         if scope:
             form["scope"] = scope
-        self._client = client
         return await request_tokens(http, server, client, form, resource=resource)
 
 
@@ -416,5 +416,4 @@ class AuthorizationCode(OAuth):
             scope=scope,
         )
         callback = await self.user_agent(pending.url)
-        self._client = client
         return await complete_authorization(http, pending, callback)

@@ -17,10 +17,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 import mcpclient
-from mcpclient._auth import ServerMetadata, obtain_client
+from mcpclient._auth import ServerMetadata, begin_authorization, obtain_client
 from mcpclient._auth._discovery import (
     canonical_resource,
     resource_matches,
+    resource_metadata_urls,
     server_metadata_urls,
 )
 from mcpclient._auth._tokens import request_tokens
@@ -141,6 +142,14 @@ async def test_client_secret_post_and_public_clients():
         ({"registration": False}, "registration"),
         ({"registration_status": 400}, "registration"),
         ({"metadata": False}, "discovery"),
+        ({"prm_servers": []}, "discovery"),
+        ({"metadata_drop": ("token_endpoint",)}, "discovery"),
+        (
+            {"prm": False, "metadata_issuer": "https://attacker.example.com"},
+            "discovery",
+        ),
+        ({"omit_code": True}, "authorization"),
+        ({"raw": {"/register": (201, b"not json")}}, "registration"),
     ],
 )
 async def test_refusals_before_any_code_reaches_the_token_endpoint(change, stage):
@@ -207,7 +216,9 @@ async def test_step_up_stops_when_the_scopes_were_already_asked_for():
 
 
 async def test_offline_access_where_the_authorization_server_lists_it():
-    world = OAuthWorld(as_scopes=["mcp:read", "offline_access"], prm_scopes=["mcp:read"])
+    world = OAuthWorld(
+        as_scopes=["mcp:read", "offline_access"], prm_scopes=["mcp:read"]
+    )
     await run(world, code_auth())
     assert world.seen("authorize")[0]["scope"] == "mcp:read offline_access"
 
@@ -315,7 +326,9 @@ async def test_client_credentials_renewed_before_expiry_and_refused_grant():
     auth = mcpclient.ClientCredentials("svc", client_secret="pw", refresh_margin=60)
     await run(world, auth, calls=2)
     assert auth.authorizations >= 3
-    assert {form["grant_type"] for form in world.seen("token")} == {"client_credentials"}
+    assert {form["grant_type"] for form in world.seen("token")} == {
+        "client_credentials"
+    }
 
     world = OAuthWorld(clients={"svc": "pw"}, grant_types=["authorization_code"])
     with pytest.raises(mcpclient.AuthorizationFlowError):
@@ -333,7 +346,11 @@ async def test_client_credentials_renewed_before_expiry_and_refused_grant():
 @pytest.mark.parametrize(
     ("status", "body", "expected"),
     [
-        (400, {"error": "invalid_grant", "error_description": "expired code"}, "invalid_grant"),
+        (
+            400,
+            {"error": "invalid_grant", "error_description": "expired code"},
+            "invalid_grant",
+        ),
         (500, "not json", "HTTP 500"),
         (200, {"token_type": "Bearer"}, "without an access token"),
         (200, {"access_token": "at-x", "token_type": "DPoP"}, "only Bearer"),
@@ -429,4 +446,118 @@ def test_discovery_urls_and_resource_matching():
     assert resource_matches("https://h/a/mcp", "https://h/a")
     assert not resource_matches("https://h/ab", "https://h/a")
     assert not resource_matches("https://h/mcp", "https://other/mcp")
-    assert not resource_matches("https://h/mcp", "https://[bad")
+    assert not resource_matches("https://h/mcp", "http://a:abc/")
+    assert resource_metadata_urls("https://h", None) == [
+        "https://h/.well-known/oauth-protected-resource"
+    ]
+    server = ServerMetadata(
+        issuer=None,
+        authorization_endpoint="https://as/a?x=1",
+        token_endpoint="https://as/t",
+    )
+    pending = begin_authorization(
+        server,
+        mcpclient.ClientInfo("c"),
+        redirect_uri=REDIRECT,
+        resource=None,
+        scope=None,
+    )
+    assert pending.url.startswith("https://as/a?x=1&response_type=code")
+    assert "resource=" not in pending.url
+    assert pending.code_verifier not in repr(pending)
+
+
+async def test_a_token_still_refused_after_a_new_grant_or_a_plain_403_is_reported():
+    world = OAuthWorld(reject_tokens=True)
+    with pytest.raises(mcpclient.AuthorizationError) as caught:
+        await run(world, code_auth())
+    assert caught.value.status == 401
+    assert len(world.seen("authorize")) == 1
+
+    world = OAuthWorld(forbid={"tools/call"})
+    with pytest.raises(mcpclient.AuthorizationError) as caught:
+        await run(world, code_auth())
+    assert caught.value.status == 403
+    assert len(world.seen("authorize")) == 1
+
+
+async def test_unusable_metadata_documents_are_skipped():
+    prm = "/.well-known/oauth-protected-resource/mcp"
+    for body in (b"x" * 300_000, b"not json", b"[1]"):
+        world = OAuthWorld(raw={prm: (200, body)})
+        await run(world, code_auth())
+        assert len(world.seen("token")) == 1  # found through the 2025-03-26 fallback
+
+
+async def test_injected_http_client_registration_method_and_refresh_keeping_the_old_token():
+    async with httpx.AsyncClient() as http:
+        world = OAuthWorld(
+            expires_in=30,
+            rotate_refresh=False,
+            prm_scopes=["mcp:read"],
+            registered_method="client_secret_post",
+        )
+        auth = code_auth(
+            http_client=http,
+            refresh_margin=60,
+            metadata=mcpclient.ClientMetadata(
+                redirect_uris=(REDIRECT,),
+                token_endpoint_auth_method="client_secret_post",
+            ),
+        )
+        first_refresh = None
+        async with scripted_server(world) as server:
+            world.base = server.url.removesuffix("/mcp")
+            spec = mcpclient.HttpServer(url=server.url, auth=auth)
+            async with mcpclient.connect(spec, protocol_version="2025-11-25") as client:
+                first_refresh = auth.tokens.refresh_token
+                await asyncio.gather(*(client.list_tools() for _ in range(3)))
+        assert auth.tokens.refresh_token == first_refresh
+        assert auth.tokens.scope == "mcp:read"
+        assert (
+            world.seen("register")[0]["token_endpoint_auth_method"]
+            == "client_secret_post"
+        )
+        assert set(world.seen("client_auth")) == {"client_secret_post"}
+
+
+async def test_stored_tokens_without_a_client_and_client_credentials_refresh():
+    world = OAuthWorld(clients={"svc": "pw"})
+    async with scripted_server(world) as server:
+        world.base = server.url.removesuffix("/mcp")
+        expiring = mcpclient.Tokens(
+            access_token="gone",
+            refresh_token="rt-x",
+            expires_at=time.time(),
+            issuer=world.issuer,
+        )
+        lost = code_auth(user_agent=None, tokens=expiring)
+        with pytest.raises(mcpclient.AuthorizationFlowError):
+            await session(world, lost)
+        assert world.seen("token") == []  # no client to refresh with
+
+        creds = mcpclient.ClientCredentials("svc", client_secret="pw")
+        await session(world, creds)
+        renewing = mcpclient.ClientCredentials(
+            "svc",
+            client_secret="pw",
+            refresh_margin=60,
+            tokens=mcpclient.Tokens(
+                **{**creds.tokens.to_dict(), "expires_at": time.time() + 5}
+            ),
+        )
+        await session(world, renewing)
+        assert "refresh_token" in [
+            form.get("grant_type") for form in world.seen("token")
+        ]
+
+
+async def test_token_answers_that_are_not_json():
+    for status, body, expected in (
+        (500, b"<html>down</html>", "HTTP 500"),
+        (200, b"nope", "without an access token"),
+    ):
+        world = OAuthWorld(raw={"/token": (status, body)})
+        with pytest.raises(mcpclient.AuthorizationFlowError) as caught:
+            await run(world, code_auth())
+        assert expected in str(caught.value)

@@ -9,7 +9,6 @@ client configures mcpclient's OAuth (the suite plays the authorization server; i
 
 from __future__ import annotations
 
-import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,6 +17,7 @@ from .peers.conformance import FORCED_VERSION, Run, collect, start
 from .peers.conformance_client import REFUSALS
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
 # run id -> (scenario, --spec-version, driver flags)

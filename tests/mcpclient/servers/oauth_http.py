@@ -42,7 +42,9 @@ class OAuthWorld:
     metadata_issuer: str | None = None  # override the issuer in it
     oidc: bool = False  # serve it at openid-configuration instead
     as_scopes: list[str] | None = None
-    auth_methods: list[str] = field(default_factory=lambda: ["client_secret_basic", "none"])
+    auth_methods: list[str] = field(
+        default_factory=lambda: ["client_secret_basic", "none"]
+    )
     grant_types: list[str] | None = None
     challenge_methods: list[str] | None = field(default_factory=lambda: ["S256"])
     cimd: bool = False
@@ -57,6 +59,19 @@ class OAuthWorld:
     refresh_tokens: bool = True
     refresh_fails: bool = False
     grant_only: list[str] | None = None  # issue only these of the scopes asked for
+    rotate_refresh: bool = (
+        True  # a refresh answer with a new refresh token (and the scope)
+    )
+    reject_tokens: bool = False  # /mcp refuses every token
+    forbid: set[str] = field(
+        default_factory=set
+    )  # methods answered 403 without insufficient_scope
+    prm_servers: list[str] | None = None  # override authorization_servers
+    metadata_drop: tuple[str, ...] = ()  # fields left out of the AS metadata
+    raw: dict[str, tuple[int, bytes]] = field(
+        default_factory=dict
+    )  # path -> raw answer
+    omit_code: bool = False
     token_status: int = 200
     token_body: Any = None  # replaces the token answer when set
     registration_status: int = 201
@@ -114,6 +129,8 @@ class OAuthWorld:
             document["grant_types_supported"] = self.grant_types
         if self.cimd:
             document["client_id_metadata_document_supported"] = True
+        for name in self.metadata_drop:
+            document.pop(name, None)
         return document
 
     # -- the handler -------------------------------------------------------------------------------
@@ -121,10 +138,17 @@ class OAuthWorld:
     async def __call__(self, request: Request) -> Reply:
         path = request.path.split("?", 1)[0]
         self.log.append(("path", path))
+        if path in self.raw:
+            status, body = self.raw[path]
+            if path.endswith("/token"):
+                self.log.append(("token", {}))
+            return Reply(status, {"content-type": "application/json"}, [body])
         if path == "/.well-known/oauth-protected-resource/mcp" and self.prm:
             document: dict[str, Any] = {
                 "resource": self.prm_resource or self.mcp_url,
-                "authorization_servers": [self.issuer],
+                "authorization_servers": [self.issuer]
+                if self.prm_servers is None
+                else self.prm_servers,
             }
             if self.prm_scopes is not None:
                 document["scopes_supported"] = self.prm_scopes
@@ -155,7 +179,7 @@ class OAuthWorld:
         }
         if self.authorize_error:
             params.update(error=self.authorize_error, error_description="no")
-        else:
+        elif not self.omit_code:
             code = secrets.token_urlsafe(8)
             self.codes[code] = query
             params["code"] = code
@@ -163,7 +187,9 @@ class OAuthWorld:
             params["iss"] = self.issuer
         elif self.iss_mode == "wrong":
             params["iss"] = "https://evil.example.com"
-        return Reply(302, {"location": f"{redirect}?{urlencode(params)}", "content-length": "0"})
+        return Reply(
+            302, {"location": f"{redirect}?{urlencode(params)}", "content-length": "0"}
+        )
 
     def _client_auth(self, request: Request, form: dict[str, str]) -> str | None:
         """The authenticated client id (None: refused)."""
@@ -189,12 +215,20 @@ class OAuthWorld:
         if "client_secret" in form:
             self.log.append(("client_auth", "client_secret_post"))
             client_id = form.get("client_id", "")
-            return client_id if self.clients.get(client_id) == form["client_secret"] else None
+            return (
+                client_id
+                if self.clients.get(client_id) == form["client_secret"]
+                else None
+            )
         self.log.append(("client_auth", "none"))
         client_id = form.get("client_id", "")
         if client_id.startswith("https://"):
             return client_id  # a metadata document URL
-        return client_id if client_id in self.clients and self.clients[client_id] is None else None
+        return (
+            client_id
+            if client_id in self.clients and self.clients[client_id] is None
+            else None
+        )
 
     def _issue(self, client_id: str, scopes: list[str]) -> Reply:
         if self.grant_only is not None:
@@ -239,12 +273,20 @@ class OAuthWorld:
                 .decode()
             )
             if challenge != query.get("code_challenge"):
-                return json_reply({"error": "invalid_grant", "error_description": "pkce"}, 400)
+                return json_reply(
+                    {"error": "invalid_grant", "error_description": "pkce"}, 400
+                )
             return self._issue(client_id, query.get("scope", "").split())
         if grant == "refresh_token":
             issued = self.refresh.get(form.get("refresh_token", ""))
             if issued is None or self.refresh_fails:
                 return json_reply({"error": "invalid_grant"}, 400)
+            if not self.rotate_refresh:
+                token = "at-" + secrets.token_urlsafe(12)
+                self.tokens[token] = Issued(
+                    issued.scopes, time.time() + 3600, client_id
+                )
+                return json_reply({"access_token": token, "token_type": "bearer"})
             return self._issue(client_id, issued.scopes)
         if grant == "client_credentials":
             return self._issue(client_id, form.get("scope", "").split())
@@ -254,7 +296,9 @@ class OAuthWorld:
         body = request.json()
         self.log.append(("register", body))
         if self.registration_status not in (200, 201):
-            return json_reply({"error": "invalid_client_metadata"}, self.registration_status)
+            return json_reply(
+                {"error": "invalid_client_metadata"}, self.registration_status
+            )
         client_id = "dcr-" + secrets.token_urlsafe(6)
         secret = secrets.token_urlsafe(8) if self.registered_secret else None
         self.clients[client_id] = secret
@@ -274,8 +318,14 @@ class OAuthWorld:
         token = header[7:] if header.startswith("Bearer ") else None
         self.log.append(("mcp", (method, token)))
         issued = self.tokens.get(token or "")
-        if issued is None or issued.expires_at < time.time():
+        if issued is None or issued.expires_at < time.time() or self.reject_tokens:
             return self._challenge(401, self.www_scope, "invalid_token")
+        if method in self.forbid:
+            return json_reply(
+                {"error": "forbidden"},
+                403,
+                {"www-authenticate": 'Bearer error="forbidden"'},
+            )
         needed = self.required.get(method, [])
         if not all(scope in issued.scopes for scope in needed):
             return self._challenge(403, " ".join(needed), "insufficient_scope")
@@ -294,7 +344,11 @@ class OAuthWorld:
             result = {"content": [{"type": "text", "text": issued.client_id}]}
         else:
             return json_reply(
-                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}}
+                {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "error": {"code": -32601, "message": "no"},
+                }
             )
         return json_reply({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
