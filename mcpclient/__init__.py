@@ -7,6 +7,10 @@
         result = await client.call_tool("echo", {"text": "hi"}, timeout=5.0, on_progress=print)
         result.raise_for_error()
 
+A server behind an identity provider: ``HttpServer(url, auth=mcpclient.ClientCredentials(client_id,
+client_secret=...))`` for a service account, or ``mcpclient.AuthorizationCode(...)`` with a user agent
+or stored tokens; 401/403 challenges are answered as the MCP authorization spec describes (_auth/).
+
 Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
