@@ -75,6 +75,7 @@ class OAuth(httpx.Auth, abc.ABC):
         self._server: ServerMetadata | None = None
         self._resource: str | None = tokens.resource if tokens else None
         self._lock = asyncio.Lock()
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
         self.authorizations = (
             0  # grants obtained (not refreshes): for tests and diagnostics
         )
@@ -86,6 +87,13 @@ class OAuth(httpx.Auth, abc.ABC):
     @property
     def tokens(self) -> Tokens | None:
         return self._tokens
+
+    def _loop_lock(self) -> asyncio.Lock:
+        """The lock for this event loop (a worker may use one provider from successive loops)."""
+        loop = asyncio.get_running_loop()
+        if self._lock_loop is not loop:
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        return self._lock
 
     # -- the httpx hook -------------------------------------------------------------------------
 
@@ -148,7 +156,7 @@ class OAuth(httpx.Auth, abc.ABC):
         tokens = self._tokens
         if tokens is None or not tokens.expires_within(self.refresh_margin):
             return tokens
-        async with self._lock:
+        async with self._loop_lock():
             if self._tokens is not tokens:
                 return self._tokens
             if not await self._refresh(server_url, tokens):
@@ -204,7 +212,7 @@ class OAuth(httpx.Auth, abc.ABC):
     async def _reauthorize(
         self, server_url: str, challenge: dict[str, str], sent: Tokens | None
     ) -> None:
-        async with self._lock:
+        async with self._loop_lock():
             if self._tokens is not None and self._tokens is not sent:
                 return  # another request already got a new token
             if sent is not None and await self._refresh(server_url, sent):
@@ -214,7 +222,7 @@ class OAuth(httpx.Auth, abc.ABC):
     async def _step_up(
         self, server_url: str, challenge: dict[str, str], sent: Tokens | None
     ) -> None:
-        async with self._lock:
+        async with self._loop_lock():
             if self._tokens is not None and self._tokens is not sent:
                 return
             await self._authorize(server_url, challenge, step_up=True)

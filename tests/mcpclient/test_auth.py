@@ -561,3 +561,25 @@ async def test_token_answers_that_are_not_json():
         with pytest.raises(mcpclient.AuthorizationFlowError) as caught:
             await run(world, code_auth())
         assert expected in str(caught.value)
+
+
+def test_one_provider_in_successive_event_loops():
+    """A worker may run each job in its own loop; the provider's lock follows the loop (a lock
+    bound to the first loop would fail the second loop's waiting requests)."""
+    world = OAuthWorld(clients={"svc": "pw"})
+    auth = mcpclient.ClientCredentials("svc", client_secret="pw")
+
+    async def refused_together() -> None:
+        async with scripted_server(world) as server:
+            world.base = server.url.removesuffix("/mcp")
+            spec = mcpclient.HttpServer(url=server.url, auth=auth)
+            async with mcpclient.connect(spec, protocol_version="2025-11-25") as client:
+                world.tokens.clear()
+                await asyncio.gather(*(client.list_tools() for _ in range(3)))
+
+    counts = []
+    for _ in range(2):
+        asyncio.run(refused_together())
+        counts.append(auth.authorizations)
+    assert counts[0] >= 1
+    assert counts[1] == counts[0] + 1  # the three refused requests shared one new grant
