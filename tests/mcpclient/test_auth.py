@@ -583,3 +583,37 @@ def test_one_provider_in_successive_event_loops():
         counts.append(auth.authorizations)
     assert counts[0] >= 1
     assert counts[1] == counts[0] + 1  # the three refused requests shared one new grant
+
+
+async def test_no_token_or_secret_in_logs_records_or_errors(caplog):
+    """Everything an authorized session logs at DEBUG (ours, httpx, httpcore), every call record,
+    and the errors of a refused step-up: none holds a token, a code or a secret."""
+    world = OAuthWorld(
+        expires_in=30,
+        prm_scopes=["mcp:read"],
+        required={"tools/call": ["mcp:admin"]},
+        grant_only=["mcp:read"],
+    )
+    records: list[mcpclient.CallRecord] = []
+    auth = code_auth(refresh_margin=60)
+    errors: list[str] = []
+    with caplog.at_level(logging.DEBUG):
+        async with scripted_server(world) as server:
+            world.base = server.url.removesuffix("/mcp")
+            spec = mcpclient.HttpServer(url=server.url, auth=auth)
+            async with mcpclient.connect(
+                spec, protocol_version="2025-11-25", observer=records.append
+            ) as client:
+                await client.list_tools()
+                with pytest.raises(mcpclient.AuthorizationError) as caught:
+                    await client.call_tool("whoami", {})
+                errors.append(repr(caught.value) + str(caught.value))
+    codes = world.seen("code")
+    assert codes
+    # (The code challenge is public: it travels in the authorization URL.)
+    secrets = [*secrets_of(world), *codes]
+    assert len(world.seen("token")) >= 3  # a grant, refreshes, a step-up grant
+    text = caplog.text + "".join(map(repr, records)) + "".join(errors) + repr(auth)
+    assert "HTTP Request" in caplog.text  # httpx did log at DEBUG/INFO
+    for secret in secrets:
+        assert secret not in text

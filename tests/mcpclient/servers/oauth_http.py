@@ -182,6 +182,7 @@ class OAuthWorld:
         elif not self.omit_code:
             code = secrets.token_urlsafe(8)
             self.codes[code] = query
+            self.log.append(("code", code))
             params["code"] = code
         if self.iss_mode == "correct":
             params["iss"] = self.issuer
