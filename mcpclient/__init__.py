@@ -7,14 +7,27 @@
         result = await client.call_tool("echo", {"text": "hi"}, timeout=5.0, on_progress=print)
         result.raise_for_error()
 
+A server behind an identity provider: ``HttpServer(url, auth=mcpclient.ClientCredentials(client_id,
+client_secret=...))`` for a service account, or ``mcpclient.AuthorizationCode(...)`` with a user agent
+or stored tokens; 401/403 challenges are answered as the MCP authorization spec describes (_auth/).
+
 Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
 
+from ._auth import (
+    AuthorizationCode,
+    ClientCredentials,
+    ClientInfo,
+    ClientMetadata,
+    OAuth,
+    Tokens,
+)
 from ._breaker import CircuitBreaker
 from ._connect import connect
 from ._exceptions import (
     AuthorizationError,
+    AuthorizationFlowError,
     CapabilityError,
     CircuitOpen,
     ConnectError,
@@ -65,12 +78,17 @@ __all__ = [
     "DEFAULT_INHERITED_ENV",
     "KNOWN_VERSIONS",
     "MODERN_VERSION",
+    "AuthorizationCode",
     "AuthorizationError",
+    "AuthorizationFlowError",
     "CallRecord",
     "CallToolResult",
     "CapabilityError",
     "CircuitBreaker",
     "CircuitOpen",
+    "ClientCredentials",
+    "ClientInfo",
+    "ClientMetadata",
     "ClientSession",
     "ConnectError",
     "ConnectionLost",
@@ -84,6 +102,7 @@ __all__ = [
     "MalformedResult",
     "McpError",
     "MessageTooLarge",
+    "OAuth",
     "OutputSchemaMismatch",
     "Prompt",
     "PromptArgument",
@@ -98,6 +117,7 @@ __all__ = [
     "RetryPolicy",
     "SessionExpired",
     "StdioServer",
+    "Tokens",
     "Tool",
     "ToolAnnotations",
     "ToolExecutionError",

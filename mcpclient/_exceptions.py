@@ -10,6 +10,7 @@
     │       ├── RateLimited           429, .retry_after          retryable
     │       └── SessionExpired        404 for our Mcp-Session-Id (re-initialize)
     ├── AuthorizationError            authorization  401/403, .www_authenticate, .challenge
+    │   └── AuthorizationFlowError    getting a token failed, .stage, .error
     ├── ProtocolError                 protocol
     │   ├── JsonRpcError              .code .message .data (layer capability for -32021)
     │   ├── MalformedMessage          the peer wrote something that is not JSON-RPC
@@ -180,6 +181,26 @@ class AuthorizationError(McpError):
         self.body = body
         self.www_authenticate = www_authenticate
         self.challenge = parse_challenge(www_authenticate)
+
+
+class AuthorizationFlowError(AuthorizationError):
+    """Getting a token failed: ``stage`` is discovery, registration, authorization or token.
+
+    The message names the step and what the server said (``error``, its description); never a token,
+    a code or a client secret.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stage: str,
+        status: int = 401,
+        error: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
+        self.stage = stage
+        self.error = error
 
 
 def parse_challenge(header: str | None) -> dict[str, str]:

@@ -82,7 +82,11 @@ def child_environment(server: StdioServer, parent: Mapping[str, str]) -> dict[st
 
 @dataclass(frozen=True, slots=True)
 class HttpServer:
-    """A Streamable HTTP endpoint (2025-03-26 and later); ``http_client`` may be injected."""
+    """A Streamable HTTP endpoint (2025-03-26 and later); ``http_client`` may be injected.
+
+    ``auth`` (an httpx.Auth, usually mcpclient.ClientCredentials or AuthorizationCode) authorizes
+    every request to it, as the MCP authorization spec describes.
+    """
 
     url: str
     headers: Mapping[str, str] | None = None
@@ -90,6 +94,7 @@ class HttpServer:
     http_client: httpx.AsyncClient | None = field(default=None, compare=False)
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     resume_attempts: int = 2
+    auth: httpx.Auth | None = field(default=None, compare=False, repr=False)
 
     @property
     def display_name(self) -> str:

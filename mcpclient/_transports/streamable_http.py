@@ -268,6 +268,11 @@ class StreamableHttpTransport:
         self._owns_client = server.http_client is None
         self._max = server.max_message_size
         self._user_headers = dict(server.headers or {})
+        # OAuth (mcpclient.ClientCredentials, AuthorizationCode): every request goes through httpx's
+        # auth flow, which answers 401/403 challenges and retries.
+        self._auth: dict[str, Any] = (
+            {"auth": server.auth} if server.auth is not None else {}
+        )
         self._deliver: Deliver | None = None
         self._headers: dict[str, str] = {}
         self._post_headers: httpx.Headers | None = None
@@ -366,14 +371,16 @@ class StreamableHttpTransport:
         had_session = "mcp-session-id" in self._headers
         data = _jsonrpc.encode(message)
         with map_httpx_errors(name=self.name):
-            if client.cookies:  # the jar adds a Cookie header: let httpx do it all
+            if (
+                client.cookies or self._auth
+            ):  # a Cookie header, an auth flow: let httpx do it all
                 request = client.build_request(
                     "POST",
                     self.url,
                     content=data,
                     headers={**self._headers, **extra} if extra else self._headers,
                 )
-                response = await client.send(request, stream=True)
+                response = await client.send(request, stream=True, **self._auth)
             else:
                 # build_request re-parses the URL and re-merges headers on every call; this is the
                 # same request from what start() and _post_headers_for worked out once.
@@ -516,7 +523,7 @@ class StreamableHttpTransport:
             client = self._client
             assert client is not None
             request = client.build_request("GET", self.url, headers=headers)
-            resumed = await client.send(request, stream=True)
+            resumed = await client.send(request, stream=True, **self._auth)
             try:
                 if resumed.status_code != 200:
                     body = await read_prefix(resumed, _ERROR_BODY_LIMIT)
@@ -598,6 +605,7 @@ class StreamableHttpTransport:
                             for k, v in self._headers.items()
                             if k != "content-type"
                         },
+                        **self._auth,
                     )
             self.session_id = None
         if self._owns_client:

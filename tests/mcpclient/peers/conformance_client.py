@@ -14,7 +14,13 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
+
+import httpx
+
+# This checkout's mcpclient, not the one the venv was installed from (another worktree).
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import mcpclient
 
@@ -45,14 +51,89 @@ def _sample(schema: Any) -> Any:
     return "x"
 
 
+# The client id the suite's authorization servers accept as a Client ID Metadata Document URL.
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+REDIRECT_URI = "http://localhost:3000/callback"
+# Auth scenarios where a conformant client must refuse to go on: the refusal is the expected outcome.
+REFUSALS = {
+    "auth/resource-mismatch": "discovery",
+    "auth/iss-supported-missing": "authorization",
+    "auth/iss-wrong-issuer": "authorization",
+    "auth/iss-unexpected": "authorization",
+    "auth/iss-normalized": "authorization",
+    "auth/metadata-issuer-mismatch": "discovery",
+    "auth/scope-retry-limit": None,  # the server never grants the scope: a 403 after one step
+}
+
+
+async def headless_user_agent(url: str) -> str:
+    """The suite's authorization endpoints consent at once: GET the URL and return its redirect."""
+    async with httpx.AsyncClient(follow_redirects=False, timeout=30.0) as http:
+        response = await http.get(url)
+    location = response.headers.get("location")
+    if response.status_code not in (301, 302, 303, 307) or not location:
+        raise mcpclient.AuthorizationFlowError(
+            f"the authorization endpoint answered HTTP {response.status_code} without a redirect",
+            stage="authorization",
+        )
+    return location
+
+
+def auth_for(scenario: str, context: dict[str, Any]) -> httpx.Auth | None:
+    """What an application would configure for this server: client credentials for a service
+    account, else the authorization-code grant (pre-registered when given an id, else a metadata
+    document URL, else dynamic registration)."""
+    if not scenario.startswith("auth/"):
+        return None
+    if scenario.startswith("auth/client-credentials"):
+        return mcpclient.ClientCredentials(
+            context["client_id"],
+            client_secret=context.get("client_secret"),
+            private_key=context.get("private_key_pem"),
+            signing_algorithm=context.get("signing_algorithm") or "ES256",
+        )
+    client = None
+    if "client_id" in context:
+        client = mcpclient.ClientInfo(
+            client_id=context["client_id"], client_secret=context.get("client_secret")
+        )
+    return mcpclient.AuthorizationCode(
+        redirect_uri=REDIRECT_URI,
+        user_agent=headless_user_agent,
+        client=client,
+        metadata=mcpclient.ClientMetadata(
+            client_name="agentops-conformance",
+            redirect_uris=(REDIRECT_URI,),
+            metadata_url=CIMD_URL,
+        ),
+    )
+
+
 class Driver:
-    def __init__(self) -> None:
+    def __init__(self, scenario: str = "") -> None:
         self.failed = 0
+        self.scenario = scenario
+        self.refused = False
+
+    def expected_refusal(self, exc: mcpclient.McpError) -> bool:
+        """True (and printed) when ``exc`` is the refusal this scenario expects of a conformant client."""
+        if self.scenario not in REFUSALS or not isinstance(
+            exc, mcpclient.AuthorizationError
+        ):
+            return False
+        stage = REFUSALS[self.scenario]
+        if stage is not None and getattr(exc, "stage", None) != stage:
+            return False
+        self.refused = True
+        print(f"ok   refused as expected: {type(exc).__name__} {exc}", flush=True)
+        return True
 
     async def step(self, label: str, awaitable: Any) -> Any:
         try:
             value = await awaitable
         except mcpclient.McpError as exc:
+            if self.expected_refusal(exc):
+                return None
             self.failed += 1
             print(
                 f"FAIL {label}: {type(exc).__name__} [layer={exc.layer}] {exc}",
@@ -74,7 +155,7 @@ class Driver:
         print(
             f"scenario={scenario!r} version={version or 'auto'} url={url}", flush=True
         )
-        server = mcpclient.HttpServer(url=url)
+        server = mcpclient.HttpServer(url=url, auth=auth_for(scenario, context))
         try:
             async with mcpclient.connect(
                 server, protocol_version=version, timeout=30.0, validate=validate
@@ -84,11 +165,15 @@ class Driver:
                 )
                 await self.exercise(client, scenario, context)
         except mcpclient.McpError as exc:
+            if not self.expected_refusal(exc):
+                self.failed += 1
+                print(
+                    f"FAIL connect: {type(exc).__name__} [layer={exc.layer}] {exc}",
+                    flush=True,
+                )
+        if scenario in REFUSALS and not self.refused:
             self.failed += 1
-            print(
-                f"FAIL connect: {type(exc).__name__} [layer={exc.layer}] {exc}",
-                flush=True,
-            )
+            print("FAIL expected the client to refuse, and it went on", flush=True)
         return 1 if self.failed else 0
 
     async def exercise(
@@ -168,7 +253,9 @@ def main() -> None:
     validate = "--no-validate" not in sys.argv[1:-1]
     sys.exit(
         asyncio.run(
-            Driver().run(sys.argv[-1], scenario, version, context, validate=validate)
+            Driver(scenario).run(
+                sys.argv[-1], scenario, version, context, validate=validate
+            )
         )
     )
 
