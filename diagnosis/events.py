@@ -24,6 +24,13 @@ class EventKind(models.TextChoices):
     TASK_TIMED_OUT = "task_timed_out"
     # An alert group of the incident repeated, was acknowledged or resolved (diagnosis.intake).
     ALERT_RECEIVED = "alert_received"
+    # The people running the incident (diagnosis.coordination), on its latest task.
+    INCIDENT_STATUS_CHANGED = "incident_status_changed"
+    INCIDENT_SEVERITY_CHANGED = "incident_severity_changed"
+    INCIDENT_OWNER_CHANGED = "incident_owner_changed"
+    INCIDENT_NOTE_ADDED = "incident_note_added"
+    # 'Was this right?' answered or changed (diagnosis.feedback).
+    FEEDBACK_GIVEN = "feedback_given"
 
 
 # Events that end a task: the SSE stream closes after sending one.

@@ -8,7 +8,11 @@ transactions can each hold one the other waits for:
 2. the tenant's alert rows: its AlertIntakeWindow rows, then the AlertGroup, FOR UPDATE;
 3. the task row: FOR UPDATE in lifecycle.diagnosis_event_append and approvals, the
    compare-and-swap UPDATE in lifecycle.diagnosis_transition;
-4. rows of the task, written after it: its events, spans, approvals.
+4. rows of the task, written after it: its events, spans, approvals, webhook deliveries.
+
+Incident coordination (diagnosis.coordination) UPDATEs the incident row (a compare-and-swap,
+FOR NO KEY UPDATE, which the foreign-key checks' FOR KEY SHARE does not wait for) before it
+takes step 3.
 
 Parent rows (tenant, incident, user) are never locked FOR UPDATE: PostgreSQL's foreign-key
 checks take FOR KEY SHARE on them behind the writer's back, after it already holds rows of

@@ -43,6 +43,7 @@ from diagnosis.models import ApprovalStatus, DiagnosisTask, Incident, Role, Seve
 from diagnosis.pages import (
     alert_panel,
     incident_browse,
+    incident_panels,
     investigation,
     share,
     trace_view,
@@ -90,6 +91,8 @@ def _investigation_context(
         "can_rerun": principal.has_scope("incidents:write"),
         "can_give_feedback": principal.has_scope("incidents:write"),
         "alert_groups": alert_panel.alert_panel(incident=incident),
+        # The coordination panel and the timeline (diagnosis.pages.incident_panels).
+        **incident_panels.coordination_context(principal=principal, incident=incident),
     }
     if task is None:
         return context
