@@ -58,6 +58,7 @@ from diagnosis.pages.forms import (
 )
 from diagnosis.principals import ACTIVE_TENANT_KEY, Principal, principal_from_user
 from diagnosis.states import TERMINAL, TaskState
+from diagnosis.webhooks import delivery_log
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -536,6 +537,7 @@ def operations(request: HttpRequest) -> HttpResponse:
         "feedback_chart": ops.bar_chart(
             [(verdict, float(n), str(n)) for verdict, n in figures.feedback.items()]
         ),
+        "deliveries": delivery_log.delivery_log(tenant=principal.tenant),
     }
     return render(request, "diagnosis/operations.html", context)
 

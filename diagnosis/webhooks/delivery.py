@@ -38,11 +38,18 @@ def backoff(attempts: int) -> float:
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
-    """(status code, error) of one POST; the error names no URL."""
+    """(status code, error) of one POST; the error names no URL.
+
+    Through the transport, not a Client: httpx's Client logs every request's full URL at
+    INFO, and a Slack webhook URL is a credential. Redirects are not followed.
+    """
     try:
-        with httpx.Client(timeout=TIMEOUT_S, follow_redirects=False) as client:
-            response = client.post(url, content=body, headers=headers)
-    except httpx.HTTPError as exc:
+        request = httpx.Request("POST", url, content=body, headers=headers)
+        request.extensions["timeout"] = httpx.Timeout(TIMEOUT_S).as_dict()
+        with httpx.HTTPTransport() as transport:
+            response = transport.handle_request(request)
+            response.close()
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         return None, type(exc).__name__
     if 200 <= response.status_code < 300:
         return response.status_code, ""
