@@ -168,7 +168,7 @@ def test_an_approval_waiting_notifies_and_a_target_gets_only_what_it_asked_for(
     targets.webhook_target_create(
         tenant=tenant, name="approvers", url=receiver.url, notices=["approval_waiting"]
     )
-    task, approval = factories.make_approval(tenant)
+    _task, approval = factories.make_approval(tenant)
     _incident, other = factories.make_incident(tenant)
     _finish(other)
 
