@@ -385,6 +385,8 @@ def test_parts_carry_the_seq_they_reflect_and_are_tenant_scoped(
         "verdict",
         "feedback",
         "artifact-links",
+        "coordination",
+        "timeline",
     )
     for part in parts:
         assert f'id="{part}"' in body
