@@ -4,7 +4,8 @@ Each change is a compare-and-swap UPDATE of the incident row (a lost race raises
 IncidentChanged, nothing written) and an event appended to the incident's latest task through
 lifecycle.diagnosis_event_append, in one transaction: every page watching the incident gets
 it over SSE, the timeline reads it, and notifications go out from it. Bad input raises
-ValidationFailed naming the field and changes nothing. The incident row is updated (never
+ValidationFailed (malformed) or CoordinationRefused (what the incident's state refuses),
+naming the field, and changes nothing. The incident row is updated (never
 locked FOR UPDATE) before the task row is locked, as diagnosis.locks says.
 """
 
@@ -16,9 +17,20 @@ from django.utils import timezone
 
 from diagnosis import incident_status, selectors
 from diagnosis.events import EventKind
-from diagnosis.exceptions import IncidentChanged, ValidationFailed
+from diagnosis.exceptions import (
+    CoordinationRefused,
+    IncidentChanged,
+    ValidationFailed,
+)
 from diagnosis.lifecycle import diagnosis_event_append
-from diagnosis.models import DiagnosisTask, Incident, Membership, Severity, TaskEvent
+from diagnosis.models import (
+    DiagnosisTask,
+    Incident,
+    IncidentStatus,
+    Membership,
+    Severity,
+    TaskEvent,
+)
 from diagnosis.payloads import ByWhom
 from diagnosis.principals import Principal, role_scopes
 
@@ -60,14 +72,19 @@ def incident_status_change(
     """Move the incident to `status` (diagnosis.incident_status holds the allowed moves).
 
     Raises:
-        ValidationFailed: `status` is not a status, or not a move from the current one.
+        ValidationFailed: `status` is not a status.
+        CoordinationRefused: not a move from the current status.
         IncidentChanged: someone changed the status since `incident` was read.
     """
     if not isinstance(status, str):
         raise ValidationFailed({"status": "must be a string"})
+    if status not in IncidentStatus.values:
+        raise ValidationFailed(
+            {"status": "must be one of " + ", ".join(IncidentStatus.values)}
+        )
     reason = incident_status.status_move_error(incident.status, status)
     if reason is not None:
-        raise ValidationFailed({"status": reason})
+        raise CoordinationRefused({"status": reason})
     task = _latest_task(incident)
     previous = incident.status
     now = timezone.now()
@@ -90,7 +107,8 @@ def incident_severity_change(
     """Change the incident's severity.
 
     Raises:
-        ValidationFailed: not one of sev1 … sev4, or the severity it already has.
+        ValidationFailed: not one of sev1 … sev4.
+        CoordinationRefused: the severity it already has.
         IncidentChanged: someone changed the severity since `incident` was read.
     """
     if not isinstance(severity, str) or severity not in Severity.values:
@@ -98,7 +116,7 @@ def incident_severity_change(
             {"severity": "must be one of " + ", ".join(Severity.values)}
         )
     if severity == incident.severity:
-        raise ValidationFailed({"severity": f"the incident is already {severity}"})
+        raise CoordinationRefused({"severity": f"the incident is already {severity}"})
     task = _latest_task(incident)
     previous = incident.severity
     with transaction.atomic():
@@ -134,7 +152,7 @@ def _owner_user(principal: Principal, owner: Any) -> Any:
         else None
     )
     if membership is None or OWNER_SCOPE not in role_scopes(membership.role):
-        raise ValidationFailed(
+        raise CoordinationRefused(
             {"owner": "must be a member of this tenant who may run incidents"}
         )
     return user
@@ -146,14 +164,15 @@ def incident_owner_set(
     """Give the incident an owner ("me": the caller), or none (`owner` None).
 
     Raises:
-        ValidationFailed: `owner` names nobody who may run the tenant's incidents, or the
-            owner the incident already has.
+        ValidationFailed: `owner` is neither a non-empty string nor None.
+        CoordinationRefused: `owner` names nobody who may run the tenant's incidents, or
+            the owner the incident already has.
         IncidentChanged: someone changed the owner since `incident` was read.
     """
     user = _owner_user(principal, owner)
     new_id = user.pk if user is not None else None
     if new_id == incident.owner_id:
-        raise ValidationFailed({"owner": "the incident already has this owner"})
+        raise CoordinationRefused({"owner": "the incident already has this owner"})
     task = _latest_task(incident)
     previous = incident.owner
     with transaction.atomic():

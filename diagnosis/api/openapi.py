@@ -1367,7 +1367,9 @@ def _coordination_paths(incident_id: list[Schema]) -> Schema:
         return {
             "post": _post(
                 summary + " (roles responder, approver, admin); an event on the "
-                "incident's latest task. 409 when it changed meanwhile.",
+                "incident's latest task. 409 with `fields` when the incident's state "
+                "refuses it (a move the table lacks, the value it has, an owner who may "
+                "not run it), or when it changed meanwhile.",
                 op_id,
                 200,
                 _json(

@@ -12,7 +12,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from diagnosis import coordination, selectors
-from diagnosis.exceptions import IncidentChanged, ValidationFailed
+from diagnosis.exceptions import (
+    CoordinationRefused,
+    IncidentChanged,
+    ValidationFailed,
+)
 from diagnosis.pages import views
 from diagnosis.pages.incident_panels import WRITE_SCOPE, coordination_context
 
@@ -34,10 +38,10 @@ def _post(
             value = None  # "Unassign"
         try:
             change(incident=incident, principal=principal, **{name: value})
-        except (ValidationFailed, IncidentChanged) as exc:
+        except (ValidationFailed, CoordinationRefused, IncidentChanged) as exc:
             reason = (
                 "; ".join(f"{field}: {why}" for field, why in exc.fields.items())
-                if isinstance(exc, ValidationFailed)
+                if isinstance(exc, ValidationFailed | CoordinationRefused)
                 else str(exc)
             )
             incident.refresh_from_db()

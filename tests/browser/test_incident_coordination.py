@@ -59,7 +59,9 @@ def test_acknowledge_assign_and_note_reach_a_second_page_live(pages, stack):
     assert "pool at 100 %, paging the DBA" in note.text_content()
     assert "by lead" in note.text_content()
     assert watcher.input_value("#note-text") == ""
-    assert lead.input_value("#note-text") == ""  # the note was sent: its form is cleared
+    assert (
+        lead.input_value("#note-text") == ""
+    )  # the note was sent: its form is cleared
     entries = watcher.eval_on_selector_all(
         "#timeline .timeline-entry",
         "items => items.map(i => i.querySelector('.timeline-title').textContent)",

@@ -11,7 +11,11 @@ import pytest
 from django.db import close_old_connections
 
 from diagnosis import coordination
-from diagnosis.exceptions import IncidentChanged, ValidationFailed
+from diagnosis.exceptions import (
+    CoordinationRefused,
+    IncidentChanged,
+    ValidationFailed,
+)
 from diagnosis.models import Incident, Role, TaskEvent
 from diagnosis.principals import principal_from_user
 from tests import factories
@@ -65,7 +69,7 @@ def test_an_illegal_status_move_changes_nothing(member, incident_task):
     Incident.objects.filter(pk=incident.pk).update(status="resolved")
     incident.refresh_from_db()
 
-    with pytest.raises(ValidationFailed) as caught:
+    with pytest.raises(CoordinationRefused) as caught:
         coordination.incident_status_change(
             incident=incident, principal=_principal(member), status="mitigated"
         )
@@ -148,7 +152,7 @@ def test_an_owner_must_be_a_member_who_may_run_incidents(
     factories.make_member(tenant, username="vic", role=Role.VIEWER)
     factories.make_member(other_tenant, username="olga")
     for name in ("vic", "olga", "nobody"):
-        with pytest.raises(ValidationFailed) as caught:
+        with pytest.raises(CoordinationRefused) as caught:
             coordination.incident_owner_set(
                 incident=incident, principal=_principal(member), owner=name
             )
@@ -242,30 +246,33 @@ def test_api_acknowledge_assign_note_and_read_the_timeline(
 
 
 @pytest.mark.parametrize(
-    ("what", "body", "fields"),
+    ("what", "body", "status", "fields"),
     [
-        ("status", {"status": "closed"}, {"status"}),
-        ("status", {}, {"status"}),
-        ("status", {"status": "acknowledged", "by": "x"}, {"by"}),
-        ("status", {"status": "triggered"}, {"status"}),
-        ("severity", {"severity": "sev9"}, {"severity"}),
-        ("severity", {"severity": "sev2"}, {"severity"}),
-        ("owner", {"owner": 5}, {"owner"}),
-        ("owner", {"owner": "mallory"}, {"owner"}),
-        ("notes", {"text": ""}, {"text"}),
-        ("notes", {"note": "hi"}, {"note", "text"}),
+        ("status", {"status": "closed"}, 400, {"status"}),
+        ("status", {}, 400, {"status"}),
+        ("status", {"status": "acknowledged", "by": "x"}, 400, {"by"}),
+        ("severity", {"severity": "sev9"}, 400, {"severity"}),
+        ("owner", {"owner": 5}, 400, {"owner"}),
+        ("owner", {"owner": ""}, 400, {"owner"}),
+        ("notes", {"text": ""}, 400, {"text"}),
+        ("notes", {"note": "hi"}, 400, {"note", "text"}),
+        # Well-formed, refused by the incident's state: a 409, which names the field too.
+        ("status", {"status": "triggered"}, 409, {"status"}),
+        ("severity", {"severity": "sev2"}, 409, {"severity"}),
+        ("owner", {"owner": "mallory"}, 409, {"owner"}),
+        ("owner", {"owner": None}, 409, {"owner"}),
     ],
 )
-def test_api_bad_input_is_a_400_naming_the_field_and_changes_nothing(
-    client, token, incident_task, what, body, fields
+def test_api_bad_input_is_a_4xx_naming_the_field_and_changes_nothing(
+    client, token, incident_task, what, body, status, fields
 ):
     incident, task = incident_task
     before = task.last_seq if (task := type(task).objects.get(pk=task.pk)) else 0
 
     response = _post(client, token, incident.id, what, body)
 
-    assert response.status_code == 400
-    assert response.json()["code"] == "invalid"
+    assert response.status_code == status
+    assert response.json()["code"] == ("invalid" if status == 400 else "conflict")
     assert set(response.json()["fields"]) == fields
     task.refresh_from_db()
     assert task.last_seq == before
