@@ -46,9 +46,13 @@ def test_acknowledge_assign_and_note_reach_a_second_page_live(pages, stack):
 
     lead.click("#status-acknowledged")
     lead.wait_for_selector("#incident-status[data-status=acknowledged]")
+    # A note being typed survives the refreshes the other changes bring (the form is not
+    # part of what the stream refreshes).
+    lead.fill("#note-text", "pool at 100 %, paging the DBA")
     lead.click("#assign-me")
     lead.wait_for_selector("#unassign")
-    lead.fill("#note-text", "pool at 100 %, paging the DBA")
+    lead.wait_for_selector(".timeline-entry[data-event=incident_owner_changed]")
+    assert lead.input_value("#note-text") == "pool at 100 %, paging the DBA"
     lead.click("#note-add")
     lead.wait_for_selector(".timeline-entry[data-event=incident_note_added]")
 
