@@ -105,3 +105,7 @@ class ApprovalAdmin(ReadOnlyAdmin):
 @admin.register(models.IdempotencyRecord)
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
     list_display = ["scope", "key", "status", "response_status", "expires_at"]
+
+
+# Webhook targets and their delivery log (issue 20 item 7).
+from diagnosis.webhooks import admin as webhook_admin  # noqa: E402, F401

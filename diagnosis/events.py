@@ -30,6 +30,13 @@ class EventKind(models.TextChoices):
     STEERING_READ = "steering_read"
     # A server of the environment connecting before the first round, and how that ended.
     SERVER_STATE = "server_state"
+    # The people running the incident (diagnosis.coordination), on its latest task.
+    INCIDENT_STATUS_CHANGED = "incident_status_changed"
+    INCIDENT_SEVERITY_CHANGED = "incident_severity_changed"
+    INCIDENT_OWNER_CHANGED = "incident_owner_changed"
+    INCIDENT_NOTE_ADDED = "incident_note_added"
+    # 'Was this right?' answered or changed (diagnosis.feedback).
+    FEEDBACK_GIVEN = "feedback_given"
 
 
 # Events that end a task: the SSE stream closes after sending one.

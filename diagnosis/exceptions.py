@@ -8,7 +8,9 @@ DiagnosisError
 ├── ValidationFailed      bad input; `.fields` maps each field to its reason
 ├── RateLimited           the tenant opened its quota of incidents; `.retry_after` in seconds
 │   └── AlertsRateLimited the tenant sent its quota of alert payloads (diagnosis.intake)
-└── LeaseLost             the writer no longer holds the task's lease; nothing was written
+├── LeaseLost             the writer no longer holds the task's lease; nothing was written
+├── IncidentChanged       the incident's coordination field changed since it was read
+└── CoordinationRefused   a well-formed change the incident's state refuses; `.fields` says why
 """
 
 
@@ -70,3 +72,20 @@ class LeaseLost(DiagnosisError):
     def __init__(self, task_id: object, owner: str) -> None:
         super().__init__(f"task {task_id}: {owner} no longer holds its lease")
         self.task_id, self.owner = task_id, owner
+
+
+class IncidentChanged(DiagnosisError):
+    def __init__(self, incident_id: object, field: str) -> None:
+        super().__init__(
+            f"the incident's {field} changed meanwhile; read it again and retry"
+        )
+        self.incident_id, self.field = incident_id, field
+
+
+class CoordinationRefused(DiagnosisError):
+    """A change the incident's current state refuses (a status move the table lacks, the value
+    it already has, an owner who may not run it): well-formed input, so a 409, not a 400."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in fields.items()))
+        self.fields = fields

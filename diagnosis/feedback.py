@@ -4,9 +4,12 @@ a comment), and the counts the operations page shows."""
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Count
 
+from diagnosis.events import EventKind
 from diagnosis.exceptions import ValidationFailed
+from diagnosis.lifecycle import diagnosis_event_append
 from diagnosis.models import (
     FEEDBACK_COMMENT_CHARS,
     DiagnosisTask,
@@ -35,11 +38,27 @@ def feedback_give(
         errors["comment"] = f"at most {FEEDBACK_COMMENT_CHARS} characters"
     if errors:
         raise ValidationFailed(errors)
-    feedback, _created = TaskFeedback.objects.update_or_create(
-        task=task,
-        user=user,
-        defaults={"tenant_id": task.tenant_id, "verdict": verdict, "comment": comment},
-    )
+    with transaction.atomic():
+        feedback, _created = TaskFeedback.objects.update_or_create(
+            task=task,
+            user=user,
+            defaults={
+                "tenant_id": task.tenant_id,
+                "verdict": verdict,
+                "comment": comment,
+            },
+        )
+        # The incident's timeline shows who judged it, and every watching page hears of it.
+        diagnosis_event_append(
+            task_id=task.pk,
+            kind=EventKind.FEEDBACK_GIVEN,
+            data={
+                "verdict": verdict,
+                "comment": comment,
+                "by": user.get_username(),
+                "by_token": "",
+            },
+        )
     return feedback
 
 

@@ -28,6 +28,7 @@ from diagnosis.observability import otel
 from diagnosis.payloads import EventAppend
 from diagnosis.states import ACTIVE, LEASED, TaskState, check_transition, is_terminal
 from diagnosis.wakeups import publish_wakeup
+from diagnosis.webhooks.notices import deliveries_on_event
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +92,8 @@ def event_append_unchecked(
         )
         DiagnosisTask.objects.filter(pk=task.id).update(last_seq=seq)
         transaction.on_commit(lambda: publish_wakeup(task.id, seq))
+        # The outbox of notifications: rows written with the event, sent after commit.
+        deliveries_on_event(event)
     return event
 
 

@@ -11,12 +11,16 @@ transactions can each hold one the other waits for:
 3. the AlertGroup row, FOR UPDATE;
 4. the task row: FOR UPDATE in lifecycle.diagnosis_event_append and approvals, the
    compare-and-swap UPDATE in lifecycle.diagnosis_transition;
-5. rows of the task, written after it: its events, spans, approvals;
+5. rows of the task, written after it: its events, spans, approvals, webhook deliveries;
 6. last, the tenant's AlertIntakeWindow row (the alert rate limit's count): one upsert just
    before COMMIT, so every payload of a tenant queues on it for a commit's time, not for the
    whole intake. Issue 23's soak found the tenant lock held over a whole intake capped a
    tenant at about 7 payloads a second under load (10 groups, 2 senders: a round every 3 s,
    not 0.3 s).
+
+Incident coordination (diagnosis.coordination) UPDATEs the incident row (a compare-and-swap,
+FOR NO KEY UPDATE, which the foreign-key checks' FOR KEY SHARE does not wait for) before it
+takes step 4.
 
 Parent rows (tenant, incident, user) are never locked FOR UPDATE: PostgreSQL's foreign-key
 checks take FOR KEY SHARE on them behind the writer's back, after it already holds rows of

@@ -97,6 +97,15 @@ class Severity(models.TextChoices):
     SEV4 = "sev4"
 
 
+class IncidentStatus(models.TextChoices):
+    """Where the people running the incident are (diagnosis.incident_status holds the moves)."""
+
+    TRIGGERED = "triggered"
+    ACKNOWLEDGED = "acknowledged"
+    MITIGATED = "mitigated"
+    RESOLVED = "resolved"
+
+
 class Incident(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(
@@ -116,6 +125,18 @@ class Incident(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Coordination (diagnosis.coordination writes these; each change is also an event).
+    status = models.CharField(
+        max_length=16, choices=IncidentStatus.choices, default=IncidentStatus.TRIGGERED
+    )
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
 
     class Meta:
         indexes = [
@@ -523,3 +544,81 @@ def call_id(*, attempt: int, replay_key: str) -> str:
     investigation page matches a span to its queued row.
     """
     return hashlib.sha256(f"{attempt}:{replay_key}".encode()).hexdigest()[:16]
+
+
+class WebhookFormat(models.TextChoices):
+    SLACK = "slack"  # a Slack-compatible incoming-webhook body ({"text": …})
+    GENERIC = "generic"  # JSON of the notification, signed (diagnosis.webhooks.bodies)
+
+
+class WebhookTarget(models.Model):
+    """Where a tenant's notifications go (diagnosis.webhooks): entered in the admin, checked by
+    diagnosis.webhooks.targets. The URL and the secret are credentials: pages and logs show the
+    name and the host only."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="webhook_targets"
+    )
+    name = models.CharField(max_length=100)
+    format = models.CharField(
+        max_length=16, choices=WebhookFormat.choices, default=WebhookFormat.GENERIC
+    )
+    url = models.CharField(max_length=2000)
+    # The HMAC-SHA256 key of the signature; held in clear because signing needs it.
+    secret = models.CharField(max_length=200, blank=True)
+    # Notification kinds (diagnosis.webhooks.notices.NOTICE_KINDS) it wants; empty: all.
+    notices = models.JSONField(default=list, blank=True)
+    is_enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.format})"
+
+
+class WebhookDeliveryStatus(models.TextChoices):
+    PENDING = "pending"
+    RETRYING = "retrying"  # an attempt failed; another is scheduled
+    DELIVERED = "delivered"
+    FAILED = "failed"  # every attempt failed
+
+
+class WebhookDelivery(models.Model):
+    """One notification to one target, and how its attempts went: the delivery log."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    target = models.ForeignKey(
+        WebhookTarget, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="+")
+    task = models.ForeignKey(
+        DiagnosisTask, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    notice = models.CharField(max_length=32)
+    # The event it reports (task, seq): what the body is built from.
+    event_seq = models.PositiveBigIntegerField(null=True)
+    payload = models.JSONField(default=dict)
+    status = models.CharField(
+        max_length=16,
+        choices=WebhookDeliveryStatus.choices,
+        default=WebhookDeliveryStatus.PENDING,
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Never the URL or the secret: an exception name or an HTTP status line.
+    last_error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # The operations page: a tenant's latest deliveries.
+            models.Index(
+                fields=["tenant", "-created_at"], name="webhook_delivery_recent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.notice} → {self.target_id} ({self.status})"

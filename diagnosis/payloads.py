@@ -280,6 +280,57 @@ class ServerStateData(TypedDict):
 
 class ServerState(_Envelope, ServerStateData):
     type: Literal["server_state"]
+class ByWhom(TypedDict):
+    by: str  # the username of who did it (a token acts as its user)
+    by_token: str  # the token's prefix when a bearer token did it, else ""
+
+
+class IncidentStatusChangedData(ByWhom):
+    status: str  # triggered | acknowledged | mitigated | resolved, after the change
+    previous_status: str
+
+
+class IncidentStatusChanged(_Envelope, IncidentStatusChangedData):
+    """Appended to the incident's latest task by diagnosis.coordination, never by the engine."""
+
+    type: Literal["incident_status_changed"]
+
+
+class IncidentSeverityChangedData(ByWhom):
+    severity: str  # sev1 … sev4, after the change
+    previous_severity: str
+
+
+class IncidentSeverityChanged(_Envelope, IncidentSeverityChangedData):
+    type: Literal["incident_severity_changed"]
+
+
+class IncidentOwnerChangedData(ByWhom):
+    owner: str | None  # the new owner's username; None when unassigned
+    previous_owner: str | None
+
+
+class IncidentOwnerChanged(_Envelope, IncidentOwnerChangedData):
+    type: Literal["incident_owner_changed"]
+
+
+class IncidentNoteAddedData(ByWhom):
+    text: str  # at most 2000 characters
+
+
+class IncidentNoteAdded(_Envelope, IncidentNoteAddedData):
+    type: Literal["incident_note_added"]
+
+
+class FeedbackGivenData(ByWhom):
+    verdict: str  # right | partly | wrong
+    comment: str  # at most 2000 characters
+
+
+class FeedbackGiven(_Envelope, FeedbackGivenData):
+    """Appended to the task judged by diagnosis.feedback, never by the engine."""
+
+    type: Literal["feedback_given"]
 
 
 EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
@@ -304,6 +355,11 @@ EVENT_PAYLOADS: Final[dict[str, type[Any]]] = {
     "steering_added": SteeringAdded,
     "steering_read": SteeringRead,
     "server_state": ServerState,
+    "incident_status_changed": IncidentStatusChanged,
+    "incident_severity_changed": IncidentSeverityChanged,
+    "incident_owner_changed": IncidentOwnerChanged,
+    "incident_note_added": IncidentNoteAdded,
+    "feedback_given": FeedbackGiven,
 }
 
 
@@ -388,6 +444,44 @@ class EventAppend(Protocol):
         task_id: uuid.UUID | str,
         kind: Literal[EventKind.STEERING_ADDED],
         data: SteeringAddedData,
+        kind: Literal[EventKind.INCIDENT_STATUS_CHANGED],
+        data: IncidentStatusChangedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.INCIDENT_SEVERITY_CHANGED],
+        data: IncidentSeverityChangedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.INCIDENT_OWNER_CHANGED],
+        data: IncidentOwnerChangedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.FEEDBACK_GIVEN],
+        data: FeedbackGivenData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
+        kind: Literal[EventKind.INCIDENT_NOTE_ADDED],
+        data: IncidentNoteAddedData,
         lease_owner: str | None = None,
     ) -> "TaskEvent": ...
     @overload

@@ -1,9 +1,10 @@
 """Celery interface of the diagnosis app: ids in, services and the runner do the work."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from diagnosis import runner, services
 from diagnosis.observability import otel
+from diagnosis.webhooks import delivery
 
 
 @shared_task(
@@ -33,3 +34,18 @@ def diagnosis_reap() -> dict[str, int]:
 def diagnosis_export_trace(task_id: str) -> int:
     """Export a finished task's trace over OTLP (a refused export is retried 3 times, backing off)."""
     return otel.export_task_trace(task_id)
+
+
+@shared_task(
+    name="diagnosis.tasks.webhook_deliver",
+    bind=True,
+    ignore_result=True,
+    acks_late=True,
+    max_retries=delivery.MAX_ATTEMPTS,
+)
+def webhook_deliver(self: Task, delivery_id: str) -> str:  # type: ignore[type-arg]
+    """Send one webhook delivery; a failed attempt is retried with backoff (diagnosis.webhooks)."""
+    attempt = delivery.webhook_attempt(delivery_id=delivery_id)
+    if attempt.retry_in is not None:
+        raise self.retry(countdown=attempt.retry_in)
+    return attempt.status

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from diagnosis.pages import steering_views, views
+from diagnosis.pages import incident_run, steering_views, views
 
 app_name = "diagnosis"
 
@@ -22,6 +22,26 @@ urlpatterns = [
         "incidents/<uuid:incident_id>/rerun",
         views.incident_rerun,
         name="incident-rerun",
+    ),
+    path(
+        "incidents/<uuid:incident_id>/status",
+        incident_run.incident_status_post,
+        name="incident-status",
+    ),
+    path(
+        "incidents/<uuid:incident_id>/severity",
+        incident_run.incident_severity_post,
+        name="incident-severity",
+    ),
+    path(
+        "incidents/<uuid:incident_id>/owner",
+        incident_run.incident_owner_post,
+        name="incident-owner",
+    ),
+    path(
+        "incidents/<uuid:incident_id>/notes",
+        incident_run.incident_note_post,
+        name="incident-notes",
     ),
     path("tasks/<uuid:task_id>/parts", views.task_parts, name="task-parts"),
     path("tasks/<uuid:task_id>/steer", steering_views.task_steer, name="task-steer"),

@@ -10,6 +10,7 @@ from django.http import JsonResponse
 
 from diagnosis.exceptions import (
     ActiveTaskExists,
+    CoordinationRefused,
     DiagnosisError,
     InvalidTransition,
     RateLimited,
@@ -77,6 +78,10 @@ def api_error_from(exc: DiagnosisError) -> ApiError:
             code="rate_limited",
             headers={"Retry-After": str(exc.retry_after)},
             retry_after=exc.retry_after,
+        )
+    if isinstance(exc, CoordinationRefused):
+        return ApiError(
+            409, "the incident's state refuses it", code="conflict", fields=exc.fields
         )
     if isinstance(exc, StaleTransition | InvalidTransition):
         return ApiError(

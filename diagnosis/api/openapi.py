@@ -20,6 +20,7 @@ from diagnosis.api.validation import (
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
 )
+from diagnosis.coordination import NOTE_MAX
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.fields import (
     ENVIRONMENT_MAX,
@@ -28,9 +29,16 @@ from diagnosis.fields import (
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
+from diagnosis.incident_status import ALLOWED_STATUS_MOVES
 from diagnosis.intake import model as alert_model
 from diagnosis.intake import pagerduty, receive
-from diagnosis.models import AlertGroupStatus, AlertSource, ApprovalStatus, Severity
+from diagnosis.models import (
+    AlertGroupStatus,
+    AlertSource,
+    ApprovalStatus,
+    IncidentStatus,
+    Severity,
+)
 from diagnosis.principals import Principal
 from diagnosis.states import TaskState
 from reasoning.report import ACTION_STATUSES
@@ -199,6 +207,11 @@ def _schemas(
             "description": "The environment its diagnoses run against (GET /api/environments).",
         },
         "created_at": DATETIME,
+        "status": {
+            "type": "string",
+            "enum": IncidentStatus.values,
+            "description": "Where the people running it are (POST …/status).",
+        },
     }
     environment_name: Schema = {
         **_text(ENVIRONMENT_MAX, blank=False),
@@ -293,6 +306,7 @@ def _schemas(
             "on 429s and 503s.",
         },
         "Incident": _object(incident),
+        **_coordination_schemas(),
         "IncidentCreate": {
             **_object(
                 {
@@ -1063,6 +1077,7 @@ def build_document(principal: Principal | None = None) -> Schema:
                     params=incident_id,
                 )
             },
+            **_coordination_paths(incident_id),
             "/api/tasks/{task_id}": {
                 "get": _get(
                     "Task snapshot",
@@ -1150,7 +1165,8 @@ def build_document(principal: Principal | None = None) -> Schema:
                     "summary": "The task's events as a resumable Server-Sent Events stream",
                     "operationId": "taskEvents",
                     "description": "Each event has `id:` = seq and `event:` = its type; resume "
-                    "with Last-Event-ID (or ?last_event_id=). Closes after a terminal event.",
+                    "with Last-Event-ID (or ?last_event_id=). Closes after a terminal event, "
+                    "unless ?follow=1.",
                     "parameters": [
                         *task_id,
                         {
@@ -1164,6 +1180,14 @@ def build_document(principal: Principal | None = None) -> Schema:
                             "schema": _STREAM_CURSOR,
                             "description": "Used when the Last-Event-ID header is absent.",
                         },
+                        {
+                            "name": "follow",
+                            "in": "query",
+                            "schema": {"type": "string", "enum": ["1"]},
+                            "description": "Stay open after the terminal event, for the "
+                            "incident's later events on this task (coordination, feedback, "
+                            "alerts); a finished task then gets no 204.",
+                        },
                     ],
                     "responses": {
                         "200": {
@@ -1176,7 +1200,8 @@ def build_document(principal: Principal | None = None) -> Schema:
                             },
                         },
                         "204": {
-                            "description": "The cursor already covers a finished task."
+                            "description": "The cursor already covers a finished task's "
+                            "terminal event (without ?follow=1)."
                         },
                         **{
                             str(code): _json(text, _ref("StreamError"))
@@ -1277,5 +1302,130 @@ def build_document(principal: Principal | None = None) -> Schema:
                 },
             },
             "schemas": _schemas(environment_names, demo_names),
+        },
+    }
+
+
+# --- incident coordination and the timeline (diagnosis.api.coordination) --------------------
+
+
+def _coordination_schemas() -> Schema:
+    by = {**STR, "description": "Who: a username (a token acts as its user)."}
+    return {
+        "IncidentCoordination": _object(
+            {
+                "incident_id": UUID,
+                "status": {"type": "string", "enum": IncidentStatus.values},
+                "status_changed_at": NULLABLE_DATETIME,
+                "severity": {"type": "string", "enum": Severity.values},
+                "owner": {"type": ["string", "null"]},
+            }
+        ),
+        "IncidentStatusChange": _object(
+            {"status": {"type": "string", "enum": IncidentStatus.values}}
+        ),
+        "IncidentSeverityChange": _object(
+            {"severity": {"type": "string", "enum": Severity.values}}
+        ),
+        "IncidentOwnerChange": _object(
+            {
+                "owner": {
+                    "type": ["string", "null"],
+                    "minLength": 1,
+                    "description": '"me", the username of a member who may run '
+                    "incidents, or null to unassign.",
+                }
+            }
+        ),
+        "IncidentNoteCreate": _object({"text": _text(NOTE_MAX, blank=False)}),
+        "IncidentNote": _object(
+            {
+                "event_id": INT,
+                "task_id": UUID,
+                "text": STR,
+                "by": by,
+                "occurred_at": DATETIME,
+            }
+        ),
+        "TimelineEntry": _object(
+            {
+                "at": DATETIME,
+                "category": STR,
+                "event": {"type": "string", "enum": EventKind.values},
+                "title": STR,
+                "who": STR,
+                "detail": STR,
+                "task_id": UUID,
+                "seq": INT,
+                "span_id": STR,
+                "state": STR,
+            }
+        ),
+        "Timeline": _object(
+            {
+                "incident_id": UUID,
+                "entries": {"type": "array", "items": _ref("TimelineEntry")},
+            }
+        ),
+    }
+
+
+def _coordination_paths(incident_id: list[Schema]) -> Schema:
+    moves = "; ".join(
+        f"{src} → {', '.join(sorted(dst))}" for src, dst in ALLOWED_STATUS_MOVES.items()
+    )
+
+    def change(summary: str, op_id: str, body: str) -> Schema:
+        return {
+            "post": _post(
+                summary + " (roles responder, approver, admin); an event on the "
+                "incident's latest task. 409 with `fields` when the incident's state "
+                "refuses it (a move the table lacks, the value it has, an owner who may "
+                "not run it), or when it changed meanwhile.",
+                op_id,
+                200,
+                _json(
+                    "The incident's coordination fields.", _ref("IncidentCoordination")
+                ),
+                404,
+                body=body,
+                params=incident_id,
+            )
+        }
+
+    return {
+        "/api/incidents/{incident_id}/status": change(
+            f"Move the incident's status ({moves})",
+            "incidentStatus",
+            "IncidentStatusChange",
+        ),
+        "/api/incidents/{incident_id}/severity": change(
+            "Change the incident's severity",
+            "incidentSeverity",
+            "IncidentSeverityChange",
+        ),
+        "/api/incidents/{incident_id}/owner": change(
+            "Give the incident an owner", "incidentOwner", "IncidentOwnerChange"
+        ),
+        "/api/incidents/{incident_id}/notes": {
+            "post": _post(
+                "Add a note to the incident's timeline (roles responder, approver, admin)",
+                "incidentNoteCreate",
+                201,
+                _json("The note's event.", _ref("IncidentNote")),
+                404,
+                body="IncidentNoteCreate",
+                params=incident_id,
+            )
+        },
+        "/api/incidents/{incident_id}/timeline": {
+            "get": _get(
+                "The incident's timeline, oldest first: alerts, diagnosis states, tool "
+                "calls, approvals, coordination and feedback, with who and when",
+                "incidentTimeline",
+                _json("The timeline.", _ref("Timeline")),
+                404,
+                params=incident_id,
+            )
         },
     }

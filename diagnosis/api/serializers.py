@@ -38,6 +38,7 @@ def incident_to_dict(incident: Incident) -> dict[str, Any]:
         "window_end": _dt(incident.window_end),
         "environment": incident.environment,
         "created_at": _dt(incident.created_at),
+        "status": incident.status,
     }
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from diagnosis.api import views
+from diagnosis.api import coordination, views
 
 app_name = "api"
 
@@ -22,6 +22,31 @@ urlpatterns = [
         "incidents/<str:incident_id>/cancel",
         views.incident_cancel_view,
         name="incident-cancel",
+    ),
+    path(
+        "incidents/<str:incident_id>/status",
+        coordination.status_view,
+        name="incident-status",
+    ),
+    path(
+        "incidents/<str:incident_id>/severity",
+        coordination.severity_view,
+        name="incident-severity",
+    ),
+    path(
+        "incidents/<str:incident_id>/owner",
+        coordination.owner_view,
+        name="incident-owner",
+    ),
+    path(
+        "incidents/<str:incident_id>/notes",
+        coordination.notes_view,
+        name="incident-notes",
+    ),
+    path(
+        "incidents/<str:incident_id>/timeline",
+        coordination.timeline_view,
+        name="incident-timeline",
     ),
     path("tasks/<str:task_id>", views.task, name="task"),
     path("tasks/<str:task_id>/cancel", views.task_cancel_view, name="task-cancel"),

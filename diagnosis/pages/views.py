@@ -45,6 +45,7 @@ from diagnosis.pages import (
     alert_panel,
     answer,
     incident_browse,
+    incident_panels,
     investigation,
     share,
     steering_panel,
@@ -60,6 +61,7 @@ from diagnosis.pages.forms import (
 )
 from diagnosis.principals import ACTIVE_TENANT_KEY, Principal, principal_from_user
 from diagnosis.states import TERMINAL, TaskState
+from diagnosis.webhooks import delivery_log
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -93,6 +95,8 @@ def _investigation_context(
         "can_rerun": principal.has_scope("incidents:write"),
         "can_give_feedback": principal.has_scope("incidents:write"),
         "alert_groups": alert_panel.alert_panel(incident=incident),
+        # The coordination panel and the timeline (diagnosis.pages.incident_panels).
+        **incident_panels.coordination_context(principal=principal, incident=incident),
     }
     if task is None:
         return context
@@ -579,6 +583,7 @@ def operations(request: HttpRequest) -> HttpResponse:
         "feedback_chart": ops.bar_chart(
             [(verdict, float(n), str(n)) for verdict, n in figures.feedback.items()]
         ),
+        "deliveries": delivery_log.delivery_log(tenant=principal.tenant),
     }
     return render(request, "diagnosis/operations.html", context)
 

@@ -114,6 +114,9 @@ class Access:
     user_key: str = ""
     is_finished: bool = False
     last_seq: int = 0
+    # The seq of the task's terminal event (None while it runs): events after it (incident
+    # coordination, feedback) are not the diagnosis's, so a plain stream ends there.
+    terminal_seq: int | None = None
 
 
 def authorize(
@@ -145,12 +148,22 @@ def authorize(
     task = task_get(tenant=principal.tenant, task_id=task_id)
     if task is None:
         return Access(404, "not_found")
+    is_finished = is_terminal(task.state)
+    terminal_seq = None
+    if is_finished:
+        terminal_seq = (
+            task.events.filter(type__in=TERMINAL_EVENTS)
+            .order_by("-seq")
+            .values_list("seq", flat=True)
+            .first()
+        )
     return Access(
         200,
         task_id=str(task.pk),
         user_key=principal.scope_key,
-        is_finished=is_terminal(task.state),
+        is_finished=is_finished,
         last_seq=task.last_seq,
+        terminal_seq=terminal_seq,
     )
 
 
@@ -221,6 +234,11 @@ class EventStreamApp:
                 "last_event_id"
             )
             raw_cursor = values[-1] if values else None
+        # ?follow=1: the incident page's stream, which stays open after the terminal event
+        # for what comes after it (coordination, feedback, alerts), and gets no 204.
+        follow = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(
+            "follow"
+        ) == ["1"]
         try:
             # Not thread-sensitive: opens authorise in parallel on the executor's threads
             # (each with its own connection) instead of queueing behind one thread.
@@ -241,7 +259,15 @@ class EventStreamApp:
         cursor = parse_cursor(raw_cursor)
         if raw_cursor:
             METRICS.reconnects_with_cursor += 1
-        if access.is_finished and cursor == access.last_seq:
+        ended = (
+            access.terminal_seq if access.terminal_seq is not None else access.last_seq
+        )
+        if (
+            access.is_finished
+            and not follow
+            and cursor is not None
+            and ended <= cursor <= access.last_seq
+        ):
             # The client has the terminal event: 204 makes EventSource stop for good.
             METRICS.no_content += 1
             await send(
@@ -273,6 +299,8 @@ class EventStreamApp:
             cursor=cursor,
             unflushed=self.unflushed_probe(send),
             direct=self.direct_probe(send),
+            follow=follow,
+            terminal_seq=access.terminal_seq,
         )
         try:
             await stream.run()
@@ -305,7 +333,11 @@ class _Stream:
         cursor: int | None,
         unflushed: Callable[[], int] | None,
         direct: DirectWrite | None,
+        follow: bool = False,
+        terminal_seq: int | None = None,
     ) -> None:
+        self.follow = follow
+        self.terminal_seq = terminal_seq
         self.hub = hub
         self.sub = sub
         self.send = send
@@ -441,7 +473,7 @@ class _Stream:
             reason = "malformed_cursor" if self.cursor is None else "cursor_beyond_end"
             opening += await self._resync(reason, watermark)
             await self._write(opening)
-            if await self._is_terminal_at(watermark):
+            if await self._ended_at(watermark):
                 await self._finish()
                 return
         else:
@@ -450,6 +482,17 @@ class _Stream:
             if await self._replay(watermark):
                 return
         await self._live()
+
+    def _ends(self, frame: Frame) -> bool:
+        """Whether the stream ends after `frame`: a terminal event, unless it follows on."""
+        return frame.is_terminal and not self.follow
+
+    async def _ended_at(self, seq: int) -> bool:
+        if self.follow:
+            return False
+        if self.terminal_seq is not None and seq >= self.terminal_seq:
+            return True
+        return await self._is_terminal_at(seq)
 
     async def _is_terminal_at(self, seq: int) -> bool:
         if seq <= 0:
@@ -493,7 +536,7 @@ class _Stream:
                     out += frame.data
                     sent += 1
                     self.last = row.seq
-                    if frame.is_terminal:
+                    if self._ends(frame):
                         METRICS.events_sent += sent
                         await self._write(bytes(out))
                         await self._finish()
@@ -503,7 +546,7 @@ class _Stream:
                     # A hole: progress events compacted by retention. Never a silent jump.
                     out += await self._resync("compacted", upto)
                     await self._write(bytes(out))
-                    if await self._is_terminal_at(upto):
+                    if await self._ended_at(upto):
                         await self._finish()
                         return True
                     return False
@@ -556,7 +599,7 @@ class _Stream:
                         out += gap.data
                         sent += 1
                         self.last = gap.seq
-                        if gap.is_terminal:
+                        if self._ends(gap):
                             finished = True
                             break
                     if finished:
@@ -564,7 +607,7 @@ class _Stream:
                 out += frame.data
                 sent += 1
                 self.last = frame.seq
-                finished = frame.is_terminal
+                finished = self._ends(frame)
             if sub.heartbeat_due:
                 sub.heartbeat_due = False
                 if not out:

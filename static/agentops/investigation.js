@@ -14,11 +14,16 @@
   const KINDS = JSON.parse(root.dataset.kinds || "[]");
   const SPAN_LABELS = JSON.parse(root.dataset.spanLabels || "{}");
   const TERMINAL = new Set(["task_cancelled", "task_completed", "task_failed", "task_timed_out"]);
+  // The people running the incident, and feedback: they come after the terminal event too, so
+  // the stream follows on past it (?follow=1) and the parts (#coordination, #timeline) refresh.
+  const COORDINATION = ["incident_status_changed", "incident_severity_changed",
+    "incident_owner_changed", "incident_note_added", "feedback_given"];
+  let taskDone = root.dataset.finished === "true";
   // Events after which the server-rendered parts are fetched again.
   // alert_received: a repeat of the alert group changed it (the alerts panel).
   const REFRESH = new Set(["task_started", "task_requeued", "task_cancelling", "approval_requested",
     "approval_decided", "tool_completed", "tool_failed", "agent_completed", "alert_received",
-    "server_state", "steering_added", "steering_read", ...TERMINAL]);
+    "server_state", "steering_added", "steering_read", ...COORDINATION, ...TERMINAL]);
   let applied = Number(root.dataset.lastSeq || "0");
   let wanted = 0; // the newest seq the parts must reflect
   let source = null;
@@ -439,7 +444,8 @@
       setPhase("");
       const elapsed = document.getElementById("elapsed");
       if (elapsed) elapsed.dataset.finished = data.occurred_at;
-      finish("finished");
+      taskDone = true;
+      setConnection("finished · following the incident", "live");
     }
     if (REFRESH.has(kind)) {
       wanted = seq;
@@ -448,13 +454,14 @@
   }
 
   function connect() {
-    source = new EventSource(root.dataset.eventsUrl + "?last_event_id=" + applied);
+    source = new EventSource(root.dataset.eventsUrl + "?follow=1&last_event_id=" + applied);
     let broken = false;
     for (const kind of KINDS) source.addEventListener(kind, (message) => apply(kind, message));
     source.addEventListener("resync_required", () => window.location.reload());
     source.addEventListener("server_draining", () => setConnection("reconnecting… (server restarting)", "reconnecting"));
     source.onopen = () => {
-      setConnection(broken ? "live, resumed from #" + applied : "live", "live");
+      if (taskDone) setConnection("finished · following the incident", "live");
+      else setConnection(broken ? "live, resumed from #" + applied : "live", "live");
       broken = false;
     };
     source.onerror = () => {
@@ -473,6 +480,6 @@
   markChanges();
   tick();
   window.setInterval(tick, 1000);
-  if (root.dataset.finished === "true") setConnection("finished", "closed");
-  else connect();
+  if (taskDone) setConnection("finished", "closed");
+  connect();
 })();

@@ -64,6 +64,7 @@ def test_create_incident_answers_201_with_its_queued_task(client, token, tenant)
         "window_end": "2026-11-30T10:30:00+00:00",
         "environment": "default",
         "created_at": incident.created_at.isoformat(),
+        "status": "triggered",
         "task": {
             "id": str(task.id),
             "state": "queued",

@@ -203,6 +203,10 @@ POSTS = [
     "/api/incidents/{incident_id}/cancel",
     "/api/tasks/{task_id}/cancel",
     "/api/approvals/{approval_id}/decision",
+    "/api/incidents/{incident_id}/status",
+    "/api/incidents/{incident_id}/severity",
+    "/api/incidents/{incident_id}/owner",
+    "/api/incidents/{incident_id}/notes",
 ]
 GETS = [
     "/api/incidents",
@@ -212,6 +216,7 @@ GETS = [
     "/api/tasks/{task_id}/trace",
     "/api/tasks/{task_id}/spans/{span_id}",
     "/api/tasks/{task_id}/report.md",
+    "/api/incidents/{incident_id}/timeline",
 ]
 INCIDENT = {"title": "t", "service": "s", "severity": "sev2"}
 DEMO = {"environment": demo_environment_name("pool-exhaustion")}
@@ -219,6 +224,10 @@ BODIES = {
     "/api/incidents": INCIDENT,
     "/api/incidents/demo": DEMO,
     "/api/approvals/{approval_id}/decision": {"decision": "deny"},
+    "/api/incidents/{incident_id}/status": {"status": "mitigated"},
+    "/api/incidents/{incident_id}/severity": {"severity": "sev4"},
+    "/api/incidents/{incident_id}/owner": {"owner": None},
+    "/api/incidents/{incident_id}/notes": {"text": "n"},
 }
 
 
@@ -303,6 +312,20 @@ def test_every_documented_status_is_observed_and_every_answer_matches_its_schema
     api.call("get", "/api/incidents", token=token, query="limit=1")
     api.call("get", "/api/environments", token=token)
     api.call("get", "/api/incidents/{incident_id}", token=token, **ids)
+    for what, body in (
+        ("status", {"status": "acknowledged"}),
+        ("severity", {"severity": "sev1"}),
+        ("owner", {"owner": "me"}),
+        ("notes", {"text": "paging the DBA"}),
+    ):
+        api.call(
+            "post",
+            f"/api/incidents/{{incident_id}}/{what}",
+            token=token,
+            body=body,
+            **ids,
+        )
+    api.call("get", "/api/incidents/{incident_id}/timeline", token=token, **ids)
     span = factories.make_span(task)
     ids["span_id"], missing["span_id"] = span.span_id, uuid.uuid4()
     api.call("get", "/api/tasks/{task_id}/trace", token=token, **ids)

@@ -390,6 +390,8 @@ def test_parts_carry_the_seq_they_reflect_and_are_tenant_scoped(
         "artifact-links",
         "connecting",
         "steering",
+        "coordination",
+        "timeline",
     )
     for part in parts:
         assert f'id="{part}"' in body

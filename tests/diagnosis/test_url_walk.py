@@ -161,6 +161,8 @@ API_CREATE = _api({201}, viewer={403}, responder={201}, b={201})  # B creates in
 # The incident already has an active task: 409 once past authentication, scope and tenant.
 API_RERUN = _api({409}, viewer={403}, responder={409}, b={404})
 API_DECIDE = _api({200}, viewer={403}, responder={403}, b={404})
+API_COORDINATE = _api({200}, viewer={403}, responder={200}, b={404})
+API_NOTE = _api({201}, viewer={403}, responder={201}, b={404})
 # alerts:write is the admin role's: tenant B's admin opens B's own incident.
 API_ALERTS = _table(
     {201}, anon={401}, staff={403}, viewer={403}, responder={403}, approver={403}
@@ -172,6 +174,8 @@ PAGE_CREATE = _page(
 )  # to the new incident
 PAGE_WRITE = _page({200}, viewer={404}, responder={200}, b={404})
 PAGE_DECIDE = _page({200}, viewer={403}, responder={403}, b={404})
+# The coordination forms without htmx: back to the page.
+PAGE_COORDINATE = _page({302}, viewer={404}, responder={302}, b={404})
 # The walk's task is parked, not finished: feedback is refused with the form's errors.
 PAGE_FEEDBACK = _page({400}, viewer={404}, responder={400}, b={404})
 # The admin role's page; tenant B's admin sees B's own figures.
@@ -218,12 +222,14 @@ READONLY_MODELS = [
     "toolcallspan",
     "approval",
     "idempotencyrecord",
+    "webhookdelivery",
 ]
 EDITABLE_MODELS = [
     "auth_group",
     "auth_user",
     "diagnosis_tenant",
     "diagnosis_membership",
+    "diagnosis_webhooktarget",
 ]
 
 
@@ -273,6 +279,11 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "api:task-span": _api_route(get=API_READ),
     "api:task-report": _api_route(get=API_READ),
     "api:approval-decision": _api_route(post=API_DECIDE),
+    "api:incident-status": _api_route(post=API_COORDINATE),
+    "api:incident-severity": _api_route(post=API_COORDINATE),
+    "api:incident-owner": _api_route(post=API_COORDINATE),
+    "api:incident-notes": _api_route(post=API_NOTE),
+    "api:incident-timeline": _api_route(get=API_READ),
     "api:alerts-alertmanager": _api_route(post=API_ALERTS),
     "api:alerts-pagerduty": _api_route(post=API_ALERTS),
     "api:openapi": _api_route(get=PUBLIC_OK),
@@ -291,6 +302,10 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:incident-cancel": _page_route(post=PAGE_WRITE),
     "diagnosis:incident-rerun": _page_route(post=PAGE_WRITE),
     "diagnosis:approval-decide": _page_route(post=PAGE_DECIDE),
+    "diagnosis:incident-status": _page_route(post=PAGE_COORDINATE),
+    "diagnosis:incident-severity": _page_route(post=PAGE_COORDINATE),
+    "diagnosis:incident-owner": _page_route(post=PAGE_COORDINATE),
+    "diagnosis:incident-notes": _page_route(post=PAGE_COORDINATE),
     "diagnosis:task-parts": _page_route(get=PAGE_READ),
     "diagnosis:task-trace": _page_route(get=PAGE_READ),
     "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
@@ -351,6 +366,10 @@ BODIES = {
     "api:incidents": {"title": "b's own", "service": "db", "severity": "sev2"},
     "api:incidents-demo": {"environment": DEMO},
     "api:approval-decision": {"decision": "approve"},
+    "api:incident-status": {"status": "acknowledged"},
+    "api:incident-severity": {"severity": "sev1"},
+    "api:incident-owner": {"owner": "me"},
+    "api:incident-notes": {"text": "on it"},
     "api:alerts-alertmanager": json.loads(
         (ALERT_FIXTURES / "alertmanager-1-firing.json").read_text()
     ),
@@ -369,6 +388,10 @@ FORMS = {
     "diagnosis:incident-validate": {"field": "title", "title": ""},
     "diagnosis:approval-decide": {"decision": "approve", "reason": ""},
     "diagnosis:task-feedback": {"verdict": "right", "comment": ""},
+    "diagnosis:incident-status": {"status": "acknowledged"},
+    "diagnosis:incident-severity": {"severity": "sev1"},
+    "diagnosis:incident-owner": {"owner": "me"},
+    "diagnosis:incident-notes": {"text": "on it"},
 }
 
 

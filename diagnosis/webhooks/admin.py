@@ -1,0 +1,96 @@
+"""The admin of webhook targets (registered by diagnosis.admin): the fields checked as
+diagnosis.webhooks.targets checks them, the secret write-only (never rendered back), and the
+URL shown by its host in lists."""
+
+from typing import TYPE_CHECKING, Any
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+
+from diagnosis.models import WebhookDelivery, WebhookTarget
+from diagnosis.webhooks.notices import NOTICE_KINDS
+from diagnosis.webhooks.targets import target_errors, target_host
+
+if TYPE_CHECKING:
+    # Generic only in django-stubs (as diagnosis.admin says).
+    from django.db.models import Model
+
+    ModelAdmin = admin.ModelAdmin[Model]
+else:
+    ModelAdmin = admin.ModelAdmin
+
+
+class WebhookTargetForm(forms.ModelForm):  # type: ignore[type-arg]
+    secret = forms.CharField(
+        required=False,
+        max_length=200,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="The HMAC-SHA256 key of X-AgentOps-Signature. Left blank on a change, "
+        "the stored one is kept; it is never shown.",
+    )
+    url = forms.CharField(
+        max_length=2000,
+        widget=forms.PasswordInput(render_value=False),
+        required=False,
+        help_text="http(s). A Slack webhook URL is a credential: it is never shown again. "
+        "Left blank on a change, the stored one is kept.",
+    )
+    notices = forms.MultipleChoiceField(
+        choices=[(n, n) for n in NOTICE_KINDS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None chosen: every notice.",
+    )
+
+    class Meta:
+        model = WebhookTarget
+        fields = ["tenant", "name", "format", "url", "secret", "notices", "is_enabled"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.instance.pk:
+            data["url"] = data.get("url") or self.instance.url
+            data["secret"] = data.get("secret") or self.instance.secret
+        errors = target_errors(
+            name=data.get("name"),
+            url=data.get("url"),
+            format=data.get("format"),
+            notices=list(data.get("notices") or []),
+        )
+        for name, reason in errors.items():
+            self.add_error(name if name in self.fields else None, reason)
+        return data
+
+
+class WebhookTargetAdmin(ModelAdmin):
+    form = WebhookTargetForm
+    list_display = ["name", "tenant", "format", "host", "is_enabled", "created_at"]
+    list_filter = ["format", "is_enabled", "tenant"]
+
+    @admin.display(description="host")
+    def host(self, obj: WebhookTarget) -> str:
+        return target_host(obj)
+
+
+class WebhookDeliveryAdmin(ModelAdmin):
+    list_display = [
+        "created_at",
+        "target",
+        "notice",
+        "status",
+        "attempts",
+        "last_error",
+    ]
+    list_filter = ["status", "notice"]
+    exclude = ["payload"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+admin.site.register(WebhookTarget, WebhookTargetAdmin)
+admin.site.register(WebhookDelivery, WebhookDeliveryAdmin)
