@@ -280,6 +280,8 @@ class ServerStateData(TypedDict):
 
 class ServerState(_Envelope, ServerStateData):
     type: Literal["server_state"]
+
+
 class ByWhom(TypedDict):
     by: str  # the username of who did it (a token acts as its user)
     by_token: str  # the token's prefix when a bearer token did it, else ""
@@ -444,6 +446,13 @@ class EventAppend(Protocol):
         task_id: uuid.UUID | str,
         kind: Literal[EventKind.STEERING_ADDED],
         data: SteeringAddedData,
+        lease_owner: str | None = None,
+    ) -> "TaskEvent": ...
+    @overload
+    def __call__(
+        self,
+        *,
+        task_id: uuid.UUID | str,
         kind: Literal[EventKind.INCIDENT_STATUS_CHANGED],
         data: IncidentStatusChangedData,
         lease_owner: str | None = None,
