@@ -24,6 +24,7 @@ from importlib import import_module
 from typing import Any
 from urllib.parse import parse_qs
 
+import psycopg
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.http import HttpRequest
@@ -382,6 +383,18 @@ class _Stream:
             if not self.hub.draining or self.ended:
                 raise
             await self._drain()
+        except psycopg.Error:
+            # The events table went away under a read (a PostgreSQL restart ends every
+            # connection). End the response cleanly: the client reconnects after `retry:` with
+            # Last-Event-ID and resumes exactly. Raised on, Daphne logs it and never finishes
+            # the response, so the client waits on a silent stream (issue 23's soak: a stall).
+            logger.warning(
+                "sse: reading the events of task %s failed at seq %s; ending the stream",
+                self.task_id,
+                self.last,
+                exc_info=True,
+            )
+            await self._end_unavailable()
         except _Cut:
             METRICS.slow_client_cutoffs += 1
             logger.warning(
@@ -421,6 +434,19 @@ class _Stream:
             await self.send(
                 {"type": "http.response.body", "body": b"", "more_body": False}
             )
+
+    async def _end_unavailable(self) -> None:
+        if self.ended:
+            return
+        with contextlib.suppress(Exception):  # the client may be gone too
+            await self.send(
+                {
+                    "type": "http.response.body",
+                    "body": b": unavailable\n\n",
+                    "more_body": True,
+                }
+            )
+            await self._end()
 
     async def _drain(self) -> None:
         if self.ended:

@@ -4,6 +4,7 @@ import asyncio
 import json
 from datetime import timedelta
 
+import psycopg
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
 from django.conf import settings as django_settings
@@ -17,6 +18,7 @@ from diagnosis.models import DiagnosisTask
 from diagnosis.states import TaskState
 from diagnosis.streaming import wire
 from diagnosis.streaming.consumer import EventStreamApp, parse_cursor
+from diagnosis.streaming.db import EventReader
 from diagnosis.streaming.hub import Batch, Frame, Subscriber, get_hub
 from diagnosis.streaming.metrics import METRICS
 from diagnosis.streaming.quota import StreamQuota
@@ -579,6 +581,42 @@ async def test_replay_spans_pages_in_order(tenant, token, settings):
     await client.read_to_end()
     assert client.seqs() == list(range(1, 13))
     assert METRICS.replay_reads == 4
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_a_read_the_database_ends_mid_stream_ends_the_response_cleanly(
+    tenant, token, settings, monkeypatch
+):
+    """A PostgreSQL restart ends the stream's read connection: the response ends (the client
+    reconnects with Last-Event-ID) instead of the app raising, which left the client on a
+    silent stream (issue 23's soak)."""
+    settings.SSE_PAGE_SIZE = 3
+    task = await a_make_task(tenant, progress=9)  # seqs 1..10
+    reads = EventReader.events
+
+    async def dies_on_second_page(self, task_id, *, after, upto=None, limit=1000):
+        if after >= 3:
+            raise psycopg.OperationalError(
+                "terminating connection due to administrator command"
+            )
+        return await reads(self, task_id, after=after, upto=upto, limit=limit)
+
+    monkeypatch.setattr(EventReader, "events", dies_on_second_page)
+    client = StreamClient(application, task.pk, headers=bearer(token))
+    assert await client.start() == 200
+    await asyncio.wait_for(client.read_to_end(), 10)
+    assert client.seqs() == [1, 2, 3]
+    assert client.body.endswith(b": unavailable\n\n")
+
+    monkeypatch.setattr(EventReader, "events", reads)
+    await a_finish(task)
+    resumed = StreamClient(
+        application, task.pk, headers=[*bearer(token), (b"last-event-id", b"3")]
+    )
+    assert await resumed.start() == 200
+    await resumed.read_to_end()
+    assert resumed.seqs() == list(range(4, 13))
 
 
 @pytest.mark.anyio
