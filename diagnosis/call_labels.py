@@ -115,12 +115,13 @@ def clean_query(raw: str | None) -> str:
     Raises:
         BadQuery: longer than QUERY_MAX_CHARS, or holding a control character.
     """
-    query = (raw or "").strip()
+    # Checked as sent, before the trim, so the rule is the one the OpenAPI document states.
+    query = raw or ""
     if len(query) > QUERY_MAX_CHARS:
         raise BadQuery(f"at most {QUERY_MAX_CHARS} characters")
     if any(ord(c) < 32 for c in query):
         raise BadQuery("no control characters")
-    return query
+    return query.strip()
 
 
 def search(

@@ -20,6 +20,7 @@ from diagnosis.api.validation import (
     MAX_BODY_BYTES,
     MAX_PAGE_SIZE,
 )
+from diagnosis.call_labels import QUERY_MAX_CHARS
 from diagnosis.coordination import NOTE_MAX
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.fields import (
@@ -1114,7 +1115,11 @@ def build_document(principal: Principal | None = None) -> Schema:
                             "required": False,
                             "description": "Words to search for, any case, at most 200 "
                             "characters; at most 200 spans are returned.",
-                            "schema": STR,
+                            "schema": {
+                                "type": "string",
+                                "maxLength": QUERY_MAX_CHARS,
+                                "pattern": "^[^\\x00-\\x1f]*$",
+                            },
                         },
                     ],
                 )

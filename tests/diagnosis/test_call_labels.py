@@ -70,7 +70,13 @@ def test_the_preview_is_the_results_summary_when_it_has_one():
 def test_a_query_is_bounded_and_free_of_control_characters():
     assert call_labels.clean_query("  OOMKilled ") == "OOMKilled"
     assert call_labels.clean_query(None) == ""
-    for bad in ("x" * (call_labels.QUERY_MAX_CHARS + 1), "a\x00b"):
+    # As sent: a control character is refused even where the trim would drop it.
+    for bad in (
+        "x" * (call_labels.QUERY_MAX_CHARS + 1),
+        "a\x00b",
+        "\x1eword",
+        "word\t",
+    ):
         with pytest.raises(call_labels.BadQuery):
             call_labels.clean_query(bad)
 

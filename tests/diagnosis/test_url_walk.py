@@ -307,6 +307,8 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:incident-owner": _page_route(post=PAGE_COORDINATE),
     "diagnosis:incident-notes": _page_route(post=PAGE_COORDINATE),
     "diagnosis:task-parts": _page_route(get=PAGE_READ),
+    "diagnosis:task-steer": _page_route(post=PAGE_WRITE),
+    "diagnosis:incident-steer": _page_route(post=PAGE_FEEDBACK),
     "diagnosis:task-trace": _page_route(get=PAGE_READ),
     "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
     "diagnosis:operations": _page_route(get=PAGE_ADMIN),
@@ -392,6 +394,8 @@ FORMS = {
     "diagnosis:incident-severity": {"severity": "sev1"},
     "diagnosis:incident-owner": {"owner": "me"},
     "diagnosis:incident-notes": {"text": "on it"},
+    "diagnosis:task-steer": {"note": "look at the ledger"},
+    "diagnosis:incident-steer": {"note": "look at the ledger"},
 }
 
 

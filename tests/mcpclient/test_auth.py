@@ -606,7 +606,14 @@ async def test_no_token_or_secret_in_logs_records_or_errors(caplog):
 
     auth = code_auth(refresh_margin=60, user_agent=browser)
     errors: list[str] = []
-    with caplog.at_level(logging.DEBUG):
+    # Each logger's own level too: another test of the run may have raised one (manage.py
+    # evaluate sets httpx's to WARNING in process), which would hide what this test greps.
+    with (
+        caplog.at_level(logging.DEBUG),
+        caplog.at_level(logging.DEBUG, logger="httpx"),
+        caplog.at_level(logging.DEBUG, logger="httpcore"),
+        caplog.at_level(logging.DEBUG, logger="mcpclient"),
+    ):
         async with scripted_server(world) as server:
             world.base = server.url.removesuffix("/mcp")
             spec = mcpclient.HttpServer(url=server.url, auth=auth)
