@@ -1,6 +1,7 @@
 """Benchmark: cold start of each bundled stdio MCP server, to `initialize` and `tools/list` answered.
 
-Run: ``.venv/bin/python bench/server_start.py [-n 5] [--servers logs,metrics] [--no-sdk] [--baseline DIR]``.
+Run: ``.venv/bin/python bench/server_start.py [-n 5] [--servers logs,metrics] [--no-sdk] [--no-fork]
+[--baseline DIR]``.
 ``--baseline DIR`` also starts the servers of another checkout (rows "baseline"), alternating start by
 start with this one, so a before/after comparison sees the same machine load.
 
@@ -10,7 +11,9 @@ the entry's version pin), and, side by side in the same run, through the officia
 (`mcp.Client` with a `StdioServerParameters`, its defaults). Right after `tools/list` is answered the
 child's CPU time (user + system, from /proc/<pid>/stat) is read, before the session closes; that is
 the start cost the issue's target (250 ms CPU) is about. Wall time is from before the spawn to the
-answer. The machine may be shared, so the CPU column is the figure to compare; each cell is the
+answer. Rows "forked" start the same command as the session pool does, through the worker's fork
+server (diagnosis/engine/forkserver.py): CPU is the launcher's plus the forked server's. The
+machine may be shared, so the CPU column is the figure to compare; each cell is the
 median of ``-n`` starts, the clients alternating start by start.
 """
 
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mcpclient
 from diagnosis import registry
+from diagnosis.engine.forkserver import ForkServer
 
 TARGET_CPU_MS = 250.0
 CONNECT_TIMEOUT_S = 60.0
@@ -44,10 +48,11 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * _TICK_S * 1e3
 
 
-def children() -> set[int]:
-    """Pids of this process's direct children (the SDK client does not expose its child's pid)."""
+def children(pid: int | None = None) -> set[int]:
+    """Pids of a process's direct children (default this one's: the SDK client does not expose
+    its child's pid)."""
     out: set[int] = set()
-    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+    for task in Path(f"/proc/{pid or os.getpid()}/task").iterdir():
         try:
             out.update(int(p) for p in (task / "children").read_text().split())
         except OSError:
@@ -88,6 +93,31 @@ async def start_ours(
     return cpu, wall, len(tools)
 
 
+async def start_forked(
+    entry: registry.ServerEntry, forkserver: ForkServer
+) -> tuple[float, float, int]:
+    """One start as the session pool does it: the launcher asks the fork server for a fork.
+
+    CPU is the launcher's (a bare interpreter that hands its pipes over) plus the forked
+    server's own, both read after `tools/list` is answered; the fork server's one-time imports
+    are reported apart (`main`).
+    """
+    environ = await forkserver.environ(os.environ)
+    assert forkserver.pid is not None, "the fork server did not start"
+    stdio = registry.client_server(entry, environ=environ)
+    before = children(forkserver.pid)
+    began = time.perf_counter()
+    async with mcpclient.connect(
+        stdio, protocol_version=entry.protocol_version, timeout=CONNECT_TIMEOUT_S
+    ) as session:
+        tools = await session.list_tools()
+        wall = (time.perf_counter() - began) * 1e3
+        launcher = session.transport.pid  # type: ignore[attr-defined]
+        (forked,) = children(forkserver.pid) - before
+        cpu = cpu_ms(launcher) + cpu_ms(forked)
+    return cpu, wall, len(tools)
+
+
 async def start_sdk(entry: registry.ServerEntry) -> tuple[float, float, int]:
     """One start through the official SDK's client (`mcp.Client`, its defaults)."""
     from mcp import Client, StdioServerParameters
@@ -115,6 +145,11 @@ async def main(argv: list[str] | None = None) -> None:
         "--no-sdk", action="store_true", help="skip the official SDK client peer"
     )
     parser.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="skip the fork-server starts (the pool's way)",
+    )
+    parser.add_argument(
         "--baseline",
         metavar="DIR",
         help="also start the servers of this checkout (e.g. a `git archive` of main), alternating",
@@ -123,6 +158,10 @@ async def main(argv: list[str] | None = None) -> None:
     all_entries = entries()
     names = args.servers.split(",") if args.servers else list(all_entries)
     clients: dict[str, Any] = {"mcpclient": start_ours}
+    forkserver = None
+    if not args.no_fork:
+        forkserver = ForkServer()
+        clients["forked"] = functools.partial(start_forked, forkserver=forkserver)
     if args.baseline:
         clients["baseline"] = functools.partial(start_ours, cwd=args.baseline)
     if not args.no_sdk:
@@ -151,6 +190,17 @@ async def main(argv: list[str] | None = None) -> None:
                 f"{name:<11} {client:<10} {cpu:8.0f} {wall:8.0f} "
                 f"{cpu / TARGET_CPU_MS:9.2f} {rows[0][2]:5d}  {shown}"
             )
+    if forkserver is not None and forkserver.pid is not None:
+        pid = forkserver.pid
+        rss = (
+            int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0])
+            // 1024
+        )
+        print(
+            f"fork server (once per worker process): {cpu_ms(pid):.0f} ms CPU so far "
+            f"(its imports), RSS {rss} MiB, pid {pid}"
+        )
+        await forkserver.close()
 
 
 if __name__ == "__main__":

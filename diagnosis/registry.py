@@ -113,6 +113,10 @@ __all__ = [
 BUNDLED_FILE = Path(__file__).resolve().parent / "servers.toml"
 #: What a stdio child gets from the worker besides the names its entry declares.
 CHILD_ENV = ("PATH", "HOME", "LANG")
+#: A bundled server started as `python -m mcpservers.launch <name>` is forked by the fork server
+#: whose socket this variable names (mcpservers/launch.py, diagnosis/engine/forkserver.py).
+LAUNCHER_MODULE = "mcpservers.launch"
+FORKSERVER_ENV = "AGENTOPS_FORKSERVER"
 #: The app's own secrets: an entry may not pass them to a child, whatever it declares.
 APP_SECRETS = frozenset(
     {
@@ -928,7 +932,8 @@ def demo_environment_name(scenario: str) -> str:
 
 
 def _demo_prefix(server: str) -> tuple[str, ...]:
-    return (sys.executable, "-m", f"mcpservers.{server}")
+    # Through the launcher, so the worker's fork server can start it (diagnosis/engine/forkserver.py).
+    return (sys.executable, "-m", LAUNCHER_MODULE, server)
 
 
 def demo_environments(
@@ -1013,9 +1018,16 @@ def _demo_args(server: str, folder: Path) -> tuple[str, ...]:
 # --- to mcpclient --------------------------------------------------------------------------------
 
 
+def launched(entry: ServerEntry) -> bool:
+    """Whether `entry` starts a bundled server through `mcpservers.launch` (a fork server can)."""
+    command = entry.command or ()
+    return entry.transport == "stdio" and tuple(command[1:3]) == ("-m", LAUNCHER_MODULE)
+
+
 def child_env(entry: ServerEntry, environ: Mapping[str, str]) -> dict[str, str]:
-    """The variables a stdio entry passes on top of mcpclient's minimal default: LANG, then `env`."""
-    names = (*CHILD_ENV, *entry.env)
+    """The variables a stdio entry passes on top of mcpclient's minimal default: LANG, then `env`;
+    a launched one also the fork server's socket, when `environ` names one."""
+    names = (*CHILD_ENV, *entry.env, *((FORKSERVER_ENV,) if launched(entry) else ()))
     return {name: environ[name] for name in names if name in environ}
 
 

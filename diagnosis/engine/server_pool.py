@@ -69,8 +69,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcpclient
+from diagnosis.engine.forkserver import ForkServer
 from diagnosis.observability import metrics as obs_metrics
-from diagnosis.registry import CHILD_ENV, MissingSecret, ServerEntry, connect_server
+from diagnosis.registry import (
+    CHILD_ENV,
+    FORKSERVER_ENV,
+    MissingSecret,
+    ServerEntry,
+    connect_server,
+    launched,
+)
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -83,6 +91,8 @@ T = TypeVar("T")
 # diagnoses starting five each at once starved every handshake past its timeout (bench/engine.py).
 # The pool starts this many at once; the others wait their turn, outside the connect timeout.
 STDIO_STARTS = max(2, os.cpu_count() or 2)
+# A bundled server forked by the fork server costs tens of milliseconds of CPU: more at once.
+FORKED_STARTS = 4 * STDIO_STARTS
 PING_TIMEOUT = 2.0  # the check before reuse: at most this long (or the connect timeout)
 PING_AFTER_IDLE = 1.0  # a session unused this long is pinged before it is lent again
 DRAIN_SECONDS = 30.0  # close(): how long borrowers get to give their sessions back
@@ -244,6 +254,8 @@ class ServerPool:
         self._catalogs: dict[PoolKey, dict[str, mcpclient.Tool]] = {}
         self._closed = False
         self._starts = asyncio.Semaphore(STDIO_STARTS)
+        self._forked_starts = asyncio.Semaphore(FORKED_STARTS)
+        self.forkserver = ForkServer()
         self._gauges: set[tuple[str, str]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="mcp-pool", daemon=True)
@@ -481,11 +493,11 @@ class ServerPool:
             del self._catalogs[next(iter(self._catalogs))]
 
     @contextlib.asynccontextmanager
-    async def _start_slot(self, entry: ServerEntry) -> Any:
+    async def _start_slot(self, entry: ServerEntry, *, forked: bool) -> Any:
         if entry.transport != "stdio":
             yield
             return
-        async with self._starts:
+        async with self._forked_starts if forked else self._starts:
             yield
 
     async def _connect(self, server: _Server) -> None:
@@ -495,13 +507,16 @@ class ServerPool:
         except mcpclient.CircuitOpen as exc:
             raise ServerUnavailable(entry.name, exc) from exc
         stack = AsyncExitStack()
+        environ: Mapping[str, str] = server.environ
+        if launched(entry):  # a bundled server: forked by the fork server when it runs
+            environ = await self.forkserver.environ(environ)
         try:
-            async with self._start_slot(entry):
+            async with self._start_slot(entry, forked=FORKSERVER_ENV in environ):
                 began = time.monotonic()
                 session = await stack.enter_async_context(
                     connect_server(
                         entry,
-                        environ=server.environ,
+                        environ=environ,
                         observer=_observe,
                         breaker=server.breaker,
                     )
@@ -644,6 +659,9 @@ class ServerPool:
         await asyncio.gather(
             *(self._close_session(s) for s in servers), return_exceptions=True
         )
+        await (
+            self.forkserver.close()
+        )  # after the sessions: their servers are its children
         self._gauge()
         if self._publish is not None:
             await self._loop.run_in_executor(None, _publish_quietly, self._publish, [])

@@ -117,9 +117,10 @@ def test_demo_environment_reads_its_scenario_data_and_is_described_by_its_title(
         for entry in env.servers:
             command = entry.command
             assert command is not None
-            assert command[1:3] == ("-m", f"mcpservers.{entry.name}")
+            # Through the launcher: the worker's fork server can fork it.
+            assert command[1:4] == ("-m", "mcpservers.launch", entry.name)
             if entry.name in ("logs", "metrics", "runbooks", "kubernetes"):
-                assert command[3:] == ("--scenario", str(SCENARIOS / slug))
+                assert command[4:] == ("--scenario", str(SCENARIOS / slug))
 
 
 def test_the_five_first_scenarios_have_no_kubernetes_server():
@@ -183,7 +184,8 @@ def test_bind_live_replaces_the_args_of_named_servers_only():
     assert live.server("netcheck").command == (
         sys.executable,
         "-m",
-        "mcpservers.netcheck",
+        "mcpservers.launch",
+        "netcheck",
         "--allow",
         "https://127.0.0.1:4443",
     )
