@@ -303,3 +303,32 @@ def test_closing_the_handle_ends_the_fork_server_and_every_fork():
     (forked_alive, fs_alive), closed_in, pid_after = asyncio.run(scenario())
     assert not forked_alive and not fs_alive and pid_after is None
     assert closed_in < 10
+
+
+def test_the_session_pool_forks_bundled_servers_and_stops_its_fork_server_when_it_closes():
+    from diagnosis.engine.server_pool import ServerPool, pool_key
+
+    env_name = registry.demo_environment_name(SCENARIO)
+    pool = ServerPool(idle_seconds=60)
+    try:
+
+        async def borrow_all():
+            lent = []
+            for name in ("logs", "metrics", "runbooks"):
+                key = pool_key(env_name, _entry(name), tenant="t")
+                lent.append(await pool.lend(key))
+                pool.give_back(key)
+            return lent
+
+        lent = asyncio.run(borrow_all())
+        fs_pid = pool.forkserver.pid
+        assert fs_pid is not None and pool.forkserver.starts == 1
+        forked = _children(fs_pid)
+        assert len(forked) == 3  # each bundled server is a fork of the one fork server
+        assert all(
+            x.tools and x.pid not in forked for x in lent
+        )  # the launchers stand in
+    finally:
+        pool.close(drain_seconds=5)
+    assert not _alive(fs_pid) and not any(_alive(p) for p in forked)
+    assert not any(_alive(x.pid) for x in lent)
