@@ -244,8 +244,14 @@ def run_design(
 # --- issue 19's table: the worker's MCP session pool, cold and warm -------------------------------
 
 
-def _rss_mib(pid: int) -> tuple[float, float]:
-    """(RSS of process `pid`, RSS of it and every descendant), MiB, from /proc."""
+def _rss_mib(pid: int) -> tuple[float, float, float]:
+    """(RSS of process `pid`, RSS of it and every descendant, PSS of it and every descendant), MiB.
+
+    RSS counts a page shared by several processes once per process: forks of the fork server
+    share most of theirs, so their RSS sum overstates the memory they take. PSS (from
+    /proc/PID/smaps_rollup) divides each shared page among its sharers, so its sum is the
+    memory the tree takes.
+    """
     children: dict[int, list[int]] = {}
     rss: dict[int, float] = {}
     for entry in Path("/proc").iterdir():
@@ -260,12 +266,24 @@ def _rss_mib(pid: int) -> tuple[float, float]:
         for line in status.splitlines():
             if line.startswith("VmRSS:"):
                 rss[int(entry.name)] = int(line.split()[1]) / 1024
-    total, todo = 0.0, [pid]
+    total, pss, todo = 0.0, 0.0, [pid]
     while todo:
         current = todo.pop()
         total += rss.get(current, 0.0)
+        pss += _pss_mib(current)
         todo += children.get(current, [])
-    return rss.get(pid, 0.0), total
+    return rss.get(pid, 0.0), total, pss
+
+
+def _pss_mib(pid: int) -> float:
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0.0
+    for line in rollup.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def pool_table(stack, scenarios: list, secret: str, args: argparse.Namespace) -> None:
@@ -324,7 +342,7 @@ def pool_table(stack, scenarios: list, secret: str, args: argparse.Namespace) ->
         )
         rest = go(scenarios, args.burst, "all")  # every environment pooled now
         pid = stack.procs["pool-b"].pid
-        worker_rss, with_servers = _rss_mib(pid)
+        worker_rss, with_servers, pss = _rss_mib(pid)
     finally:
         stack.stop("pool-b")
     print()
@@ -344,7 +362,9 @@ def pool_table(stack, scenarios: list, secret: str, args: argparse.Namespace) ->
         )
     print(
         f"worker RSS with the pool warm for {len(scenarios)} demo environments: "
-        f"{worker_rss:.0f} MiB (the worker), {with_servers:.0f} MiB with its server children; "
+        f"{worker_rss:.0f} MiB (the worker), {with_servers:.0f} MiB RSS summed with every "
+        f"descendant (fork server, launchers, servers), {pss:.0f} MiB PSS summed (shared pages "
+        f"counted once); "
         f"that last batch: {rest.right}/{rest.runs} right"
     )
     for batch, label in [*rows, (rest, "all")]:

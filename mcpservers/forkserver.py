@@ -134,10 +134,15 @@ class ForkServer:
                 os.close(fd)
         pidfd = os.pidfd_open(pid)
         child = self.children[pid] = _Child(pid, pidfd, conn)
-        conn.settimeout(None)
-        conn.send(json.dumps({"pid": pid}).encode())
-        self.selector.register(pidfd, selectors.EVENT_READ, ("exit", child))
+        self.selector.register(
+            pidfd, selectors.EVENT_READ, ("exit", child)
+        )  # reaped either way
         self.selector.register(conn, selectors.EVENT_READ, ("conn", child))
+        conn.settimeout(None)
+        try:
+            conn.send(json.dumps({"pid": pid}).encode())
+        except OSError:  # the launcher is gone already: so is the server it asked for
+            _kill_group(child, signal.SIGKILL)
 
     def _own_fds(self, conn: socket.socket) -> list[int]:
         """What a child closes: the listener, the selector and every connection and pidfd."""
