@@ -126,6 +126,9 @@ class ToolQueuedData(TypedDict):
     agent: str
     server: str
     tool: str
+    label: NotRequired[
+        str
+    ]  # what the call asks (call_labels.call_label); older events lack it
     arguments: dict[str, Any]  # redacted, as the span's
     attempt: int
     why: str  # the planner's reason for the call
@@ -141,6 +144,9 @@ class _ToolCall(TypedDict):
     agent: str
     server: str  # the registry's server name
     tool: str
+    label: NotRequired[
+        str
+    ]  # what the call asks (call_labels.call_label); older events lack it
 
 
 class ToolStartedData(_ToolCall):

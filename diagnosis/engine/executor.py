@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
 import mcpclient
-from diagnosis import approvals, artifacts, tracing
+from diagnosis import approvals, artifacts, call_labels, tracing
 from diagnosis.engine import outcomes, policy
 from diagnosis.engine.sessions import DiagnosisSessions, ServerUnavailable
 from diagnosis.events import EventKind
@@ -122,6 +122,9 @@ class Executor:
                     "agent": call.agent,
                     "server": call.server,
                     "tool": call.tool,
+                    "label": call_labels.call_label(
+                        call.tool, redact(dict(call.arguments))
+                    ),
                     "arguments": redact(dict(call.arguments)),
                     "attempt": run.attempt,
                     "why": call.why,
@@ -406,6 +409,7 @@ class Executor:
                 "agent": call.agent,
                 "server": call.server,
                 "tool": call.tool,
+                "label": call_labels.call_label(call.tool, redacted),
                 "arguments": redacted,
                 "attempt": run.attempt,
                 "why": call.why,
@@ -649,12 +653,14 @@ def _finished_payload(span: ToolCallSpan, agent: str) -> ToolEndedData:
         "agent": agent,
         "server": span.server_name,
         "tool": span.tool_name,
+        "label": call_labels.call_label(span.tool_name, span.arguments_redacted),
         "state": cast("SpanEndState", span.state),  # a finished span's
         "latency_ms": span.latency_ms,
         "error_layer": span.failure_layer or None,
         "error_code": span.error_code or None,
         "retry_count": span.retry_count,
-        "preview": span.result_preview[:300],
+        # The trace's preview: the result's own summary, else the stored preview.
+        "preview": call_labels.result_preview(span.result, span.result_preview)[:300],
     }
 
 

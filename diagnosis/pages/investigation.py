@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from diagnosis import selectors
+from diagnosis import call_labels, selectors
 from diagnosis.events import TERMINAL_EVENTS, EventKind
 from diagnosis.models import DiagnosisTask, SpanState, TaskEvent, ToolCallSpan, call_id
 from diagnosis.states import TERMINAL
@@ -69,10 +69,12 @@ class ToolRow:
     result_size: int | None = None
     # The engine's call id (tool_queued and every later event of the call); "" for older rows.
     call_id: str = ""
+    # What the call asked (call_labels.call_label), the trace's label; "" falls back to the tool.
+    call_label: str = ""
 
     @property
     def label(self) -> str:
-        return f"{self.server}.{self.tool}"
+        return self.call_label or f"{self.server}.{self.tool}"
 
     @property
     def dom_id(self) -> str:
@@ -362,8 +364,13 @@ def tool_rows(
                     error_layer=span.failure_layer,
                     error_code=span.error_code,
                     error_message=span.error_message,
-                    preview=span.result_preview[:PREVIEW_CHARS],
+                    preview=call_labels.result_preview(
+                        span.result, span.result_preview
+                    )[:PREVIEW_CHARS],
                     arguments=arguments_text(span.arguments_redacted),
+                    call_label=call_labels.call_label(
+                        span.tool_name, span.arguments_redacted
+                    ),
                     # A refusal has no tool_started: the reason is the queued one.
                     why=why.get(span.span_id) or (asked.why if asked else ""),
                     retry_count=span.retry_count,
@@ -404,6 +411,12 @@ def _queued_row(data: Mapping[str, Any], call: str) -> ToolRow:
         attempt=attempt if isinstance(attempt, int) else 0,
         progress=None,
         call_id=call,
+        call_label=str(
+            data.get("label")
+            or call_labels.call_label(
+                str(data.get("tool") or ""), data.get("arguments") or {}
+            )
+        ),
     )
 
 

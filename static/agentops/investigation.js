@@ -324,7 +324,9 @@
     made.dataset.call = data.call_id || "";
     if (data.span_id) adopt(made, data.span_id);
     else made.id = "call-" + data.call_id;
-    const label = data.server + "." + data.tool;
+    // What the call asked, as the trace labels it (call_labels.call_label, sent by the engine);
+    // events from before labels existed fall back to the tool's name.
+    const label = data.label || data.server + "." + data.tool;
     field(made, "label").textContent = label;
     field(made, "progress").setAttribute("aria-label", "progress of " + label);
     group(data.agent).querySelector(".tool-rows").append(made);

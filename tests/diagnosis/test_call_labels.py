@@ -170,3 +170,52 @@ def test_the_trace_page_and_api_search_and_refuse_a_bad_query_with_json(
     ):
         assert response.status_code == 400
         assert response.json()["fields"] == {"q": "at most 200 characters"}
+
+
+# The incident page's tool rows read as the trace does (issue 20): server-rendered rows, the
+# queued rows and the events the page's script appends live rows from.
+
+
+def test_the_incident_pages_rows_read_like_the_trace(client, member, tenant):
+    from diagnosis.pages import investigation
+
+    incident, task = factories.make_incident(tenant)
+    spans = _spans(task)
+    rows = investigation.tool_rows(spans=spans, events=[])
+    assert [row.label for row in rows] == [
+        "get pods -n shop",
+        "probe https://cart.shop/health",
+        "top_errors checkout",
+    ]
+    assert rows[0].preview == "cartservice-1 OOMKilled"
+    client.force_login(member.user)
+    body = client.get(
+        reverse("diagnosis:incident-detail", args=[incident.id])
+    ).content.decode()
+    assert '<code class="tool" data-field="label">get pods -n shop</code>' in body
+    assert "kubernetes.get_resources</code>" not in body
+    assert 'aria-label="progress of top_errors checkout"' in body
+
+
+def test_a_queued_row_reads_what_the_call_asks():
+    from diagnosis.pages import investigation
+
+    data = {
+        "agent": "logs",
+        "server": "logs",
+        "tool": "top_errors",
+        "arguments": {"service": "checkout"},
+    }
+    assert investigation._queued_row(data, "c1").label == "top_errors checkout"
+    labelled = {**data, "label": "top_errors cart"}  # the engine's label wins
+    assert investigation._queued_row(labelled, "c1").label == "top_errors cart"
+
+
+def test_the_finished_event_carries_the_label_and_the_results_summary(db, tenant):
+    from diagnosis.engine.executor import _finished_payload
+
+    _, task = factories.make_incident(tenant)
+    span = _spans(task)[0]
+    data = _finished_payload(span, "kubernetes")
+    assert data["label"] == "get pods -n shop"
+    assert data["preview"] == "cartservice-1 OOMKilled"

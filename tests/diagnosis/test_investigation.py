@@ -144,7 +144,8 @@ def test_snapshot_status_comes_from_the_events_it_resumes_after(tenant, monkeypa
         task=DiagnosisTask.objects.get(pk=task.pk)
     )
     assert (snapshot.status.state, snapshot.status.phase) == ("running", "metrics")
-    assert snapshot.status.checking == ["metrics.query_metric"]
+    # the running row's label, what the call asks (call_labels.call_label)
+    assert snapshot.status.checking == ["query_metric checkout"]
     assert snapshot.last_seq == 4
     [group] = snapshot.groups
     assert group.agent == "metrics"
