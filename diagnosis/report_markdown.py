@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from diagnosis import next_steps
 from diagnosis.states import TaskState, is_terminal
 
 # Longest untrusted string rendered; tool output beyond it is cut (the trace keeps it all).
@@ -131,7 +132,8 @@ def report_markdown(
             or ["None recorded."],
         )
         lines += _section(
-            "Next steps", _next_steps(report.get("next_steps")) or ["None recorded."]
+            "Next steps",
+            _next_steps(next_steps.from_report(report)) or ["None recorded."],
         )
         lines += _section(
             "Actions taken",
@@ -295,15 +297,14 @@ def _evidence(evidence: object, links: "_SpanLinks") -> list[str]:
     ]
 
 
-def _next_steps(steps: object) -> list[str]:
+def _next_steps(steps: list[next_steps.Step]) -> list[str]:
     lines = []
-    for n, step in enumerate(_dicts(steps), start=1):
-        line = f"{n}. {text(step.get('text'))}"
-        uri, title = step.get("runbook_uri"), step.get("runbook_title")
-        if uri or title:
+    for n, step in enumerate(steps, start=1):
+        line = f"{n}. {text(step.text)}"
+        if step.runbook_uri or step.runbook_title:
             line += " (runbook"
-            line += f": {text(title)}" if title else ""
-            line += f" {code(uri)}" if uri else ""
+            line += f": {text(step.runbook_title)}" if step.runbook_title else ""
+            line += f" {code(step.runbook_uri)}" if step.runbook_uri else ""
             line += ")"
         lines.append(line)
     return lines

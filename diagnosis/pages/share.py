@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from diagnosis import report_markdown
+from diagnosis.pages import answer
 from diagnosis.pages.investigation import HypothesisCard, Verdict
 
 MAX_STEPS = 5  # next steps listed; the page and the export hold them all
@@ -89,7 +90,7 @@ def slack_summary(facts: ShareFacts, verdict: Verdict, *, is_finished: bool) -> 
         lines.append(
             f"*Evidence:* {f'<{url}|{label}>' if url else label} {esc(evidence.fact)}"
         )
-    steps = [s for s in verdict.next_steps if s.text][:MAX_STEPS]
+    steps = answer.next_steps(verdict)[:MAX_STEPS]
     if steps:
         lines.append("*Next steps:*")
         lines += [f"{n}. {esc(s.text)}" for n, s in enumerate(steps, start=1)]
@@ -123,7 +124,7 @@ def markdown_summary(facts: ShareFacts, verdict: Verdict, *, is_finished: bool) 
             f"**Evidence:** {link} {esc(evidence.server)}.{esc(evidence.tool)}: "
             f"{esc(evidence.fact)}",
         ]
-    steps = [s for s in verdict.next_steps if s.text][:MAX_STEPS]
+    steps = answer.next_steps(verdict)[:MAX_STEPS]
     if steps:
         lines += ["", "**Next steps:**", ""]
         lines += [f"{n}. {esc(s.text)}" for n, s in enumerate(steps, start=1)]

@@ -245,8 +245,11 @@ def test_open_questions_next_steps_with_runbook_and_actions_with_effect():
     md = _markdown(_report())
 
     assert "## Open questions\n\n- Why did payments-gw stop listening at 10:02?" in md
+    # The action's outcome comes before the runbook (diagnosis.next_steps owns the order).
     assert (
-        "1. Restart payments-gw (runbook: Restarting payments-gw "
+        "1. restart\\_service of payments-gw was done (a new probe connects in 2 ms): a "
+        "stop-gap; watch payments-gw recover until the fix lands\n"
+        "2. Restart payments-gw (runbook: Restarting payments-gw "
         "`runbook://payments/restart`)"
     ) in md
     assert (
@@ -530,3 +533,22 @@ def test_text_escapes(raw, escaped):
 )
 def test_code_spans_hold_backticks(raw, span):
     assert code(raw) == span
+
+
+def test_next_steps_follow_an_action_decided_after_the_report_was_written():
+    """The stored next_steps were written before the approval was answered: the export reads
+    the action's state now, so a denied restart is never to be watched."""
+    report = _report()
+    report["hypotheses"][0]["remediation"] = "Raise payments-gw's listen backlog"
+    report["actions"][0].update(
+        status="denied", reason="not during the sale", effect=""
+    )
+    md = _markdown(report)
+
+    steps = md[md.index("## Next steps") : md.index("## Actions taken")]
+    assert steps.splitlines()[2:4] == [
+        "1. Raise payments-gw's listen backlog",
+        "2. restart\\_service of payments-gw was denied (not during the sale): nothing was "
+        "restarted, apply the fix",
+    ]
+    assert "recover" not in steps and "was done" not in steps

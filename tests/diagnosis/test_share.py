@@ -155,3 +155,32 @@ def test_with_site_url_the_texts_link_to_it(logged_in, tenant, settings):
     assert f"https://agentops.example.com/incidents/{incident.id}/" in slack
     assert f"https://agentops.example.com/tasks/{task.id}/trace" in slack
     assert "testserver" not in slack + _template(html, "share-markdown")
+
+
+def test_the_summaries_list_the_fix_and_what_became_of_each_action():
+    report = {
+        **REPORT,
+        "hypotheses": [
+            {**REPORT["hypotheses"][0], "remediation": "Fix payments-gw's listener"}
+        ],
+        "actions": [
+            {
+                "server": "actions",
+                "tool": "restart_service",
+                "target": "payments-gw",
+                "status": "denied",
+                "reason": "change freeze",
+            }
+        ],
+    }
+    verdict = verdict_from_report(report)
+    for text in (
+        slack_summary(FACTS, verdict, is_finished=True),
+        markdown_summary(FACTS, verdict, is_finished=True),
+    ):
+        steps = [
+            line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")
+        ]
+        assert steps[0].startswith("1. Fix payments"), text
+        assert "was denied" in steps[1] and "nothing was restarted" in steps[1], text
+        assert "recover" not in text, text
