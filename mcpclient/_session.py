@@ -378,7 +378,7 @@ class ClientSession:
         await self.transport.send(_jsonrpc.notification("notifications/initialized"))
         listen = getattr(self.transport, "listen", None)
         if self.elicit is not None and listen is not None:
-            listen()  # elicitations may come on the GET stream
+            await listen()  # elicitations may come on the GET stream
 
     def _hello(self, hello: ServerHello) -> None:
         self.server_capabilities = hello.capabilities

@@ -590,32 +590,37 @@ class StreamableHttpTransport:
 
     # -- the standalone GET stream -----------------------------------------------------------------
 
-    def listen(self) -> None:
+    async def listen(self) -> None:
         """Open the GET stream (handshake era) on which a server sends requests unrelated to a POST,
-        such as an elicitation; a server without one (405) is left alone. Ends at close."""
-        if self.modern or self._listener is not None:
-            return
-        self._listener = asyncio.ensure_future(self._listen())
-
-    async def _listen(self) -> None:
+        such as an elicitation; a server without one (405) is left alone. Returns once the server
+        answered the GET (so the stream exists before the next request); read until close."""
         client = self._client
-        assert client is not None
+        if self.modern or self._listener is not None or client is None:
+            return
         headers = {k: v for k, v in self._headers.items() if k != "content-type"}
         headers["accept"] = "text/event-stream"
         try:
             request = client.build_request("GET", self.url, headers=headers)
             response = await client.send(request, stream=True, **self._auth)
-            try:
-                if response.status_code == 200 and response.headers.get(
-                    "content-type", ""
-                ).startswith("text/event-stream"):
-                    await self._read_events(
-                        response.aiter_bytes(), SseParser(self._max), object()
-                    )
-            finally:
-                await response.aclose()
-        except (httpx.HTTPError, McpError) as exc:
+        except httpx.HTTPError as exc:
+            logger.debug("%s: no GET stream: %s", self.name, exc)
+            return
+        if response.status_code != 200 or not response.headers.get(
+            "content-type", ""
+        ).startswith("text/event-stream"):
+            await response.aclose()
+            return
+        self._listener = asyncio.ensure_future(self._listen(response))
+
+    async def _listen(self, response: httpx.Response) -> None:
+        try:
+            await self._read_events(
+                response.aiter_bytes(), SseParser(self._max), object()
+            )
+        except McpError as exc:
             logger.debug("%s: the GET stream ended: %s", self.name, exc)
+        finally:
+            await response.aclose()
 
     # -- closing --------------------------------------------------------------------------------
 

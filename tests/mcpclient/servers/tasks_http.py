@@ -17,8 +17,6 @@ Tools: ``slow_compute(seconds)`` (a task that completes after ``seconds``), ``co
 from __future__ import annotations
 
 import asyncio
-import socket
-import sys
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -271,13 +269,19 @@ app = Starlette(
 )
 
 
-def main() -> None:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+async def main() -> None:
+    # uvicorn binds port 0 itself (a pre-bound socket handed over loses TCP_NODELAY: 40 ms calls).
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"
+        )
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    print(f"PORT {server.servers[0].sockets[0].getsockname()[1]}", flush=True)
+    await task
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    asyncio.run(main())
