@@ -11,6 +11,23 @@ A server behind an identity provider: ``HttpServer(url, auth=mcpclient.ClientCre
 client_secret=...))`` for a service account, or ``mcpclient.AuthorizationCode(...)`` with a user agent
 or stored tokens; 401/403 challenges are answered as the MCP authorization spec describes (_auth/).
 
+Elicitation is opt-in (a worker has nobody to ask): ``connect(..., elicit=handler)`` declares the
+capability and ``handler(message, requested_schema)`` returns the content to accept with, or None to
+decline; fields it leaves out that the schema gives a ``default`` are sent with it (SEP-1034). It
+answers ``elicitation/create`` requests (handshake era; the GET stream is opened for them) and
+2026-07-28 ``input_required`` results: call_tool retries with ``inputResponses`` and the server's
+``requestState`` echoed untouched (SEP-2322), as a new request. Without a handler these fail with
+CapabilityError (MRTR) or "method not found" (requests).
+
+The Tasks extension (``io.modelcontextprotocol/tasks``, declared on 2026-07-28): a tools/call answered
+with a task is followed by call_tool itself, which returns the task's result as for a plain call. It
+polls ``tasks/get`` at the server's ``pollIntervalMs`` (0.5 s if none, within 10 ms..30 s) up to the
+call's deadline, answers ``input_required`` through the elicit handler with ``tasks/update``, and sends
+``tasks/cancel`` when the caller cancels, the deadline passes (ResponseTimeout) or the input cannot be
+given. A task ending ``failed``/``cancelled`` raises TaskFailed (``.task_id``, ``.status``,
+``.error``). The observer gets one CallRecord for the whole call (no record per poll), with
+``task_id`` and ``task_states`` (each status seen, in order).
+
 Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
@@ -45,6 +62,7 @@ from ._exceptions import (
     ResponseTimeout,
     ResultConsumptionError,
     SessionExpired,
+    TaskFailed,
     ToolExecutionError,
     ToolValidationError,
     TransportError,
@@ -117,6 +135,7 @@ __all__ = [
     "RetryPolicy",
     "SessionExpired",
     "StdioServer",
+    "TaskFailed",
     "Tokens",
     "Tool",
     "ToolAnnotations",

@@ -14,7 +14,7 @@ from ._transports import (
     StreamableHttpTransport,
     Transport,
 )
-from ._types import HttpServer, LegacySseServer, Observer, StdioServer
+from ._types import ElicitHandler, HttpServer, LegacySseServer, Observer, StdioServer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -53,12 +53,15 @@ async def connect(
     max_server_requests: int = 32,
     client_info: dict[str, Any] | None = None,
     validate: bool = True,
+    elicit: ElicitHandler | None = None,
 ) -> AsyncIterator[ClientSession]:
     """Connect to an MCP server and settle the protocol version; the session closes on exit.
 
     ``protocol_version=None`` speaks 2026-07-28 where the server does (probe: ``server/discover``),
     else the initialize handshake at 2025-11-25, accepting 2025-06-18, 2025-03-26 or 2024-11-05.
     A pinned version is used as given. ``timeout`` bounds the handshake and is the default per call.
+    ``elicit(message, requested_schema)`` answers the server's elicitations (the content to accept
+    with, or None to decline; schema defaults fill what it omits); without it none are accepted.
 
     Raises:
         ConnectError: the server could not be reached or started.
@@ -76,6 +79,7 @@ async def connect(
         "max_server_requests": max_server_requests,
         "client_info": client_info,
         "validate": validate,
+        "elicit": elicit,
     }
     session = ClientSession(make_transport(server), **options)
     try:

@@ -18,6 +18,7 @@
     ├── CapabilityError               capability     the server did not declare it
     ├── ToolValidationError           tool_validation   arguments fail the inputSchema (never sent)
     ├── ToolExecutionError            tool_execution    the tool answered isError (raise_for_error)
+    │   └── TaskFailed                a task-backed call ended failed/cancelled, .task_id .status
     └── ResultConsumptionError        result_consumption
         ├── MessageTooLarge           over max_message_size
         ├── OutputSchemaMismatch      structuredContent does not match outputSchema
@@ -325,6 +326,26 @@ class ToolExecutionError(McpError):
         super().__init__(message)
         self.tool = tool
         self.result = result
+
+
+class TaskFailed(ToolExecutionError):
+    """A task-backed tool call (Tasks extension) ended ``failed`` or ``cancelled`` at the server."""
+
+    code = "task_failed"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool: str | None,
+        task_id: str,
+        status: str,
+        error: Any = None,
+    ) -> None:
+        super().__init__(message, tool=tool)
+        self.task_id = task_id
+        self.status = status
+        self.error = error
 
 
 class ResultConsumptionError(McpError):

@@ -13,12 +13,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from . import _jsonrpc
-from ._exceptions import METHOD_NOT_FOUND, McpError
+from ._elicit import ELICIT, elicit
+from ._exceptions import INTERNAL_ERROR, METHOD_NOT_FOUND, McpError
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from ._transports.base import Transport
+    from ._types import ElicitHandler
 
 logger = logging.getLogger("mcpclient")
 
@@ -73,8 +75,10 @@ class ServerRequests:
         spawn: Callable[[Awaitable[Any]], None],
         *,
         limit: int,
+        elicit: ElicitHandler | None = None,
     ) -> None:
         self._transport = transport
+        self._elicit = elicit
         self._spawn = spawn
         self._send_nowait: Callable[[dict[str, Any]], bool] | None = getattr(
             transport, "send_nowait", None
@@ -90,7 +94,24 @@ class ServerRequests:
             # 2026-07-28 HTTP: servers send no requests and clients MUST NOT POST responses.
             self.refused += 1
             return
-        reply = reply_to(message, modern=modern)
+        if self._elicit is not None and message["method"] == ELICIT:
+            self._spawn(self._elicited(message, self._elicit))
+            return
+        self._enqueue(reply_to(message, modern=modern))
+
+    async def _elicited(self, message: dict[str, Any], handler: ElicitHandler) -> None:
+        """Ask the caller's handler, then queue the answer (an error answer if the handler failed)."""
+        try:
+            result = await elicit(handler, message.get("params"))
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        except Exception:
+            logger.exception("elicitation handler failed")
+            reply = _jsonrpc.error_response(
+                message["id"], INTERNAL_ERROR, "elicitation failed"
+            )
+        self._enqueue(reply)
+
+    def _enqueue(self, reply: dict[str, Any]) -> None:
         send_nowait = self._send_nowait
         if not self._queue and send_nowait is not None:
             with contextlib.suppress(McpError):

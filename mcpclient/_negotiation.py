@@ -38,9 +38,25 @@ def supported_versions(exc: JsonRpcError) -> list[str]:
     )
 
 
-def modern_meta(client_info: dict[str, Any]) -> dict[str, Any]:
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+def client_capabilities(*, elicit: bool, modern: bool) -> dict[str, Any]:
+    """What this client declares: form elicitation when given a handler; on 2026-07-28 the Tasks
+    extension (a tools/call may be answered with a task, which call_tool follows)."""
+    caps: dict[str, Any] = {"elicitation": {"form": {}}} if elicit else {}
+    if modern:
+        caps["extensions"] = {TASKS_EXTENSION: {}}
+    return caps
+
+
+def modern_meta(client_info: dict[str, Any], *, elicit: bool = False) -> dict[str, Any]:
     """The ``_meta`` every 2026-07-28 request carries (version, capabilities, client info)."""
-    return {META_VERSION: MODERN_VERSION, META_CAPS: {}, META_INFO: client_info}
+    return {
+        META_VERSION: MODERN_VERSION,
+        META_CAPS: client_capabilities(elicit=elicit, modern=True),
+        META_INFO: client_info,
+    }
 
 
 def _hello(caps: Any, info: Any, instructions: Any) -> ServerHello:

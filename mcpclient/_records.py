@@ -30,6 +30,8 @@ def call_record(
     retries: int,
     result: dict[str, Any] | None,
     failure: BaseException | None,
+    task_id: str | None = None,
+    task_states: list[str] | None = None,
 ) -> CallRecord:
     """One CallRecord: outcome ``ok``, ``tool_error`` (isError) or ``error`` with its layer."""
     ended = time.time()
@@ -49,6 +51,8 @@ def call_record(
         deadline=started + budget,
         retries=retries,
         outcome="ok",
+        task_id=task_id,
+        task_states=list(task_states or ()),
     )
     if failure is not None:
         record.outcome = "error"

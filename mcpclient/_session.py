@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _catalog, _jsonrpc, _schema
 from ._breaker import CircuitBreaker
+from ._elicit import input_responses
 from ._exceptions import (
     HEADER_MISMATCH,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -33,6 +34,7 @@ from ._exceptions import (
     McpError,
     ResponseTimeout,
     SessionExpired,
+    TaskFailed,
     ToolValidationError,
     UsageError,
     VersionMismatch,
@@ -40,6 +42,7 @@ from ._exceptions import (
 from ._incoming import ServerRequests, progress_arguments
 from ._negotiation import (
     ServerHello,
+    client_capabilities,
     hello_from_discover,
     hello_from_initialize,
     modern_meta,
@@ -53,6 +56,7 @@ from ._types import (
     LATEST_HANDSHAKE_VERSION,
     MODERN_VERSION,
     CallToolResult,
+    ElicitHandler,
     GetPromptResult,
     Observer,
     ProgressCallback,
@@ -72,6 +76,36 @@ logger = logging.getLogger("mcpclient")
 CLIENT_INFO = {"name": "mcpclient", "version": "0.1.0"}
 _MAX_PAGES = 1000
 _NEW, _OPENING, _OPEN, _CLOSED = range(4)
+_MAX_INPUT_ROUNDS = (
+    16  # MRTR rounds of one call before we call the server's loop malformed
+)
+# Tasks extension: tasks/get every pollIntervalMs the server hints, within these bounds (seconds).
+_POLL_DEFAULT, _POLL_MIN, _POLL_MAX = 0.5, 0.01, 30.0
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def _poll_interval(answer: dict[str, Any], previous: float) -> float:
+    hint = answer.get("pollIntervalMs")
+    if not isinstance(hint, int | float) or isinstance(hint, bool):
+        return previous
+    if not math.isfinite(hint):
+        return previous
+    return min(_POLL_MAX, max(_POLL_MIN, hint / 1000.0))
+
+
+def _task_id(answer: dict[str, Any]) -> Any:
+    task = answer.get("task")
+    if "taskId" not in answer and isinstance(task, dict):
+        return task.get("taskId")  # a nested {task: {taskId, ...}} form
+    return answer.get("taskId")
+
+
+def _task_status(answer: dict[str, Any]) -> str:
+    status = answer.get("status")
+    task = answer.get("task")
+    if status is None and isinstance(task, dict):
+        status = task.get("status")
+    return status if isinstance(status, str) else "unknown"
 
 
 # Headers the protocol and the transport own; a caller's per-call header may not replace them.
@@ -117,8 +151,10 @@ class ClientSession:
         max_server_requests: int = 32,
         client_info: dict[str, Any] | None = None,
         validate: bool = True,
+        elicit: ElicitHandler | None = None,
     ) -> None:
         self.transport = transport
+        self.elicit = elicit
         self.timeout = math.inf if timeout is None else timeout  # None: no limit
         self.probe_timeout = probe_timeout
         self.observer = observer
@@ -145,7 +181,7 @@ class ClientSession:
         self._dead: McpError | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._server_requests = ServerRequests(
-            transport, self._spawn, limit=max_server_requests
+            transport, self._spawn, limit=max_server_requests, elicit=elicit
         )
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._tools = ToolCatalog(transport.name)
@@ -318,7 +354,9 @@ class ClientSession:
         self._set_version(None, modern=False)
         params = {
             "protocolVersion": version,
-            "capabilities": {},
+            "capabilities": client_capabilities(
+                elicit=self.elicit is not None, modern=False
+            ),
             "clientInfo": self.client_info,
         }
         result = await self._request(
@@ -338,6 +376,9 @@ class ClientSession:
         self._hello(hello_from_initialize(result))
         self._set_version(answered, modern=False)
         await self.transport.send(_jsonrpc.notification("notifications/initialized"))
+        listen = getattr(self.transport, "listen", None)
+        if self.elicit is not None and listen is not None:
+            await listen()  # elicitations may come on the GET stream
 
     def _hello(self, hello: ServerHello) -> None:
         self.server_capabilities = hello.capabilities
@@ -347,7 +388,11 @@ class ClientSession:
     def _set_version(self, version: str | None, *, modern: bool) -> None:
         self.protocol_version = version
         self._modern = modern
-        self._meta = modern_meta(self.client_info) if modern else {}
+        self._meta = (
+            modern_meta(self.client_info, elicit=self.elicit is not None)
+            if modern
+            else {}
+        )
         self.transport.configure(protocol_version=version, modern=modern)  # type: ignore[arg-type]
 
     async def _reinitialize(self, generation: int, *, timeout: float) -> None:
@@ -558,8 +603,12 @@ class ClientSession:
         tool: str | None = None,
         schema_hash: str | None = None,
         arguments: Any = None,
+        deferred: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """One logical call: breaker, bulkhead, retries within the deadline, the observer record.
+
+        With ``deferred`` the record's fields are appended there instead (a call of several
+        requests, such as a task-backed tools/call, makes one record of its own).
 
         ``deadline`` (the loop's clock) bounds an operation of several calls (pages, a re-list and
         retry); without it the call gets ``timeout`` (the session's by default) of its own.
@@ -636,19 +685,22 @@ class ClientSession:
             raise
         finally:
             if observer is not None:
-                self._observe(
-                    observer,
-                    method=method,
-                    tool=tool,
-                    schema_hash=schema_hash,
-                    request_id=request_id,
-                    arguments=arguments,
-                    started=started,
-                    budget=budget,
-                    retries=attempt,
-                    result=result,
-                    failure=failure,
-                )
+                fields = {
+                    "method": method,
+                    "tool": tool,
+                    "schema_hash": schema_hash,
+                    "request_id": request_id,
+                    "arguments": arguments,
+                    "started": started,
+                    "budget": budget,
+                    "retries": attempt,
+                    "result": result,
+                    "failure": failure,
+                }
+                if deferred is None:
+                    self._observe(observer, **fields)
+                else:
+                    deferred.append(fields)
 
     def _observe(self, observer: Observer, **fields: Any) -> None:
         """One CallRecord of this server's call to ``observer`` (fields as ``call_record`` takes)."""
@@ -735,42 +787,216 @@ class ClientSession:
             idempotent = tool is not None and tool.is_idempotent
         params = self._params({"name": name, "arguments": arguments})
         deadline = self._deadline(timeout)
-        for attempt in range(2):
-            call_headers = extra
-            if (
-                self._modern
-                and self._supports_headers
-                and (header_map := self._tools.header_map(name))
-            ):
-                param_headers = _schema.param_headers(header_map, arguments)
-                call_headers = {**extra, **param_headers} if extra else param_headers
-            try:
-                raw = await self._call(
-                    "tools/call",
-                    params,
-                    timeout=timeout,
-                    deadline=deadline,
-                    idempotent=idempotent,
-                    on_progress=on_progress,
-                    headers=call_headers,
-                    tool=name,
-                    schema_hash=tool.schema_hash if tool is not None else None,
-                    arguments=arguments if self.observer is not None else None,
+        observer = self.observer
+        deferred: list[dict[str, Any]] = []
+        task: dict[str, Any] = {"id": None, "states": []}
+        raw: dict[str, Any] | None = None
+        failure: BaseException | None = None
+        try:
+            for attempt in range(2):
+                call_headers = extra
+                if (
+                    self._modern
+                    and self._supports_headers
+                    and (header_map := self._tools.header_map(name))
+                ):
+                    param_headers = _schema.param_headers(header_map, arguments)
+                    call_headers = (
+                        {**extra, **param_headers} if extra else param_headers
+                    )
+                try:
+                    raw = await self._call(
+                        "tools/call",
+                        params,
+                        timeout=timeout,
+                        deadline=deadline,
+                        idempotent=idempotent,
+                        on_progress=on_progress,
+                        headers=call_headers,
+                        tool=name,
+                        schema_hash=tool.schema_hash if tool is not None else None,
+                        arguments=arguments if observer is not None else None,
+                        deferred=deferred,
+                    )
+                    break
+                except JsonRpcError as exc:
+                    # 2026-07-28: on HeaderMismatch the client SHOULD re-list tools (their
+                    # x-mcp-header annotations may have changed) and retry; the server rejected it
+                    # before running it.
+                    if exc.code != HEADER_MISMATCH or attempt or not self._modern:
+                        raise
+                    remaining = deadline - asyncio.get_running_loop().time()
+                    if remaining <= 0:
+                        raise
+                    await self.list_tools(timeout=remaining)
+            assert raw is not None
+            raw = await self._follow(
+                raw, name, params, call_headers, deadline, task, deferred
+            )
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            if observer is not None and deferred:
+                fields = {
+                    **deferred[0],
+                    "request_id": deferred[-1]["request_id"],
+                    "result": raw if failure is None else None,
+                    "failure": failure,
+                }
+                self._observe(
+                    observer, **fields, task_id=task["id"], task_states=task["states"]
                 )
-                break
-            except JsonRpcError as exc:
-                # 2026-07-28: on HeaderMismatch the client SHOULD re-list tools (their x-mcp-header
-                # annotations may have changed) and retry; the server rejected it before running it.
-                if exc.code != HEADER_MISMATCH or attempt or not self._modern:
-                    raise
-                remaining = deadline - asyncio.get_running_loop().time()
-                if remaining <= 0:
-                    raise
-                await self.list_tools(timeout=remaining)
         result = _catalog.tool_result(raw, name, server=self.transport.name)
         if tool is not None and self.validate:
             self._tools.check_output(tool, result)
         return result
+
+    async def _follow(
+        self,
+        raw: dict[str, Any],
+        name: str,
+        params: dict[str, Any],
+        headers: dict[str, str] | None,
+        deadline: float,
+        task: dict[str, Any],
+        deferred: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """The final answer of a tools/call: MRTR rounds answered (SEP-2322; the retry is a new
+        request with ``inputResponses`` and ``requestState`` echoed as given), a task followed."""
+        for _ in range(_MAX_INPUT_ROUNDS):
+            kind = raw.get("resultType")
+            if kind == "task":
+                return await self._await_task(raw, name, deadline, task, deferred)
+            if kind != "input_required" or self.elicit is None:
+                return raw  # "complete" (the default), or refused by tool_result
+            answers = await input_responses(
+                self.elicit, raw.get("inputRequests"), server=self.transport.name
+            )
+            retry = {**params, "inputResponses": answers}
+            if "requestState" in raw:
+                retry["requestState"] = raw["requestState"]
+            raw = await self._call(
+                "tools/call",
+                retry,
+                timeout=None,
+                deadline=deadline,
+                idempotent=False,
+                headers=headers,
+                tool=name,
+                deferred=deferred,
+            )
+        raise MalformedResult(
+            f"{self.transport.name}: tools/call {name!r} asked for input more than {_MAX_INPUT_ROUNDS} times"
+        )
+
+    async def _await_task(
+        self,
+        created: dict[str, Any],
+        name: str,
+        deadline: float,
+        task: dict[str, Any],
+        deferred: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """Follow a task (Tasks extension) to its end with tasks/get, at the server's poll interval
+        and within ``deadline``; answer its input requests with tasks/update; tasks/cancel it when
+        the caller cancels or the deadline passes. Returns the task's tool result.
+
+        Raises:
+            TaskFailed: the task ended ``failed`` or ``cancelled``.
+            ResponseTimeout: the deadline passed first (the task is cancelled).
+        """
+        task_id = _task_id(created)
+        if not isinstance(task_id, str) or not task_id:
+            raise MalformedResult(
+                f"{self.transport.name}: tools/call {name!r} answered a task without a taskId"
+            )
+        task["id"] = task_id
+        loop = asyncio.get_running_loop()
+        answer = created
+        interval = _poll_interval(created, _POLL_DEFAULT)
+        terminal = False
+        try:
+            while True:
+                status = _task_status(answer)
+                if not task["states"] or task["states"][-1] != status:
+                    task["states"].append(status)
+                if status in _TERMINAL and (
+                    answer is not created or "result" in answer or "error" in answer
+                ):
+                    terminal = True
+                    return self._task_outcome(answer, name, task_id, status)
+                if answer is created and (
+                    status in _TERMINAL or status == "input_required"
+                ):
+                    pass  # a CreateTaskResult inlines neither: tasks/get has them
+                elif status == "input_required":
+                    answers = await input_responses(
+                        self.elicit,
+                        answer.get("inputRequests"),
+                        server=self.transport.name,
+                    )
+                    await self._call(
+                        "tasks/update",
+                        self._params({"taskId": task_id, "inputResponses": answers}),
+                        timeout=None,
+                        deadline=deadline,
+                        idempotent=False,
+                        deferred=[],
+                    )
+                else:
+                    remaining = deadline - loop.time()
+                    if remaining <= 0:
+                        raise ResponseTimeout(
+                            f"{self.transport.name}: task {task_id} of {name!r} did not end within the call's deadline"
+                        )
+                    await asyncio.sleep(min(interval, remaining))
+                answer = await self._call(
+                    "tasks/get",
+                    self._params({"taskId": task_id}),
+                    timeout=None,
+                    deadline=deadline,
+                    idempotent=True,
+                    deferred=[],
+                )
+                interval = _poll_interval(answer, interval)
+        except BaseException:
+            if (
+                not terminal
+            ):  # the caller cancelled, the deadline passed, or we cannot go on
+                await asyncio.shield(self._cancel_task(task_id))
+            raise
+
+    def _task_outcome(
+        self, answer: dict[str, Any], name: str, task_id: str, status: str
+    ) -> dict[str, Any]:
+        if status == "completed":
+            result = answer.get("result")
+            if isinstance(result, dict):
+                return result
+            raise MalformedResult(
+                f"{self.transport.name}: task {task_id} of {name!r} completed without a result"
+            )
+        error = answer.get("error")
+        detail = (error.get("message") if isinstance(error, dict) else None) or status
+        raise TaskFailed(
+            f"{self.transport.name}: task {task_id} of {name!r} ended {status}: {str(detail)[:200]}",
+            tool=name,
+            task_id=task_id,
+            status=status,
+            error=error,
+        )
+
+    async def _cancel_task(self, task_id: str) -> None:
+        """tasks/cancel, best effort: the call has already failed or been cancelled."""
+        with contextlib.suppress(McpError, UsageError):
+            await self._call(
+                "tasks/cancel",
+                self._params({"taskId": task_id}),
+                timeout=self.probe_timeout,
+                idempotent=False,
+                deferred=[],
+            )
 
     # -- resources and prompts -------------------------------------------------------------------
 

@@ -17,6 +17,10 @@ JSON = Any
 Message = dict[str, Any]
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 Observer = Callable[["CallRecord"], None]
+#: ``handler(message, requested_schema)``: the content to accept an elicitation with, or None to decline.
+ElicitHandler = Callable[
+    [str, dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None
+]
 
 MODERN_VERSION = "2026-07-28"
 LATEST_HANDSHAKE_VERSION = "2025-11-25"
@@ -272,3 +276,6 @@ class CallRecord:
     error_message: str | None = None
     result_hash: str | None = None
     result_size: int | None = None
+    #: Tasks extension: the task a tools/call was answered with, and each status it was seen in.
+    task_id: str | None = None
+    task_states: list[str] = field(default_factory=list)

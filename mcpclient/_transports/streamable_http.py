@@ -11,6 +11,7 @@ import asyncio
 import base64
 import contextlib
 import email.utils
+import logging
 import re
 import socket
 import ssl
@@ -36,6 +37,8 @@ from mcpclient._exceptions import (
 from mcpclient._sse import SseParser
 
 from ._httpx_compat import plain_http_transport
+
+logger = logging.getLogger("mcpclient")
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -281,6 +284,7 @@ class StreamableHttpTransport:
         self._direct: httpx.AsyncHTTPTransport | None = None
         self._drain_streams = True
         self._draining: set[asyncio.Task[None]] = set()
+        self._listener: asyncio.Task[None] | None = None
         self._rebuild_headers()
 
     def _rebuild_headers(self) -> None:
@@ -584,6 +588,40 @@ class StreamableHttpTransport:
             return False
         return False
 
+    # -- the standalone GET stream -----------------------------------------------------------------
+
+    async def listen(self) -> None:
+        """Open the GET stream (handshake era) on which a server sends requests unrelated to a POST,
+        such as an elicitation; a server without one (405) is left alone. Returns once the server
+        answered the GET (so the stream exists before the next request); read until close."""
+        client = self._client
+        if self.modern or self._listener is not None or client is None:
+            return
+        headers = {k: v for k, v in self._headers.items() if k != "content-type"}
+        headers["accept"] = "text/event-stream"
+        try:
+            request = client.build_request("GET", self.url, headers=headers)
+            response = await client.send(request, stream=True, **self._auth)
+        except httpx.HTTPError as exc:
+            logger.debug("%s: no GET stream: %s", self.name, exc)
+            return
+        if response.status_code != 200 or not response.headers.get(
+            "content-type", ""
+        ).startswith("text/event-stream"):
+            await response.aclose()
+            return
+        self._listener = asyncio.ensure_future(self._listen(response))
+
+    async def _listen(self, response: httpx.Response) -> None:
+        try:
+            await self._read_events(
+                response.aiter_bytes(), SseParser(self._max), object()
+            )
+        except McpError as exc:
+            logger.debug("%s: the GET stream ended: %s", self.name, exc)
+        finally:
+            await response.aclose()
+
     # -- closing --------------------------------------------------------------------------------
 
     async def aclose(self) -> None:
@@ -591,6 +629,10 @@ class StreamableHttpTransport:
         if client is None:
             return
         self._client = None
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
         if self._draining:  # each is bounded by _DRAIN_TIMEOUT
             await asyncio.gather(*self._draining, return_exceptions=True)
         if self.session_id is not None and not self.modern:

@@ -46,6 +46,17 @@ RUNS = {
         "2026-07-28",
         [],
     ),
+    # Issue 22 item 3: elicitation answered with the schema's defaults (SEP-1034), MRTR request state.
+    "elicitation-sep1034-client-defaults@2025-11-25": (
+        "elicitation-sep1034-client-defaults",
+        "2025-11-25",
+        [],
+    ),
+    "sep-2322-client-request-state@2026-07-28": (
+        "sep-2322-client-request-state",
+        "2026-07-28",
+        [],
+    ),
 }
 
 
@@ -91,7 +102,7 @@ for _scenario in AUTH_EXTENSIONS:
     FORCED.add(f"{_scenario}@{FORCED_VERSION}")
 # Runs at once: each is a Node process and our client, on a shared machine.
 PARALLEL = 8
-# 57 runs, PARALLEL at a time, all made by the first test's fixture: more than the default 300 s
+# 59 runs, PARALLEL at a time, all made by the first test's fixture: more than the default 300 s
 # when the machine is busy.
 pytestmark = pytest.mark.timeout(900)
 

@@ -79,7 +79,10 @@ async def test_modern_requests_carry_the_2026_headers_and_meta(sdk_http_json_url
         body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
         == "2026-07-28"
     )
-    assert body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {}
+    # The Tasks extension is declared (call_tool follows a task); no elicitation without a handler.
+    assert body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }
     assert (
         body["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"]
         == "mcpclient"

@@ -109,6 +109,13 @@ def auth_for(scenario: str, context: dict[str, Any]) -> httpx.Auth | None:
     )
 
 
+def accept_defaults(message: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """An unattended client accepts an elicitation with nothing filled in: mcpclient sends the
+    schema's defaults (SEP-1034)."""
+    print(f"     elicitation {message[:80]!r}: accepted with the defaults", flush=True)
+    return {}
+
+
 class Driver:
     def __init__(self, scenario: str = "") -> None:
         self.failed = 0
@@ -158,7 +165,11 @@ class Driver:
         server = mcpclient.HttpServer(url=url, auth=auth_for(scenario, context))
         try:
             async with mcpclient.connect(
-                server, protocol_version=version, timeout=30.0, validate=validate
+                server,
+                protocol_version=version,
+                timeout=30.0,
+                validate=validate,
+                elicit=accept_defaults,
             ) as client:
                 print(
                     f"ok   connect: protocol_version={client.protocol_version} server_info={client.server_info}"
