@@ -10,7 +10,11 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
-from reasoning.layered.kubernetes.nodes import control_plane_faults, node_faults
+from reasoning.layered.kubernetes.nodes import (
+    control_plane_faults,
+    node_faults,
+    pressure_faults,
+)
 from reasoning.layered.kubernetes.path import incident_path
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
@@ -35,6 +39,8 @@ def _namespace_faults(
     found: dict[str, Finding] = {}
     for node in node_faults(cluster, ns):
         found[node.component] = node
+    for node in pressure_faults(cluster, ns):
+        found.setdefault(node.component, node)
     for workload in all_workloads(cluster, ns):
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:

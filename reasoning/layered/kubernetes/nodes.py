@@ -5,6 +5,9 @@ Rules:
   describe's condition says why (container runtime, PLEG, network plugin);
 - a kube-system pod of the control plane (scheduler, proxy, DNS, controller manager, API server,
   etcd) that is not healthy is that component down;
+- a Ready node under DiskPressure, MemoryPressure or PIDPressure (describe's condition True, or the
+  kubelet's EvictionThresholdMet / NodeHas*Pressure events) evicts its pods: the pressure is the
+  fault, the evicted pods its victims;
 - the control plane is worth reading when pods wait unscheduled with no FailedScheduling event to
   explain them, or when a node is not ready.
 """
@@ -60,6 +63,52 @@ def node_faults(cluster: Cluster, ns: str) -> list[Finding]:
             ):
                 f.cite(event.obs, event.fact)
         f.keywords = ["node", "NotReady", name, "kubelet"]
+        out.append(f)
+    return out
+
+
+_PRESSURE = re.compile(r"^\s*(DiskPressure|MemoryPressure|PIDPressure)\s+True\b", re.M)
+_PRESSURE_EVENTS = {
+    "EvictionThresholdMet": "",
+    "NodeHasDiskPressure": "DiskPressure",
+    "NodeHasInsufficientMemory": "MemoryPressure",
+    "NodeHasInsufficientPID": "PIDPressure",
+}
+
+
+def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
+    """Every node under disk, memory or PID pressure (describe's condition True or the kubelet's events)."""
+    out: list[Finding] = []
+    table = cluster.table("nodes", ns)
+    names = [r["NAME"] for r in table.rows if r.get("NAME")] if table else []
+    events = [
+        e
+        for e in cluster.events.get(ns, []) + cluster.events.get("", [])
+        if e.kind == "node" and e.reason in _PRESSURE_EVENTS
+    ]
+    for name in dict.fromkeys(names + [e.name for e in events]):
+        described = cluster.describe("nodes", ns, name)
+        kinds = _PRESSURE.findall(described.text) if described is not None else []
+        mine = [e for e in events if e.name == name]
+        kinds += [
+            _PRESSURE_EVENTS[e.reason] for e in mine if _PRESSURE_EVENTS[e.reason]
+        ]
+        if not kinds and not mine:
+            continue
+        conditions = ", ".join(dict.fromkeys(kinds)) or "resource pressure"
+        f = Finding(
+            "infrastructure",
+            "NodePressure",
+            f"node/{name}",
+            layers.PLATFORM,
+            f"node {name} is under {conditions}: its kubelet evicts pods and refuses new ones",
+            ns,
+        )
+        if described is not None and kinds:
+            f.cite(described, f"describe node {name}: {conditions} True")
+        for event in mine:
+            f.cite(event.obs, event.fact)
+        f.keywords = ["node", name, "Evicted", *dict.fromkeys(kinds)]
         out.append(f)
     return out
 

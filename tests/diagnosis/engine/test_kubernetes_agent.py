@@ -650,3 +650,79 @@ kube-scheduler-control    1/1     Running   0          41d   10.0.0.10   control
     proxy = found["pod/kube-proxy-7xk2p"]
     assert proxy.stage == "infrastructure" and proxy.victim_of == "node/worker-2"
     assert "pod/kube-scheduler-control" not in found
+
+
+PRESSURE_NODES = """\
+NAME       STATUS   ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION   CONTAINER-RUNTIME
+worker-1   Ready    <none>   41d   v1.31.4   10.0.0.11     <none>        Ubuntu 22.04.4 LTS   6.8.0-1019-gcp   containerd://1.7.24
+worker-3   Ready    <none>   41d   v1.31.4   10.0.0.13     <none>        Ubuntu 22.04.4 LTS   6.8.0-1019-gcp   containerd://1.7.24
+"""
+PRESSURE_PODS = """\
+NAME                        READY   STATUS    RESTARTS   AGE   IP           NODE       NOMINATED NODE   READINESS GATES   LABELS
+orders-7f9b8c6d5-a1b2c      0/1     Evicted   0          14m   <none>       worker-3   <none>           <none>            app=orders,pod-template-hash=7f9b8c6d5
+orders-7f9b8c6d5-d4e5f      1/1     Running   0          14m   10.244.1.7   worker-1   <none>           <none>            app=orders,pod-template-hash=7f9b8c6d5
+"""
+PRESSURE_EVENTS = """\
+LAST SEEN           TYPE      REASON                 OBJECT                       MESSAGE
+14m (x3 over 15m)   Warning   EvictionThresholdMet   Node/worker-3                Attempting to reclaim ephemeral-storage
+14m                 Warning   Evicted                Pod/orders-7f9b8c6d5-a1b2c   The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi.
+"""
+DESCRIBE_WORKER_3 = """\
+Name:               worker-3
+Roles:              <none>
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   Sun, 06 Dec 2026 01:20:11 +0000   Sun, 01 Nov 2026 09:00:00 +0000   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  DiskPressure     True    Sun, 06 Dec 2026 01:20:11 +0000   Sun, 06 Dec 2026 01:05:40 +0000   KubeletHasDiskPressure       kubelet has disk pressure
+  PIDPressure      False   Sun, 06 Dec 2026 01:20:11 +0000   Sun, 01 Nov 2026 09:00:00 +0000   KubeletHasSufficientPID      kubelet has sufficient PID available
+  Ready            True    Sun, 06 Dec 2026 01:20:11 +0000   Sun, 01 Nov 2026 09:00:00 +0000   KubeletReady                 kubelet is posting ready status
+Taints:             node.kubernetes.io/disk-pressure:NoSchedule
+"""
+
+
+def pressure_observations(describe=True):
+    out = [
+        get(0, "namespaces", NAMESPACES, ns="default"),
+        obs(
+            1,
+            "get_resources",
+            {"kind": "pods", "namespace": "shop", "wide": True, "show_labels": True},
+            PRESSURE_PODS,
+        ),
+        get(2, "nodes", PRESSURE_NODES),
+        obs(3, "events", {"namespace": "shop"}, PRESSURE_EVENTS),
+    ]
+    if describe:
+        out.append(
+            obs(
+                4,
+                "describe",
+                {"kind": "node", "name": "worker-3", "namespace": "shop"},
+                DESCRIBE_WORKER_3,
+            )
+        )
+    return out
+
+
+def test_a_ready_node_under_disk_pressure_is_the_fault_behind_its_evictions():
+    found = findings(pressure_observations(), service="orders")
+
+    node = found["node/worker-3"]
+    assert (node.stage, node.reason, node.layer) == (
+        "infrastructure",
+        "NodePressure",
+        layers.PLATFORM,
+    )
+    assert "DiskPressure" in node.statement
+    assert any(o.span_id == "4" for o, _ in node.evidence)
+    assert any("EvictionThresholdMet" in f for _, f in node.evidence)
+    assert "node/worker-1" not in found  # a Ready node without pressure is not a fault
+
+
+def test_the_kubelets_eviction_event_alone_names_the_node_under_pressure():
+    found = findings(pressure_observations(describe=False), service="orders")
+
+    node = found["node/worker-3"]
+    assert node.reason == "NodePressure"
+    assert all(o.span_id == "3" for o, _ in node.evidence)
