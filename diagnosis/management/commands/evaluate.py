@@ -16,6 +16,11 @@ its servers, its targets.json listeners and its backend.json come from the folde
 diagnosis.evaluation_variants (the service a user would name, a label alias, no symptoms,
 alert-only text, a short title, all at once); the variant folders `<slug>+<rule>` are made in
 the work folder, and the output adds right and conclusive counts per rule.
+
+--generated N --seed S: N scenarios drawn by diagnosis.evaluation_generated from its catalogue
+of topologies, fault classes and red herrings (deterministic for a seed) are run instead of
+--scenarios; the output adds right / conclusive / counted per fault class. --keep keeps the
+generated folders (and the work folder) and prints where.
 """
 
 import asyncio
@@ -31,7 +36,12 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agentops.stack import LocalStack, StackError
-from diagnosis import environments, evaluation, evaluation_variants
+from diagnosis import (
+    environments,
+    evaluation,
+    evaluation_generated,
+    evaluation_variants,
+)
 from diagnosis.registry import RegistryError, bundled_scenarios_dir, load_registry
 
 TENANT = "evaluation"
@@ -80,6 +90,21 @@ class Command(BaseCommand):
             + ")",
         )
 
+        parser.add_argument(
+            "--generated",
+            type=int,
+            default=None,
+            help="run N scenarios generated from the catalogue instead of --scenarios",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=1, help="seed of --generated (default 1)"
+        )
+        parser.add_argument(
+            "--keep",
+            action="store_true",
+            help="keep the work folder (with the generated scenarios)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         root = (options["scenarios"] or bundled_scenarios_dir() or Path()).resolve()
         if not root.is_dir():
@@ -95,8 +120,20 @@ class Command(BaseCommand):
                 )
             except ValueError as exc:
                 raise CommandError(f"--variant-rules: {exc}") from exc
+        if options["generated"] is not None and options["generated"] < 1:
+            raise CommandError("--generated must be positive")
         work = Path(tempfile.mkdtemp(prefix="agentops-evaluate-"))
         try:
+            if options["generated"] is not None:
+                evaluation_generated.write(
+                    evaluation_generated.generate(
+                        options["generated"], options["seed"]
+                    ),
+                    work / "generated",
+                )
+                root = work / "generated"
+                if options["keep"]:
+                    self.stderr.write(f"generated scenarios in {root}")
             if rules is not None:
                 evaluation_variants.build_variant_root(root, work / "variants", rules)
                 root = work / "variants"
@@ -119,9 +156,10 @@ class Command(BaseCommand):
                 as_json=options["json"],
                 need=options["min_counted"],
                 variants=rules is not None,
+                generated=options["generated"] is not None,
             )
         finally:
-            if ok:
+            if ok and not options["keep"]:
                 shutil.rmtree(work, ignore_errors=True)
             else:
                 self.stderr.write(f"children's logs kept in {work}")
@@ -178,6 +216,7 @@ class Command(BaseCommand):
         as_json: bool,
         need: int | None,
         variants: bool = False,
+        generated: bool = False,
     ) -> bool:
         summary = evaluation.totals(runs, elapsed_s=elapsed)
         outcomes = [
@@ -189,6 +228,13 @@ class Command(BaseCommand):
             for run in runs
         ]
         by_variant = evaluation_variants.summary(outcomes) if variants else None
+        by_fault = (
+            evaluation_generated.summary(
+                [(o.folder, o.right, o.conclusive) for o in outcomes]
+            )
+            if generated
+            else None
+        )
         if as_json:
             for run, outcome in zip(runs, outcomes, strict=True):
                 line = evaluation.run_to_dict(run)
@@ -199,11 +245,16 @@ class Command(BaseCommand):
             last: dict[str, Any] = {"totals": summary}
             if by_variant is not None:
                 last["variants"] = by_variant
+            if by_fault is not None:
+                last["generated"] = by_fault
             self.stdout.write(json.dumps(last))
         else:
             self.stdout.write(evaluation.table(runs))
             if by_variant is not None:
                 for text in evaluation_variants.summary_lines(by_variant):
+                    self.stdout.write(text)
+            if by_fault is not None:
+                for text in evaluation_generated.summary_lines(by_fault):
                     self.stdout.write(text)
         return bool(
             summary["counted"] >= (summary["scenarios"] if need is None else need)
