@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncGenerator
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -25,7 +25,9 @@ from django.conf import settings
 from django.db import transaction
 
 import mcpclient
-from diagnosis.models import OAuthGrant
+
+if TYPE_CHECKING:
+    from diagnosis.models import OAuthGrant
 
 AuthState = Literal["connected", "expiring", "failed", "not connected"]
 
@@ -87,8 +89,10 @@ def save_grant(
     tokens: mcpclient.Tokens,
     client: mcpclient.ClientInfo,
     user: Any = None,
-) -> OAuthGrant:
+) -> "OAuthGrant":
     """Store (or replace) the grant an admin just connected."""
+    from diagnosis.models import OAuthGrant
+
     grant, _ = OAuthGrant.objects.update_or_create(
         environment=environment,
         server=server,
@@ -110,6 +114,8 @@ def stored(
     environment: str, server: str
 ) -> tuple[mcpclient.Tokens, mcpclient.ClientInfo] | None:
     """The decrypted grant of one server; None when none is connected."""
+    from diagnosis.models import OAuthGrant
+
     grant = OAuthGrant.objects.filter(environment=environment, server=server).first()
     if grant is None:
         return None
@@ -125,6 +131,8 @@ def rotate_keys() -> int:
     Raises:
         GrantUnavailable: a row no key in OAUTH_TOKEN_KEYS decrypts (nothing is changed).
     """
+    from diagnosis.models import OAuthGrant
+
     fernet = cipher()
     count = 0
     with transaction.atomic():
@@ -146,7 +154,7 @@ def rotate_keys() -> int:
     return count
 
 
-def auth_state(grant: OAuthGrant | None, now: datetime | None = None) -> AuthState:
+def auth_state(grant: "OAuthGrant | None", now: datetime | None = None) -> AuthState:
     """What the operations page shows for one server's connected grant."""
     if grant is None:
         return "not connected"
@@ -216,6 +224,8 @@ def fresh_tokens(
         GrantUnavailable: nothing connected, undecryptable, or the renewal failed (recorded on
             the row as its last error).
     """
+    from diagnosis.models import OAuthGrant
+
     failure: str | None = None
     with transaction.atomic():
         grant = (

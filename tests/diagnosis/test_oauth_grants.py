@@ -203,3 +203,41 @@ async def test_a_refused_renewal_is_recorded_without_the_tokens():
     for secret in [*tokens_of(world), "pw"]:
         assert secret not in str(caught.value)
         assert secret not in row.last_error
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_the_engine_pool_calls_a_connected_server_with_the_stored_grant(caplog):
+    from diagnosis.engine.server_pool import ServerPool, pool_key
+
+    caplog.set_level(logging.DEBUG)
+    world = OAuthWorld(clients={"app": "pw"})
+    async with scripted_server(world) as server:
+        world.base = server.url.removesuffix("/mcp")
+        first = await admin_grant(world)
+        await sync_to_async(oauth_grants.save_grant, thread_sensitive=False)(
+            environment="prod", server="metrics", tokens=expiring(first), client=CLIENT
+        )
+        entry = ServerEntry(
+            name="metrics",
+            transport="http",
+            url=world.mcp_url,
+            protocol_version="2025-11-25",
+            oauth=OAuthConfig(grant="connected"),
+        )
+        pool = ServerPool(idle_seconds=60)
+        try:
+            key = pool_key("prod", entry, tenant="default")
+            await pool.lend(key)
+            try:
+                result, attrs, _ = await pool.call_tool(key, "whoami", {}, timeout=10)
+            finally:
+                pool.give_back(key)
+        finally:
+            await asyncio.to_thread(pool.close, drain_seconds=0)
+        row = await OAuthGrant.objects.aget()
+    assert result.text
+    assert row.refreshed_at is not None  # renewed before use: it was about to expire
+    for secret in tokens_of(world):
+        assert secret not in caplog.text
+        assert secret not in repr(attrs)
