@@ -622,3 +622,38 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.notice} → {self.target_id} ({self.status})"
+
+
+class OAuthGrant(models.Model):
+    """The OAuth grant an admin connected for one server of an environment (registry
+    `auth = {type = "oauth", grant = "connected"}`). Tokens and the client registration are
+    stored encrypted (diagnosis.oauth_grants); never read the columns directly."""
+
+    environment = models.CharField(max_length=100)
+    server = models.CharField(max_length=100)
+    # Fernet tokens (MultiFernet, keys from settings.OAUTH_TOKEN_KEYS) of JSON documents.
+    tokens_encrypted = models.TextField()
+    client_encrypted = models.TextField()
+    issuer = models.CharField(max_length=500, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    connected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    connected_at = models.DateTimeField(auto_now_add=True)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["environment", "server"], name="oauthgrant_env_server_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"OAuth grant {self.environment}/{self.server}"

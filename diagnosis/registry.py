@@ -95,7 +95,9 @@ __all__ = [
     "Environment",
     "EnvironmentForbidden",
     "EnvironmentLookupError",
+    "MissingGrant",
     "MissingSecret",
+    "OAuthConfig",
     "Registry",
     "RegistryError",
     "ServerEntry",
@@ -188,6 +190,7 @@ _SERVER_KEYS = (
     "env",
     "url",
     "auth_env",
+    "auth",
     "tools",
     "approval_required",
     "tenants",
@@ -234,6 +237,46 @@ class MissingSecret(RuntimeError):
         self.server, self.env_name = server, env_name
 
 
+_OAUTH_KEYS = (
+    "type",
+    "grant",
+    "client_id_env",
+    "client_secret_env",
+    "private_key_env",
+    "scope",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthConfig:
+    """`auth = {type = "oauth", ...}` on an http server: how a worker obtains its token.
+
+    grant "client_credentials": a service account, its id and secret (or private_key_jwt key path)
+    read from the worker's environment by variable NAME; the file never holds a value.
+    grant "connected": the authorization-code grant an admin connected in the web app, stored
+    encrypted (diagnosis.oauth_grants) and refreshed by the workers.
+    """
+
+    grant: Literal["client_credentials", "connected"]
+    client_id_env: str | None = None
+    client_secret_env: str | None = None
+    private_key_env: str | None = (
+        None  # variable holding the PEM key's path (private_key_jwt)
+    )
+    scope: str | None = None
+
+
+class MissingGrant(RuntimeError):
+    """A server uses the admin-connected OAuth grant and no stored grant was supplied."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        super().__init__(
+            f"server {server!r}: uses the admin-connected OAuth grant; "
+            "an admin must Connect it on the environment's server page"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ServerEntry:
     """One MCP server of an environment, as the registry file declares it."""
@@ -245,6 +288,7 @@ class ServerEntry:
     url: str | None = None  # http: the Streamable HTTP endpoint
     env: tuple[str, ...] = ()  # stdio: worker variables passed through by name
     auth_env: str | None = None  # http: variable holding the bearer token
+    oauth: OAuthConfig | None = None  # http: OAuth instead of a static bearer token
     protocol_version: str | None = None  # None: negotiate
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     call_timeout: float = DEFAULT_CALL_TIMEOUT
@@ -630,7 +674,9 @@ class _Loader:
             raise self.fail(
                 entry, "transport", f'must be "stdio" or "http", got {transport!r}'
             )
-        other = ("url", "auth_env") if transport == "stdio" else ("command", "env")
+        other = (
+            ("url", "auth_env", "auth") if transport == "stdio" else ("command", "env")
+        )
         for key in other:
             if key in body:
                 raise self.fail(
@@ -679,6 +725,7 @@ class _Loader:
             transport="http",
             url=self.url(body, entry),
             auth_env=self.auth_env(body, entry),
+            oauth=self.oauth(body, entry),
             **common,
         )
 
@@ -892,6 +939,79 @@ class _Loader:
             )
         return value
 
+    def oauth(self, body: Mapping[str, Any], entry: str) -> OAuthConfig | None:
+        if "auth" not in body:
+            return None
+        value = body["auth"]
+        if not isinstance(value, dict):
+            raise self.fail(entry, "auth", "must be a table")
+        if "auth_env" in body:
+            raise self.fail(entry, "auth", "give either auth or auth_env, not both")
+        for key in value:
+            if key not in _OAUTH_KEYS:
+                raise self.fail(
+                    entry,
+                    f"auth.{key}",
+                    f"unknown key (known: {', '.join(_OAUTH_KEYS)})",
+                )
+        if value.get("type") != "oauth":
+            raise self.fail(
+                entry, "auth.type", f'must be "oauth", got {value.get("type")!r}'
+            )
+        grant = value.get("grant", "client_credentials")
+        if grant not in ("client_credentials", "connected"):
+            raise self.fail(
+                entry,
+                "auth.grant",
+                f'must be "client_credentials" or "connected", got {grant!r}',
+            )
+        names: dict[str, str | None] = {}
+        for key in ("client_id_env", "client_secret_env", "private_key_env"):
+            raw = value.get(key)
+            if raw is None:
+                names[key] = None
+                continue
+            if not isinstance(raw, str) or not _ENV_NAME.fullmatch(raw):
+                raise self.fail(
+                    entry,
+                    f"auth.{key}",
+                    f"must be a variable name (never the value), got a {type(raw).__name__}"
+                    if not isinstance(raw, str)
+                    else "must be a variable name (never the value)",
+                )
+            if raw in APP_SECRETS:
+                raise self.fail(
+                    entry,
+                    f"auth.{key}",
+                    f"{raw} is the app's own secret and never leaves it",
+                )
+            names[key] = raw
+        scope = value.get("scope")
+        if scope is not None and (not isinstance(scope, str) or not scope.strip()):
+            raise self.fail(entry, "auth.scope", "must be a non-empty string")
+        if grant == "client_credentials":
+            if names["client_id_env"] is None:
+                raise self.fail(
+                    entry,
+                    "auth.client_id_env",
+                    "required for grant 'client_credentials'",
+                )
+            if (names["client_secret_env"] is None) == (
+                names["private_key_env"] is None
+            ):
+                raise self.fail(
+                    entry,
+                    "auth.client_secret_env",
+                    "give exactly one of client_secret_env and private_key_env",
+                )
+        return OAuthConfig(
+            grant=grant,
+            client_id_env=names["client_id_env"],
+            client_secret_env=names["client_secret_env"],
+            private_key_env=names["private_key_env"],
+            scope=scope,
+        )
+
     def expand(self, value: str, entry: str, field: str) -> str:
         def one(match: re.Match[str]) -> str:
             key = match.group(1)
@@ -1036,11 +1156,16 @@ def client_server(
     *,
     environ: Mapping[str, str] | None = None,
     http_client: httpx.AsyncClient | None = None,
+    auth: httpx.Auth | None = None,
 ) -> mcpclient.StdioServer | mcpclient.HttpServer:
     """The mcpclient server spec for `entry`; HTTP auth is read from `environ` now.
 
+    `auth`: the stored admin-connected grant's httpx.Auth (diagnosis.oauth_grants); without
+    it an OAuth entry's client-credentials grant is built from `environ`.
+
     Raises:
         MissingSecret: `auth_env` is set but the variable is unset or empty.
+        MissingGrant: a connected-grant entry and no `auth`.
     """
     environ = os.environ if environ is None else environ
     if entry.transport == "stdio":
@@ -1053,13 +1178,54 @@ def client_server(
         )
     assert entry.url is not None
     headers: dict[str, str] = {}
+    if auth is None and entry.oauth is not None:
+        auth = oauth_auth(entry, environ)
     if entry.auth_env is not None:
         token = environ.get(entry.auth_env, "").strip()
         if not token:
             raise MissingSecret(entry.name, entry.auth_env)
         headers["Authorization"] = f"Bearer {token}"
     return mcpclient.HttpServer(
-        url=entry.url, headers=headers or None, name=entry.name, http_client=http_client
+        url=entry.url,
+        headers=headers or None,
+        name=entry.name,
+        http_client=http_client,
+        auth=auth,
+    )
+
+
+def oauth_auth(entry: ServerEntry, environ: Mapping[str, str]) -> httpx.Auth:
+    """The httpx.Auth for an `auth = {type = "oauth"}` entry's client-credentials grant.
+
+    Raises:
+        MissingSecret: a named variable is unset or empty, or the key file is unreadable.
+        MissingGrant: the entry uses the admin-connected grant (the web app's store supplies it).
+    """
+    config = entry.oauth
+    assert config is not None
+    if config.grant == "connected":
+        raise MissingGrant(entry.name)
+
+    def value(name: str) -> str:
+        found = environ.get(name, "").strip()
+        if not found:
+            raise MissingSecret(entry.name, name)
+        return found
+
+    assert config.client_id_env is not None  # the loader guarantees it
+    client_id = value(config.client_id_env)
+    if config.client_secret_env is not None:
+        return mcpclient.ClientCredentials(
+            client_id, client_secret=value(config.client_secret_env), scope=config.scope
+        )
+    assert config.private_key_env is not None
+    key_path = value(config.private_key_env)
+    try:
+        private_key = Path(key_path).read_text()
+    except OSError as exc:
+        raise MissingSecret(entry.name, config.private_key_env) from exc
+    return mcpclient.ClientCredentials(
+        client_id, private_key=private_key, scope=config.scope
     )
 
 
@@ -1071,6 +1237,7 @@ async def connect_server(
     http_client: httpx.AsyncClient | None = None,
     observer: Callable[[mcpclient.CallRecord], None] | None = None,
     breaker: mcpclient.CircuitBreaker | None = None,
+    auth: httpx.Auth | None = None,
 ) -> AsyncIterator[mcpclient.ClientSession]:
     """`mcpclient.connect` with the entry's version pin, connect timeout and concurrency bound.
 
@@ -1084,7 +1251,7 @@ async def connect_server(
         MissingSecret: see `client_server`.
         mcpclient.McpError: the server could not be started, reached or spoken to.
     """
-    spec = client_server(entry, environ=environ, http_client=http_client)
+    spec = client_server(entry, environ=environ, http_client=http_client, auth=auth)
     async with mcpclient.connect(
         spec,
         protocol_version=entry.protocol_version,

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcpclient
 from diagnosis.engine.forkserver import ForkServer
+from diagnosis.oauth_grants import GrantUnavailable, StoredGrantAuth
 from diagnosis.observability import metrics as obs_metrics
 from diagnosis.registry import (
     CHILD_ENV,
@@ -104,6 +105,14 @@ STATUS_EVERY = 5.0  # the reaper's tick at most: expiry, gauges, the status publ
 current_record: contextvars.ContextVar[list[mcpclient.CallRecord] | None] = (
     contextvars.ContextVar("current_record", default=None)
 )
+
+
+def _stored_grant(environment: str, entry: ServerEntry) -> StoredGrantAuth | None:
+    """The admin-connected grant's auth for an `auth = {grant = "connected"}` entry: the worker
+    sends the stored grant's token (renewed under its row lock), never a user's own."""
+    if entry.oauth is None or entry.oauth.grant != "connected":
+        return None
+    return StoredGrantAuth(environment, entry.name)
 
 
 def _observe(record: mcpclient.CallRecord) -> None:
@@ -519,11 +528,18 @@ class ServerPool:
                         environ=environ,
                         observer=_observe,
                         breaker=server.breaker,
+                        auth=_stored_grant(server.key.environment, entry),
                     )
                 )
                 await self._list(server, session)
                 seconds = time.monotonic() - began
-        except (mcpclient.McpError, MissingSecret, OSError, ValueError) as exc:
+        except (
+            mcpclient.McpError,
+            MissingSecret,
+            GrantUnavailable,
+            OSError,
+            ValueError,
+        ) as exc:
             server.breaker.record_failure()
             await _close_quietly(entry.name, stack)
             logger.warning("server %s unavailable: %s", entry.name, exc)
