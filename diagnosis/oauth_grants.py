@@ -180,32 +180,12 @@ async def _refresh(
     tokens: mcpclient.Tokens, client: mcpclient.ClientInfo
 ) -> mcpclient.Tokens:
     # The token endpoint call is mcpclient's (client authentication, resource, error text).
-    from mcpclient._auth import discover_server
-    from mcpclient._auth._tokens import request_tokens
-
     if tokens.refresh_token is None or tokens.issuer is None:
         raise GrantUnavailable(
             "the stored grant has no refresh token: an admin must Connect again"
         )
     async with httpx.AsyncClient(timeout=30.0) as http:
-        server = await discover_server(http, tokens.issuer)
-        new = await request_tokens(
-            http,
-            server,
-            client,
-            {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token},
-            resource=tokens.resource,
-        )
-    return mcpclient.Tokens(
-        access_token=new.access_token,
-        token_type=new.token_type,
-        # The server may rotate the refresh token; when it does not, the old one stays valid.
-        refresh_token=new.refresh_token or tokens.refresh_token,
-        expires_at=new.expires_at,
-        scope=new.scope or tokens.scope,
-        issuer=new.issuer or tokens.issuer,
-        resource=new.resource or tokens.resource,
-    )
+        return await mcpclient.refresh_tokens(http, tokens, client)
 
 
 def fresh_tokens(

@@ -39,6 +39,7 @@ from ._auth import (
     ClientMetadata,
     OAuth,
     Tokens,
+    refresh_tokens,
 )
 from ._breaker import CircuitBreaker
 from ._connect import connect
@@ -148,4 +149,5 @@ __all__ = [
     "connect",
     "map_httpx_errors",
     "memory_pair",
+    "refresh_tokens",
 ]

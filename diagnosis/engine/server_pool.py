@@ -148,6 +148,17 @@ def credential_names(entry: ServerEntry) -> tuple[str, ...]:
     names = set(entry.env)
     if entry.auth_env is not None:
         names.add(entry.auth_env)
+    oauth = entry.oauth
+    if oauth is not None:  # a service account's id, secret or key: tenants may differ
+        names.update(
+            name
+            for name in (
+                oauth.client_id_env,
+                oauth.client_secret_env,
+                oauth.private_key_env,
+            )
+            if name is not None
+        )
     return tuple(sorted(names))
 
 

@@ -22,7 +22,7 @@ from ._discovery import (
 )
 from ._provider import AuthorizationCode, ClientCredentials, OAuth
 from ._registration import ClientMetadata, obtain_client
-from ._tokens import ClientInfo, Tokens
+from ._tokens import ClientInfo, Tokens, refresh_tokens
 
 __all__ = [
     "AuthorizationCode",
@@ -39,4 +39,5 @@ __all__ = [
     "discover_resource",
     "discover_server",
     "obtain_client",
+    "refresh_tokens",
 ]

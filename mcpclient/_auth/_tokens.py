@@ -19,6 +19,8 @@ import httpx
 
 from mcpclient._exceptions import AuthorizationFlowError
 
+from ._discovery import discover_server
+
 if TYPE_CHECKING:
     from ._discovery import ServerMetadata
 
@@ -232,4 +234,39 @@ async def request_tokens(
         scope=scope if isinstance(scope, str) else form.get("scope"),
         issuer=server.issuer,
         resource=resource,
+    )
+
+
+async def refresh_tokens(
+    http: httpx.AsyncClient, tokens: Tokens, client: ClientInfo
+) -> Tokens:
+    """Renew ``tokens`` with their refresh token at their issuer (a worker's stored grant).
+
+    The issuer's metadata is discovered again, so a moved token endpoint is followed. A server
+    that does not rotate the refresh token leaves the old one valid: it is kept.
+
+    Raises:
+        AuthorizationFlowError: no refresh token or issuer, discovery failed, or the token
+            endpoint refused the grant.
+    """
+    if tokens.refresh_token is None or tokens.issuer is None:
+        raise AuthorizationFlowError(
+            "the tokens have no refresh token or no issuer", stage="token"
+        )
+    server = await discover_server(http, tokens.issuer)
+    new = await request_tokens(
+        http,
+        server,
+        client,
+        {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token},
+        resource=tokens.resource,
+    )
+    return Tokens(
+        access_token=new.access_token,
+        token_type=new.token_type,
+        refresh_token=new.refresh_token or tokens.refresh_token,
+        expires_at=new.expires_at,
+        scope=new.scope or tokens.scope,
+        issuer=new.issuer or tokens.issuer,
+        resource=new.resource or tokens.resource,
     )

@@ -633,3 +633,31 @@ async def test_no_token_or_secret_in_logs_records_or_errors(caplog):
     assert "HTTP Request" in caplog.text  # httpx did log at DEBUG/INFO
     for secret in secrets:
         assert secret not in text
+
+
+async def test_refresh_tokens_renews_a_stored_grant_and_keeps_an_unrotated_refresh_token():
+    """`mcpclient.refresh_tokens`: what a worker does with a grant an admin connected earlier."""
+    world = OAuthWorld(clients={"app": "pw"})
+    async with scripted_server(world) as server:
+        world.base = server.url.removesuffix("/mcp")
+        auth = mcpclient.AuthorizationCode(
+            redirect_uri="http://127.0.0.1:9/callback",
+            user_agent=headless,
+            client=mcpclient.ClientInfo("app", client_secret="pw"),
+        )
+        await session(world, auth)
+        first = auth.tokens
+        assert first is not None and first.refresh_token is not None
+        async with httpx.AsyncClient() as http:
+            renewed = await mcpclient.refresh_tokens(
+                http, first, mcpclient.ClientInfo("app", client_secret="pw")
+            )
+            assert renewed.access_token != first.access_token
+            assert renewed.access_token in world.tokens
+            assert renewed.issuer == first.issuer and renewed.resource == first.resource
+            # A grant without a refresh token cannot be renewed: a typed error, no request.
+            bare = mcpclient.Tokens(access_token="x", issuer=first.issuer)
+            with pytest.raises(
+                mcpclient.AuthorizationFlowError, match="no refresh token"
+            ):
+                await mcpclient.refresh_tokens(http, bare, mcpclient.ClientInfo("app"))

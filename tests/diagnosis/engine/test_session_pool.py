@@ -266,6 +266,24 @@ def test_pool_keys_follow_environment_entry_and_credentials():
     assert key("prod", secret, tenant="a", environ={"TOKEN": "1"}) == key(
         "prod", secret, tenant="a", environ={"TOKEN": "1", "OTHER": "x"}
     )
+    # A service account's OAuth client secret is a credential too.
+    from diagnosis.registry import OAuthConfig
+
+    oauth = ServerEntry(
+        name="grafana",
+        transport="http",
+        url="https://mcp.example.com/mcp",
+        oauth=OAuthConfig(
+            grant="client_credentials", client_id_env="CID", client_secret_env="CSECRET"
+        ),
+    )
+    both = {"CID": "ops", "CSECRET": "s1"}
+    assert key("prod", oauth, tenant="a", environ=both) != key(
+        "prod", oauth, tenant="b", environ=both
+    )
+    assert key("prod", oauth, tenant="a", environ=both) != key(
+        "prod", oauth, tenant="a", environ={**both, "CSECRET": "s2"}
+    )
 
 
 # -- a real worker --------------------------------------------------------------------------
