@@ -90,6 +90,8 @@ def _investigation_context(
         "incident": incident,
         "task": task,
         "is_latest": task is not None and task == latest,
+        # An earlier diagnosis's page: the people's changes land on the latest task's stream.
+        "latest_task": latest,
         "other_tasks": [t for t in tasks if t != task],
         "can_decide": principal.has_scope("approvals:decide"),
         "can_rerun": principal.has_scope("incidents:write"),

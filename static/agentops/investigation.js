@@ -455,6 +455,16 @@
     }
   }
 
+  // An earlier diagnosis's page: status, severity, owner and notes are events of the
+  // incident's latest diagnosis, so that stream is followed too, for them alone (from the seq
+  // the page was rendered at; EventSource resumes it with Last-Event-ID).
+  function followIncident() {
+    const url = root.dataset.incidentEventsUrl;
+    if (!url) return;
+    const incident = new EventSource(url + "?follow=1&last_event_id=" + Number(root.dataset.incidentFrom || "0"));
+    for (const kind of COORDINATION) incident.addEventListener(kind, () => refreshParts());
+  }
+
   function connect() {
     source = new EventSource(root.dataset.eventsUrl + "?follow=1&last_event_id=" + applied);
     let broken = false;
@@ -484,4 +494,5 @@
   window.setInterval(tick, 1000);
   if (taskDone) setConnection("finished", "closed");
   connect();
+  followIncident();
 })();

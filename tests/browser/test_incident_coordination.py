@@ -8,6 +8,7 @@ from diagnosis.states import TaskState
 from tests import factories
 from tests.browser.conftest import (
     PHONE,
+    api_post,
     log_in,
     member,
     open_incident,
@@ -85,3 +86,49 @@ def test_acknowledge_assign_and_note_reach_a_second_page_live(pages, stack):
     screenshot(watcher, "incident-coordination-1280")
     watcher.set_viewport_size(PHONE)
     screenshot(watcher, "incident-coordination-390")
+
+
+def test_an_earlier_diagnosis_page_shows_the_incidents_changes_live(pages, stack):
+    """Status, owner and notes are events of the incident's latest diagnosis: the page of an
+    earlier one follows that stream too and shows them without a reload."""
+    tenant = factories.make_tenant("browser-run-older")
+    token = factories.make_token(member(tenant, "lead2", Role.RESPONDER))
+    member(tenant, "second2", Role.RESPONDER)
+    body = {
+        "title": "cart slow",
+        "service": "cart",
+        "severity": "sev3",
+        "plan": "timed",
+        "plan_args": {"steps": [0.01]},
+    }
+    incident_id, first = open_incident(stack, token, body)
+
+    def finished(task_id):
+        return DiagnosisTask.objects.get(pk=task_id).state == TaskState.SUCCEEDED
+
+    wait_for(lambda: finished(first), timeout=60, what="the first diagnosis")
+    rerun = api_post(stack, token, f"/api/incidents/{incident_id}/diagnoses", {})
+    assert rerun.status_code == 201, rerun.text
+    second = rerun.json()["id"]
+    wait_for(lambda: finished(second), timeout=60, what="the re-run")
+
+    lead, watcher = pages.new(), pages.new()
+    log_in(lead, "lead2")
+    lead.goto(f"/incidents/{incident_id}/")
+    lead.wait_for_selector("#stream-status:has-text('following the incident')")
+    log_in(watcher, "second2")
+    watcher.goto(f"/incidents/{incident_id}/?task={first}")  # the earlier diagnosis
+    watcher.wait_for_selector(f"#investigation[data-task='{first}']")
+    watcher.wait_for_selector("#stream-status:has-text('following the incident')")
+
+    lead.click("#status-acknowledged")
+    lead.wait_for_selector("#incident-status[data-status=acknowledged]")
+    lead.fill("#note-text", "rolled back the cart image")
+    lead.click("#note-add")
+    lead.wait_for_selector(".timeline-entry[data-event=incident_note_added]")
+
+    watcher.wait_for_selector("#incident-status[data-status=acknowledged]")
+    note = watcher.wait_for_selector(".timeline-entry[data-event=incident_note_added]")
+    assert "rolled back the cart image" in note.text_content()
+    # Still the earlier diagnosis's page: nothing reloaded it onto the latest.
+    assert watcher.get_attribute("#investigation", "data-task") == first
