@@ -247,6 +247,21 @@ def _one(rng: random.Random, index: int) -> dict[str, Any]:
         runbooks["runbooks/gateway-5xx.md"] = (
             f"# {topology.entry} 5xx errors\n\nWhen {topology.entry} answers 5xx, restart {topology.entry}.\n"
         )
+    # Every service serves 10 requests/s throughout; from the start, the services on the failing
+    # path (the entry the user sees fail, the caller and, when the fault is its own, the culprit)
+    # also answer 3 errors/s. Counters are cumulative and sampled at every step, as Prometheus
+    # scrapes them, so a rate over the window has its points.
+    failing = {topology.entry, caller} | (
+        {culprit} if fault.blame == "service" else set()
+    )
+
+    def counter(service: str, code: str, t: int) -> float:
+        if code == "200":
+            return 10.0 * (t + 7200)
+        if service not in failing or t <= STARTED_OFFSET_S:
+            return 0.0
+        return 3.0 * (t - STARTED_OFFSET_S)
+
     metrics = {
         "step_s": 15,
         "series": [
@@ -254,14 +269,7 @@ def _one(rng: random.Random, index: int) -> dict[str, Any]:
                 "name": "http_requests_total",
                 "labels": {"service": s, "code": code},
                 "type": "counter",
-                "points": [
-                    [
-                        t,
-                        float(max(0, t + 7200))
-                        * (0.01 if code == "500" and t > STARTED_OFFSET_S else 1.0),
-                    ]
-                    for t in range(-7200, 1, 300)
-                ],
+                "points": [[t, counter(s, code, t)] for t in range(-7200, 1, 15)],
             }
             for s in services
             for code in ("200", "500")
