@@ -208,7 +208,8 @@ def test_a_call_in_flight_shows_progress_and_cancel_ends_it(
         ".tool-row [data-field=progress-text]:has-text('still checking checkout')"
     )
     assert row.query_selector("progress").is_visible()
-    assert "still checking metrics.service_health" in page.text_content("#checking")
+    # The call reads as the trace labels it (issue 20 item 3), not server.tool.
+    assert "still checking service_health checkout" in page.text_content("#checking")
     assert page.text_content("#phase") == "metrics"
 
     page.click("#cancel")  # the confirm dialog is accepted (conftest)
