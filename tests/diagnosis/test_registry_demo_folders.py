@@ -59,7 +59,8 @@ def test_a_kubernetes_and_logs_folder_gets_only_those_servers_and_actions(tmp_pa
     assert env.server("kubernetes").command == (
         sys.executable,
         "-m",
-        "mcpservers.kubernetes",
+        "mcpservers.launch",  # the fork server can fork it
+        "kubernetes",
         "--scenario",
         str(folder),
     )
