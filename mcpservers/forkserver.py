@@ -40,6 +40,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,20 +184,14 @@ class ForkServer:
     def shutdown(self) -> None:
         for child in self.children.values():
             _kill_group(child, signal.SIGTERM)
-        deadline = _now() + KILL_GRACE
-        while self.children and _now() < deadline:
+        deadline = time.monotonic() + KILL_GRACE
+        while self.children and time.monotonic() < deadline:
             for key, _ in self.selector.select(timeout=0.1):
                 if key.data[0] == "exit":
                     self._reap(key.data[1])
         for child in list(self.children.values()):
             _kill_group(child, signal.SIGKILL)
             self._reap(child)
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def _kill_group(child: _Child, sig: signal.Signals) -> None:
