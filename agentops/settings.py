@@ -102,10 +102,6 @@ CSRF_TRUSTED_ORIGINS = env_list(
 )
 SITE_URL = site_url_from_env(os.environ.get("SITE_URL", ""))
 
-# Keys that encrypt stored OAuth grants (diagnosis.oauth_grants): Fernet keys, comma-separated;
-# the first encrypts, every one decrypts, so a new key goes first and `manage.py
-# rotate_oauth_keys` re-encrypts under it before the old one is dropped. Unset: one key derived
-# from SECRET_KEY (development; changing SECRET_KEY then loses the stored grants).
 OAUTH_TOKEN_KEYS = env_list("OAUTH_TOKEN_KEYS", "")
 
 INSTALLED_APPS = [

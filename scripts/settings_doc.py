@@ -56,6 +56,10 @@ SETTING_NOTES = {
     "(scheme and host, no path): the Markdown export and the incident page's copied summaries "
     "link to it; unset, links use the origin of the request that made them; anything but an "
     "http(s) origin stops start-up with an error",
+    "OAUTH_TOKEN_KEYS": "Fernet keys that encrypt stored OAuth grants (diagnosis.oauth_grants), "
+    "comma-separated: the first encrypts, every one decrypts, so a new key goes first and "
+    "`manage.py rotate_oauth_keys` re-encrypts under it before the old one is dropped. Unset: one "
+    "key derived from SECRET_KEY (development; changing SECRET_KEY then loses the stored grants)",
     "DATABASE_URL": "PostgreSQL, the only source of truth: `postgresql://user:pass@host:port/name`, "
     "a socket folder as `?host=/path`; escape special characters in the password (`%40` for "
     "`@`). Under `./run` and `./test`, unset starts an embedded PostgreSQL",

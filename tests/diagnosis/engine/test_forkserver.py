@@ -48,11 +48,13 @@ def _children(pid: int) -> set[int]:
 
 
 def _alive(pid: int) -> bool:
+    # The process can end between any two of these steps: reading /proc of a process that has just
+    # gone raises ProcessLookupError (ESRCH) or FileNotFoundError, and both mean "not alive".
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return stat[0] != "Z"
 
 
