@@ -12,6 +12,7 @@ from reasoning.layered import kubernetes
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
+from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.reading import host_of, short
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
@@ -50,6 +51,7 @@ class Analysis(Board):
         applications(self)
         self._backend_support()
         network(self)
+        logged_paths(self)
         healthy_services(self)
         self._questions()
         self._ambiguous_tools()

@@ -74,7 +74,13 @@ def application(board: Board, service: str) -> None:
     )
     if health is not None and symptoms:
         context = f"service_health({service}): " + "; ".join(f[2] for f in symptoms)
-        c.cite(health.obs, short(context, FACT_CHARS), is_support=False)
+        # Its own metrics failing beside its own application error (not an upstream's) in its logs:
+        # two servers agree it fails by itself. Without that error they only show it suffers.
+        c.cite(
+            health.obs,
+            short(context, FACT_CHARS),
+            is_support=signs.own_error is not None,
+        )
     _grade(c, health, own_error=signs.own_error)
     head = (
         f"{service}: " + "; ".join(f[2] for f in symptoms)

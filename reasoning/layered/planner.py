@@ -135,8 +135,55 @@ class LayeredPlanner:
             asked,
         )
         if not calls:
+            calls = self._fresh(self._survey_when_stuck(inv, facts, start), asked)
+        if not calls:
             calls = self._fresh(self._findings_search(start.inv, facts), asked)
         return calls[:budget]
+
+    def _survey_when_stuck(
+        self, inv: Investigation, facts: Facts, start: _Start
+    ) -> list[PlannedCall | None]:
+        """Nothing asked so far explains the incident and nothing it named is left to read: survey
+        every service the metrics know, then read the failing ones (issue 21: survey, not only the
+        named service). The cause of a gateway's 5xx is often a service nobody named."""
+        if start.ratios is not None:
+            return []  # an unknown name already started from the survey (`_resolving`)
+        if not any(o.is_ok for o in inv.observations):
+            return []  # nothing could be read (refused, failing): a survey would fare no better
+        analysis = Analysis(start.inv, facts)
+        if any(c.status == "confirmed" for c in analysis.candidates.values()):
+            return []
+        window = self._window(inv)
+        ratios = survey.error_ratios(inv)
+        if ratios is None:
+            return [
+                self._call(
+                    inv,
+                    QUERY_METRIC,
+                    {"promql": promql, **window, "step": "60s"},
+                    f"nothing read so far explains {inv.incident.service}'s failure: "
+                    "which services the metrics know, and their 5xx",
+                )
+                for promql in survey.QUERIES
+            ]
+        logs = only_tool(inv, TOP_ERRORS)
+        logs_down = facts.is_backend_down(logs.server if logs else None)
+        failing = [
+            s
+            for s in survey.surveyed(ratios, (), len(ratios))
+            if ratios[s] >= survey.UNHEALTHY_RATIO
+        ]
+        calls: list[PlannedCall | None] = []
+        for service in failing[: self.max_survey]:
+            why = f"survey: {service} answers {ratios[service]:.0%} 5xx and nothing read so far explains the incident"
+            calls.append(
+                self._call(inv, SERVICE_HEALTH, {"service": service, **window}, why)
+            )
+            if not logs_down:
+                calls.append(
+                    self._call(inv, TOP_ERRORS, {"service": service, **window}, why)
+                )
+        return calls
 
     def _resolving(
         self, inv: Investigation, facts: Facts, start: _Start

@@ -65,7 +65,8 @@ _CLASS_PATTERNS = {
 APP_ERROR = re.compile(
     r"QueuePool limit[^,;]*|pool limit|pool exhausted|pool timeout|too many connections|"
     r"too many open files|out of memory|OOMKilled|OutOfMemory\w*|MemoryError|panic:|deadlock|"
-    r"Traceback|NullPointerException|segmentation fault|exceeded memory limit|no space left",
+    r"Traceback|NullPointerException|segmentation fault|exceeded memory limit|no space left|"
+    r"slow quer(?:y|ies)|statement timeout|lock wait timeout",
     re.IGNORECASE,
 )
 NAMES_UPSTREAM = re.compile(r"upstream|gateway|proxy", re.IGNORECASE)
