@@ -34,6 +34,7 @@ GENERIC_LABELS = _words("api www app web gw gateway internal svc local cluster")
 _UPSTREAM = re.compile(
     r"\bupstream[=:]\s*\"?(?![a-z][a-z0-9+.-]*://)([A-Za-z0-9][A-Za-z0-9_.-]*)"
 )
+_UPSTREAM_WORD = re.compile(r"\bupstream\s+([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b(?![.:])")
 STREAMY = re.compile(
     r"\b(stream|streams|streaming|sse|eventsource|event-stream|server-sent|reconnect\w*|websockets?|long-poll\w*)\b",
     re.IGNORECASE,
@@ -139,8 +140,10 @@ def arg(obs: Observation, name: str) -> str:
 
 
 def upstreams(text: str) -> list[str]:
+    """The upstreams a line names: `upstream=name`, `upstream: name`, or `upstream name-with-dash`
+    (a relay's own words: "upstream orders-api answered 503")."""
     names = []
-    for raw in _UPSTREAM.findall(text):
+    for raw in [*_UPSTREAM.findall(text), *_UPSTREAM_WORD.findall(text)]:
         name = raw.rstrip(".:-")
         if name and not re.fullmatch(r"[\d.]+", name) and name not in names:
             names.append(name.lower())

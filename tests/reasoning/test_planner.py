@@ -385,7 +385,12 @@ class World:
         self.arguments = []  # every call's arguments, in the order asked
 
     def answer(self, call, span_id):
-        subject = call.arguments.get("service") or call.arguments.get("url") or ""
+        subject = (
+            call.arguments.get("service")
+            or call.arguments.get("url")
+            or call.arguments.get("promql")
+            or ""
+        )
         self.asked.append((call.tool, subject))
         self.arguments.append((call.tool, dict(call.arguments)))
         base = {
