@@ -154,9 +154,16 @@ class LayeredPlanner:
         if any(c.status == "confirmed" for c in analysis.candidates.values()):
             return []
         window = self._window(inv)
+        calls: list[PlannedCall | None] = []
+        if inv.tools_named(GET_RESOURCES):
+            calls += kubernetes.survey(
+                inv,
+                facts,
+                lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            )
         ratios = survey.error_ratios(inv)
         if ratios is None:
-            return [
+            return calls + [
                 self._call(
                     inv,
                     QUERY_METRIC,

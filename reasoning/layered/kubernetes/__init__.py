@@ -22,6 +22,13 @@ from reasoning.layered.kubernetes.namespaces import (
     named_namespaces,
     scanned_namespaces,
 )
-from reasoning.layered.kubernetes.reads import plan
+from reasoning.layered.kubernetes.reads import plan, survey
 
-__all__ = ["Finding", "diagnose", "named_namespaces", "plan", "scanned_namespaces"]
+__all__ = [
+    "Finding",
+    "diagnose",
+    "named_namespaces",
+    "plan",
+    "scanned_namespaces",
+    "survey",
+]

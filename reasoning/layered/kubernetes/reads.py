@@ -82,6 +82,36 @@ def plan(
     return calls
 
 
+# Never read by the survey: nothing runs there.
+_EMPTY_NAMESPACES = frozenset({"kube-public", "kube-node-lease"})
+
+
+def survey(
+    inv: Investigation, facts: Facts, call: Call, *, max_details: int = 6
+) -> Calls:
+    """Nothing read so far explains the incident: the pods of every namespace (the system's
+    too: CoredNS and kube-proxy live there), then the lists and details of each namespace whose
+    pods are unhealthy (issue 21: survey everything, not only where the named service runs)."""
+    cluster = Cluster.read(inv.observations)
+    if cluster.namespaces is None:
+        return []
+    listed = [n for n in cluster.namespaces if n not in _EMPTY_NAMESPACES]
+    calls: Calls = [
+        _pods_call(cluster, ns, call, labels_only=True)
+        for ns in listed
+        if not _pods_listed(cluster, ns)
+    ]
+    for ns in listed:
+        if any(not p.is_healthy for p in cluster.pods(ns)):
+            calls += _namespace_lists(ns, call)
+            calls += _details(inv, facts, cluster, ns, call)[:max_details]
+    return calls
+
+
+def _pods_listed(cluster: Cluster, ns: str) -> bool:
+    return cluster.has_list("pods", ns) or ("pods", ns, True) in cluster.missing
+
+
 def _namespace_lists(ns: str, call: Call) -> Calls:
     """The namespace's lists, its events and the nodes."""
     calls: Calls = [
