@@ -40,6 +40,7 @@ from diagnosis.lifecycle import (
 from diagnosis.models import DiagnosisTask, Incident, Tenant
 from diagnosis.principals import Principal
 from diagnosis.states import ACTIVE, LEASED, TaskState
+from diagnosis.webhooks import delivery
 
 logger = logging.getLogger(__name__)
 
@@ -266,6 +267,9 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
        (diagnosis.approvals.approvals_expire).
     3. A queued task untouched for DIAGNOSIS_QUEUED_REDISPATCH_SECONDS: enqueued again
        (the queued row is the outbox; a duplicate message finds the task claimed and returns).
+    4. A webhook delivery still unsent that long after it was due (its enqueue failed: the
+       broker was down) and not in flight: enqueued again
+       (diagnosis.webhooks.delivery.deliveries_redispatch).
     """
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "redispatched": 0}
@@ -311,4 +315,5 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
             if touched:
                 diagnosis_run_on_commit(task_id)
                 counts["redispatched"] += 1
+    counts["webhooks_redispatched"] = delivery.deliveries_redispatch(now=now)
     return counts

@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from diagnosis.models import WebhookDelivery, WebhookTarget
-from diagnosis.webhooks.notices import NOTICE_KINDS
+from diagnosis.webhooks.rules import NOTICE_KINDS
 from diagnosis.webhooks.targets import target_errors, target_host
 
 if TYPE_CHECKING:

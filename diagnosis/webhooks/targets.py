@@ -6,28 +6,15 @@ from urllib.parse import urlsplit
 
 from diagnosis.exceptions import ValidationFailed
 from diagnosis.models import Tenant, WebhookFormat, WebhookTarget
-from diagnosis.webhooks.notices import NOTICE_KINDS
+from diagnosis.webhooks.rules import NOTICE_KINDS, URL_MAX, url_error
 
-URL_MAX = 2000
-
-
-def url_error(url: object) -> str | None:
-    """Why `url` cannot be a target (an absolute http(s) URL with a host), or None."""
-    if not isinstance(url, str) or not url:
-        return "must be an http or https URL"
-    if len(url) > URL_MAX:
-        return f"at most {URL_MAX} characters"
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # raises on a port that is not a number
-    except ValueError:
-        return "must be an http or https URL"
-    del port
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "must be an http or https URL with a host"
-    if any(c.isspace() for c in url):
-        return "must not contain whitespace"
-    return None
+__all__ = [
+    "URL_MAX",
+    "target_errors",
+    "target_host",
+    "url_error",
+    "webhook_target_create",
+]
 
 
 def target_errors(
