@@ -41,6 +41,7 @@ from diagnosis.models import DiagnosisTask, Incident, Tenant
 from diagnosis.principals import Principal
 from diagnosis.states import ACTIVE, LEASED, TaskState
 from diagnosis.webhooks import delivery
+from diagnosis.webhooks import targets as webhook_targets
 
 logger = logging.getLogger(__name__)
 
@@ -270,6 +271,8 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
     4. A webhook delivery still unsent that long after it was due (its enqueue failed: the
        broker was down) and not in flight: enqueued again
        (diagnosis.webhooks.delivery.deliveries_redispatch).
+    5. The registry file's webhook targets synced into their rows, once per loaded registry
+       (diagnosis.webhooks.targets.registry_targets_ensure; never raises).
     """
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "redispatched": 0}
@@ -316,4 +319,5 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
                 diagnosis_run_on_commit(task_id)
                 counts["redispatched"] += 1
     counts["webhooks_redispatched"] = delivery.deliveries_redispatch(now=now)
+    webhook_targets.registry_targets_ensure()
     return counts
