@@ -4,16 +4,20 @@ DEBUG off, test_comfort.py checks steering and comfort with DEBUG on. Here, one 
 demo walks the answer and its decisive evidence (items 1, 2), the rows' labels live and in the
 trace with its search (3), the incident page's stream to its end, the timeline and running the
 incident with a second page live (4, 6), a refused (4xx) htmx post that stays in its part,
-"Copy summary" (8), and an Alertmanager incident's alerts panel (5)."""
+"Copy summary" (8), the acknowledgement notified to a local receiver that checks its signature
+and listed on the operations page (7), and an Alertmanager incident's alerts panel (5)."""
 
 import pytest
 
 from diagnosis import call_labels
 from diagnosis.models import DiagnosisTask, Role, SpanState, ToolCallSpan
 from diagnosis.registry import demo_environment_name
+from diagnosis.webhooks import targets
 from tests import factories
 from tests.browser.conftest import api_post, log_in, member, shown_seqs
 from tests.diagnosis.intake.support import fixture
+from tests.diagnosis.test_webhooks import SECRET, receiver  # noqa: F401  (a fixture)
+from tests.livestack import wait_for
 
 
 def _page_is_whole(page) -> None:
@@ -24,8 +28,15 @@ def _page_is_whole(page) -> None:
 
 
 @pytest.mark.parametrize("stack_env", ["debug"], indirect=True)
-def test_under_debug_each_item_works_once(pages, stack):
+def test_under_debug_each_item_works_once(pages, stack, receiver):  # noqa: F811
     tenant = factories.make_tenant("browser-debug20")
+    targets.webhook_target_create(
+        tenant=tenant,
+        name="pager",
+        url=receiver.url,
+        secret=SECRET,
+        notices=["status_changed"],
+    )
     lead = member(tenant, "debug-lead", Role.ADMIN)
     member(tenant, "debug-watch", Role.RESPONDER)
     token = factories.make_token(lead)
@@ -105,6 +116,17 @@ def test_under_debug_each_item_works_once(pages, stack):
     page.wait_for_selector("#share-status:has-text('Copied')")
     copied = page.evaluate("navigator.clipboard.readText()")
     assert f"<{incident_url}|Open the incident>" in copied
+
+    # 7: the acknowledgement was sent signed, and the operations page lists it by host.
+    wait_for(lambda: receiver.received, timeout=30, what="the webhook delivery")
+    (hit,) = receiver.received
+    assert hit["signed"] and hit["json"]["incident"]["status"] == "acknowledged"
+    page.goto("/operations/")
+    log = page.inner_text("main")
+    assert "Notifications sent" in log and "127.0.0.1" in log and "delivered" in log
+    assert "xoxb-secret-path" not in page.content()
+    page.goto(incident_url)
+    page.wait_for_selector("#decisive")
 
     # 3: the decisive link opens the trace at its span; the search narrows the rows.
     page.click("#decisive figcaption a")
