@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from django.contrib.auth import get_user_model
 
-from diagnosis import coordination, services
+from diagnosis import coordination, environments, services
 from diagnosis.models import WebhookDelivery, WebhookFormat, WebhookTarget
 from diagnosis.principals import principal_from_user
 from diagnosis.registry import RegistryError, WebhookEntry, load_registry
@@ -254,10 +254,7 @@ def test_a_registry_target_is_sent_signed_with_its_variables_and_follows_the_fil
         f'[webhooks.pager]\ntenant = "{tenant.slug}"\nurl = "https://h.example/x"\n',
     )
     assert (
-        targets.registry_targets_sync(targets.environments.registry().webhooks)[
-            "synced"
-        ]
-        == 1
+        targets.registry_targets_sync(environments.registry().webhooks)["synced"] == 1
     )
     row.refresh_from_db()
     assert (row.is_enabled, row.url, row.url_env, row.secret_env) == (
