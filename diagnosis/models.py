@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from diagnosis.states import ACTIVE, TaskState
 
@@ -552,9 +553,10 @@ class WebhookFormat(models.TextChoices):
 
 
 class WebhookTarget(models.Model):
-    """Where a tenant's notifications go (diagnosis.webhooks): entered in the admin, checked by
-    diagnosis.webhooks.targets. The URL and the secret are credentials: pages and logs show the
-    name and the host only."""
+    """Where a tenant's notifications go (diagnosis.webhooks): entered in the admin, or declared
+    in the registry file (`[webhooks.<name>]`, synced by diagnosis.webhooks.targets, read-only
+    in the admin), checked by diagnosis.webhooks.targets. The URL and the secret are
+    credentials: pages and logs show the name and the host only."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(
@@ -567,10 +569,26 @@ class WebhookTarget(models.Model):
     url = models.CharField(max_length=2000)
     # The HMAC-SHA256 key of the signature; held in clear because signing needs it.
     secret = models.CharField(max_length=200, blank=True)
-    # Notification kinds (diagnosis.webhooks.notices.NOTICE_KINDS) it wants; empty: all.
+    # Notification kinds (diagnosis.webhooks.rules.NOTICE_KINDS) it wants; empty: all.
     notices = models.JSONField(default=list, blank=True)
     is_enabled = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Declared in the registry file (its key is `name`): kept in step with the file, read-only
+    # in the admin, disabled (never deleted: its deliveries stay) once the file drops it.
+    from_registry = models.BooleanField(default=False)
+    # Registry targets only: the worker variables holding the URL (instead of `url`) and the
+    # secret; read when a delivery is sent, never stored.
+    url_env = models.CharField(max_length=128, blank=True)
+    secret_env = models.CharField(max_length=128, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "name"],
+                condition=models.Q(from_registry=True),
+                name="webhook_target_registry_name",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.format})"
@@ -611,12 +629,23 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # When the next attempt is due (created: now; after a failed one: now + backoff); the
+    # reaper re-enqueues one still unsent well after it (diagnosis.webhooks.delivery).
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # Set while an attempt is under way: no second attempt starts before it passes.
+    in_flight_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
             # The operations page: a tenant's latest deliveries.
             models.Index(
                 fields=["tenant", "-created_at"], name="webhook_delivery_recent"
+            ),
+            # The reaper: unsent deliveries by due time.
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status__in=["pending", "retrying"]),
+                name="webhook_delivery_unsent",
             ),
         ]
 

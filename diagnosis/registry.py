@@ -48,6 +48,20 @@ File format::
     receivers = { payments-pager = "prod" }  # Alertmanager `receiver` → environment
     pagerduty_groups = { payments = "prod" } # PagerDuty `payload.group` → environment
 
+    [webhooks.payments-pager]           # optional; the table key is the target's name
+    tenant = "acme"                     # the tenant whose notifications it receives
+    format = "generic"                  # "generic" (JSON signed with HMAC-SHA256) or "slack"
+    url = "https://pager.example.com/agentops"  # http or https, no credentials, no query
+    secret_env = "PAGER_WEBHOOK_SECRET" # the variable holding the HMAC-SHA256 key; absent: unsigned
+    notices = ["approval_waiting"]      # optional; absent = every notice (diagnosis_finished,
+                                        # approval_waiting, status_changed)
+
+    [webhooks.payments-chat]
+    tenant = "acme"
+    format = "slack"
+    url_env = "PAYMENTS_SLACK_WEBHOOK_URL"  # instead of url: the variable holding a URL that is
+                                        # itself a credential (every Slack webhook URL is)
+
 Names (environments, servers) are lowercase letters, digits, "-" and "_". In `command` and
 `scenarios_dir`, `{python}` is the interpreter running the app and `{here}` the file's folder;
 any other `{...}` is an error. A stdio child starts with PATH, HOME and LANG of the worker (plus
@@ -60,6 +74,18 @@ In `[alerts]`, every key is optional and the values above are the defaults (`rec
 environment). `severity_map` replaces the default map; its keys are compared without case, and a
 label value that is itself a severity (`sev1`..`sev4`) is always taken as it is. The mapped
 environments must be defined.
+
+In `[webhooks]` (outgoing notifications, diagnosis.webhooks), the HMAC secret and a URL holding
+a token are given by variable NAME, never inline: the worker reads them when it sends (so they
+must be set in the worker's environment), and neither is stored in the database. An inline `url`
+follows the admin's rules (an absolute http or https URL with a host) and may carry no
+credentials and no query, and may not be a Slack or Discord webhook URL: any of those goes in a
+variable named by `url_env`. Exactly one of `url` and `url_env` is required. A target in the
+file is a row of the admin's list marked "registry file": read-only there (edit the file),
+brought in step with the file by the reaper (within DIAGNOSIS_REAPER_INTERVAL_SECONDS of a
+start) and when the admin's list is opened, and disabled, never deleted, once the file drops
+it, so its delivery log stays. Targets made in the admin are left as they are. The tenant is
+named by its slug; an entry for a tenant that does not exist yet waits for it.
 
 Demo environments are named `demo-<6 hex digits>` from a hash of the scenario's folder name, so
 the name (and the order, sorted by name) says nothing of the cause; the description is the
@@ -82,10 +108,12 @@ from dataclasses import dataclass, field, replace
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 
 import mcpclient
+from diagnosis.webhooks.rules import FORMATS, NOTICE_KINDS, url_error
 from mcpservers import scenario_folder
 
 __all__ = [
@@ -102,6 +130,7 @@ __all__ = [
     "RegistryError",
     "ServerEntry",
     "UnknownEnvironment",
+    "WebhookEntry",
     "bundled_scenarios_dir",
     "child_env",
     "client_server",
@@ -155,6 +184,7 @@ _TOP_KEYS = (
     "demo",
     "environments",
     "alerts",
+    "webhooks",
 )
 _DEFAULT_KEYS = (
     "connect_timeout",
@@ -184,6 +214,9 @@ DEFAULT_SEVERITY_MAP: Mapping[str, str] = {
 _LABEL = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,127}")  # a Prometheus label name
 SERVICE_MAX = 100  # Incident.service
 _ENV_KEYS = ("description", "tenants", "servers")
+_WEBHOOK_KEYS = ("tenant", "format", "url", "url_env", "secret_env", "notices")
+# A URL on these hosts is itself a credential (its path is the token): only in a variable.
+_CREDENTIAL_HOSTS = ("hooks.slack.com", "discord.com", "discordapp.com")
 _SERVER_KEYS = (
     "transport",
     "command",
@@ -387,6 +420,21 @@ class AlertRules:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhookEntry:
+    """A `[webhooks.<name>]` target: where one tenant's notifications go (diagnosis.webhooks).
+
+    `url_env` and `secret_env` are worker variable names, read when a delivery is sent."""
+
+    name: str
+    tenant: str
+    format: str = "generic"
+    url: str | None = None  # inline: no credentials, no query
+    url_env: str | None = None  # instead of url
+    secret_env: str | None = None  # None: unsigned
+    notices: tuple[str, ...] = ()  # empty: every notice
+
+
+@dataclass(frozen=True, slots=True)
 class Registry:
     """Every environment of the registry file, by name, and the defaults per tenant."""
 
@@ -397,6 +445,7 @@ class Registry:
     # The folder the demo environments were made from ([demo] scenarios_dir); None without [demo].
     scenarios_dir: str | None = None
     alerts: AlertRules = field(default_factory=AlertRules)
+    webhooks: tuple[WebhookEntry, ...] = ()
 
     def for_tenant(self, tenant: str) -> list[Environment]:
         """The environments `tenant` may use, each with only the servers it may use, by name."""
@@ -504,7 +553,101 @@ class _Loader:
             tenant_defaults=self.tenant_defaults(doc, environments),
             scenarios_dir=scenarios_dir,
             alerts=self.alerts(self.table(doc, "alerts", ""), environments),
+            webhooks=tuple(
+                self.webhook(name, body)
+                for name, body in self.table(doc, "webhooks", "").items()
+            ),
         )
+
+    def webhook(self, name: str, body: Any) -> WebhookEntry:
+        entry = f"webhook {name!r}"
+        if not _NAME.fullmatch(name):
+            raise self.fail(entry, "", _name_reason())
+        if not isinstance(body, dict):
+            raise self.fail(entry, "", "must be a table")
+        self.check_keys(body, _WEBHOOK_KEYS, entry)
+        tenant = body.get("tenant")
+        if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
+            raise self.fail(
+                entry, "tenant", f"must be a tenant slug (required), got {tenant!r}"
+            )
+        format = body.get("format", "generic")
+        if format not in FORMATS:
+            raise self.fail(
+                entry,
+                "format",
+                f"must be one of {', '.join(FORMATS)}, got {format!r}",
+            )
+        if ("url" in body) == ("url_env" in body):
+            raise self.fail(
+                entry,
+                "url",
+                "give exactly one of url and url_env (a variable holding the URL)",
+            )
+        url = body.get("url")
+        if url is not None:
+            self.webhook_url(url, entry)
+        notices = body.get("notices", [])
+        if not isinstance(notices, list) or any(n not in NOTICE_KINDS for n in notices):
+            raise self.fail(
+                entry, "notices", f"must be a list of {', '.join(NOTICE_KINDS)}"
+            )
+        if len(set(notices)) != len(notices):
+            raise self.fail(entry, "notices", "names a notice twice")
+        return WebhookEntry(
+            name=name,
+            tenant=tenant,
+            format=format,
+            url=url,
+            url_env=self.variable(body, "url_env", entry),
+            secret_env=self.variable(body, "secret_env", entry),
+            notices=tuple(notices),
+        )
+
+    def webhook_url(self, url: Any, entry: str) -> None:
+        reason = url_error(url)
+        if reason is not None:
+            raise self.fail(entry, "url", reason)
+        parsed = urlsplit(url)
+        if parsed.username is not None or parsed.password is not None:
+            raise self.fail(
+                entry,
+                "url",
+                "must not carry credentials; put the URL in a variable named by url_env",
+            )
+        if parsed.query:
+            raise self.fail(
+                entry,
+                "url",
+                "must not have a query (it may hold a token); put the URL in a variable "
+                "named by url_env",
+            )
+        if parsed.hostname in _CREDENTIAL_HOSTS:
+            raise self.fail(
+                entry,
+                "url",
+                f"a {parsed.hostname} webhook URL is itself a credential; put it in a variable "
+                "named by url_env",
+            )
+
+    def variable(self, body: Mapping[str, Any], key: str, entry: str) -> str | None:
+        """A worker variable's NAME (never a value), not one of the app's own secrets."""
+        value = body.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not _ENV_NAME.fullmatch(value):
+            raise self.fail(
+                entry,
+                key,
+                "must be a variable name (never the value)"
+                if isinstance(value, str)
+                else f"must be a variable name, got a {type(value).__name__}",
+            )
+        if value in APP_SECRETS:
+            raise self.fail(
+                entry, key, f"{value} is the app's own secret and never leaves it"
+            )
+        return value
 
     def alerts(
         self, body: dict[str, Any], environments: Mapping[str, Environment]

@@ -40,6 +40,8 @@ from diagnosis.lifecycle import (
 from diagnosis.models import DiagnosisTask, Incident, Tenant
 from diagnosis.principals import Principal
 from diagnosis.states import ACTIVE, LEASED, TaskState
+from diagnosis.webhooks import delivery
+from diagnosis.webhooks import targets as webhook_targets
 
 logger = logging.getLogger(__name__)
 
@@ -266,6 +268,11 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
        (diagnosis.approvals.approvals_expire).
     3. A queued task untouched for DIAGNOSIS_QUEUED_REDISPATCH_SECONDS: enqueued again
        (the queued row is the outbox; a duplicate message finds the task claimed and returns).
+    4. A webhook delivery still unsent that long after it was due (its enqueue failed: the
+       broker was down) and not in flight: enqueued again
+       (diagnosis.webhooks.delivery.deliveries_redispatch).
+    5. The registry file's webhook targets synced into their rows, once per loaded registry
+       (diagnosis.webhooks.targets.registry_targets_ensure; never raises).
     """
     now = now or timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "redispatched": 0}
@@ -311,4 +318,6 @@ def diagnosis_reap(*, now: datetime | None = None) -> dict[str, int]:
             if touched:
                 diagnosis_run_on_commit(task_id)
                 counts["redispatched"] += 1
+    counts["webhooks_redispatched"] = delivery.deliveries_redispatch(now=now)
+    webhook_targets.registry_targets_ensure()
     return counts

@@ -71,10 +71,11 @@ SETTING_NOTES = {
     "DIAGNOSIS_MAX_ATTEMPTS": "attempts of one task (lease losses count) before it fails",
     "DIAGNOSIS_DEADLINE_SECONDS": "a diagnosis's deadline from its start; past it the task ends "
     "timed_out",
-    "DIAGNOSIS_QUEUED_REDISPATCH_SECONDS": "a queued task untouched this long is sent to the "
-    "broker again by the reaper (the queued row is the outbox)",
+    "DIAGNOSIS_QUEUED_REDISPATCH_SECONDS": "a queued task untouched this long, or a webhook "
+    "delivery unsent this long past its due time and not in flight, is sent to the broker again "
+    "by the reaper (the row is the outbox)",
     "DIAGNOSIS_REAPER_INTERVAL_SECONDS": "how often beat runs the reaper (expired leases, stale "
-    "queued tasks, expired approvals)",
+    "queued tasks, expired approvals, unsent webhook deliveries)",
     "SSE_HEARTBEAT_SECONDS": "a comment line on every open stream this often; keep it at most "
     "half the shortest idle timeout between browser and app (proxies, load balancers)",
     "SSE_RETRY_MS": "the `retry:` the stream advises browsers to wait before reconnecting",

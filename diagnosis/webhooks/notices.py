@@ -5,7 +5,7 @@ lifecycle.event_append_unchecked calls `deliveries_on_event` for every event; on
 in NOTICE_OF make rows, and only for the tenant's enabled targets that want the notice. The
 diagnosis never waits on a receiver: the rows are inserted with the event, the HTTP request
 is the Celery task's (diagnosis.tasks.webhook_deliver). A failed enqueue is logged; the row
-stays `pending` in the delivery log.
+stays `pending`, and the reaper enqueues it again (diagnosis.webhooks.delivery).
 """
 
 import logging
@@ -24,15 +24,16 @@ from diagnosis.models import (
     WebhookDelivery,
     WebhookTarget,
 )
+from diagnosis.webhooks.rules import (
+    APPROVAL_WAITING,
+    DIAGNOSIS_FINISHED,
+    STATUS_CHANGED,
+)
 
 logger = logging.getLogger(__name__)
 
 DELIVER_TASK = "diagnosis.tasks.webhook_deliver"
 
-DIAGNOSIS_FINISHED = "diagnosis_finished"
-APPROVAL_WAITING = "approval_waiting"
-STATUS_CHANGED = "status_changed"
-NOTICE_KINDS = (DIAGNOSIS_FINISHED, APPROVAL_WAITING, STATUS_CHANGED)
 
 NOTICE_OF: dict[str, str] = {
     EventKind.TASK_COMPLETED: DIAGNOSIS_FINISHED,
@@ -126,11 +127,12 @@ def deliveries_on_event(event: TaskEvent) -> list[WebhookDelivery]:
         for target in targets
     )
     ids = [str(row.pk) for row in rows]
-    transaction.on_commit(lambda: _enqueue(ids))
+    transaction.on_commit(lambda: deliveries_enqueue(ids))
     return rows
 
 
-def _enqueue(ids: list[str]) -> None:
+def deliveries_enqueue(ids: list[str]) -> None:
+    """Send a Celery message per delivery; a failure is logged (the reaper sends it later)."""
     for delivery_id in ids:
         try:
             current_app.send_task(DELIVER_TASK, args=[delivery_id])

@@ -69,6 +69,7 @@ def test_live_lease_is_left_alone(tenant):
         "cancelled": 0,
         "redispatched": 0,
         "approvals_expired": 0,
+        "webhooks_redispatched": 0,
     }
     task.refresh_from_db()
     assert task.state == TaskState.RUNNING
