@@ -35,7 +35,12 @@ def _failed(request: HttpRequest, error: oauth_connect.ConnectFailed) -> HttpRes
 @login_required
 @require_POST
 def oauth_connect_start(request: HttpRequest) -> HttpResponse:
-    """The Connect button: to the provider's authorization page (PKCE, resource, state)."""
+    """The Connect button: on to the provider's authorization page (PKCE, resource, state).
+
+    A page that moves on by itself (meta refresh, and a link), not a redirect: the
+    Content-Security-Policy's form-action 'self' refuses a form whose answer redirects to
+    another origin, and the provider's origin is only known once discovered.
+    """
     principal = _admin(request)
     try:
         url = oauth_connect.connect_begin(
@@ -49,7 +54,9 @@ def oauth_connect_start(request: HttpRequest) -> HttpResponse:
         )
     except oauth_connect.ConnectFailed as error:
         return _failed(request, error)
-    return HttpResponseRedirect(url)
+    return render(
+        request, "diagnosis/oauth_connect_continue.html", {"authorize_url": url}
+    )
 
 
 @login_required

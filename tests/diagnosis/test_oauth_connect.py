@@ -4,6 +4,7 @@ server (tests/mcpclient/servers/oauth_http.py): PKCE S256 and the resource on th
 request, a state bound to the session (single use, expiring), the grant stored sealed, every
 failure shown and nothing changed; the operations page's auth state of each OAuth server."""
 
+import html
 import textwrap
 import time
 from datetime import UTC, datetime, timedelta
@@ -79,14 +80,22 @@ def start(client: Client, server: str = "metrics"):
     return client.post(CONNECT, {"environment": "prod", "server": server})
 
 
+def authorize_url(answer) -> str:
+    """Where the Connect answer sends the browser on (a page that moves on by itself: a
+    redirect to another origin would break the form-action policy)."""
+    assert answer.status_code == 200, answer.text
+    url = answer.context["authorize_url"]
+    assert f'content="0;url={html.escape(url)}"' in answer.text
+    return url
+
+
 @pytest.mark.django_db
 def test_connect_stores_the_sealed_grant_and_the_page_shows_it(world, registry, tenant):
     admin = client_of(tenant)
     assert 'data-state="not connected"' in admin.get("/operations/").text
 
-    answer = start(admin)
-    assert answer.status_code == 302
-    authorize = urlsplit(answer["Location"])
+    url = authorize_url(start(admin))
+    authorize = urlsplit(url)
     assert f"{authorize.scheme}://{authorize.netloc}{authorize.path}" == (
         world.issuer + "/authorize"
     )
@@ -101,7 +110,7 @@ def test_connect_stores_the_sealed_grant_and_the_page_shows_it(world, registry, 
     kept = str(dict(admin.session))
     assert query["state"] not in kept and "code_verifier" not in kept
 
-    done = admin.get(consent(answer["Location"]))
+    done = admin.get(consent(url))
     assert done.status_code == 302 and done["Location"].startswith("/operations/")
     [token] = world.seen("token")
     assert token["grant_type"] == "authorization_code"
@@ -138,7 +147,7 @@ def test_a_state_is_single_use_bound_to_the_session_and_expires(
     world, registry, tenant
 ):
     admin = client_of(tenant)
-    callback = consent(start(admin)["Location"])
+    callback = consent(authorize_url(start(admin)))
     other = client_of(tenant)  # another admin's session: the answer is not theirs
     refused = other.get(callback)
     assert refused.status_code == 400
@@ -153,7 +162,7 @@ def test_a_state_is_single_use_bound_to_the_session_and_expires(
     assert OAuthGrant.objects.get().tokens_encrypted == before
     assert len(world.seen("token")) == 1  # no refused answer reached the token endpoint
 
-    late = consent(start(admin)["Location"])
+    late = consent(authorize_url(start(admin)))
     with time_machine.travel(
         datetime.now(tz=UTC) + timedelta(seconds=oauth_connect.STATE_TTL + 60)
     ):
@@ -169,16 +178,16 @@ def test_denied_consent_and_a_failing_token_endpoint_change_nothing(
 ):
     admin = client_of(tenant)
     world.authorize_error = "access_denied"
-    denied = admin.get(consent(start(admin)["Location"]))
+    denied = admin.get(consent(authorize_url(start(admin))))
     assert denied.status_code == 400
     assert "consent was denied" in denied.text
     assert not OAuthGrant.objects.exists()
 
     world.authorize_error = None
-    admin.get(consent(start(admin)["Location"]))
+    admin.get(consent(authorize_url(start(admin))))
     before = OAuthGrant.objects.get()
     world.token_status = 500
-    failed = admin.get(consent(start(admin)["Location"]))
+    failed = admin.get(consent(authorize_url(start(admin))))
     assert failed.status_code == 400
     assert "token endpoint" in failed.text and "HTTP 500" in failed.text
     after = OAuthGrant.objects.get()
