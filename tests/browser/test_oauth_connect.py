@@ -3,10 +3,8 @@ operations page, consent at a live local authorization server, back to the app, 
 stored sealed; then the stack's Celery worker runs a diagnosis that calls the server with it."""
 
 import html
-import time
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import httpx
 import pytest
 from cryptography.fernet import Fernet
 
@@ -89,7 +87,6 @@ def stack_env(stack_env, world, tmp_path, settings):
 def test_connect_consent_and_a_worker_calls_the_server_with_the_grant(
     pages, stack, world
 ):
-    started = time.monotonic()
     tenant = factories.make_tenant("browser-oauth")
     admin = member(tenant, "admin-oauth", Role.ADMIN)
     page = pages.new()
@@ -158,6 +155,3 @@ def test_connect_consent_and_a_worker_calls_the_server_with_the_grant(
     ]
     grant.refresh_from_db()
     assert grant.refreshed_at is not None and grant.failed_at is None
-    reply = httpx.get(f"{stack}/healthz")
-    assert reply.status_code == 200
-    assert time.monotonic() - started < 20

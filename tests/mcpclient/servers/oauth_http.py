@@ -346,7 +346,16 @@ class OAuthWorld:
                 "serverInfo": {"name": "oauth-world", "version": "1"},
             }
         elif method == "tools/list":
-            result = {"tools": [{"name": "whoami", "inputSchema": {"type": "object"}}]}
+            result = {
+                "tools": [
+                    {
+                        "name": "whoami",
+                        "inputSchema": {"type": "object"},
+                        # A read: an engine calls it without asking a person first.
+                        "annotations": {"readOnlyHint": True},
+                    }
+                ]
+            }
         elif method == "tools/call":
             result = {"content": [{"type": "text", "text": issued.client_id}]}
         else:
@@ -379,6 +388,11 @@ def served_in_thread(world: OAuthWorld) -> Iterator[OAuthWorld]:
             world.base = server.url.removesuffix("/mcp")
             ready.set()
             await stop.wait()
+        # Connections a client kept alive: end their handlers before the loop closes.
+        others = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
 
     thread = threading.Thread(
         target=loop.run_until_complete, args=(serve(),), daemon=True
