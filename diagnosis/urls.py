@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from diagnosis.pages import incident_run, steering_views, views
+from diagnosis.pages import incident_run, oauth_views, steering_views, views
 
 app_name = "diagnosis"
 
@@ -58,6 +58,12 @@ urlpatterns = [
     ),
     path("tasks/<uuid:task_id>/feedback", views.task_feedback, name="task-feedback"),
     path("operations/", views.operations, name="operations"),
+    path(
+        "operations/oauth/connect",
+        oauth_views.oauth_connect_start,
+        name="oauth-connect",
+    ),
+    path("oauth/callback", oauth_views.oauth_callback, name="oauth-callback"),
     path("tenant", views.tenant_switch, name="tenant-switch"),
     path(
         "approvals/<uuid:approval_id>/decide",

@@ -10,6 +10,9 @@
 A server behind an identity provider: ``HttpServer(url, auth=mcpclient.ClientCredentials(client_id,
 client_secret=...))`` for a service account, or ``mcpclient.AuthorizationCode(...)`` with a user agent
 or stored tokens; 401/403 challenges are answered as the MCP authorization spec describes (_auth/).
+A web app's "Connect" runs the code grant in two requests: ``start_authorization(http, url,
+redirect_uri=...)`` (discovery, registration, PKCE; send the user to ``pending.url``, keep
+``pending.to_dict()`` secret), then ``complete_authorization(http, pending, callback_url)``.
 
 Elicitation is opt-in (a worker has nobody to ask): ``connect(..., elicit=handler)`` declares the
 capability and ``handler(message, requested_schema)`` returns the content to accept with, or None to
@@ -38,8 +41,11 @@ from ._auth import (
     ClientInfo,
     ClientMetadata,
     OAuth,
+    PendingAuthorization,
     Tokens,
+    complete_authorization,
     refresh_tokens,
+    start_authorization,
 )
 from ._breaker import CircuitBreaker
 from ._connect import connect
@@ -123,6 +129,7 @@ __all__ = [
     "MessageTooLarge",
     "OAuth",
     "OutputSchemaMismatch",
+    "PendingAuthorization",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -146,8 +153,10 @@ __all__ = [
     "TransportError",
     "UsageError",
     "VersionMismatch",
+    "complete_authorization",
     "connect",
     "map_httpx_errors",
     "memory_pair",
     "refresh_tokens",
+    "start_authorization",
 ]

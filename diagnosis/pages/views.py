@@ -28,6 +28,7 @@ from diagnosis import (
     call_labels,
     environments,
     feedback,
+    oauth_connect,
     selectors,
     services,
     site_links,
@@ -586,6 +587,7 @@ def operations(request: HttpRequest) -> HttpResponse:
             [(verdict, float(n), str(n)) for verdict, n in figures.feedback.items()]
         ),
         "deliveries": delivery_log.delivery_log(tenant=principal.tenant),
+        "oauth_servers": oauth_connect.oauth_servers(tenant=principal.tenant),
     }
     return render(request, "diagnosis/operations.html", context)
 

@@ -5,7 +5,7 @@
 
 Modules: _discovery (protected-resource and authorization-server metadata), _registration (client
 id: pre-registered, metadata document, dynamic registration), _authorization (the code grant: PKCE,
-state, iss), _tokens (token endpoint, client authentication), _provider (the httpx.Auth that ties
+state, iss), _start (the grant begun from a server URL, for a web app's Connect), _tokens (token endpoint, client authentication), _provider (the httpx.Auth that ties
 them to 401/403 answers).
 """
 
@@ -22,6 +22,7 @@ from ._discovery import (
 )
 from ._provider import AuthorizationCode, ClientCredentials, OAuth
 from ._registration import ClientMetadata, obtain_client
+from ._start import start_authorization
 from ._tokens import ClientInfo, Tokens, refresh_tokens
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "discover_server",
     "obtain_client",
     "refresh_tokens",
+    "start_authorization",
 ]

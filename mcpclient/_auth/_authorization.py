@@ -13,18 +13,17 @@ import base64
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mcpclient._exceptions import AuthorizationFlowError
 
+from ._discovery import ServerMetadata
 from ._tokens import ClientInfo, Tokens, request_tokens
 
 if TYPE_CHECKING:
     import httpx
-
-    from ._discovery import ServerMetadata
 
 
 def _b64url(data: bytes) -> str:
@@ -49,6 +48,34 @@ class PendingAuthorization:
     client: ClientInfo
     state: str = field(repr=False)
     code_verifier: str = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form, to keep (secret: it holds the verifier and the client's secret)
+        between the redirect and the callback."""
+        document = asdict(self)
+        document["server"] = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in document["server"].items()
+        }
+        return document
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PendingAuthorization:
+        """The pending authorization ``to_dict`` gave."""
+        server = dict(data["server"])
+        for name, value in server.items():
+            if isinstance(value, list):
+                server[name] = tuple(value)
+        return cls(
+            url=str(data["url"]),
+            redirect_uri=str(data["redirect_uri"]),
+            resource=data.get("resource"),
+            scope=data.get("scope"),
+            server=ServerMetadata(**server),
+            client=ClientInfo(**data["client"]),
+            state=str(data["state"]),
+            code_verifier=str(data["code_verifier"]),
+        )
 
 
 def begin_authorization(

@@ -189,6 +189,10 @@ PAGE_ADMIN = _table(
     approver={403},
     tokens=LOGIN,
 )
+PAGE_ADMIN_400 = {
+    caller: ({400} if statuses == {200} else statuses)
+    for caller, statuses in PAGE_ADMIN.items()
+}
 # Django admin is for staff (operators across tenants); a tenant role, even admin, is not staff.
 ADMIN = _table(LOGIN, staff={200})
 ADMIN_OBJECT = _table(
@@ -312,6 +316,9 @@ EXPECTED: dict[str, dict[str, dict[str, set[int]]]] = {
     "diagnosis:task-trace": _page_route(get=PAGE_READ),
     "diagnosis:task-feedback": _page_route(post=PAGE_FEEDBACK),
     "diagnosis:operations": _page_route(get=PAGE_ADMIN),
+    # The walk names no server and carries no state: the admin's page saying why (400).
+    "diagnosis:oauth-connect": _page_route(post=PAGE_ADMIN_400),
+    "diagnosis:oauth-callback": _page_route(get=PAGE_ADMIN_400),
     "diagnosis:span-artifact": _page_route(get=_table({404}, anon=LOGIN, tokens=LOGIN)),
     # The walk posts no tenant: the form's 400, for a staff user of no tenant too.
     "diagnosis:tenant-switch": _page_route(

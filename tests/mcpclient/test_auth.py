@@ -661,3 +661,66 @@ async def test_refresh_tokens_renews_a_stored_grant_and_keeps_an_unrotated_refre
                 mcpclient.AuthorizationFlowError, match="no refresh token"
             ):
                 await mcpclient.refresh_tokens(http, bare, mcpclient.ClientInfo("app"))
+
+
+async def test_start_authorization_from_the_server_url_then_complete_in_another_request():
+    """A web app's Connect: discovery, dynamic registration and PKCE from the URL alone; the
+    pending authorization survives a JSON round trip (the app's session) to the callback."""
+    import json
+
+    world = OAuthWorld(
+        as_scopes=["mcp:read", "offline_access"], prm_scopes=["mcp:read"]
+    )
+    async with scripted_server(world) as server:
+        world.base = server.url.removesuffix("/mcp")
+        async with httpx.AsyncClient() as http:
+            pending = await mcpclient.start_authorization(
+                http,
+                world.mcp_url,
+                redirect_uri=REDIRECT,
+                metadata=mcpclient.ClientMetadata(
+                    client_name="AgentOps",
+                    redirect_uris=(REDIRECT,),
+                    application_type="web",
+                ),
+            )
+            saved = json.loads(json.dumps(pending.to_dict()))
+            assert pending.code_verifier not in repr(pending)
+            callback = await headless(pending.url)
+            restored = mcpclient.PendingAuthorization.from_dict(saved)
+            assert restored == pending
+            tokens = await mcpclient.complete_authorization(http, restored, callback)
+        [registration] = world.seen("register")
+        assert registration["application_type"] == "web"
+        assert registration["client_name"] == "AgentOps"
+        [query] = world.seen("authorize")
+        assert query["resource"] == world.mcp_url
+        assert query["code_challenge_method"] == "S256"
+        assert query["scope"] == "mcp:read offline_access"
+        [token] = world.seen("token")
+        assert token["resource"] == world.mcp_url
+        assert tokens.access_token in world.tokens
+        assert tokens.refresh_token in world.refresh
+        assert tokens.issuer == world.issuer and tokens.resource == world.mcp_url
+        # A pre-registered client and an explicit scope; the 2025-03-26 fallback without PRM.
+        world.prm = False
+        world.clients["pre"] = "s3cret"
+        async with httpx.AsyncClient() as http:
+            pending = await mcpclient.start_authorization(
+                http,
+                world.mcp_url,
+                redirect_uri=REDIRECT,
+                client=mcpclient.ClientInfo("pre", client_secret="s3cret"),
+                scope="a b",
+                offline_access=False,
+            )
+        assert "client_id=pre" in pending.url and "scope=a+b" in pending.url
+        assert pending.resource == world.mcp_url
+        assert len(world.seen("register")) == 1
+        # No PRM scopes and no explicit scope: none asked for.
+        world.prm, world.prm_scopes, world.as_scopes = True, None, None
+        async with httpx.AsyncClient() as http:
+            pending = await mcpclient.start_authorization(
+                http, world.mcp_url, redirect_uri=REDIRECT
+            )
+        assert pending.scope is None and "scope=" not in pending.url

@@ -9,16 +9,22 @@ method, the scopes in ``required``. Its attributes change how it behaves; ``log`
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import secrets
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .scripted_http import Reply, Request, json_reply
+from .scripted_http import Reply, Request, json_reply, scripted_server
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 VERSION = "2025-11-25"
 
@@ -340,7 +346,16 @@ class OAuthWorld:
                 "serverInfo": {"name": "oauth-world", "version": "1"},
             }
         elif method == "tools/list":
-            result = {"tools": [{"name": "whoami", "inputSchema": {"type": "object"}}]}
+            result = {
+                "tools": [
+                    {
+                        "name": "whoami",
+                        "inputSchema": {"type": "object"},
+                        # A read: an engine calls it without asking a person first.
+                        "annotations": {"readOnlyHint": True},
+                    }
+                ]
+            }
         elif method == "tools/call":
             result = {"content": [{"type": "text", "text": issued.client_id}]}
         else:
@@ -356,3 +371,39 @@ class OAuthWorld:
 
 def body_of(reply: Reply) -> Any:
     return json.loads(b"".join(reply.chunks))
+
+
+@contextlib.contextmanager
+def served_in_thread(world: OAuthWorld) -> Iterator[OAuthWorld]:
+    """``world`` served on 127.0.0.1 from a thread of its own (its own event loop), for callers
+    that block: a Django view, a browser test. ``world.base`` is set while it runs."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    stop: asyncio.Event | None = None
+
+    async def serve() -> None:
+        nonlocal stop
+        stop = asyncio.Event()
+        async with scripted_server(world) as server:
+            world.base = server.url.removesuffix("/mcp")
+            ready.set()
+            await stop.wait()
+        # Connections a client kept alive: end their handlers before the loop closes.
+        others = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+
+    thread = threading.Thread(
+        target=loop.run_until_complete, args=(serve(),), daemon=True
+    )
+    thread.start()
+    if not ready.wait(10):
+        raise RuntimeError("the OAuth world did not start")
+    try:
+        yield world
+    finally:
+        assert stop is not None
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        loop.close()
