@@ -28,6 +28,10 @@ given. A task ending ``failed``/``cancelled`` raises TaskFailed (``.task_id``, `
 ``.error``). The observer gets one CallRecord for the whole call (no record per poll), with
 ``task_id`` and ``task_states`` (each status seen, in order).
 
+Over HTTP a CallRecord's ``http`` (HttpTimings) says where the call's time went, from httpx's
+``trace`` extension: pool wait, connect (name resolution included), TLS, send, time to first byte
+and body, summed over the call's requests, so a slow remote call shows which layer was slow.
+
 Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
 """
@@ -81,6 +85,7 @@ from ._types import (
     CallToolResult,
     GetPromptResult,
     HttpServer,
+    HttpTimings,
     LegacySseServer,
     Prompt,
     PromptArgument,
@@ -114,6 +119,7 @@ __all__ = [
     "GetPromptResult",
     "HttpServer",
     "HttpStatusError",
+    "HttpTimings",
     "JsonRpcError",
     "Layer",
     "LegacySseServer",

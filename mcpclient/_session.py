@@ -19,7 +19,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import _catalog, _jsonrpc, _schema
+from . import _catalog, _jsonrpc, _schema, _timings
 from ._breaker import CircuitBreaker
 from ._elicit import input_responses
 from ._exceptions import (
@@ -626,6 +626,9 @@ class ClientSession:
         request_id: int | None = None
         result: dict[str, Any] | None = None
         failure: BaseException | None = None
+        timings = token = None
+        if observer is not None:
+            timings, token = _timings.begin(join=deferred is not None)
         try:
             while True:
                 remaining = deadline - loop.time()
@@ -684,7 +687,8 @@ class ClientSession:
             failure = exc
             raise
         finally:
-            if observer is not None:
+            _timings.end(token)
+            if observer is not None and timings is not None:
                 fields = {
                     "method": method,
                     "tool": tool,
@@ -698,7 +702,7 @@ class ClientSession:
                     "failure": failure,
                 }
                 if deferred is None:
-                    self._observe(observer, **fields)
+                    self._observe(observer, **fields, http=timings.timings())
                 else:
                     deferred.append(fields)
 
@@ -792,6 +796,10 @@ class ClientSession:
         task: dict[str, Any] = {"id": None, "states": []}
         raw: dict[str, Any] | None = None
         failure: BaseException | None = None
+        # The record's layers: every HTTP request of the call (its polls, a re-list excepted).
+        timings = token = None
+        if observer is not None:
+            timings, token = _timings.begin(join=False)
         try:
             for attempt in range(2):
                 call_headers = extra
@@ -837,7 +845,8 @@ class ClientSession:
             failure = exc
             raise
         finally:
-            if observer is not None and deferred:
+            _timings.end(token)
+            if observer is not None and timings is not None and deferred:
                 fields = {
                     **deferred[0],
                     "request_id": deferred[-1]["request_id"],
@@ -845,7 +854,11 @@ class ClientSession:
                     "failure": failure,
                 }
                 self._observe(
-                    observer, **fields, task_id=task["id"], task_states=task["states"]
+                    observer,
+                    **fields,
+                    task_id=task["id"],
+                    task_states=task["states"],
+                    http=timings.timings(),
                 )
         result = _catalog.tool_result(raw, name, server=self.transport.name)
         if tool is not None and self.validate:
