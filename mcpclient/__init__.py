@@ -26,7 +26,8 @@ call's deadline, answers ``input_required`` through the elicit handler with ``ta
 ``tasks/cancel`` when the caller cancels, the deadline passes (ResponseTimeout) or the input cannot be
 given. A task ending ``failed``/``cancelled`` raises TaskFailed (``.task_id``, ``.status``,
 ``.error``). The observer gets one CallRecord for the whole call (no record per poll), with
-``task_id`` and ``task_states`` (each status seen, in order).
+``task_id`` and ``task_states`` (each status seen, in order); ``call_tool(on_task=...)`` hears of
+each status as it is seen (``on_task(task_id, status, status_message)``).
 
 Over HTTP a CallRecord's ``http`` (HttpTimings) says where the call's time went, from httpx's
 ``trace`` extension: pool wait, connect (name resolution included), TLS, send, time to first byte

@@ -17,6 +17,8 @@ JSON = Any
 Message = dict[str, Any]
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 Observer = Callable[["CallRecord"], None]
+#: ``on_task(task_id, status, status_message)``: a task-backed call's task moved to ``status``.
+TaskCallback = Callable[[str, str, str | None], Awaitable[None] | None]
 #: ``handler(message, requested_schema)``: the content to accept an elicitation with, or None to decline.
 ElicitHandler = Callable[
     [str, dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None

@@ -97,6 +97,8 @@ def _view(task: dict[str, Any]) -> dict[str, Any]:
         "status": task["status"],
         "pollIntervalMs": POLL_MS,
     }
+    if task["status"] == "working" and task.get("label") is not None:
+        view["statusMessage"] = f"computing {task['label']}"
     if task["status"] == "completed":
         view["result"] = task["result"]
     if task["status"] == "failed":
