@@ -640,8 +640,8 @@ class _ProgressEvents:
             "progress": 0,
             "total": None,
             "message": mask_text(message or "")[:200],
-            "task_id": task_id[:200],
-            "task_status": status[:40],
+            "mcp_task_id": task_id[:200],
+            "mcp_task_status": status[:40],
         }
         now = time.monotonic()
         if status == self.task_status and now - self.last < PROGRESS_INTERVAL:

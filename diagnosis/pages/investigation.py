@@ -463,7 +463,7 @@ def progress_of(data: Mapping[str, Any]) -> Progress:
         progress=number(data.get("progress")) or 0.0,
         total=number(data.get("total")),
         message=str(data.get("message") or "")[:200],
-        task_status=str(data.get("task_status") or "")[:40],
+        task_status=str(data.get("mcp_task_status") or "")[:40],
     )
 
 

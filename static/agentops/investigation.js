@@ -367,8 +367,8 @@
       bar.value = Math.min(data.progress, data.total);
     }
     // A task-backed call (MCP Tasks extension) shows its task's status and message.
-    field(element, "progress-text").textContent = data.task_status
-      ? "task " + data.task_status + (data.message ? ": " + data.message : "")
+    field(element, "progress-text").textContent = data.mcp_task_status
+      ? "task " + data.mcp_task_status + (data.message ? ": " + data.message : "")
       : data.progress + (typeof data.total === "number" ? "/" + data.total : "") + (data.message ? " " + data.message : "");
   }
 

@@ -91,8 +91,8 @@ def test_a_task_backed_slow_call_is_one_row_with_its_task_and_layers(
     mine = [e for e in events if e.data.get("span_id") == span.span_id]
     assert [e.type for e in mine].count("tool_started") == 1
     progress = [e.data for e in mine if e.type == "tool_progress"]
-    assert progress and progress[0]["task_status"] == "working"
-    assert {p["task_id"] for p in progress} == {attrs["agentops.task.id"]}
+    assert progress and progress[0]["mcp_task_status"] == "working"
+    assert {p["mcp_task_id"] for p in progress} == {attrs["agentops.task.id"]}
     assert any(p["message"] == "checking checkout" for p in progress)
 
     client.force_login(factories.make_member(tenant, username="reader").user)
