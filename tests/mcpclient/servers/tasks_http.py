@@ -88,9 +88,8 @@ TOOLS = [
     },
 ]
 
-HEALTH_SECONDS = (
-    0.6  # past the engine's progress interval (0.25 s), so a held message shows
-)
+# Past the engine's progress interval (0.25 s), so a task message it held shows.
+HEALTH_SECONDS = 0.6
 delay = 0.0  # --delay: seconds before each tools/call answer's first byte
 
 tasks: dict[str, dict[str, Any]] = {}
