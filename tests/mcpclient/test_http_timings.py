@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import ipaddress
 import ssl
 import tempfile
 from pathlib import Path
@@ -77,7 +78,7 @@ async def test_an_answer_event_that_comes_late_is_in_the_body():
             await asyncio.sleep(DELAY)
             yield event(ok(request, "late"))
 
-        return Reply(200, {"content-type": "text/event-stream"}, chunks())  # type: ignore[arg-type]
+        return Reply(200, {"content-type": "text/event-stream"}, chunks())
 
     async with scripted_server(handshake_server(late_event)) as srv:
         (record,) = await _calls(mcpclient.HttpServer(url=srv.url), "read")
@@ -119,7 +120,7 @@ def _self_signed(directory: Path) -> tuple[Path, Path]:
         .not_valid_after(now + datetime.timedelta(hours=1))
         .add_extension(
             x509.SubjectAlternativeName(
-                [x509.IPAddress(__import__("ipaddress").ip_address("127.0.0.1"))]
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
             ),
             critical=False,
         )
