@@ -66,8 +66,9 @@ async def test_a_delay_before_the_first_byte_is_in_ttfb_not_connect(own_client):
     assert timings.ttfb_ms >= DELAY * 1000 * 0.9
     assert timings.slowest == "ttfb"
     # The session's connection was already open: no connect, no TLS, no waiting for the pool.
-    assert timings.connect_ms < 50 and timings.tls_ms == 0 and timings.pool_wait_ms < 50
-    assert timings.body_ms < 50
+    small = DELAY * 1000 / 2  # well under the delay, with room for a loaded machine
+    assert timings.connect_ms < small and timings.tls_ms == 0
+    assert timings.pool_wait_ms < small and timings.body_ms < small
     assert set(timings.layers()) == set(mcpclient.HttpTimings.LAYERS)
 
 
