@@ -164,6 +164,11 @@ class ToolProgressData(_ToolCall):
     progress: float
     total: float | None
     message: str  # "" when the server sent none; at most 200 characters
+    # A task-backed call (MCP Tasks extension): its task and the status it is in now; the
+    # message is then the task's statusMessage.
+    # (Not task_id: the envelope's, the diagnosis task's.)
+    mcp_task_id: NotRequired[str]
+    mcp_task_status: NotRequired[str]
 
 
 class ToolProgress(_Envelope, ToolProgressData):

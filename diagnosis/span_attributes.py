@@ -2,9 +2,12 @@
 one set for the OTLP export, the trace page and the API."""
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis.models import SpanState, ToolCallSpan
+
+if TYPE_CHECKING:
+    import mcpclient
 
 # A call still `started` when its task ended (its worker died and no attempt came after).
 UNFINISHED = "unfinished"
@@ -62,3 +65,41 @@ def attribute_value(value: Any) -> Any:
         if len(kinds) == 1 and kinds <= {str, bool, int, float}:
             return list(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+# mcpclient's HTTP layers, in the order a request goes through them, with the trace page's names.
+HTTP_LAYERS = {
+    "pool_wait": "pool wait",
+    "connect": "connect",
+    "tls": "TLS",
+    "send": "send",
+    "ttfb": "first byte",
+    "body": "body",
+}
+
+
+def record_attributes(record: "mcpclient.CallRecord") -> dict[str, Any]:
+    """The attributes of a call's CallRecord beyond the conventions: the task that answered a
+    task-backed call and each state it was seen in, and where its HTTP time went, by layer."""
+    attributes: dict[str, Any] = {}
+    if record.task_id:
+        attributes["agentops.task.id"] = record.task_id
+        attributes["agentops.task.states"] = list(record.task_states)
+    http = record.http
+    if http is not None:
+        attributes["agentops.http.requests"] = http.requests
+        for layer, ms in http.layers().items():
+            attributes[f"agentops.http.{layer}_ms"] = ms
+        attributes["agentops.http.slowest"] = http.slowest
+    return attributes
+
+
+def http_layers(attributes: dict[str, Any]) -> list[tuple[str, float, bool]]:
+    """(name, milliseconds, is the slowest) per HTTP layer a span recorded; [] for none."""
+    slowest = attributes.get("agentops.http.slowest")
+    layers = []
+    for layer, name in HTTP_LAYERS.items():
+        ms = attributes.get(f"agentops.http.{layer}_ms")
+        if isinstance(ms, int | float):
+            layers.append((name, float(ms), layer == slowest))
+    return layers

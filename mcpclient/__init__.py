@@ -29,7 +29,12 @@ call's deadline, answers ``input_required`` through the elicit handler with ``ta
 ``tasks/cancel`` when the caller cancels, the deadline passes (ResponseTimeout) or the input cannot be
 given. A task ending ``failed``/``cancelled`` raises TaskFailed (``.task_id``, ``.status``,
 ``.error``). The observer gets one CallRecord for the whole call (no record per poll), with
-``task_id`` and ``task_states`` (each status seen, in order).
+``task_id`` and ``task_states`` (each status seen, in order); ``call_tool(on_task=...)`` hears of
+each status as it is seen (``on_task(task_id, status, status_message)``).
+
+Over HTTP a CallRecord's ``http`` (HttpTimings) says where the call's time went, from httpx's
+``trace`` extension: pool wait, connect (name resolution included), TLS, send, time to first byte
+and body, summed over the call's requests, so a slow remote call shows which layer was slow.
 
 Every failure is an McpError with ``.layer``, ``.retryable`` and ``.outcome_unknown``; misuse
 raises UsageError. Pass ``observer=`` to get one CallRecord per call. Never imports Django.
@@ -87,6 +92,7 @@ from ._types import (
     CallToolResult,
     GetPromptResult,
     HttpServer,
+    HttpTimings,
     LegacySseServer,
     Prompt,
     PromptArgument,
@@ -120,6 +126,7 @@ __all__ = [
     "GetPromptResult",
     "HttpServer",
     "HttpStatusError",
+    "HttpTimings",
     "JsonRpcError",
     "Layer",
     "LegacySseServer",

@@ -10,7 +10,7 @@ from ._exceptions import Layer, McpError
 from ._types import CallRecord, canonical_json, sha256_hex
 
 if TYPE_CHECKING:
-    from ._types import Observer
+    from ._types import HttpTimings, Observer
 
 logger = logging.getLogger("mcpclient")
 
@@ -32,6 +32,7 @@ def call_record(
     failure: BaseException | None,
     task_id: str | None = None,
     task_states: list[str] | None = None,
+    http: HttpTimings | None = None,
 ) -> CallRecord:
     """One CallRecord: outcome ``ok``, ``tool_error`` (isError) or ``error`` with its layer."""
     ended = time.time()
@@ -53,6 +54,7 @@ def call_record(
         outcome="ok",
         task_id=task_id,
         task_states=list(task_states or ()),
+        http=http,
     )
     if failure is not None:
         record.outcome = "error"

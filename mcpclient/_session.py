@@ -19,7 +19,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import _catalog, _jsonrpc, _schema
+from . import _catalog, _jsonrpc, _schema, _timings
 from ._breaker import CircuitBreaker
 from ._elicit import input_responses
 from ._exceptions import (
@@ -63,6 +63,7 @@ from ._types import (
     Prompt,
     ReadResourceResult,
     Resource,
+    TaskCallback,
     Tool,
 )
 
@@ -626,6 +627,9 @@ class ClientSession:
         request_id: int | None = None
         result: dict[str, Any] | None = None
         failure: BaseException | None = None
+        timings = token = None
+        if observer is not None:
+            timings, token = _timings.begin(join=deferred is not None)
         try:
             while True:
                 remaining = deadline - loop.time()
@@ -684,7 +688,8 @@ class ClientSession:
             failure = exc
             raise
         finally:
-            if observer is not None:
+            _timings.end(token)
+            if observer is not None and timings is not None:
                 fields = {
                     "method": method,
                     "tool": tool,
@@ -698,7 +703,7 @@ class ClientSession:
                     "failure": failure,
                 }
                 if deferred is None:
-                    self._observe(observer, **fields)
+                    self._observe(observer, **fields, http=timings.timings())
                 else:
                     deferred.append(fields)
 
@@ -736,10 +741,14 @@ class ClientSession:
         on_progress: Callable[[float, float | None, str | None], Any] | None = None,
         idempotent: bool | None = None,
         headers: Mapping[str, str] | None = None,
+        on_task: TaskCallback | None = None,
     ) -> CallToolResult:
         """Call a tool; an ``isError`` answer is returned, not raised (see ``raise_for_error``).
 
-        ``on_progress(progress, total, message)`` receives the server's progress notifications.
+        ``on_progress(progress, total, message)`` receives the server's progress notifications;
+        ``on_task(task_id, status, status_message)`` each new status or status message of the task
+        a task-backed call is answered with (the first is the CreateTaskResult's), as the call
+        follows it.
         Retries happen only when the tool is read-only or idempotent (or ``idempotent=True``).
         ``headers`` go on this call's HTTP requests (a W3C ``traceparent``, say); over stdio there
         are none to send them on, so they are ignored there.
@@ -789,9 +798,13 @@ class ClientSession:
         deadline = self._deadline(timeout)
         observer = self.observer
         deferred: list[dict[str, Any]] = []
-        task: dict[str, Any] = {"id": None, "states": []}
+        task: dict[str, Any] = {"id": None, "states": [], "on_task": on_task}
         raw: dict[str, Any] | None = None
         failure: BaseException | None = None
+        # The record's layers: every HTTP request of the call (its polls, a re-list excepted).
+        timings = token = None
+        if observer is not None:
+            timings, token = _timings.begin(join=False)
         try:
             for attempt in range(2):
                 call_headers = extra
@@ -837,7 +850,8 @@ class ClientSession:
             failure = exc
             raise
         finally:
-            if observer is not None and deferred:
+            _timings.end(token)
+            if observer is not None and timings is not None and deferred:
                 fields = {
                     **deferred[0],
                     "request_id": deferred[-1]["request_id"],
@@ -845,7 +859,11 @@ class ClientSession:
                     "failure": failure,
                 }
                 self._observe(
-                    observer, **fields, task_id=task["id"], task_states=task["states"]
+                    observer,
+                    **fields,
+                    task_id=task["id"],
+                    task_states=task["states"],
+                    http=timings.timings(),
                 )
         result = _catalog.tool_result(raw, name, server=self.transport.name)
         if tool is not None and self.validate:
@@ -921,6 +939,9 @@ class ClientSession:
                 status = _task_status(answer)
                 if not task["states"] or task["states"][-1] != status:
                     task["states"].append(status)
+                    self._task_seen(task, task_id, status, answer, changed=True)
+                else:
+                    self._task_seen(task, task_id, status, answer, changed=False)
                 if status in _TERMINAL and (
                     answer is not created or "result" in answer or "error" in answer
                 ):
@@ -966,6 +987,32 @@ class ClientSession:
             ):  # the caller cancelled, the deadline passed, or we cannot go on
                 await asyncio.shield(self._cancel_task(task_id))
             raise
+
+    def _task_seen(
+        self,
+        task: dict[str, Any],
+        task_id: str,
+        status: str,
+        answer: dict[str, Any],
+        *,
+        changed: bool,
+    ) -> None:
+        """Tell the caller's ``on_task`` of a new status or status message; its failure is
+        logged, never the call's."""
+        callback = task["on_task"]
+        if callback is None:
+            return
+        message = answer.get("statusMessage")
+        message = message if isinstance(message, str) else None
+        if not changed and message == task.get("message"):
+            return
+        task["message"] = message
+        try:
+            outcome = callback(task_id, status, message)
+            if inspect.isawaitable(outcome):
+                self._spawn(outcome)
+        except Exception:
+            logger.exception("task callback failed")
 
     def _task_outcome(
         self, answer: dict[str, Any], name: str, task_id: str, status: str

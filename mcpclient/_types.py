@@ -17,6 +17,8 @@ JSON = Any
 Message = dict[str, Any]
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 Observer = Callable[["CallRecord"], None]
+#: ``on_task(task_id, status, status_message)``: a task-backed call's task moved to ``status``.
+TaskCallback = Callable[[str, str, str | None], Awaitable[None] | None]
 #: ``handler(message, requested_schema)``: the content to accept an elicitation with, or None to decline.
 ElicitHandler = Callable[
     [str, dict[str, Any]], Awaitable[dict[str, Any] | None] | dict[str, Any] | None
@@ -254,6 +256,40 @@ class GetPromptResult:
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class HttpTimings:
+    """Where a call's HTTP time went, layer by layer (httpx's ``trace`` extension), in milliseconds.
+
+    Summed over the call's HTTP requests (``requests``: retries, a task's polls, an auth retry):
+    ``pool_wait_ms`` before a connection was ready to use (waiting for the pool), ``connect_ms``
+    opening TCP connections (name resolution included: httpcore does not trace it apart),
+    ``tls_ms`` their TLS handshakes, ``send_ms`` writing requests, ``ttfb_ms`` from the request
+    written to the response headers (the server's think time plus the network), ``body_ms`` from
+    the headers to the answer read (for an SSE answer, up to the event that answered). A reused
+    connection has no connect or TLS time.
+    """
+
+    requests: int
+    pool_wait_ms: float
+    connect_ms: float
+    tls_ms: float
+    send_ms: float
+    ttfb_ms: float
+    body_ms: float
+
+    LAYERS = ("pool_wait", "connect", "tls", "send", "ttfb", "body")
+
+    def layers(self) -> dict[str, float]:
+        """Each layer's milliseconds by name (``LAYERS`` order)."""
+        return {name: getattr(self, f"{name}_ms") for name in self.LAYERS}
+
+    @property
+    def slowest(self) -> str:
+        """The layer that took the most time."""
+        layers = self.layers()
+        return max(layers, key=layers.__getitem__)
+
+
 @dataclass(slots=True)
 class CallRecord:
     """One finished request, for tracing (DESIGN §3 ToolCallSpan) without mcpclient knowing Django."""
@@ -279,3 +315,5 @@ class CallRecord:
     #: Tasks extension: the task a tools/call was answered with, and each status it was seen in.
     task_id: str | None = None
     task_states: list[str] = field(default_factory=list)
+    #: HTTP transports: the call's time by layer (None over stdio, or when no request was sent).
+    http: HttpTimings | None = None

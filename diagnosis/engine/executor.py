@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
 import mcpclient
-from diagnosis import approvals, artifacts, call_labels, tracing
+from diagnosis import approvals, artifacts, call_labels, span_attributes, tracing
 from diagnosis.engine import outcomes, policy
 from diagnosis.engine.sessions import DiagnosisSessions, ServerUnavailable
 from diagnosis.events import EventKind
@@ -37,7 +37,7 @@ from diagnosis.failures import ENGINE
 from diagnosis.models import ApprovalStatus, SpanState, ToolCallSpan, call_id
 from diagnosis.observability import logs, otel
 from diagnosis.observability import metrics as obs_metrics
-from diagnosis.payloads import Emit, SpanEndState, ToolEndedData
+from diagnosis.payloads import Emit, SpanEndState, ToolEndedData, ToolProgressData
 from reasoning import layers
 from reasoning.masking import mask_text, redact
 from reasoning.observations import Investigation, Observation, PlannedCall
@@ -436,6 +436,7 @@ class Executor:
                     trace_id=span.trace_id, span_id=span_id
                 ),
                 records=records,
+                on_task=progress.task,
             )
             if tool is not None:
                 attrs["mcp.tool.schema_hash"] = tool.schema_hash
@@ -463,6 +464,7 @@ class Executor:
         except mcpclient.McpError as exc:
             outcome = _error_outcome(exc, is_write=bool(idempotency_key), sent=True)
         finally:
+            progress.close()
             logs.unbind(log_tokens)
         span = await self._finish(span, call, outcome, started, records)
         return _observation(span, outcome.result)
@@ -528,6 +530,7 @@ class Executor:
                 attrs["mcp.protocol.version"] = record.protocol_version
             if isinstance(record.error_code, int):
                 attrs["rpc.response.status_code"] = record.error_code
+            attrs.update(span_attributes.record_attributes(record))
         stored = outcome.stored
         span = await run.db(
             tracing.span_finish,
@@ -597,6 +600,11 @@ class _ProgressEvents:
         self.run, self.span_id, self.call = run, span.span_id, call
         self.call_id = call_id(attempt=span.attempt, replay_key=span.replay_key)
         self.last = 0.0
+        self.task_status = ""
+        self.held: ToolProgressData | None = (
+            None  # a task's message waiting for the interval
+        )
+        self.timer: asyncio.TimerHandle | None = None
         self.pending: set[asyncio.Task[None]] = set()
 
     def __call__(
@@ -606,21 +614,61 @@ class _ProgressEvents:
         if now - self.last < PROGRESS_INTERVAL:
             return
         self.last = now
-        task = asyncio.ensure_future(
-            self.run.emit(
-                EventKind.TOOL_PROGRESS,
-                {
-                    "span_id": self.span_id,
-                    "call_id": self.call_id,
-                    "agent": self.call.agent,
-                    "server": self.call.server,
-                    "tool": self.call.tool,
-                    "progress": progress,
-                    "total": total,
-                    "message": (message or "")[:200],
-                },
-            )
+        self._emit(
+            {
+                "span_id": self.span_id,
+                "call_id": self.call_id,
+                "agent": self.call.agent,
+                "server": self.call.server,
+                "tool": self.call.tool,
+                "progress": progress,
+                "total": total,
+                "message": (message or "")[:200],
+            }
         )
+
+    def task(self, task_id: str, status: str, message: str | None) -> None:
+        """A task-backed call's task moved on (MCP Tasks extension): a tool_progress event
+        naming its status. A new status is one at once; a new message within the interval
+        is held until its end (the last one held wins), so the row shows the latest."""
+        data: ToolProgressData = {
+            "span_id": self.span_id,
+            "call_id": self.call_id,
+            "agent": self.call.agent,
+            "server": self.call.server,
+            "tool": self.call.tool,
+            "progress": 0,
+            "total": None,
+            "message": mask_text(message or "")[:200],
+            "mcp_task_id": task_id[:200],
+            "mcp_task_status": status[:40],
+        }
+        now = time.monotonic()
+        if status == self.task_status and now - self.last < PROGRESS_INTERVAL:
+            self.held = data
+            if self.timer is None:
+                self.timer = asyncio.get_running_loop().call_later(
+                    self.last + PROGRESS_INTERVAL - now, self._release
+                )
+            return
+        self.close()
+        self.last, self.task_status = now, status
+        self._emit(data)
+
+    def _release(self) -> None:
+        held, self.held, self.timer = self.held, None, None
+        if held is not None:
+            self.last = time.monotonic()
+            self._emit(held)
+
+    def close(self) -> None:
+        """The call ended: nothing held is sent after it."""
+        if self.timer is not None:
+            self.timer.cancel()
+        self.held = self.timer = None
+
+    def _emit(self, data: ToolProgressData) -> None:
+        task = asyncio.ensure_future(self.run.emit(EventKind.TOOL_PROGRESS, data))
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
 

@@ -344,9 +344,11 @@ class ServerPool:
         idempotent: bool | None = None,
         headers: Mapping[str, str] | None = None,
         records: list[mcpclient.CallRecord] | None = None,
+        on_task: Callable[[str, str, str | None], Any] | None = None,
     ) -> tuple[mcpclient.CallToolResult, dict[str, Any], mcpclient.Tool | None]:
         """Call a tool on `key`'s session (replaced first if it died): the result, the span
-        attributes of the session it went through, and the tool as listed.
+        attributes of the session it went through, and the tool as listed. `on_progress` and
+        `on_task` (a task-backed call's status) run on the caller's loop.
 
         Cancelling the await cancels this call only (notifications/cancelled for its id).
 
@@ -364,6 +366,14 @@ class ServerPool:
                 with contextlib.suppress(RuntimeError):  # the caller's loop has ended
                     caller.call_soon_threadsafe(on_progress, progress, total, message)
 
+        task_relay = None
+        if on_task is not None:
+            task_caller = asyncio.get_running_loop()
+
+            def task_relay(task_id: str, status: str, message: str | None) -> None:
+                with contextlib.suppress(RuntimeError):  # the caller's loop has ended
+                    task_caller.call_soon_threadsafe(on_task, task_id, status, message)
+
         try:
             future = self._submit(
                 self._call(
@@ -375,6 +385,7 @@ class ServerPool:
                     idempotent=idempotent,
                     headers=headers,
                     records=records,
+                    on_task=task_relay,
                 )
             )
         except RuntimeError as exc:
@@ -609,6 +620,7 @@ class ServerPool:
         idempotent: bool | None,
         headers: Mapping[str, str] | None,
         records: list[mcpclient.CallRecord] | None,
+        on_task: Callable[[str, str, str | None], Any] | None = None,
     ) -> tuple[mcpclient.CallToolResult, dict[str, Any], mcpclient.Tool | None]:
         server = self._servers.get(key)
         if server is None:  # never lent (or closed): a borrower always lends first
@@ -627,6 +639,7 @@ class ServerPool:
                 on_progress=on_progress,
                 idempotent=idempotent,
                 headers=headers,
+                on_task=on_task,
             )
         finally:
             server.in_flight -= 1

@@ -130,6 +130,7 @@ class DiagnosisSessions:
         idempotent: bool | None = None,
         headers: Mapping[str, str] | None = None,
         records: list[mcpclient.CallRecord] | None = None,
+        on_task: Callable[[str, str, str | None], Any] | None = None,
     ) -> tuple[mcpclient.CallToolResult, dict[str, Any], mcpclient.Tool | None]:
         """Call `name` on `server` through the pool (see ServerPool.call_tool).
 
@@ -147,6 +148,7 @@ class DiagnosisSessions:
             idempotent=idempotent,
             headers=headers,
             records=records,
+            on_task=on_task,
         )
 
     async def drop(self, server: str) -> None:

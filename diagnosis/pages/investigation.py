@@ -45,6 +45,19 @@ class Progress:
     progress: float
     total: float | None
     message: str
+    task_status: str = ""  # a task-backed call's task status (MCP Tasks extension)
+
+    @property
+    def text(self) -> str:
+        """The row's progress line: `3/4 message`, or `task working: message` for a task."""
+        if self.task_status:
+            return f"task {self.task_status}" + (
+                f": {self.message}" if self.message else ""
+            )
+        amount = f"{self.progress:g}" + (
+            f"/{self.total:g}" if self.total is not None else ""
+        )
+        return f"{amount} {self.message}".rstrip()
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,9 @@ class ToolRow:
     call_id: str = ""
     # What the call asked (call_labels.call_label), the trace's label; "" falls back to the tool.
     call_label: str = ""
+    # A task-backed call (MCP Tasks extension): its task and each status it went through.
+    task_id: str = ""
+    task_states: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -379,6 +395,7 @@ def tool_rows(
                     has_artifact=bool(span.result_uri),
                     result_size=span.result_size,
                     call_id=call,
+                    **_task_of(span.attributes),
                 ),
             )
         )
@@ -420,6 +437,20 @@ def _queued_row(data: Mapping[str, Any], call: str) -> ToolRow:
     )
 
 
+def _task_of(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The task fields of a span's row from its attributes (none for a plain call)."""
+    task_id = attributes.get("agentops.task.id")
+    if not isinstance(task_id, str) or not task_id:
+        return {}
+    states = attributes.get("agentops.task.states")
+    return {
+        "task_id": task_id,
+        "task_states": tuple(str(state) for state in states)
+        if isinstance(states, list)
+        else (),
+    }
+
+
 def progress_of(data: Mapping[str, Any]) -> Progress:
     def number(value: Any) -> float | None:
         return (
@@ -432,6 +463,7 @@ def progress_of(data: Mapping[str, Any]) -> Progress:
         progress=number(data.get("progress")) or 0.0,
         total=number(data.get("total")),
         message=str(data.get("message") or "")[:200],
+        task_status=str(data.get("mcp_task_status") or "")[:40],
     )
 
 

@@ -3,7 +3,7 @@ filters of the page and the detail of one span, as plain data for the template."
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from diagnosis import call_labels
 from diagnosis.models import SpanState, ToolCallSpan
-from diagnosis.span_attributes import span_attributes
+from diagnosis.span_attributes import http_layers, span_attributes
 
 FILTERS = ("agent", "server", "tool", "outcome", "layer")
 # Icon (beside its text, never alone) of a span's outcome in the waterfall.
@@ -231,6 +231,13 @@ class SpanDetail:
     attributes: list[tuple[str, str]]  # OpenTelemetry names → values
     arguments: str
     result: str  # the redacted result the engine reasoned on, as JSON ("" when none)
+    # Where an HTTP call's time went: (layer, ms, slowest) in request order; [] over stdio.
+    http_layers: list[tuple[str, float, bool]] = field(default_factory=list)
+    http_requests: int = 0
+    task_id: str = (
+        ""  # a task-backed call's task (Tasks extension) and the states it went through
+    )
+    task_states: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -256,10 +263,18 @@ def span_detail(span: ToolCallSpan) -> SpanDetail:
         return str(value)
 
     attributes = span_attributes(span)
+    requests = attributes.get("agentops.http.requests")
+    states = attributes.get("agentops.task.states")
     return SpanDetail(
         span=span,
         fields=[(name, text(getattr(span, name))) for name in _DETAIL_FIELDS],
         attributes=sorted((str(k), text(v)) for k, v in attributes.items()),
         arguments=_json(span.arguments_redacted),
         result="" if span.result is None else _json(span.result),
+        http_layers=http_layers(attributes),
+        http_requests=requests if isinstance(requests, int) else 0,
+        task_id=str(attributes.get("agentops.task.id") or ""),
+        task_states=[str(state) for state in states]
+        if isinstance(states, list)
+        else [],
     )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from mcpclient import _jsonrpc
+from mcpclient import _jsonrpc, _timings
 from mcpclient._exceptions import (
     ConnectError,
     ConnectionLost,
@@ -134,6 +134,12 @@ class LegacySseTransport:
         if self._dead is not None or self.endpoint is None or self._client is None:
             raise ConnectionLost(f"{self.name}: connection closed ({self._dead})")
         client = self._client
+        # The POST only: the answer comes on the event stream, whose time is the call's latency.
+        trace = (
+            _timings.request_trace()
+            if "id" in message and "method" in message
+            else None
+        )
         request = client.build_request(
             "POST",
             self.endpoint,
@@ -143,7 +149,17 @@ class LegacySseTransport:
                 **(headers or {}),
                 "content-type": "application/json",
             },
+            extensions=None if trace is None else {"trace": trace},
         )
+        try:
+            await self._post(client, request, message)
+        finally:
+            if trace is not None:
+                trace.finish()
+
+    async def _post(
+        self, client: httpx.AsyncClient, request: httpx.Request, message: dict[str, Any]
+    ) -> None:
         with map_httpx_errors(name=self.name):
             # Streamed, so the answer's body is bounded like everything else this client reads (the
             # answer itself comes on the event stream; the POST's body is only "Accepted").

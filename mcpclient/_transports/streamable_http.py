@@ -21,7 +21,7 @@ from urllib.request import getproxies
 
 import httpx
 
-from mcpclient import _jsonrpc
+from mcpclient import _jsonrpc, _timings
 from mcpclient._exceptions import (
     AuthorizationError,
     ConnectError,
@@ -374,45 +374,66 @@ class StreamableHttpTransport:
         extra = self._extra_headers(message, headers)
         had_session = "mcp-session-id" in self._headers
         data = _jsonrpc.encode(message)
-        with map_httpx_errors(name=self.name):
-            if (
-                client.cookies or self._auth
-            ):  # a Cookie header, an auth flow: let httpx do it all
-                request = client.build_request(
-                    "POST",
-                    self.url,
-                    content=data,
-                    headers={**self._headers, **extra} if extra else self._headers,
-                )
-                response = await client.send(request, stream=True, **self._auth)
-            else:
-                # build_request re-parses the URL and re-merges headers on every call; this is the
-                # same request from what start() and _post_headers_for worked out once.
-                request = httpx.Request(
-                    "POST",
-                    self._post_url,
-                    content=data,
-                    headers=self._post_headers_for(client, extra),
-                    extensions=self._extensions,
-                )
-                direct = self._direct
-                if direct is None:
-                    response = await client.send(request, stream=True)
-                else:
-                    # Our own client has no auth, event hooks or redirects to run, and the
-                    # cookie jar needs a look only when the server sets one.
-                    response = await direct.handle_async_request(request)
-                    response.request = request
-                    if "set-cookie" in response.headers:
-                        client.cookies.extract_cookies(response)
-            handed_off = False
-            try:
-                handed_off = await self._consume(
-                    message, response, had_session=had_session
-                )
-            finally:
-                if not handed_off:
-                    await response.aclose()
+        # A request of a call whose observer wants its layers (not a notification or response).
+        trace = (
+            _timings.request_trace()
+            if "id" in message and "method" in message
+            else None
+        )
+        try:
+            with map_httpx_errors(name=self.name):
+                response = await self._post(client, data, extra, trace)
+                handed_off = False
+                try:
+                    handed_off = await self._consume(
+                        message, response, had_session=had_session
+                    )
+                finally:
+                    if not handed_off:
+                        await response.aclose()
+        finally:
+            if trace is not None:
+                trace.finish()
+
+    async def _post(
+        self,
+        client: httpx.AsyncClient,
+        data: bytes,
+        extra: dict[str, str] | None,
+        trace: _timings.RequestTrace | None,
+    ) -> httpx.Response:
+        """POST ``data``; the streamed response (status unchecked)."""
+        if client.cookies or self._auth:
+            # A Cookie header, an auth flow: let httpx do it all.
+            request = client.build_request(
+                "POST",
+                self.url,
+                content=data,
+                headers={**self._headers, **extra} if extra else self._headers,
+                extensions=None if trace is None else {"trace": trace},
+            )
+            return await client.send(request, stream=True, **self._auth)
+        # build_request re-parses the URL and re-merges headers on every call; this is the
+        # same request from what start() and _post_headers_for worked out once.
+        request = httpx.Request(
+            "POST",
+            self._post_url,
+            content=data,
+            headers=self._post_headers_for(client, extra),
+            extensions=self._extensions
+            if trace is None
+            else {**self._extensions, "trace": trace},
+        )
+        direct = self._direct
+        if direct is None:
+            return await client.send(request, stream=True)
+        # Our own client has no auth, event hooks or redirects to run, and the
+        # cookie jar needs a look only when the server sets one.
+        response = await direct.handle_async_request(request)
+        response.request = request
+        if "set-cookie" in response.headers:
+            client.cookies.extract_cookies(response)
+        return response
 
     async def _consume(
         self, message: dict[str, Any], response: httpx.Response, *, had_session: bool

@@ -366,8 +366,10 @@
       bar.max = data.total;
       bar.value = Math.min(data.progress, data.total);
     }
-    field(element, "progress-text").textContent =
-      data.progress + (typeof data.total === "number" ? "/" + data.total : "") + (data.message ? " " + data.message : "");
+    // A task-backed call (MCP Tasks extension) shows its task's status and message.
+    field(element, "progress-text").textContent = data.mcp_task_status
+      ? "task " + data.mcp_task_status + (data.message ? ": " + data.message : "")
+      : data.progress + (typeof data.total === "number" ? "/" + data.total : "") + (data.message ? " " + data.message : "");
   }
 
   function toolEnded(data) {

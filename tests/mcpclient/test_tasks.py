@@ -88,6 +88,42 @@ async def test_a_task_is_followed_to_its_result_and_recorded(tasks_url):
     assert 2 <= len(polls) <= 20
 
 
+async def test_on_task_hears_each_status_as_the_call_follows_the_task(tasks_url):
+    heard: list[tuple[str, str, str | None]] = []
+    heard_async: list[str] = []
+
+    async def hear_async(task_id: str, status: str, message: str | None) -> None:
+        heard_async.append(status)
+
+    def broken(task_id: str, status: str, message: str | None) -> None:
+        raise RuntimeError("a caller's bug")
+
+    async with mcpclient.connect(
+        mcpclient.HttpServer(url=f"{tasks_url}/mcp")
+    ) as client:
+        await client.call_tool(
+            "slow_compute",
+            {"seconds": 0.2},
+            on_task=lambda *status: heard.append(status),
+        )
+        await client.call_tool("slow_compute", {"seconds": 0.05}, on_task=hear_async)
+        # A callback that fails is logged; the call goes on to its result.
+        result = await client.call_tool(
+            "slow_compute", {"seconds": 0.05}, on_task=broken
+        )
+        await asyncio.sleep(0)  # the async callback's last run
+    assert result.text == "computed 0.05"
+    task_id = heard[0][0]
+    assert task_id and all(entry[0] == task_id for entry in heard)
+    # The CreateTaskResult has no message; tasks/get has one while working (heard once).
+    assert [entry[1:] for entry in heard] == [
+        ("working", None),
+        ("working", "computing 0.2"),
+        ("completed", None),
+    ]
+    assert heard_async == ["working", "working", "completed"]
+
+
 async def test_input_required_is_answered_with_tasks_update(tasks_url):
     async with mcpclient.connect(
         mcpclient.HttpServer(url=f"{tasks_url}/mcp"), elicit=accept

@@ -10,13 +10,16 @@ A client that did not declare the extension gets -32021 for a task tool. ``GET /
 the server saw (methods, task states, cancels) for the tests. Prints ``PORT <n>`` once listening.
 
 Tools: ``slow_compute(seconds)`` (a task that completes after ``seconds``), ``confirm_delete(filename)``
-(a task that asks for confirmation by elicitation), ``failing_job`` (a task that fails) and
-``greet(name)`` (a plain synchronous result).
+(a task that asks for confirmation by elicitation), ``failing_job`` (a task that fails),
+``greet(name)`` (a plain synchronous result) and ``service_health(service)`` (a task, as the
+engine's metrics agent calls it, healthy after ``HEALTH_SECONDS``: the engine's tests).
+``--delay S`` holds every ``tools/call`` answer S seconds before its first byte (a slow remote).
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -62,6 +65,20 @@ TOOLS = [
         "inputSchema": {"type": "object", "properties": {}},
     },
     {
+        "name": "service_health",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "service": {"type": "string"},
+                "start": {"type": "string"},
+                "end": {"type": "string"},
+            },
+            "required": ["service"],
+        },
+        "annotations": {"readOnlyHint": True},
+        "execution": {"taskSupport": "required"},
+    },
+    {
         "name": "greet",
         "inputSchema": {
             "type": "object",
@@ -70,6 +87,10 @@ TOOLS = [
         },
     },
 ]
+
+# Past the engine's progress interval (0.25 s), so a task message it held shows.
+HEALTH_SECONDS = 0.6
+delay = 0.0  # --delay: seconds before each tools/call answer's first byte
 
 tasks: dict[str, dict[str, Any]] = {}
 log: list[dict[str, Any]] = []
@@ -87,7 +108,14 @@ def _refresh(task: dict[str, Any]) -> None:
         and time.monotonic() >= task["due"]
     ):
         task["status"] = "completed"
-        task["result"] = _text(f"computed {task['label']}")
+        if task["tool"] == "service_health":
+            health = {"service": task["label"], "verdict": "healthy"}
+            task["result"] = {
+                **_text(f"{task['label']} is healthy"),
+                "structuredContent": health,
+            }
+        else:
+            task["result"] = _text(f"computed {task['label']}")
 
 
 def _view(task: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +125,9 @@ def _view(task: dict[str, Any]) -> dict[str, Any]:
         "status": task["status"],
         "pollIntervalMs": POLL_MS,
     }
+    if task["status"] == "working" and task.get("label") is not None:
+        verb = "checking" if task["tool"] == "service_health" else "computing"
+        view["statusMessage"] = f"{verb} {task['label']}"
     if task["status"] == "completed":
         view["result"] = task["result"]
     if task["status"] == "failed":
@@ -112,6 +143,9 @@ def _create(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if tool == "slow_compute":
         task["due"] = time.monotonic() + float(arguments.get("seconds", 0))
         task["label"] = arguments.get("seconds")
+    elif tool == "service_health":
+        task["due"] = time.monotonic() + HEALTH_SECONDS
+        task["label"] = arguments.get("service")
     elif tool == "confirm_delete":
         task["status"] = "input_required"
         task["filename"] = arguments.get("filename")
@@ -182,6 +216,8 @@ async def mcp(request: Request) -> Response:
     if method == "tools/list":
         return ok({"resultType": "complete", "tools": TOOLS})
     if method == "tools/call":
+        if delay:
+            await asyncio.sleep(delay)
         name = params.get("name")
         arguments = params.get("arguments") or {}
         entry["tool"] = name
@@ -270,6 +306,9 @@ app = Starlette(
 
 
 async def main() -> None:
+    global delay
+    if "--delay" in sys.argv:
+        delay = float(sys.argv[sys.argv.index("--delay") + 1])
     # uvicorn binds port 0 itself (a pre-bound socket handed over loses TCP_NODELAY: 40 ms calls).
     server = uvicorn.Server(
         uvicorn.Config(
