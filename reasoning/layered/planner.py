@@ -180,7 +180,6 @@ class LayeredPlanner:
             for s in survey.surveyed(ratios, (), len(ratios))
             if ratios[s] >= survey.UNHEALTHY_RATIO
         ]
-        calls: list[PlannedCall | None] = []
         for service in failing[: self.max_survey]:
             why = f"survey: {service} answers {ratios[service]:.0%} 5xx and nothing read so far explains the incident"
             calls.append(
