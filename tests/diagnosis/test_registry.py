@@ -15,6 +15,7 @@ import pytest
 
 import mcpclient
 from diagnosis import registry
+from diagnosis.engine.forkserver import ForkServer
 from diagnosis.registry import (
     BUNDLED_FILE,
     EnvironmentForbidden,
@@ -84,19 +85,28 @@ def test_settings_default_to_the_bundled_file(settings):
 @pytest.mark.slow
 @pytest.mark.timeout(660)
 async def test_every_bundled_server_starts_and_lists_its_allowed_tools():
-    """Proves each command line is right: spawn it over stdio through mcpclient and list tools."""
+    """Proves each command line is right: spawn it over stdio through mcpclient and list tools.
+
+    Started as the worker starts them: a launched (bundled) entry through the fork server, which
+    runs the command line's own arguments in a fork of a pre-imported parent (about a hundred
+    plain starts would cost ~1 s of CPU each); test_forkserver proves the two starts alike."""
     reg = load_registry(BUNDLED_FILE)
     entries = [(env, s) for env in reg.environments.values() for s in env.servers]
     limit = asyncio.Semaphore(6)
+    forkserver = ForkServer()
+    environ = await forkserver.environ(os.environ)
+    assert forkserver.pid is not None, "the fork server did not start"
 
     async def tools_of(entry: ServerEntry) -> set[str]:
-        async with limit, connect_server(entry) as session:
+        async with limit, connect_server(entry, environ=environ) as session:
             return {tool.name for tool in await session.list_tools()}
 
-    # Every demo environment's servers (about a hundred stdio starts of ~1 s CPU each): the bound
-    # only stops a hang, and a 2-core machine under a full suite needs more than 180 s.
-    async with asyncio.timeout(600):
-        listed = await asyncio.gather(*(tools_of(s) for _, s in entries))
+    # The bound only stops a hang: a 2-core machine under a full suite is slow.
+    try:
+        async with asyncio.timeout(600):
+            listed = await asyncio.gather(*(tools_of(s) for _, s in entries))
+    finally:
+        await forkserver.close()
 
     for (env, entry), tools in zip(entries, listed, strict=True):
         assert tools, (env.name, entry.name)
