@@ -26,10 +26,25 @@ def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
     """Every fault the kubectl answers show, victims marked, the incident's path flagged."""
     cluster = Cluster.read(inv.observations)
     out: list[Finding] = []
-    for ns in chosen_namespaces(inv, cluster):
-        if cluster.has_list("pods", ns):
-            out += _namespace_faults(inv, facts, cluster, ns)
+    for ns in diagnosed_namespaces(inv, cluster):
+        out += _namespace_faults(inv, facts, cluster, ns)
     return out
+
+
+def diagnosed_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
+    """The chosen namespaces, then any other the diagnosis read in full (the survey reads every
+    namespace with unhealthy pods when nothing else explained the incident)."""
+    chosen = [
+        ns for ns in chosen_namespaces(inv, cluster) if cluster.has_list("pods", ns)
+    ]
+    surveyed = [
+        ns
+        for ns in cluster.namespaces or ()
+        if ns not in chosen
+        and cluster.has_list("pods", ns)
+        and cluster.has_list("deployments", ns)
+    ]
+    return chosen + surveyed
 
 
 def _namespace_faults(
