@@ -38,6 +38,18 @@ File format::
     url = "https://metrics-mcp.internal/mcp"   # http or https, no credentials in it
     auth_env = "METRICS_MCP_TOKEN"      # sent as "Authorization: Bearer <value>" at connect time
 
+    [environments.prod.servers.grafana] # behind an identity provider: OAuth instead of auth_env
+    transport = "http"
+    url = "https://grafana-mcp.example.com/mcp"
+    auth = { type = "oauth", grant = "client_credentials", client_id_env = "GRAFANA_CLIENT_ID",
+             client_secret_env = "GRAFANA_CLIENT_SECRET", scope = "mcp:read" }
+    # grant = "client_credentials" (the default): a service account; client_secret_env or
+    #   private_key_env (the variable holding a PEM key's path, for private_key_jwt), not both.
+    # grant = "connected": an admin connects the server once on the operations page (the
+    #   authorization-code flow with PKCE); the refresh token is stored encrypted
+    #   (OAUTH_TOKEN_KEYS) and every worker renews with it. client_id_env is optional there
+    #   (absent: registration as the server's metadata allows).
+
     [alerts]                            # optional; how alerts become incidents (diagnosis.intake)
     service_labels = ["service", "job"] # the first of these labels with a value names the service
     default_service = "unknown"         # when no alert carries one of them
