@@ -11,7 +11,8 @@ the first one saw.
 import asyncio
 from collections.abc import Awaitable, Sequence
 
-from diagnosis.engine.executor import Executor
+from diagnosis import failures
+from diagnosis.engine.executor import Executor, Parked
 from diagnosis.events import EventKind
 from diagnosis.payloads import Emit
 from reasoning.observations import Observation, PlannedCall
@@ -60,7 +61,19 @@ async def run_round(
             {"agent": name, "round": round_no, "calls": len(indexes), "failed": failed},
         )
 
-    async with asyncio.TaskGroup() as group:
-        for name, indexes in by_agent.items():
-            group.create_task(agent(name, indexes))
+    try:
+        async with asyncio.TaskGroup() as group:
+            for name, indexes in by_agent.items():
+                group.create_task(agent(name, indexes))
+    except BaseExceptionGroup as error:
+        # A call that waits for a person (a tool the registry puts behind approval) parks the
+        # task as an action's approval does: the round's other calls are cancelled with it and
+        # replayed or asked again when the task resumes. Anything else is the round's failure.
+        raised = failures.leaves(error)
+        parked = [e for e in raised if isinstance(e, Parked)]
+        if parked and all(
+            isinstance(e, Parked | asyncio.CancelledError) for e in raised
+        ):
+            raise parked[0] from None
+        raise
     return [r for r in results if r is not None]

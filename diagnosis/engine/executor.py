@@ -171,7 +171,10 @@ class Executor:
             return await self._refused(call, key, refusal.code, refusal.message)
         idempotency_key = ""
         if needs_approval:
-            idempotency_key = self._idempotency_key(call)
+            # Only a write carries an idempotency key: a read tool the registry puts behind a
+            # person is called with the arguments the planner asked, nothing added.
+            if tool is None or not tool.is_read_only:
+                idempotency_key = self._idempotency_key(call)
             decision = await self._approval(call, key, idempotency_key)
             if decision is not None:
                 return decision

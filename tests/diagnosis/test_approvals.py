@@ -399,6 +399,7 @@ def test_lease_sweep_leaves_a_parked_task_alone(tenant, settings, sent):
         "cancelled": 0,
         "redispatched": 0,
         "approvals_expired": 0,
+        "webhooks_redispatched": 0,
     }
     assert DiagnosisTask.objects.get(pk=task.pk).state == TaskState.WAITING_APPROVAL
     assert sent == []
