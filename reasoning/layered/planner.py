@@ -5,7 +5,7 @@ what the answers name, probe layer by layer and search the runbooks with the fin
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -153,7 +153,6 @@ class LayeredPlanner:
         analysis = Analysis(start.inv, facts)
         if any(c.status == "confirmed" for c in analysis.candidates.values()):
             return []
-        window = self._window(inv)
         calls: list[PlannedCall | None] = []
         if inv.tools_named(GET_RESOURCES):
             calls += kubernetes.survey(
@@ -163,33 +162,28 @@ class LayeredPlanner:
             )
         ratios = survey.error_ratios(inv)
         if ratios is None:
-            return calls + [
-                self._call(
-                    inv,
-                    QUERY_METRIC,
-                    {"promql": promql, **window, "step": "60s"},
-                    f"nothing read so far explains {inv.incident.service}'s failure: "
-                    "which services the metrics know, and their 5xx",
-                )
-                for promql in survey.QUERIES
-            ]
-        logs = only_tool(inv, TOP_ERRORS)
-        logs_down = facts.is_backend_down(logs.server if logs else None)
+            return calls + self._survey_queries(
+                inv,
+                f"nothing read so far explains {inv.incident.service}'s failure: "
+                "which services the metrics know, and their 5xx",
+            )
         failing = [
             s
             for s in survey.surveyed(ratios, (), len(ratios))
             if ratios[s] >= survey.UNHEALTHY_RATIO
         ]
-        for service in failing[: self.max_survey]:
-            why = f"survey: {service} answers {ratios[service]:.0%} 5xx and nothing read so far explains the incident"
-            calls.append(
-                self._call(inv, SERVICE_HEALTH, {"service": service, **window}, why)
-            )
-            if not logs_down:
-                calls.append(
-                    self._call(inv, TOP_ERRORS, {"service": service, **window}, why)
+        return calls + self._read_services(
+            inv,
+            facts,
+            (
+                (
+                    service,
+                    f"survey: {service} answers {ratios[service]:.0%} 5xx and nothing read so "
+                    "far explains the incident",
                 )
-        return calls
+                for service in failing[: self.max_survey]
+            ),
+        )
 
     def _resolving(
         self, inv: Investigation, facts: Facts, start: _Start
@@ -197,24 +191,46 @@ class LayeredPlanner:
         """An unknown service name: list what the metrics know, then read every service, most failing first."""
         if start.resolution.is_resolved or not start.shown_unknown:
             return []
-        window = self._window(inv)
         if start.ratios is None:
-            return [
-                self._call(
-                    inv,
-                    QUERY_METRIC,
-                    {"promql": promql, **window, "step": "60s"},
-                    f"{inv.incident.service} is unknown to the data: which services the metrics know, and their 5xx",
-                )
-                for promql in survey.QUERIES
-            ]
+            return self._survey_queries(
+                inv,
+                f"{inv.incident.service} is unknown to the data: which services the metrics know, and their 5xx",
+            )
+        logged = [n for n, sources in start.known.services.items() if "logs" in sources]
+        why = f"survey: {inv.incident.service} is unknown, so every service is read"
+        return self._read_services(
+            inv,
+            facts,
+            ((s, why) for s in survey.surveyed(start.ratios, logged, self.max_survey)),
+            metric_known=start.ratios,
+        )
+
+    def _survey_queries(self, inv: Investigation, why: str) -> list[PlannedCall | None]:
+        """The survey's metric queries: every service the metrics know, and its 5xx (survey.QUERIES)."""
+        window = self._window(inv)
+        return [
+            self._call(
+                inv, QUERY_METRIC, {"promql": promql, **window, "step": "60s"}, why
+            )
+            for promql in survey.QUERIES
+        ]
+
+    def _read_services(
+        self,
+        inv: Investigation,
+        facts: Facts,
+        reads: Iterable[tuple[str, str]],
+        *,
+        metric_known: Container[str] | None = None,
+    ) -> list[PlannedCall | None]:
+        """For each (service, why): its health (when the metrics know it; every one when
+        `metric_known` is None) and its top errors (unless the logs back end is failing)."""
+        window = self._window(inv)
         logs = only_tool(inv, TOP_ERRORS)
         logs_down = facts.is_backend_down(logs.server if logs else None)
-        logged = [n for n, sources in start.known.services.items() if "logs" in sources]
         calls: list[PlannedCall | None] = []
-        for service in survey.surveyed(start.ratios, logged, self.max_survey):
-            why = f"survey: {inv.incident.service} is unknown, so every service is read"
-            if service in start.ratios:
+        for service, why in reads:
+            if metric_known is None or service in metric_known:
                 calls.append(
                     self._call(inv, SERVICE_HEALTH, {"service": service, **window}, why)
                 )
@@ -292,17 +308,14 @@ class LayeredPlanner:
             )
         if not inv.observations:
             return calls
-        logs = only_tool(inv, TOP_ERRORS)
-        logs_down = facts.is_backend_down(logs.server if logs else None)
-        for dep in dependency_services(inv, facts)[: self.max_dependencies]:
-            why = f"{dep} is named by the incident or {service}'s errors"
-            calls.append(
-                self._call(inv, SERVICE_HEALTH, {"service": dep, **window}, why)
-            )
-            if not logs_down:
-                calls.append(
-                    self._call(inv, TOP_ERRORS, {"service": dep, **window}, why)
-                )
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (dep, f"{dep} is named by the incident or {service}'s errors")
+                for dep in dependency_services(inv, facts)[: self.max_dependencies]
+            ),
+        )
         calls += self._probes(inv, facts)
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
