@@ -84,6 +84,13 @@ class Analysis(Board):
                     f"; a symptom of {cause.component} ({cause.stage}: {cause.reason})"
                 )
                 c.chain = [f.statement, *cause.chain[-1:]]
+            elif f.is_stale:
+                # Over before the incident's window: what happened, not what fails now.
+                c.status, c.confidence = "likely", 0.3
+                c.statement += (
+                    "; over before the incident's window (its pods run ready now)"
+                )
+                c.chain = list(f.chain)
             elif f.is_relevant:
                 c.status = "confirmed"
                 c.confidence = min(

@@ -272,7 +272,11 @@ def _by_length(names: list[str]) -> list[str]:
 
 
 def _pod_owner(cluster: Cluster, ns: str, name: str) -> str:
-    """A pod belongs to the deployment, stateful set or daemon set its name extends (else a guess)."""
+    """A pod belongs to the job its `job-name` label names (and so to that job's cron job), else to
+    the deployment, stateful set or daemon set its name extends (else a guess)."""
+    job = _job_label(cluster, ns, name)
+    if job:
+        return _job_owner(cluster, ns, job)
     deployments = cluster.names("deployments", ns)
     patterns = (
         ("deployment", deployments, r"-[a-z0-9]{5,10}-[a-z0-9]{5}"),
@@ -290,6 +294,23 @@ def _pod_owner(cluster: Cluster, ns: str, name: str) -> str:
     if guess and not deployments:
         return f"statefulset/{guess.group(1)}"
     return f"pod/{name}"
+
+
+def _job_label(cluster: Cluster, ns: str, pod: str) -> str:
+    """The job a pod's labels name (`job-name` or `batch.kubernetes.io/job-name`), if listed."""
+    table = cluster.table("pods", ns)
+    row = table.row(pod) if table else None
+    labels = parse_labels(row.get("LABELS", "")) if row else {}
+    return labels.get("batch.kubernetes.io/job-name") or labels.get("job-name") or ""
+
+
+def _job_owner(cluster: Cluster, ns: str, name: str) -> str:
+    """A job belongs to the cron job its name extends by a schedule number (listed, or by that shape)."""
+    for cronjob in _by_length(cluster.names("cronjobs", ns)):
+        if re.fullmatch(rf"{re.escape(cronjob)}-\d+", name):
+            return f"cronjob/{cronjob}"
+    guess = re.fullmatch(r"(.+)-\d{8,}", name)
+    return f"cronjob/{guess.group(1)}" if guess else f"job/{name}"
 
 
 def _replicaset_owner(cluster: Cluster, ns: str, name: str) -> str:
@@ -312,6 +333,7 @@ def _claim_owner(cluster: Cluster, ns: str, name: str) -> str | None:
 OWNERS: dict[str, Callable[[Cluster, str, str], str | None]] = {
     "pod": _pod_owner,
     "replicaset": _replicaset_owner,
+    "job": _job_owner,
     "persistentvolumeclaim": _claim_owner,
 }
 

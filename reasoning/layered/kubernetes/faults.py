@@ -2,10 +2,14 @@
 
 Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
 a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-control plane; then `links.link` says which lie on the incident's path and which are victims.
+network policies, the autoscalers, the control plane; then `links.link` says which lie on the
+incident's path, which are victims and which are stale.
 """
 
+from datetime import datetime
+
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.links import link
@@ -17,6 +21,7 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import incident_path
 from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
 from reasoning.observations import Investigation
@@ -70,7 +75,23 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in policy_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in autoscaling_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         found.setdefault(finding.component, finding)
-    link(cluster, ns, path, found)
+    link(cluster, ns, path, found, window_seconds(inv))
     return list(found.values())
+
+
+def window_seconds(inv: Investigation) -> float | None:
+    """How long the incident's window is (kubectl's ages count back from its end), when it says."""
+    start, end = inv.incident.window_start, inv.incident.window_end
+    if not start or not end:
+        return None
+    try:
+        span = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    except ValueError:
+        return None
+    return span.total_seconds()

@@ -7,7 +7,9 @@ from reasoning.layered.facts import FACT_CHARS
 from reasoning.layered.reading import short
 from reasoning.observations import Observation
 
-# Stage → layer (service_routing's layer depends on the finding: connect, dns or http).
+# Stage → layer. service_routing's layer depends on the finding: connect for traffic sent to the
+# wrong place or dropped on the way (services, ingresses, network policies), dns for a name that
+# does not resolve.
 STAGE_LAYERS = {
     "admission": layers.PLATFORM,
     "scheduling": layers.PLATFORM,
@@ -33,6 +35,8 @@ class Finding:
         default_factory=list
     )  # cited, not support
     victim_of: str | None = None  # the component whose fault explains this one
+    explains: list[str] = field(default_factory=list)  # components it makes fail
+    is_stale: bool = False  # over before the incident's window: not what fails now
     is_relevant: bool = False  # on the incident's path
     depth: int = 0  # hops from the incident's service along what its pods call
     node: str = ""  # a control-plane pod's node

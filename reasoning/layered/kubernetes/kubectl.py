@@ -44,6 +44,13 @@ _RESOURCES = {
     "ingress": "ingresses",
     "ev": "events",
     "event": "events",
+    "job": "jobs",
+    "cj": "cronjobs",
+    "cronjob": "cronjobs",
+    "netpol": "networkpolicies",
+    "networkpolicy": "networkpolicies",
+    "hpa": "horizontalpodautoscalers",
+    "horizontalpodautoscaler": "horizontalpodautoscalers",
 }
 _SINGULAR = {
     "pods": "pod",
@@ -64,6 +71,8 @@ _SINGULAR = {
     "events": "event",
     "jobs": "job",
     "cronjobs": "cronjob",
+    "networkpolicies": "networkpolicy",
+    "horizontalpodautoscalers": "horizontalpodautoscaler",
 }
 _GAP = re.compile(r"\s{2,}")
 _HEADER = re.compile(r"[A-Z][A-Z0-9()\-_ ./]*")
@@ -223,6 +232,10 @@ class Pod:
     ip: str
     labels: dict[str, str] | None  # None: the list had no LABELS column
     line: str
+    age_s: float | None = None  # since the pod started (its AGE), None when not shown
+    restarted_s: float | None = (
+        None  # since its last restart (`3 (5m ago)`), None when none shown
+    )
 
     @property
     def is_ready(self) -> bool:
@@ -254,7 +267,22 @@ def pod_from_row(namespace: str, row: dict[str, str], line: str) -> Pod:
         ip="" if row.get("IP", "<none>") == "<none>" else row.get("IP", ""),
         labels=labels,
         line=line,
+        age_s=age_seconds(row.get("AGE", "")),
+        restarted_s=age_seconds(ago.group(1))
+        if (ago := re.search(r"\((\S+) ago\)", row.get("RESTARTS", "")))
+        else None,
     )
+
+
+_AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
+
+
+def age_seconds(text: str) -> float | None:
+    """kubectl's duration (`48s`, `31m`, `2h5m`, `12d`) in seconds; None when it is not one."""
+    parts = re.findall(r"(\d+)([smhdy])", text.strip())
+    if not parts or "".join(n + u for n, u in parts) != text.strip():
+        return None
+    return float(sum(int(n) * _AGE_UNITS[u] for n, u in parts))
 
 
 def parse_labels(text: str) -> dict[str, str]:

@@ -9,7 +9,12 @@ Rules:
 - control-plane faults are relevant when the namespace shows the symptom they cause (pods pending
   unexplained, a node not ready);
 - a caller failing (at runtime) to reach a service whose pods or routing fail is that fault's
-  victim; the caller's failing line joins the cause's evidence and chain.
+  victim; the caller's failing line joins the cause's evidence and chain;
+- a fault that explains others (`Finding.explains`: a policy dropping a caller's traffic, an
+  autoscaler capping a saturated workload) makes their findings its victims, and is relevant, one
+  hop deeper, when one of them lies on the path;
+- a workload's fault whose pods all run ready now and last restarted before the incident's
+  window is stale (`is_stale`): it happened, it is not what fails now.
 """
 
 from reasoning.layered.kubernetes.cluster import Cluster
@@ -19,8 +24,15 @@ from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 
 
-def link(cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]) -> None:
-    """Relevance along the path, and victims: a failure caused by what it calls, or by its node."""
+def link(
+    cluster: Cluster,
+    ns: str,
+    path: Path,
+    found: dict[str, Finding],
+    window_s: float | None = None,
+) -> None:
+    """Relevance along the path, and victims: a failure caused by what it calls, by its node, or
+    by what explains it; stale faults (over before a window of `window_s` seconds) marked."""
     for f in found.values():
         _place_on_path(f, path)
     for f in list(found.values()):
@@ -38,6 +50,10 @@ def link(cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]) -> No
                 f.is_relevant = True
                 f.depth = max(path.depth.values(), default=0) + 1
     _caller_victims(cluster, ns, path, found)
+    _explained_victims(path, found)
+    if window_s is not None:
+        for f in found.values():
+            f.is_stale = _is_stale(cluster, ns, f, window_s)
 
 
 def _place_on_path(f: Finding, path: Path) -> None:
@@ -101,3 +117,28 @@ def _caller_victims(
         cause.chain.insert(
             0, f"{edge.caller} fails calling {edge.target}: {short(edge.line, 100)}"
         )
+
+
+def _explained_victims(path: Path, found: dict[str, Finding]) -> None:
+    """What a fault explains is its victim; the fault is relevant when one of them is on the path."""
+    for cause in found.values():
+        for component in cause.explains:
+            if component in path.workloads:
+                cause.is_relevant = True
+                cause.depth = max(cause.depth, path.depth.get(component, 0) + 1)
+            victim = found.get(component)
+            if victim is not None and victim is not cause and victim.victim_of is None:
+                victim.victim_of = cause.component
+
+
+def _is_stale(cluster: Cluster, ns: str, f: Finding, window_s: float) -> bool:
+    """Every pod of the workload runs ready now, and the restarts shown all precede the window."""
+    if f.stage != "runtime":
+        return False
+    pods = cluster.pods_of(ns, f.component)
+    restarted = [p.restarted_s for p in pods if p.restarts > 0]
+    return (
+        bool(restarted)
+        and all(p.status == "Running" and p.is_ready for p in pods)
+        and all(r is not None and r > window_s for r in restarted)
+    )

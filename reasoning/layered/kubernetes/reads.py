@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.kubectl import Pod
 from reasoning.layered.kubernetes.namespaces import (
@@ -21,6 +22,7 @@ from reasoning.layered.kubernetes.namespaces import (
 from reasoning.layered.kubernetes.nodes import needs_control_plane
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
+from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.reading import incident_text
@@ -66,6 +68,7 @@ def plan(
     for ns in chosen_namespaces(inv, cluster):
         calls += _namespace_lists(ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
+        calls += _explaining_objects(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
             calls.append(
                 call(
@@ -178,16 +181,84 @@ def _details(
     return calls
 
 
+def _explaining_objects(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
+) -> Calls:
+    """The objects that can explain what the path shows, read only when it shows it: network
+    policies when a caller cannot connect to a service whose pods are all ready, autoscalers when a
+    workload is saturated, jobs and cron jobs when a job's pods fail."""
+    if not cluster.has_list("pods", ns):
+        return []
+    path = incident_path(inv, facts, cluster, ns)
+    calls: Calls = []
+    unreached = unreached_services(cluster, ns, path)
+    if unreached:
+        calls.append(
+            _list("networkpolicies", ns, call, f"can {unreached[0]}'s callers reach it")
+        )
+        for service in unreached:
+            calls += [
+                call(
+                    DESCRIBE,
+                    {"kind": "networkpolicy", "name": name, "namespace": ns},
+                    f"which callers policy {name} admits to {service}'s pods",
+                )
+                for name in selecting_policies(cluster, ns, service)[:2]
+            ]
+    if saturated(cluster, ns, path):
+        calls.append(_list("horizontalpodautoscalers", ns, call, "may it scale out"))
+        calls += [
+            call(
+                DESCRIBE,
+                {"kind": "horizontalpodautoscaler", "name": name, "namespace": ns},
+                f"autoscaler {name} is at its maximum while its target is saturated",
+            )
+            for name in capped_autoscalers(cluster, ns, path)[:2]
+        ]
+    failing_jobs = {
+        owner
+        for pod in cluster.pods(ns)
+        if not pod.is_healthy
+        and (owner := cluster.owner(ns, "pod", pod.name)).startswith(
+            ("job/", "cronjob/")
+        )
+    }
+    if failing_jobs:
+        calls.append(
+            _list("cronjobs", ns, call, "which cron jobs own the failing jobs")
+        )
+        calls.append(_list("jobs", ns, call, "which jobs failed"))
+        calls += [
+            call(
+                DESCRIBE,
+                {"kind": "job", "name": event.name, "namespace": ns},
+                f"why job {event.name} failed ({event.reason})",
+            )
+            for event in cluster.warnings(ns)
+            if event.kind == "job" and event.reason == "BackoffLimitExceeded"
+        ][:1]
+    return calls
+
+
+def _list(kind: str, ns: str, call: Call, why: str) -> PlannedCall | None:
+    return call(
+        GET_RESOURCES, {"kind": kind, "namespace": ns}, f"the {kind} of {ns}: {why}"
+    )
+
+
 # --- the details, each a reader over the namespace ---------------------------------------------
 
 
 def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """One unhealthy pod per workload (the path's first): describe, previous logs, logs while unready;
-    then the logs of a running pod of each of the path's first workloads not read yet."""
+    """One unhealthy pod per workload (the path's first; of a job's, the newest): describe, previous
+    logs, logs while unready; then the logs of a running pod of each of the path's first workloads
+    not read yet."""
     order = {w: i for i, w in enumerate(path.workloads)}
 
-    def rank(pod: Pod) -> int:
-        return order.get(cluster.owner(ns, "pod", pod.name), len(order))
+    def rank(pod: Pod) -> tuple[int, float]:
+        owner = cluster.owner(ns, "pod", pod.name)
+        newest = owner.startswith(("job/", "cronjob/")) and pod.age_s is not None
+        return order.get(owner, len(order)), (pod.age_s or 0.0) if newest else 0.0
 
     calls: Calls = []
     seen_owners: set[str] = set()
@@ -220,12 +291,21 @@ def _unhealthy_pod(pod: Pod, ns: str, call: Call) -> Calls:
             f"why {pod.name} is {pod.status} ({'/'.join(map(str, pod.ready))} ready, {pod.restarts} restarts)",
         )
     ]
-    if pod.restarts > 0 or pod.status in CRASHING:
+    if pod.restarts > 0:
         calls.append(
             call(
                 POD_LOGS,
                 {"pod": pod.name, "namespace": ns, "previous": True, "tail": 200},
                 f"what {pod.name} logged before its last restart",
+            )
+        )
+    elif pod.status in CRASHING:
+        # Ended without a restart (a job's pod): its logs are the current container's.
+        calls.append(
+            call(
+                POD_LOGS,
+                {"pod": pod.name, "namespace": ns, "tail": 200},
+                f"what {pod.name} logged before it ended {pod.status}",
             )
         )
     if pod.status == "Running" and not pod.is_ready:

@@ -225,7 +225,7 @@ def _ingress_finding(
         "service_routing",
         "wrong_service",
         f"ingress/{ingress}",
-        layers.HTTP,
+        layers.CONNECT,
         statement,
         ns,
     )

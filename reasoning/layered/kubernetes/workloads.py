@@ -38,7 +38,7 @@ def all_workloads(cluster: Cluster, ns: str) -> list[str]:
         if owner not in found:
             found.append(owner)
     for event in cluster.warnings(ns):
-        if event.kind in ("replicaset", "statefulset", "deployment", "pod"):
+        if event.kind in ("replicaset", "statefulset", "deployment", "pod", "job"):
             owner = cluster.owner(ns, event.kind, event.name)
             if owner not in found:
                 found.append(owner)

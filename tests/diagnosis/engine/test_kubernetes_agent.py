@@ -605,7 +605,7 @@ Events:             <none>
 """
 
 
-def test_an_ingress_routing_a_failing_path_to_another_service_is_an_http_routing_fault():
+def test_an_ingress_routing_a_failing_path_to_another_service_is_a_connect_routing_fault():
     observations = [
         *shop_observations(),
         get(
@@ -629,10 +629,11 @@ def test_an_ingress_routing_a_failing_path_to_another_service_is_an_http_routing
     # Serving a path from the frontend is no fault by itself; with that path failing it is.
     assert "ingress/shop" not in quiet
     routing = failing["ingress/shop"]
+    # Service routing sends traffic to the wrong place: layer connect, as for services.
     assert (routing.stage, routing.reason, routing.layer) == (
         "service_routing",
         "wrong_service",
-        layers.HTTP,
+        layers.CONNECT,
     )
     assert routing.is_relevant and "cartservice" in routing.statement
 

@@ -6,6 +6,7 @@ Rules, the first that holds naming the reason (over the pods that restart or run
 - a failed probe (`Unhealthy`) that is a liveness probe, or any probe while the pods do not crash
   loop, means the probe fails (the kubelet kills or withholds traffic from the container);
 - a pod in CrashLoopBackOff means the containers crash and restart;
+- a job that reached its backoff limit (`BackoffLimitExceeded`) failed as a whole;
 - a pod in another non-running status shows the reason itself;
 - a pod running again after restarts shows what ended its last run (describe's Terminated reason);
 - else a pod running but not ready is NotReady.
@@ -48,6 +49,8 @@ def runtime_reason(
         return "Unhealthy"
     if crash_looping:
         return "CrashLoopBackOff"
+    if view.by_reason.get("BackoffLimitExceeded"):
+        return "BackoffLimitExceeded"
     if selected[0].status not in ("Running", ""):
         return selected[0].status
     if crashing:
@@ -64,17 +67,24 @@ def _statement(workload: str, reason: str, probes: list[Event]) -> str:
         "OOMKilled": f"{workload}'s containers are killed for exceeding their memory limit (OOMKilled)",
         "Unhealthy": f"{workload}'s probes fail: {short(probes[0].message, 200) if probes else 'not ready'}",
         "CrashLoopBackOff": f"{workload}'s containers crash and restart (CrashLoopBackOff)",
+        "BackoffLimitExceeded": f"{workload}'s job fails: its pods failed until it reached its backoff limit (BackoffLimitExceeded)",
     }.get(reason, f"{workload}'s pods are {reason}")
 
 
 def _cite_logs(view: WorkloadView, f: Finding, selected: list[Pod]) -> None:
-    """The last failing line of each of the first two pods' logs; credentials refused, said."""
-    for pod in selected[:2]:
-        for obs, text in view.cluster.log_text(view.namespace, pod.name):
+    """The last failing line of the logs of the first two pods whose logs were read; credentials
+    refused, said."""
+    read = [
+        logs
+        for pod in selected
+        if (logs := view.cluster.log_text(view.namespace, pod.name))
+    ]
+    for pod_logs in read[:2]:
+        for obs, text in pod_logs:
             tail = [line for line in text.splitlines() if FAILING.search(line)]
             if not tail:
                 continue
-            f.cite(obs, f"logs {pod.name}: {tail[-1]}")
+            f.cite(obs, f"logs {obs.arguments.get('pod')}: {tail[-1]}")
             f.keywords.append(short(tail[-1], 60))
             if AUTH_FAIL.search(tail[-1]):
                 f.statement += (
@@ -103,7 +113,9 @@ def runtime(view: WorkloadView) -> Finding | None:
     for described in describes:
         if reason == "OOMKilled" and "OOMKilled" in described.text:
             f.cite(described, "describe: Last State Terminated, Reason: OOMKilled")
-    view.cite_events(f, ["BackOff", "Unhealthy", "OOMKilling", "Killing"])
+    view.cite_events(
+        f, ["BackOff", "Unhealthy", "OOMKilling", "Killing", "BackoffLimitExceeded"]
+    )
     _cite_logs(view, f, selected)
     f.chain = [
         f"{view.workload}: {len(selected)} of {len(view.pods)} pods failing",
