@@ -24,8 +24,8 @@ Evidence = list[tuple[Observation, str]]
 
 
 def saturated(cluster: Cluster, ns: str, path: Path) -> dict[str, Evidence]:
-    """Workloads whose callers' requests to them time out (once connected) or whose probes time
-    out, with what shows it."""
+    """Workloads whose callers' requests to them time out (once connected) or whose pods not ready
+    now fail their probes on a timeout, with what shows it."""
     out: dict[str, Evidence] = {}
     for edge in path.edges:
         if (
@@ -38,8 +38,13 @@ def saturated(cluster: Cluster, ns: str, path: Path) -> dict[str, Evidence]:
             out.setdefault(workload, []).append(
                 (edge.obs, f"{edge.caller} logs: {edge.line}")
             )
+    unready = {p.name for p in cluster.pods(ns) if not p.is_ready}
     for event in cluster.warnings(ns):
-        if event.reason == "Unhealthy" and SLOW.search(event.message):
+        if (
+            event.reason == "Unhealthy"
+            and SLOW.search(event.message)
+            and event.name in unready
+        ):
             workload = cluster.owner(ns, event.kind, event.name)
             out.setdefault(workload, []).append((event.obs, event.fact))
     return out

@@ -2,7 +2,7 @@
 
 Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
 a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, the control plane; then `links.link` says which lie on the
+network policies, the autoscalers, a replica failing alone, the control plane; then `links.link` says which lie on the
 incident's path, which are victims and which are stale.
 """
 
@@ -22,6 +22,7 @@ from reasoning.layered.kubernetes.nodes import (
 from reasoning.layered.kubernetes.path import incident_path
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.policies import policy_faults
+from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
 from reasoning.observations import Investigation
@@ -78,6 +79,8 @@ def _namespace_faults(
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in replica_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         found.setdefault(finding.component, finding)

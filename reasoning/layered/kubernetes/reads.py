@@ -23,6 +23,7 @@ from reasoning.layered.kubernetes.nodes import needs_control_plane
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
 from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
+from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.reading import incident_text
@@ -280,6 +281,15 @@ def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
                     f"what {pod.name} ({workload}, on the incident's path) logs",
                 )
             )
+            if len(running) > 1 and failing_lines(cluster, ns, pod)[1]:
+                # One replica failing, or all of them: a sibling's logs tell.
+                calls.append(
+                    call(
+                        POD_LOGS,
+                        {"pod": running[1].name, "namespace": ns, "tail": 200},
+                        f"{pod.name} logs failures: does its sibling {running[1].name} too",
+                    )
+                )
     return calls
 
 

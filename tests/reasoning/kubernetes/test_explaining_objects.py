@@ -411,3 +411,92 @@ def test_the_newest_failed_pod_of_a_job_is_read_with_its_current_logs_and_the_jo
         ("get_resources", "jobs", None),
     } <= wanted
     assert ("describe", "job", "nightly-rollup-31007160") in wanted
+
+
+# --- one replica of several ----------------------------------------------------------------------
+
+BAD_REPLICA = (
+    'level=error msg="PUT /v3/sessions/77 500" err="ECONNRESET writing to 10.9.0.9:11211"\n'
+    'level=info msg="GET /livez 200"\n'
+)
+GOOD_REPLICA = (
+    'level=info msg="PUT /v3/sessions/78 204"\n'
+    'level=info msg="memcached pool reset after topology change"\n'
+)
+
+
+def replica_cluster(*logs) -> list:
+    return [
+        pods(
+            (
+                "session-svc-7d6c5b4a3-aaaaa",
+                "1/1",
+                "Running",
+                "0",
+                "2d",
+                "app=session-svc",
+            ),
+            (
+                "session-svc-7d6c5b4a3-bbbbb",
+                "1/1",
+                "Running",
+                "0",
+                "2d",
+                "app=session-svc",
+            ),
+            (
+                "session-svc-7d6c5b4a3-ccccc",
+                "1/1",
+                "Running",
+                "0",
+                "2d",
+                "app=session-svc",
+            ),
+        ),
+        deployments(("session-svc", "3/3")),
+        services("session-svc"),
+        events(),
+        *logs,
+    ]
+
+
+def test_one_replica_failing_while_a_sibling_serves_names_the_pod():
+    observations = replica_cluster(
+        pod_logs("session-svc-7d6c5b4a3-aaaaa", BAD_REPLICA),
+        pod_logs("session-svc-7d6c5b4a3-bbbbb", GOOD_REPLICA),
+    )
+    faults = found(investigation("session-svc", *observations))
+
+    replica = faults["pod/session-svc-7d6c5b4a3-aaaaa"]
+    assert (replica.stage, replica.reason, replica.layer) == (
+        "runtime",
+        "ReplicaFailing",
+        "application",
+    )
+    assert replica.is_relevant
+    assert any("ECONNRESET" in fact for _, fact in replica.evidence)
+
+
+def test_every_replica_failing_is_not_one_replicas_fault():
+    observations = replica_cluster(
+        pod_logs("session-svc-7d6c5b4a3-aaaaa", BAD_REPLICA),
+        pod_logs("session-svc-7d6c5b4a3-bbbbb", BAD_REPLICA),
+    )
+    faults = found(investigation("session-svc", *observations))
+    assert not any(c.startswith("pod/") for c in faults)
+
+
+def test_a_failing_replicas_sibling_is_read_to_tell():
+    first = replica_cluster(pod_logs("session-svc-7d6c5b4a3-aaaaa", BAD_REPLICA))
+    calls = kubernetes.plan(
+        investigation("session-svc", *first), Facts.read(first), call
+    )
+    logs = [c.arguments.get("pod") for c in calls if c and c.tool == "pod_logs"]
+    assert "session-svc-7d6c5b4a3-bbbbb" in logs
+
+    quiet = replica_cluster(pod_logs("session-svc-7d6c5b4a3-aaaaa", GOOD_REPLICA))
+    calls = kubernetes.plan(
+        investigation("session-svc", *quiet), Facts.read(quiet), call
+    )
+    logs = [c.arguments.get("pod") for c in calls if c and c.tool == "pod_logs"]
+    assert "session-svc-7d6c5b4a3-bbbbb" not in logs
