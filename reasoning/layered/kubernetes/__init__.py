@@ -7,9 +7,12 @@ path (`path`) calls.
 Diagnosis (`faults`): per workload the earliest stage that blocks it (`workloads.STAGES`:
 admission → scheduling → startup → runtime, then zero replicas; one module each under `stages/`),
 per service its routing (`routing`), per node its readiness and the control plane (`nodes`), CPU
-starvation (`performance`). Symptoms spread along dependencies: a workload whose logs show it
-failing to reach a service whose pods have their own fault is a victim of that fault, so the
-dependency's fault ranks first (`links`). Faults off the incident's path (not its service, nor
+starvation (`performance`), network policies leaving a caller out (`policies`), autoscalers held
+at their maximum (`autoscaling`), one replica failing alone (`replicas`). Symptoms spread along
+dependencies: a workload whose logs show it failing to reach a service whose pods have their own
+fault is a victim of that fault, and so is what a quiet object explains (a policy's dropped
+caller, an autoscaler's saturated target), so the cause ranks first; a fault over before the
+incident's window is stale (`links`). Faults off the incident's path (not its service, nor
 anything its service's pods are shown to call) stay leads, not conclusions.
 
 kubectl's text is read by `kubectl` (tables, events, describes) and gathered per namespace by
