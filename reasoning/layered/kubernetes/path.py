@@ -2,10 +2,10 @@
 
 The seeds are the workloads behind the incident's service (by its service's selector, by name,
 by pod name) and behind any service the incident's words name or the survey of an unresolved name
-found unhealthy. From each, the failing lines of
-its pods' logs (and of the error groups the logs server gave) name services; their workloads join
-the path one hop further. Ingresses join when they route to a service on the path, or the incident
-names them or their hosts.
+found unhealthy, and the jobs and cron jobs the incident's words name. From each, the failing
+lines of its pods' logs (and of the error groups the logs server gave) name services; their
+workloads join the path one hop further. Ingresses join when they route to a service on the path,
+or the incident names them or their hosts.
 """
 
 import re
@@ -67,6 +67,18 @@ def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], lis
         if name in words and name not in seed_services:
             seed_services.append(name)
             seeds += [w for w in cluster.service_workloads(ns, name) if w not in seeds]
+    # Jobs and cron jobs have no service: the incident names them by their words ("ledger export").
+    text = incident_text(inv).lower()
+    for pod in cluster.pods(ns):
+        owner = cluster.owner(ns, "pod", pod.name)
+        kind, _, name = owner.partition("/")
+        spoken = re.escape(name).replace(r"\-", "[- ]")
+        if (
+            kind in ("cronjob", "job")
+            and owner not in seeds
+            and re.search(rf"(?<![\w-]){spoken}(?![\w-])", text)
+        ):
+            seeds.append(owner)
     return seeds, seed_services
 
 

@@ -3,6 +3,7 @@ leaves a caller out, an autoscaler held at its maximum, a cron job's failing job
 explain rank below them, and a fault over before the incident's window is stale."""
 
 from reasoning.layered import kubernetes
+from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.policies import admits, read_policy
@@ -500,3 +501,37 @@ def test_a_failing_replicas_sibling_is_read_to_tell():
     )
     logs = [c.arguments.get("pod") for c in calls if c and c.tool == "pod_logs"]
     assert "session-svc-7d6c5b4a3-bbbbb" not in logs
+
+
+def test_a_cron_job_the_incident_names_in_words_is_on_its_path():
+    observations = [*job_cluster(), pod_logs("nightly-rollup-31007220-k3m4n", JOB_LOG)]
+    inv = investigation("web", *observations)
+    assert not found(inv)["cronjob/nightly-rollup"].is_relevant
+
+    named = Investigation(
+        incident=IncidentBrief(
+            title="web shows yesterday's totals",
+            service="web",
+            severity="sev3",
+            symptoms=(f"the nightly rollup in namespace {NS} has not run",),
+        ),
+        tools=[],
+        observations=observations,
+    )
+    assert found(named)["cronjob/nightly-rollup"].is_relevant
+
+
+def test_a_stale_fault_ranks_below_the_current_cause():
+    inv = investigation("quote-web", *hpa_cluster(), window_h=1)
+    candidates = Analysis(inv, Facts.read(inv.observations)).candidates.values()
+    by_component = {c.component: c for c in candidates}
+
+    stale = by_component["deployment/ledger-sync"]
+    assert (
+        stale.status == "likely" and "before the incident's window" in stale.statement
+    )
+    assert by_component["horizontalpodautoscaler/pricer"].confidence > stale.confidence
+    assert (
+        by_component["deployment/pricer"].confidence
+        < by_component["horizontalpodautoscaler/pricer"].confidence
+    )
