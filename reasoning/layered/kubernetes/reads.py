@@ -109,6 +109,7 @@ def survey(
         if any(not p.is_healthy for p in cluster.pods(ns)):
             calls += _namespace_lists(ns, call)
             calls += _details(inv, facts, cluster, ns, call)[:max_details]
+            calls += _explaining_objects(inv, facts, cluster, ns, call)
     return calls
 
 

@@ -9,7 +9,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.policies import admits, read_policy
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
 
-from .answers import NS, describe, events, listing, pod_logs
+from .answers import NS, answer, describe, events, listing, pod_logs
 
 POD_HEADER = ("NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "LABELS")
 
@@ -535,3 +535,25 @@ def test_a_stale_fault_ranks_below_the_current_cause():
         by_component["deployment/pricer"].confidence
         < by_component["horizontalpodautoscaler/pricer"].confidence
     )
+
+
+def test_the_survey_reads_the_explaining_objects_of_a_namespace_it_reads():
+    namespaces = answer(
+        "get_resources",
+        {"kind": "namespaces", "namespace": "default"},
+        "NAME   STATUS   AGE\nshop   Active   400d\n",
+    )
+    inv = Investigation(
+        incident=IncidentBrief(
+            title="invoices cannot be issued",
+            service="billing",
+            severity="sev2",
+            symptoms=(),
+            starting_services=("invoice-api",),
+        ),
+        tools=[],
+        observations=[namespaces, *policy_cluster()[:5]],
+    )
+    calls = kubernetes.survey(inv, Facts.read(inv.observations), call)
+    wanted = {(c.tool, c.arguments.get("kind")) for c in calls if c}
+    assert ("get_resources", "networkpolicies") in wanted
