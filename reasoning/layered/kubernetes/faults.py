@@ -2,8 +2,8 @@
 
 Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
 a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, a replica failing alone, the control plane; then `links.link` says which lie on the
-incident's path, which are victims and which are stale.
+network policies, the autoscalers, a replica failing alone, the control plane; then `links.link`
+says which lie on the incident's path, which are victims and which are stale.
 """
 
 from datetime import datetime
