@@ -165,37 +165,42 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
 
 
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
-    """Every control-plane pod in kube-system that is not healthy."""
-    out: list[Finding] = []
+    """Every control-plane component in kube-system with a pod that is not healthy (one finding per owner)."""
+    out: dict[str, Finding] = {}
+    table = cluster.table("pods", "kube-system")
     for pod in cluster.pods("kube-system"):
         match = CONTROL_PLANE.match(pod.name)
         if match is None or pod.is_healthy:
             continue
         owner = cluster.owner("kube-system", "pod", pod.name)
-        table = cluster.table("pods", "kube-system")
-        f = Finding(
-            "infrastructure",
-            pod.status or "NotReady",
-            owner,
-            layers.DNS
-            if match.group(1) in ("coredns", "kube-dns")
-            else layers.PLATFORM,
-            f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
-            "kube-system",
-        )
+        f = out.get(owner)
+        if f is None:
+            f = out[owner] = Finding(
+                "infrastructure",
+                pod.status or "NotReady",
+                owner,
+                layers.DNS
+                if match.group(1) in ("coredns", "kube-dns")
+                else layers.PLATFORM,
+                f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
+                "kube-system",
+            )
+            f.keywords = [match.group(1), pod.status, "control plane"]
+            f.node = pod.node
         f.cite(table.obs if table else None, f"get pods -n kube-system: {pod.line}")
-        _cite_why(cluster, pod.name, f)
-        f.keywords = [match.group(1), pod.status, "control plane"]
-        f.node = pod.node
-        out.append(f)
-    return out
+        last_words = _cite_why(cluster, pod.name, f)
+        if last_words and not f.chain:
+            f.statement += f": {last_words[:160]}"
+            f.chain = [f"{pod.name} exits: {last_words[:160]}"]
+    return list(out.values())
 
 
 _LAST_WORDS = re.compile(r"\b(?:error|fatal|failed|panic|not an? )|^[EF]\d{4} ", re.I)
 
 
-def _cite_why(cluster: Cluster, pod: str, f: Finding) -> None:
-    """A failing system pod's describe, and the line its logs (the previous run's first) end on."""
+def _cite_why(cluster: Cluster, pod: str, f: Finding) -> str | None:
+    """A failing system pod's describe, and the line its logs (the previous run's first) end on;
+    that line, when the logs were read."""
     described = cluster.describe("pods", "kube-system", pod)
     if described is not None:
         f.cite(described, f"describe pod {pod} -n kube-system: {f.reason}")
@@ -208,8 +213,8 @@ def _cite_why(cluster: Cluster, pod: str, f: Finding) -> None:
         if logs is not None and failing:
             which = "previous" if previous else "current"
             f.cite(logs, f"{pod} logs ({which}): {failing[-1]}")
-            f.statement += f": {failing[-1][:160]}"
-            return
+            return failing[-1]
+    return None
 
 
 def needs_control_plane(cluster: Cluster, ns: str) -> bool:

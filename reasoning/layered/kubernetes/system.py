@@ -44,7 +44,7 @@ def system_victims(
         component = system_component(f)
         if component in CLUSTER_DNS:
             _dns_victims(cluster, ns, path, found, f)
-        elif component == "kube-proxy" and f.node:
+        elif component == "kube-proxy":
             _proxy_victims(cluster, ns, path, found, f)
 
 
@@ -71,10 +71,17 @@ def _dns_victims(
 def _proxy_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
 ) -> None:
-    """The workloads with a pod on the node where kube-proxy fails are its victims."""
+    """The workloads with a pod on a node where kube-proxy fails are its victims."""
+    broken = {
+        p.node
+        for p in cluster.pods("kube-system")
+        if p.node
+        and not p.is_healthy
+        and cluster.owner("kube-system", "pod", p.name) == proxy.component
+    }
     table = cluster.table("pods", ns)
     for pod in cluster.pods(ns):
-        if pod.node != proxy.node:
+        if pod.node not in broken:
             continue
         owner = cluster.owner(ns, "pod", pod.name)
         _blame(proxy, found.get(owner), owner, path)

@@ -284,6 +284,15 @@ def dns_cluster():
         pods(
             "kube-system",
             (DNS_POD, "0/1", "CrashLoopBackOff", "9", "pool-a-1", "k8s-app=kube-dns"),
+            # A second replica, whose logs were not read: one finding for both.
+            (
+                "kube-dns-6f4d8b9c7-v5j6n",
+                "0/1",
+                "CrashLoopBackOff",
+                "9",
+                "pool-a-1",
+                "k8s-app=kube-dns",
+            ),
         ),
         deployments("kube-system", ("kube-dns", "0/2")),
         logs(
