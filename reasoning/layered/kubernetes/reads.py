@@ -129,15 +129,17 @@ def cluster_reads(cluster: Cluster, call: Call) -> Calls:
         for p in cluster.pods("kube-system")
         if CONTROL_PLANE.match(p.name) and not p.is_healthy
     ]
-    if failing:
-        calls += [
+    if any(
+        cluster.owner("kube-system", "pod", p.name).startswith("pod/") for p in failing
+    ):
+        # A daemon set's pod (`<name>-<5>`) is not told from its name alone.
+        calls.append(
             call(
                 GET_RESOURCES,
-                {"kind": kind, "namespace": "kube-system", "wide": True},
-                f"the {kind} of kube-system: what owns its failing pods",
+                {"kind": "daemonsets", "namespace": "kube-system", "wide": True},
+                "the daemon sets of kube-system: what owns its failing pods",
             )
-            for kind in ("deployments", "daemonsets")
-        ]
+        )
     seen: set[str] = set()
     for pod in failing:
         owner = cluster.owner("kube-system", "pod", pod.name)

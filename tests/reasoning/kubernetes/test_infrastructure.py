@@ -140,7 +140,7 @@ def test_the_system_namespace_pods_are_read_as_soon_as_the_namespaces_are_known(
     assert not any(c.arguments.get("kind") == "nodes" for c in calls if c)
 
 
-def test_a_failing_system_pod_is_described_its_logs_read_and_its_owner_listed():
+def test_a_failing_system_pod_is_described_and_its_logs_read():
     inv = investigation(
         namespaces(APP, "kube-system"),
         nodes(("pool-a-1", "Ready")),
@@ -169,10 +169,27 @@ def test_a_failing_system_pod_is_described_its_logs_read_and_its_owner_listed():
     got = asked(calls)
     assert ("describe", "pod", "kube-system", "kube-dns-6f4d8b9c7-p2k4m") in got
     assert ("pod_logs", None, "kube-system", "kube-dns-6f4d8b9c7-p2k4m") in got
-    assert ("get_resources", "daemonsets", "kube-system", None) in got
-    assert ("get_resources", "deployments", "kube-system", None) in got
-    # A healthy system pod is not read.
+    # Its name tells its deployment: no list is needed; a healthy system pod is not read.
+    assert not any(
+        c.arguments.get("namespace") == "kube-system" and c.tool == "get_resources"
+        for c in calls
+        if c
+    )
     assert not any("metrics-agent" in str(c.arguments) for c in calls if c)
+
+
+def test_a_failing_daemon_set_pod_has_the_daemon_sets_listed_to_name_its_owner():
+    inv = investigation(
+        namespaces(APP, "kube-system"),
+        nodes(("pool-a-1", "Ready")),
+        pods(
+            "kube-system",
+            ("kube-proxy-q8w2e", "0/1", "Error", "3", "pool-a-1", "k8s-app=kube-proxy"),
+        ),
+    )
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("get_resources", "daemonsets", "kube-system", None) in asked(calls)
 
 
 # --- rule 2: node conditions other than Ready ---------------------------------------------------
