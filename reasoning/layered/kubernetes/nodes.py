@@ -110,7 +110,12 @@ def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
             "NodePressure",
             f"node/{name}",
             layers.PLATFORM,
-            f"node {name} is under {conditions}: its kubelet evicts pods and refuses new ones",
+            f"node {name} is under {conditions}: "
+            + (
+                "its pod network is not set up, its taint keeps new pods off"
+                if set(kinds) == {"NetworkUnavailable"}
+                else "its kubelet evicts pods and refuses new ones"
+            ),
             ns,
         )
         if described is not None and kinds:

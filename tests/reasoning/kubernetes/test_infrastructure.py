@@ -280,7 +280,9 @@ def test_network_unavailable_is_a_node_condition_too():
         *pressure_cluster(), describe("node", APP, "pool-b-7", text), service="archiver"
     )
 
-    assert "NetworkUnavailable" in found["node/pool-b-7"].statement
+    node = found["node/pool-b-7"]
+    assert "NetworkUnavailable" in node.statement
+    assert "pod network is not set up" in node.statement
 
 
 # --- rule 3: cluster DNS and kube-proxy --------------------------------------------------------
