@@ -30,8 +30,15 @@ LISTS: tuple[tuple[str, str, bool], ...] = (
     ("replicasets", "wide", False),
     ("statefulsets", "wide", False),
     ("daemonsets", "wide", False),
+    ("jobs", "wide", False),
+    ("cronjobs", "wide", False),
+    ("horizontalpodautoscalers", "", False),
+    ("poddisruptionbudgets", "", False),
     ("services", "wide", False),
     ("endpoints", "", False),
+    ("endpointslices", "", False),
+    ("ingresses", "", False),
+    ("networkpolicies", "", False),
     ("persistentvolumeclaims", "", False),
     ("resourcequotas", "", False),
     ("serviceaccounts", "", False),
@@ -49,6 +56,18 @@ INSPECTED = (
     "endpoints",
     "persistentvolumeclaims",
     "nodes",
+)
+# Kinds whose every object is described, healthy or not: few per namespace, and a fault of theirs
+# (an autoscaler at its maximum, a policy that admits no caller, a route to the wrong Service, a
+# failed run) shows only in their describe, never as an unhealthy pod of their own.
+DESCRIBED = (
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "horizontalpodautoscalers",
+    "poddisruptionbudgets",
+    "ingresses",
+    "networkpolicies",
 )
 
 
@@ -97,7 +116,7 @@ async def capture_namespace(
     await record(Command("events", namespace))
 
     objects: dict[str, list[dict[str, Any]]] = {}
-    for resource in (*INSPECTED, "events"):
+    for resource in (*INSPECTED, *DESCRIBED, "events"):
         command = Command("get", namespace, kind=_kind(resource), output="json")
         items = await _items(backend, command, result)
         objects[resource] = items
@@ -108,12 +127,20 @@ async def capture_namespace(
                 ensure_ascii=False,
             )
 
-    for resource, name in unhealthy(objects):
+    described = unhealthy(objects) + [
+        (resource, _name(item))
+        for resource in DESCRIBED
+        for item in objects.get(resource) or []
+    ]
+    for resource, name in dict.fromkeys(described):
         await record(Command("describe", namespace, kind=_kind(resource), name=name))
     for pod in objects.get("pods") or []:
         name = pod["metadata"]["name"]
         statuses = _container_statuses(pod)
-        for container in statuses:
+        for container in [
+            *_container_statuses(pod, "initContainerStatuses"),
+            *statuses,
+        ]:
             if container.get("restartCount", 0) > 0:
                 await record(
                     Command(
@@ -228,10 +255,12 @@ def _pod_problem(pod: dict[str, Any]) -> bool:
     )
 
 
-def _container_statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
+def _container_statuses(
+    pod: dict[str, Any], field: str = "containerStatuses"
+) -> list[dict[str, Any]]:
     return [
         c
-        for c in pod.get("status", {}).get("containerStatuses") or []
+        for c in pod.get("status", {}).get(field) or []
         if isinstance(c, dict) and c.get("name")
     ]
 

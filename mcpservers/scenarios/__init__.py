@@ -174,6 +174,13 @@ class LiveScenario:
     dns_server: str | None = None
     # Per-server arguments that replace the `--scenario <folder>` default (backend.json).
     server_overrides: dict[str, list[str]] = field(default_factory=dict)
+    # Loopback addresses that wrong DNS records point at: netcheck may dial them (and be refused).
+    wrong_addresses: tuple[str, ...] = ()
+
+    @property
+    def networks(self) -> list[str]:
+        """The networks netcheck may dial: the listeners' 127.0.0.1 and any wrong record's address."""
+        return ["127.0.0.1/32", *(f"{a}/32" for a in self.wrong_addresses)]
 
     @property
     def allow(self) -> list[str]:
@@ -192,10 +199,9 @@ class LiveScenario:
 
     def netcheck_args(self) -> list[str]:
         """Command-line arguments for `python -m mcpservers.netcheck` that cover exactly these probes."""
-        args: list[str] = [
-            "--allow-net",
-            "127.0.0.1/32",
-        ]  # every demo target lives on loopback
+        args: list[str] = []  # every demo target lives on loopback
+        for network in self.networks:
+            args += ["--allow-net", network]
         for entry in self.allow:
             args += ["--allow", entry]
         for url in self.mcp_endpoints:
@@ -237,7 +243,7 @@ class LiveScenario:
             context.load_verify_locations(cafile=self.ca_file)
         return Prober(
             policy=Policy.from_values(
-                self.allow + self.mcp_endpoints, networks=["127.0.0.1/32"]
+                self.allow + self.mcp_endpoints, networks=self.networks
             ),
             resolver=resolver,
             ssl_context=context,
@@ -310,6 +316,7 @@ async def run(
                 ca_file=wiring.ca_file,
                 time_scale=time_scale,
                 dns_server=wiring.dns_server,
+                wrong_addresses=tuple(wiring.wrong_addresses),
                 server_overrides=overrides,
             )
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import ipaddress
+import itertools
 import json
 import socket
 import ssl
@@ -79,6 +80,7 @@ FAULTS: dict[str, dict[str, tuple[tuple[type, ...], Any]]] = {
     "dns_nxdomain": {},
     "dns_servfail": {},
     "dns_slow": {"delay_s": (_NUM, REQUIRED)},
+    "dns_wrong_address": {"address": ((str,), "127.0.0.2")},
     "http_status": {
         "status": (_STATUS, REQUIRED),
         "body": ((str,), None),
@@ -98,14 +100,28 @@ FAULTS: dict[str, dict[str, tuple[tuple[type, ...], Any]]] = {
         "idle_timeout_s": (_NUM, REQUIRED),
     },
     "sse": {"heartbeat_s": (_NUM, 15), "data": ((str,), '{"status": "ok"}')},
-    "reset_mid_body": {"status": (_STATUS, 200), "after_bytes": ((int,), 64)},
-    "gateway": {"upstream": ((str,), REQUIRED), "server": ((str,), "envoy")},
+    "reset_mid_body": {
+        "status": (_STATUS, 200),
+        "after_bytes": ((int,), 64),
+        "paths": ((dict,), {}),
+    },
+    "gateway": {
+        # one target, or several: replicas behind one name, taken in turn per request
+        "upstream": ((str, list), REQUIRED),
+        "server": ((str,), "envoy"),
+        # production seconds (scaled like every duration); None: 3 real seconds
+        "route_timeout_s": (_NUM, None),
+    },
     "jsonrpc_error": {
         "code": ((int,), -32603),
         "message": ((str,), "Internal error"),
     },
 }
-DNS_FAULTS = frozenset({"dns_nxdomain", "dns_servfail", "dns_slow"})
+DNS_FAULTS = frozenset(
+    {"dns_nxdomain", "dns_servfail", "dns_slow", "dns_wrong_address"}
+)
+# The loopback network a wrong DNS record may point at (nothing there listens on a target's port).
+WRONG_ADDRESS_NET = ipaddress.ip_network("127.0.0.0/8")
 _UPSTREAM_KINDS = frozenset({"idle_cut_proxy", "gateway"})
 _TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s", "protocol"})
 PROTOCOLS = ("http", "mcp")
@@ -160,6 +176,8 @@ class Wiring:
     dns_server: str | None = None
     # target name → the 127.0.0.1 port its listener got (backend.json points servers at them)
     ports: dict[str, int] = field(default_factory=dict)
+    # the loopback addresses wrong DNS records point at (netcheck may dial them, to be refused)
+    wrong_addresses: list[str] = field(default_factory=list)
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -186,14 +204,14 @@ def load_targets(path: Path) -> list[Target]:
         targets.append(_target(path, index, raw, {t.name for t in targets}))
     names = {t.name for t in targets}
     for target in targets:
-        upstream = target.params.get("upstream")
-        if target.kind in _UPSTREAM_KINDS and upstream not in names - {target.name}:
-            raise TargetsError(
-                path,
-                target.name,
-                "fault.upstream",
-                f"{upstream!r} is not another target's name",
-            )
+        for upstream in upstreams(target):
+            if upstream not in names - {target.name}:
+                raise TargetsError(
+                    path,
+                    target.name,
+                    "fault.upstream",
+                    f"{upstream!r} is not another target's name",
+                )
     _check_acyclic(path, targets)
     return targets
 
@@ -256,6 +274,14 @@ def _target(path: Path, index: int, raw: Any, seen: set[str]) -> Target:
     )
 
 
+def upstreams(target: Target) -> list[str]:
+    """The names of the targets a proxy or gateway forwards to (several: replicas taken in turn)."""
+    if target.kind not in _UPSTREAM_KINDS:
+        return []
+    upstream = target.params["upstream"]
+    return [upstream] if isinstance(upstream, str) else list(upstream)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, _NUM) and not isinstance(value, bool)
 
@@ -286,9 +312,20 @@ def _params(path: Path, name: str, kind: str, fault: dict[str, Any]) -> dict[str
     if "status" in params and params["status"] is not None:
         _check_status(path, name, "fault.status", params["status"])
     for route, answer in params.get("paths", {}).items():
-        if not route.startswith("/"):
-            raise TargetsError(path, name, f"fault.paths.{route}", "must start with /")
-        _check_status(path, name, f"fault.paths.{route}", answer)
+        params["paths"][route] = _path_answer(path, name, route, answer)
+    if kind == "gateway":
+        upstream = params["upstream"]
+        if isinstance(upstream, list) and (
+            not upstream or not all(isinstance(u, str) and u for u in upstream)
+        ):
+            raise TargetsError(
+                path,
+                name,
+                "fault.upstream",
+                "must be a target's name or a non-empty list of names",
+            )
+    if kind == "dns_wrong_address":
+        _check_wrong_address(path, name, params["address"])
     if kind == "tls_wrong_host" and (
         not params["cert_names"]
         or not all(isinstance(n, str) and n for n in params["cert_names"])
@@ -304,6 +341,49 @@ def _params(path: Path, name: str, kind: str, fault: dict[str, Any]) -> dict[str
     return params
 
 
+def _path_answer(path: Path, name: str, route: str, answer: Any) -> dict[str, Any]:
+    """A `paths` entry: a bare status, or {"status", "body", "headers"} (body and headers optional)."""
+    where = f"fault.paths.{route}"
+    if not route.startswith("/"):
+        raise TargetsError(path, name, where, "must start with /")
+    if not isinstance(answer, dict):
+        _check_status(path, name, where, answer)
+        return {"status": answer, "body": None, "headers": {}}
+    if unknown := set(answer) - {"status", "body", "headers"}:
+        raise TargetsError(
+            path,
+            name,
+            where,
+            f"unknown key {', '.join(sorted(unknown))} (it takes status, body, headers)",
+        )
+    _check_status(path, name, f"{where}.status", answer.get("status"))
+    body = answer.get("body")
+    if body is not None and not isinstance(body, str):
+        raise TargetsError(path, name, f"{where}.body", "must be a string")
+    headers = answer.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise TargetsError(path, name, f"{where}.headers", "must map names to strings")
+    return {"status": answer["status"], "body": body, "headers": headers}
+
+
+def _check_wrong_address(path: Path, name: str, address: str) -> None:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        raise TargetsError(
+            path, name, "fault.address", f"{address!r} is not an IP address"
+        ) from None
+    if ip not in WRONG_ADDRESS_NET or str(ip) == HOST:
+        raise TargetsError(
+            path,
+            name,
+            "fault.address",
+            f"must be a loopback address other than {HOST} (the demo stays on this machine)",
+        )
+
+
 def _check_status(path: Path, name: str, field: str, status: Any) -> None:
     if (
         isinstance(status, bool)
@@ -314,17 +394,18 @@ def _check_status(path: Path, name: str, field: str, status: Any) -> None:
 
 
 def _check_acyclic(path: Path, targets: list[Target]) -> None:
-    upstream = {t.name: t.params.get("upstream") for t in targets}
-    for target in targets:
-        seen = {target.name}
-        name = upstream[target.name]
-        while name is not None:
-            if name in seen:
+    forwards = {t.name: upstreams(t) for t in targets}
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        for upstream in forwards.get(name, []):
+            if upstream in trail:
                 raise TargetsError(
-                    path, target.name, "fault.upstream", "upstreams form a cycle"
+                    path, trail[0], "fault.upstream", "upstreams form a cycle"
                 )
-            seen.add(name)
-            name = upstream.get(name)
+            visit(upstream, (*trail, upstream))
+
+    for target in targets:
+        visit(target.name, (target.name,))
 
 
 def load_backend(path: Path, targets: list[Target]) -> dict[str, dict[str, Any]]:
@@ -385,8 +466,7 @@ def _upstreams_first(targets: list[Target]) -> list[Target]:
     def visit(target: Target) -> None:
         if target in ordered:
             return
-        upstream = target.params.get("upstream")
-        if upstream is not None:
+        for upstream in upstreams(target):
             visit(by_name[upstream])
         ordered.append(target)
 
@@ -441,6 +521,9 @@ class _Starter:
             ca_file=None if self._authority is None else self._authority.files.cert,
             dns_server=self._dns_server,
             ports=dict(self.ports),
+            wrong_addresses=sorted(
+                {t.params["address"] for t in ordered if t.kind == "dns_wrong_address"}
+            ),
         )
 
     async def start(self, target: Target) -> None:
@@ -459,6 +542,8 @@ class _Starter:
             self.dns_records[target.host] = 3
         elif target.kind == "dns_servfail":
             self.dns_records[target.host] = 2
+        elif target.kind == "dns_wrong_address":
+            self.dns_records[target.host] = [target.params["address"]]
         else:
             self.dns_records[target.host] = [HOST]
             self.dns_delays[target.host] = target.params["delay_s"] * self.scale
@@ -532,7 +617,7 @@ class _Starter:
                 p["heartbeat_s"] * scale, p["after_s"] * scale, '{"status": "ok"}'
             )
         if kind == "reset_mid_body":
-            return _reset_handler(p["status"], p["after_bytes"])
+            return _reset_handler(p["status"], p["after_bytes"], p["paths"])
         if kind == "gateway":
             return self._gateway(target)
         if kind == "jsonrpc_error":
@@ -548,25 +633,36 @@ class _Starter:
         return healthy
 
     def _gateway(self, target: Target) -> Any:
-        upstream = self.targets[target.params["upstream"]]
-        port = self.ports[upstream.name]
+        replicas = [self.targets[name] for name in upstreams(target)]
         server = target.params["server"]
-        context = None
-        if upstream.scheme == "https":
-            context = ssl.create_default_context(cafile=str(self.authority.files.cert))
+        route_timeout = target.params["route_timeout_s"]
+        timeout = (
+            _UPSTREAM_TIMEOUT_S if route_timeout is None else route_timeout * self.scale
+        )
+        turn = itertools.cycle(range(len(replicas)))
 
         async def gateway(request: Request, writer: asyncio.StreamWriter) -> Response:
-            if upstream.kind in DNS_FAULTS and upstream.kind != "dns_slow":
+            # Replicas in turn (round robin), as a load-balanced cluster sends requests.
+            upstream = replicas[next(turn)]
+            if upstream.kind in ("dns_nxdomain", "dns_servfail"):
                 # Envoy's strict-DNS cluster has no endpoints when its name does not resolve.
                 return Response(503, "no healthy upstream", {"Server": server})
+            if upstream.kind == "dns_wrong_address":
+                # The name resolves to an address where nothing listens: the connect is refused.
+                return _upstream_failure("delayed connect error: 111", server)
+            context = None
+            if upstream.scheme == "https":
+                context = ssl.create_default_context(
+                    cafile=str(self.authority.files.cert)
+                )
             try:
                 status, body = await fetch_status(
                     HOST,
-                    port,
+                    self.ports[upstream.name],
                     path=request.path,
                     ssl_context=context,
                     server_hostname=upstream.host,
-                    timeout=_UPSTREAM_TIMEOUT_S,
+                    timeout=timeout,
                 )
             except ssl.SSLCertVerificationError as exc:
                 reason = f"TLS_error:|CERTIFICATE_VERIFY_FAILED: {exc.verify_message}"
@@ -578,14 +674,19 @@ class _Starter:
                 reason = f"connection_failure: {exc!r}"
             else:
                 return Response(status, body, {"Server": server})
-            return Response(
-                502,
-                "upstream connect error or disconnect/reset before headers. reset reason: connection failure, "
-                f"transport failure reason: {reason}",
-                {"Server": server},
-            )
+            return _upstream_failure(reason, server)
 
         return gateway
+
+
+def _upstream_failure(reason: str, server: str) -> Response:
+    """Envoy's 502 for an upstream it could not reach, naming the transport failure."""
+    return Response(
+        502,
+        "upstream connect error or disconnect/reset before headers. reset reason: connection failure, "
+        f"transport failure reason: {reason}",
+        {"Server": server},
+    )
 
 
 def _content_type(body: str) -> dict[str, str]:
@@ -594,17 +695,25 @@ def _content_type(body: str) -> dict[str, str]:
     return {}
 
 
+def _path_response(answer: dict[str, Any]) -> Response:
+    """A `paths` entry's answer: its own body and headers, or a bare status's default body."""
+    status = answer["status"]
+    body = answer["body"]
+    if body is None:
+        body = '{"status": "ok"}' if status < 400 else ""
+    return Response(status, body, {**_content_type(body), **answer["headers"]})
+
+
 def _status_handler(p: dict[str, Any], scale: float) -> Any:
     default_body = p.get("body")
-    paths: dict[str, int] = p.get("paths", {})
+    paths: dict[str, dict[str, Any]] = p.get("paths", {})
     headers: dict[str, str] = p.get("headers", {})
     delay = p.get("delay_s", 0) * scale
 
     async def answer(request: Request, writer: asyncio.StreamWriter) -> Response:
         route = request.path.split("?", 1)[0]
         if route in paths:
-            status = paths[route]
-            return Response(status, '{"status": "ok"}' if status < 400 else "")
+            return _path_response(paths[route])
         if delay > 0:
             await asyncio.sleep(delay)
         status = p["status"]
@@ -638,8 +747,13 @@ def _sse_handler(heartbeat_s: float, cut_after_s: float | None, data: str) -> An
     return stream
 
 
-def _reset_handler(status: int, after_bytes: int) -> Any:
-    async def reset(request: Request, writer: asyncio.StreamWriter) -> None:
+def _reset_handler(
+    status: int, after_bytes: int, paths: dict[str, dict[str, Any]]
+) -> Any:
+    async def reset(request: Request, writer: asyncio.StreamWriter) -> Response | None:
+        route = request.path.split("?", 1)[0]
+        if route in paths:
+            return _path_response(paths[route])
         body = b'{"items": [' + b'{"id": 1}, ' * (after_bytes // 10 + 64)
         writer.write(
             f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
@@ -659,6 +773,7 @@ def _reset_handler(status: int, after_bytes: int) -> Any:
                 socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
             )
         writer.transport.abort()
+        return None
 
     return reset
 

@@ -815,6 +815,9 @@ class FakeKubeAPI:
                 o["status"]["phase"],
                 age(o["metadata"]["creationTimestamp"]),
             ]
+        if kind in _MORE_PRINTERS:
+            columns, printer = _MORE_PRINTERS[kind]
+            return columns, lambda o: printer(o, age, self.now)
         if kind == "Secret":
             return [("Name", 0), ("Type", 0), ("Data", 0), ("Age", 0)], lambda o: [
                 o["metadata"]["name"],
@@ -835,11 +838,15 @@ class FakeKubeAPI:
         reason = status.get("reason") or status.get("phase", "Unknown")
         restarts = 0
         last_restart = None
-        for c in statuses:
+        for c in [*status.get("initContainerStatuses", []), *statuses]:
             restarts += c.get("restartCount", 0)
             finished = c.get("lastState", {}).get("terminated", {}).get("finishedAt")
             if finished and (last_restart is None or finished > last_restart):
                 last_restart = finished
+        init_reason = _init_reason(o)
+        if init_reason is not None:
+            reason = init_reason
+        for c in statuses if init_reason is None else []:
             state = c.get("state", {})
             if state.get("waiting", {}).get("reason"):
                 reason = state["waiting"]["reason"]
@@ -861,6 +868,284 @@ class FakeKubeAPI:
             "<none>",
             "<none>",
         ]
+
+
+def _init_reason(pod: dict[str, Any]) -> str | None:
+    """printPod's status while init containers run: Init:<reason>, Init:ExitCode:N or Init:i/n."""
+    count = len(pod["spec"].get("initContainers", []))
+    for i, c in enumerate(pod.get("status", {}).get("initContainerStatuses", [])):
+        state = c.get("state", {})
+        terminated, waiting = state.get("terminated"), state.get("waiting")
+        if terminated is not None and terminated.get("exitCode") == 0:
+            continue
+        if terminated is not None:
+            if terminated.get("reason"):
+                return "Init:" + terminated["reason"]
+            if terminated.get("signal"):
+                return f"Init:Signal:{terminated['signal']}"
+            return f"Init:ExitCode:{terminated.get('exitCode')}"
+        if waiting is not None and waiting.get("reason") not in (
+            None,
+            "",
+            "PodInitializing",
+        ):
+            return "Init:" + waiting["reason"]
+        return f"Init:{i}/{count}"
+    return None
+
+
+def _template(o: dict[str, Any]) -> dict[str, Any]:
+    spec = o["spec"]
+    if "jobTemplate" in spec:
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["spec"]
+
+
+def _wide(o: dict[str, Any]) -> list[str]:
+    """The Containers, Images and Selector columns of a workload's wide table."""
+    containers = _template(o)["containers"]
+    selector = o["spec"].get("selector", {}).get("matchLabels", {})
+    return [
+        ",".join(c["name"] for c in containers),
+        ",".join(c["image"] for c in containers),
+        ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "<none>",
+    ]
+
+
+def _labels(pairs: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(pairs.items())) or "<none>"
+
+
+def _daemonset(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    st = o.get("status", {})
+    return [
+        o["metadata"]["name"],
+        st.get("desiredNumberScheduled", 0),
+        st.get("currentNumberScheduled", 0),
+        st.get("numberReady", 0),
+        st.get("updatedNumberScheduled", 0),
+        st.get("numberAvailable", 0),
+        _labels(_template(o).get("nodeSelector", {})),
+        age(o["metadata"]["creationTimestamp"]),
+        *_wide(o),
+    ]
+
+
+def _job(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    st = o.get("status", {})
+    conditions = {
+        c["type"] for c in st.get("conditions", []) if c.get("status") == "True"
+    }
+    if "Complete" in conditions:
+        status = "Complete"
+    elif "Failed" in conditions:
+        status = "Failed"
+    elif o["metadata"].get("deletionTimestamp"):
+        status = "Terminating"
+    elif "FailureTarget" in conditions:
+        status = "FailureTarget"
+    elif o["spec"].get("suspend"):
+        status = "Suspended"
+    else:
+        status = "Running"
+    started, finished = st.get("startTime"), st.get("completionTime")
+    duration = ""
+    if started:
+        end = _parse_time(finished) if finished else now
+        duration = human_duration((end - _parse_time(started)).total_seconds())
+    return [
+        o["metadata"]["name"],
+        status,
+        f"{st.get('succeeded', 0)}/{o['spec'].get('completions', 1)}",
+        duration,
+        age(o["metadata"]["creationTimestamp"]),
+        *_wide(o),
+    ]
+
+
+def _cronjob(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    st, spec = o.get("status", {}), o["spec"]
+    last = st.get("lastScheduleTime")
+    return [
+        o["metadata"]["name"],
+        spec["schedule"],
+        spec.get("timeZone", "<none>"),
+        "True" if spec.get("suspend") else "False",
+        len(st.get("active", [])),
+        age(last) if last else "<none>",
+        age(o["metadata"]["creationTimestamp"]),
+        *_wide(o),
+    ]
+
+
+def _ingress(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    spec = o["spec"]
+    hosts = ",".join(r.get("host", "*") for r in spec.get("rules", [])) or "*"
+    addresses = ",".join(
+        i.get("ip") or i.get("hostname", "")
+        for i in o.get("status", {}).get("loadBalancer", {}).get("ingress", [])
+    )
+    return [
+        o["metadata"]["name"],
+        spec.get("ingressClassName", "<none>"),
+        hosts,
+        addresses,
+        "80, 443" if spec.get("tls") else "80",
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+def _hpa(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    spec, st = o["spec"], o.get("status", {})
+    ref = spec["scaleTargetRef"]
+    current = {
+        m["resource"]["name"]: m["resource"]["current"].get("averageUtilization")
+        for m in st.get("currentMetrics", [])
+        if m.get("type") == "Resource"
+    }
+    targets = ", ".join(
+        f"{m['resource']['name']}: "
+        + (
+            "<unknown>"
+            if current.get(m["resource"]["name"]) is None
+            else f"{current[m['resource']['name']]}%"
+        )
+        + f"/{m['resource']['target'].get('averageUtilization')}%"
+        for m in spec.get("metrics", [])
+        if m.get("type") == "Resource"
+    )
+    return [
+        o["metadata"]["name"],
+        f"{ref['kind']}/{ref['name']}",
+        targets or "<none>",
+        spec.get("minReplicas", 1),
+        spec["maxReplicas"],
+        st.get("currentReplicas", 0),
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+def _netpol(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    selector = o["spec"].get("podSelector", {}).get("matchLabels", {})
+    return [
+        o["metadata"]["name"],
+        _labels(selector),
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+def _pdb(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    spec = o["spec"]
+    return [
+        o["metadata"]["name"],
+        str(spec.get("minAvailable", "N/A")),
+        str(spec.get("maxUnavailable", "N/A")),
+        o.get("status", {}).get("disruptionsAllowed", 0),
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+def _endpointslice(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    ports = ",".join(str(p["port"]) for p in o.get("ports") or []) or "<unset>"
+    addresses = [a for e in o.get("endpoints") or [] for a in e["addresses"]]
+    text = ",".join(addresses[:3]) or "<none>"
+    if len(addresses) > 3:
+        text += f" + {len(addresses) - 3} more..."
+    return [
+        o["metadata"]["name"],
+        o["addressType"],
+        ports,
+        text,
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+_WIDE = [("Containers", 1), ("Images", 1), ("Selector", 1)]
+# The server-side printers of the kinds beyond the core ones (pkg/printers/internalversion).
+_MORE_PRINTERS: dict[str, tuple[list[tuple[str, int]], Any]] = {
+    "DaemonSet": (
+        [
+            ("Name", 0),
+            ("Desired", 0),
+            ("Current", 0),
+            ("Ready", 0),
+            ("Up-to-date", 0),
+            ("Available", 0),
+            ("Node Selector", 0),
+            ("Age", 0),
+            *_WIDE,
+        ],
+        _daemonset,
+    ),
+    "Job": (
+        [
+            ("Name", 0),
+            ("Status", 0),
+            ("Completions", 0),
+            ("Duration", 0),
+            ("Age", 0),
+            *_WIDE,
+        ],
+        _job,
+    ),
+    "CronJob": (
+        [
+            ("Name", 0),
+            ("Schedule", 0),
+            ("Timezone", 0),
+            ("Suspend", 0),
+            ("Active", 0),
+            ("Last Schedule", 0),
+            ("Age", 0),
+            *_WIDE,
+        ],
+        _cronjob,
+    ),
+    "Ingress": (
+        [
+            ("Name", 0),
+            ("Class", 0),
+            ("Hosts", 0),
+            ("Address", 0),
+            ("Ports", 0),
+            ("Age", 0),
+        ],
+        _ingress,
+    ),
+    "HorizontalPodAutoscaler": (
+        [
+            ("Name", 0),
+            ("Reference", 0),
+            ("Targets", 0),
+            ("MinPods", 0),
+            ("MaxPods", 0),
+            ("Replicas", 0),
+            ("Age", 0),
+        ],
+        _hpa,
+    ),
+    "NetworkPolicy": ([("Name", 0), ("Pod-Selector", 0), ("Age", 0)], _netpol),
+    "PodDisruptionBudget": (
+        [
+            ("Name", 0),
+            ("Min Available", 0),
+            ("Max Unavailable", 0),
+            ("Allowed Disruptions", 0),
+            ("Age", 0),
+        ],
+        _pdb,
+    ),
+    "EndpointSlice": (
+        [
+            ("Name", 0),
+            ("AddressType", 0),
+            ("Ports", 0),
+            ("Endpoints", 0),
+            ("Age", 0),
+        ],
+        _endpointslice,
+    ),
+}
 
 
 def _shift(obj: Any, shift: Any) -> Any:

@@ -1,5 +1,5 @@
-"""The held-out scenarios of bench/heldout (issue 21 item 7): the folders are what their builder
-writes, and each loads as a scenario with an expected answer the evaluation can use."""
+"""The held-out sets of bench/heldout and bench/heldout2 (issue 21 item 7): the folders are what
+their builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
 import importlib
@@ -11,34 +11,37 @@ import pytest
 from mcpservers import scenarios
 from mcpservers.kubernetes.commands import parse_command_line
 
-HELDOUT = Path(__file__).resolve().parents[2] / "bench" / "heldout"
-build = importlib.import_module("bench.heldout._build")
-SLUGS = sorted(build.SCENARIOS)
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SETS = ("heldout", "heldout2")
+BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
+CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
 
 
-def test_at_least_fifteen_held_out_scenarios_on_disk():
-    on_disk = sorted(p.parent.name for p in HELDOUT.glob("*/incident.json"))
-    assert on_disk == SLUGS
-    assert len(SLUGS) >= 15
+@pytest.mark.parametrize("name", SETS)
+def test_at_least_fifteen_held_out_scenarios_on_disk(name):
+    on_disk = sorted(p.parent.name for p in (BENCH / name).glob("*/incident.json"))
+    assert on_disk == sorted(BUILDERS[name].SCENARIOS)
+    assert len(on_disk) >= 15
 
 
-def test_the_folders_are_what_the_builder_writes(tmp_path):
-    build.main(tmp_path)
-    for slug in SLUGS:
-        compared = filecmp.dircmp(tmp_path / slug, HELDOUT / slug)
+@pytest.mark.parametrize("name", SETS)
+def test_the_folders_are_what_the_builder_writes(tmp_path, name):
+    BUILDERS[name].main(tmp_path)
+    for slug in sorted(BUILDERS[name].SCENARIOS):
+        compared = filecmp.dircmp(tmp_path / slug, BENCH / name / slug)
         assert not compared.left_only and not compared.right_only, slug
         _, mismatch, errors = filecmp.cmpfiles(
             tmp_path / slug,
-            HELDOUT / slug,
+            BENCH / name / slug,
             [p.name for p in (tmp_path / slug).iterdir() if p.is_file()],
             shallow=False,
         )
         assert not mismatch and not errors, (slug, mismatch, errors)
 
 
-@pytest.mark.parametrize("slug", SLUGS)
-def test_each_loads_with_a_usable_expected_answer(slug):
-    folder = HELDOUT / slug
+@pytest.mark.parametrize(("name", "slug"), CASES)
+def test_each_loads_with_a_usable_expected_answer(name, slug):
+    folder = BENCH / name / slug
     scenario = scenarios.load(folder)
     expected = json.loads((folder / "expected.json").read_text())
     incident = json.loads((folder / "incident.json").read_text())

@@ -70,6 +70,13 @@ CATALOGUE = {
         0,
         ("dns", "timeout"),
     ),
+    # The record points at an address where nothing listens: what netcheck meets is the connect.
+    "moved-record": (
+        "https://bank.corp.internal/v1/payouts",
+        {"kind": "dns_wrong_address", "address": "127.0.0.9"},
+        0,
+        ("connect", "refused"),
+    ),
     "rate-limited": (
         "http://gw.internal/v1/orders",
         {
@@ -162,6 +169,12 @@ CATALOGUE = {
         0,
         ("none", None),
     ),
+    "gw-to-moved": (
+        "http://gw-moved.internal/v1/payouts",
+        {"kind": "gateway", "upstream": "moved-record"},
+        0,
+        ("http", "http_502"),
+    ),
     "mcp": (
         "http://mcp.internal/mcp",
         {"kind": "jsonrpc_error", "code": -32603, "message": "backend unavailable"},
@@ -229,6 +242,10 @@ async def test_every_kind_fails_as_netcheck_sees_it(tmp_path):
         in (results["gw-to-expired"]["http"]["body_excerpt"])
     )
     assert results["gw-to-nxdomain"]["http"]["body_excerpt"] == "no healthy upstream"
+    assert (
+        "delayed connect error: 111" in (results["gw-to-moved"]["http"]["body_excerpt"])
+    )
+    assert "127.0.0.9" in json.dumps(results["moved-record"])
     assert results["rate-limited"]["http"]["body_excerpt"] == "rate limit exceeded"
     assert results["slow-503"]["ttfb_ms"] >= 8 * SCALE * 1000 * 0.9
     assert results["wrong-host"]["certificate"]["san"] == ["other.internal"]
@@ -389,6 +406,55 @@ def _target(**overrides):
             "api",
             "fault.upstream",
         ),
+        (
+            [_target(fault={"kind": "gateway", "upstream": []})],
+            "api",
+            "fault.upstream",
+        ),
+        (
+            [
+                _target(fault={"kind": "gateway", "upstream": ["c", "b"]}),
+                _target(name="b", fault={"kind": "ok"}),
+                _target(name="c", fault={"kind": "gateway", "upstream": ["api"]}),
+            ],
+            "api",
+            "fault.upstream",
+        ),
+        (
+            [_target(fault={"kind": "dns_wrong_address", "address": "10.1.2.3"})],
+            "api",
+            "fault.address",
+        ),
+        (
+            [_target(fault={"kind": "dns_wrong_address", "address": "127.0.0.1"})],
+            "api",
+            "fault.address",
+        ),
+        (
+            [
+                _target(
+                    fault={
+                        "kind": "http_status",
+                        "status": 503,
+                        "paths": {"/healthz": {"status": 200, "etag": "x"}},
+                    }
+                )
+            ],
+            "api",
+            "fault.paths./healthz",
+        ),
+        (
+            [
+                _target(
+                    fault={
+                        "kind": "reset_mid_body",
+                        "paths": {"/healthz": {"status": 200, "headers": {"A": 1}}},
+                    }
+                )
+            ],
+            "api",
+            "fault.paths./healthz.headers",
+        ),
         ([_target(), _target()], "api", "name"),
         ([_target(stream_s=-1)], "api", "stream_s"),
         ([_target(timeout=3)], "api", "timeout"),
@@ -424,3 +490,84 @@ def test_a_backend_naming_no_target_is_refused_before_anything_starts(tmp_path):
 def test_a_folder_without_incident_json_is_unknown(tmp_path):
     with pytest.raises(scenarios.UnknownScenario):
         scenarios.load(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_paths_replicas_and_route_timeouts_answer_as_written(tmp_path):
+    """A path's own body and headers; replicas taken in turn; a route timeout scaled like any duration."""
+    targets = [
+        {
+            "name": "origin",
+            "url": "http://origin.internal/v1/items",
+            "fault": {
+                "kind": "reset_mid_body",
+                "paths": {
+                    "/healthz": {
+                        "status": 200,
+                        "body": '{"db": "down", "status": "degraded"}',
+                        "headers": {"X-Check": "shallow"},
+                    }
+                },
+            },
+        },
+        {
+            "name": "bad-replica",
+            "url": "http://shop-1.internal/",
+            "fault": {"kind": "http_status", "status": 503, "body": "pool exhausted"},
+        },
+        {
+            "name": "good-replica",
+            "url": "http://shop-2.internal/",
+            "fault": {"kind": "ok"},
+        },
+        {
+            "name": "shop",
+            "url": "http://shop.internal/",
+            "fault": {"kind": "gateway", "upstream": ["bad-replica", "good-replica"]},
+        },
+        {
+            "name": "slow",
+            "url": "http://slow.internal/",
+            "fault": {"kind": "slow_first_byte", "delay_s": 20},
+        },
+        # 20 s * 0.05 = 1 s upstream; a 10 s route timeout * 0.05 = 0.5 s: Envoy gives up first.
+        {
+            "name": "edge",
+            "url": "http://edge.internal/",
+            "fault": {"kind": "gateway", "upstream": "slow", "route_timeout_s": 10},
+        },
+        # Without its own route timeout the gateway waits its default 3 real seconds.
+        {
+            "name": "patient-edge",
+            "url": "http://patient.internal/",
+            "fault": {"kind": "gateway", "upstream": "slow"},
+        },
+    ]
+    folder = write_scenario(tmp_path / "format", targets)
+
+    async with (
+        asyncio.timeout(30),
+        scenarios.run(folder, time_scale=SCALE) as live,
+    ):
+        prober = live.prober(timeouts=FAST)
+        health = await prober.probe(_url(live, "origin", "/healthz"))
+        shop = [await prober.probe(live.probes["shop"].url) for _ in range(4)]
+        edge = await prober.probe(live.probes["edge"].url)
+        patient = await prober.probe(live.probes["patient-edge"].url)
+
+    assert health["failed_layer"] == "none"
+    assert health["http"]["body_excerpt"] == '{"db": "down", "status": "degraded"}'
+    assert [r["reason"] for r in shop] == [
+        "http_503",
+        None,
+        "http_503",
+        None,
+    ]
+    assert shop[0]["http"]["body_excerpt"] == "pool exhausted"
+    assert (edge["failed_layer"], edge["reason"]) == ("http", "http_504")
+    assert (patient["failed_layer"], patient["reason"]) == ("none", None)
+
+
+def _url(live, name, path):
+    base = live.probes[name].url.split("/", 3)
+    return f"{base[0]}//{base[2]}{path}"

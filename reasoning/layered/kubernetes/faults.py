@@ -31,10 +31,14 @@ from reasoning.observations import Investigation
 def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
     """Every fault the kubectl answers show, victims marked, the incident's path flagged."""
     cluster = Cluster.read(inv.observations)
-    out: list[Finding] = []
+    out: dict[str, Finding] = {}
     for ns in diagnosed_namespaces(inv, cluster):
-        out += _namespace_faults(inv, facts, cluster, ns)
-    return out
+        for f in _namespace_faults(inv, facts, cluster, ns):
+            # A system pod's fault is found from every namespace: the one it explains wins.
+            current = out.get(f.component)
+            if current is None or (f.is_relevant and not current.is_relevant):
+                out[f.component] = f
+    return list(out.values())
 
 
 def diagnosed_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
@@ -83,7 +87,10 @@ def _namespace_faults(
     for finding in replica_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
-        found.setdefault(finding.component, finding)
+        current = found.get(finding.component)
+        if current is None or current.namespace == "kube-system":
+            # A system pod's own fault says more than its workload's stage.
+            found[finding.component] = finding
     link(cluster, ns, path, found, window_seconds(inv))
     return list(found.values())
 

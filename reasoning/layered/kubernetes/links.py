@@ -3,13 +3,15 @@
 Rules:
 - a finding about a workload on the path, a service the path calls, or an ingress in front of it
   (any ingress when the path has no workload) is relevant, at its depth along the path;
-- a node not ready is relevant when a workload on the path has a pod there; the failures of the
-  workloads with pods there are its victims;
+- a node not ready (or under a condition such as DiskPressure) is relevant when a workload on the
+  path has a pod there; the failures of the workloads with pods there, and of those a condition's
+  taint keeps pending, are its victims;
 - a control-plane pod on a node that is down is that node's victim;
 - control-plane faults are relevant when the namespace shows the symptom they cause (pods pending
   unexplained, a node not ready);
 - a caller failing (at runtime) to reach a service whose pods or routing fail is that fault's
   victim; the caller's failing line joins the cause's evidence and chain;
+- cluster DNS and kube-proxy failing in kube-system have their own victims (`system`);
 - a fault that explains others (`Finding.explains`: a policy dropping a caller's traffic, an
   autoscaler capping a saturated workload) makes their findings its victims, and is relevant, one
   hop deeper, when one of them lies on the path;
@@ -19,8 +21,9 @@ Rules:
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.nodes import needs_control_plane
+from reasoning.layered.kubernetes.nodes import CONDITION_TAINT, needs_control_plane
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.kubernetes.system import system_victims
 from reasoning.layered.reading import short
 
 
@@ -50,6 +53,7 @@ def link(
                 f.is_relevant = True
                 f.depth = max(path.depth.values(), default=0) + 1
     _caller_victims(cluster, ns, path, found)
+    system_victims(cluster, ns, path, found)
     _explained_victims(path, found)
     if window_s is not None:
         for f in found.values():
@@ -91,6 +95,15 @@ def _node_victims(
             and victim.stage in ("runtime", "scheduling", "startup")
         ):
             victim.victim_of = node.component
+    if node.reason == "NodePressure":
+        # Pods a node condition's taint keeps off the node wait in scheduling: its victims too.
+        for event in cluster.warnings(ns):
+            if event.reason == "FailedScheduling" and CONDITION_TAINT.search(
+                event.message
+            ):
+                victim = found.get(cluster.owner(ns, "pod", event.name))
+                if victim is not None and victim.stage == "scheduling":
+                    victim.victim_of = node.component
 
 
 def _caller_victims(

@@ -5,9 +5,10 @@ Rules:
   describe's condition says why (container runtime, PLEG, network plugin);
 - a kube-system pod of the control plane (scheduler, proxy, DNS, controller manager, API server,
   etcd) that is not healthy is that component down;
-- a Ready node under DiskPressure, MemoryPressure or PIDPressure (describe's condition True, or the
-  kubelet's EvictionThresholdMet / NodeHas*Pressure events) evicts its pods: the pressure is the
-  fault, the evicted pods its victims;
+- a Ready node under DiskPressure, MemoryPressure, PIDPressure or NetworkUnavailable (describe's
+  condition True, or the kubelet's EvictionThresholdMet / NodeHas*Pressure events) evicts its pods
+  and is tainted NoSchedule/NoExecute: the condition is the fault, the pods evicted from it and the
+  pods a scheduling failure keeps off it by that taint are its victims;
 - the control plane is worth reading when pods wait unscheduled with no FailedScheduling event to
   explain them, or when a node is not ready.
 """
@@ -17,6 +18,7 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import Event
 
 CONTROL_PLANE = re.compile(
     r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd)"
@@ -67,7 +69,14 @@ def node_faults(cluster: Cluster, ns: str) -> list[Finding]:
     return out
 
 
-_PRESSURE = re.compile(r"^\s*(DiskPressure|MemoryPressure|PIDPressure)\s+True\b", re.M)
+_PRESSURE = re.compile(
+    r"^\s*(DiskPressure|MemoryPressure|PIDPressure|NetworkUnavailable)\s+True\b", re.M
+)
+# The taints the node lifecycle controller puts on a node for a condition (not for readiness).
+CONDITION_TAINT = re.compile(
+    r"node\.kubernetes\.io/(disk-pressure|memory-pressure|pid-pressure|network-unavailable)"
+)
+_TAINTS = re.compile(r"^Taints:\s*(.*(?:\n\s{2,}\S.*)*)", re.M)
 _PRESSURE_EVENTS = {
     "EvictionThresholdMet": "",
     "NodeHasDiskPressure": "DiskPressure",
@@ -101,40 +110,116 @@ def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
             "NodePressure",
             f"node/{name}",
             layers.PLATFORM,
-            f"node {name} is under {conditions}: its kubelet evicts pods and refuses new ones",
+            f"node {name} is under {conditions}: "
+            + (
+                "its pod network is not set up, its taint keeps new pods off"
+                if set(kinds) == {"NetworkUnavailable"}
+                else "its kubelet evicts pods and refuses new ones"
+            ),
             ns,
         )
         if described is not None and kinds:
-            f.cite(described, f"describe node {name}: {conditions} True")
+            taints = _TAINTS.search(described.text)
+            f.cite(
+                described,
+                f"describe node {name}: {conditions} True"
+                + (f"; Taints: {' '.join(taints.group(1).split())}" if taints else ""),
+            )
         for event in mine:
+            f.cite(event.obs, event.fact)
+        for event in _condition_symptoms(cluster, ns, name):
             f.cite(event.obs, event.fact)
         f.keywords = ["node", name, "Evicted", *dict.fromkeys(kinds)]
         out.append(f)
     return out
 
 
+def _condition_symptoms(cluster: Cluster, ns: str, node: str) -> list[Event]:
+    """The namespace's warnings a node condition explains: evictions of pods on the node, and
+    scheduling failures that name a condition's taint."""
+    on_node = {p.name for p in cluster.pods(ns) if p.node == node}
+    return [
+        e
+        for e in cluster.warnings(ns)
+        if (e.reason == "Evicted" and e.name in on_node)
+        or (e.reason == "FailedScheduling" and CONDITION_TAINT.search(e.message))
+    ]
+
+
+def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, str]:
+    """The nodes worth a describe for their conditions, each with why: where pods were evicted,
+    what the kubelet's pressure events name; when only a scheduling failure names a condition's
+    taint, the listed nodes (at most `most`)."""
+    found: dict[str, str] = {}
+    pods = {p.name: p for p in cluster.pods(ns)}
+    for pod in pods.values():
+        if pod.status == "Evicted" and pod.node:
+            found.setdefault(pod.node, f"{pod.name} was evicted there")
+    tainted = False
+    for event in cluster.warnings(ns):
+        evicted = pods.get(event.name) if event.kind == "pod" else None
+        if event.reason == "Evicted" and evicted is not None and evicted.node:
+            found.setdefault(evicted.node, f"{evicted.name} was evicted there")
+        elif event.kind == "node" and event.reason in _PRESSURE_EVENTS:
+            found.setdefault(event.name, event.reason)
+        tainted = tainted or bool(CONDITION_TAINT.search(event.message))
+    if tainted and not found:
+        for name in cluster.names("nodes", ns)[:most]:
+            found[name] = "a scheduling failure names a node condition's taint"
+    return {n: why for n, why in found.items() if n in cluster.names("nodes", ns)}
+
+
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
-    """Every control-plane pod in kube-system that is not healthy."""
-    out: list[Finding] = []
+    """Every control-plane component in kube-system with a pod that is not healthy (one finding per owner)."""
+    out: dict[str, Finding] = {}
+    table = cluster.table("pods", "kube-system")
     for pod in cluster.pods("kube-system"):
         match = CONTROL_PLANE.match(pod.name)
         if match is None or pod.is_healthy:
             continue
         owner = cluster.owner("kube-system", "pod", pod.name)
-        table = cluster.table("pods", "kube-system")
-        f = Finding(
-            "infrastructure",
-            pod.status or "NotReady",
-            owner,
-            layers.PLATFORM,
-            f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
-            "kube-system",
-        )
+        f = out.get(owner)
+        if f is None:
+            f = out[owner] = Finding(
+                "infrastructure",
+                pod.status or "NotReady",
+                owner,
+                layers.DNS
+                if match.group(1) in ("coredns", "kube-dns")
+                else layers.PLATFORM,
+                f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
+                "kube-system",
+            )
+            f.keywords = [match.group(1), pod.status, "control plane"]
+            f.node = pod.node
         f.cite(table.obs if table else None, f"get pods -n kube-system: {pod.line}")
-        f.keywords = [match.group(1), pod.status, "control plane"]
-        f.node = pod.node
-        out.append(f)
-    return out
+        last_words = _cite_why(cluster, pod.name, f)
+        if last_words and not f.chain:
+            f.statement += f": {last_words[:160]}"
+            f.chain = [f"{pod.name} exits: {last_words[:160]}"]
+    return list(out.values())
+
+
+_LAST_WORDS = re.compile(r"\b(?:error|fatal|failed|panic|not an? )|^[EF]\d{4} ", re.I)
+
+
+def _cite_why(cluster: Cluster, pod: str, f: Finding) -> str | None:
+    """A failing system pod's describe, and the line its logs (the previous run's first) end on;
+    that line, when the logs were read."""
+    described = cluster.describe("pods", "kube-system", pod)
+    if described is not None:
+        f.cite(described, f"describe pod {pod} -n kube-system: {f.reason}")
+    for previous in (True, False):
+        logs = cluster.logs.get(("kube-system", pod, previous))
+        lines = (
+            [ln.strip() for ln in logs.text.splitlines() if ln.strip()] if logs else []
+        )
+        failing = [ln for ln in lines if _LAST_WORDS.search(ln)] or lines[-1:]
+        if logs is not None and failing:
+            which = "previous" if previous else "current"
+            f.cite(logs, f"{pod} logs ({which}): {failing[-1]}")
+            return failing[-1]
+    return None
 
 
 def needs_control_plane(cluster: Cluster, ns: str) -> bool:

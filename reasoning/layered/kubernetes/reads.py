@@ -19,7 +19,11 @@ from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
     scanned_namespaces,
 )
-from reasoning.layered.kubernetes.nodes import needs_control_plane
+from reasoning.layered.kubernetes.nodes import (
+    CONTROL_PLANE,
+    condition_nodes,
+    needs_control_plane,
+)
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
 from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
@@ -60,14 +64,15 @@ def plan(
             GET_RESOURCES,
             {"kind": "namespaces", "namespace": "default"},
             "which namespaces the cluster has",
-        )
+        ),
+        *cluster_reads(cluster, call),
     ]
     scanned = scanned_namespaces(inv, cluster)
     anywhere = any(cluster.has_list("pods", ns) for ns in scanned)
     for ns in scanned:
         calls.append(_pods_call(cluster, ns, call, labels_only=anywhere))
     for ns in chosen_namespaces(inv, cluster):
-        calls += _namespace_lists(ns, call)
+        calls += _namespace_lists(cluster, ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
@@ -107,9 +112,45 @@ def survey(
     ]
     for ns in listed:
         if any(not p.is_healthy for p in cluster.pods(ns)):
-            calls += _namespace_lists(ns, call)
+            calls += _namespace_lists(cluster, ns, call)
             calls += _details(inv, facts, cluster, ns, call)[:max_details]
             calls += _explaining_objects(inv, facts, cluster, ns, call)
+    return calls
+
+
+def cluster_reads(cluster: Cluster, call: Call) -> Calls:
+    """From round one, beside the namespace's reads: the nodes, then the system namespace's pods,
+    then why each of its unhealthy platform pods (DNS, proxy, scheduler …) fails and what owns it,
+    so that a fault under every application is seen before the round limit."""
+    calls: Calls = (
+        [] if cluster.has_list("nodes", "") else [_nodes_call("default", call)]
+    )
+    if "kube-system" not in (cluster.namespaces or []):
+        return calls
+    if not _pods_listed(cluster, "kube-system"):
+        return [*calls, _pods_call(cluster, "kube-system", call, labels_only=True)]
+    failing = [
+        p
+        for p in cluster.pods("kube-system")
+        if CONTROL_PLANE.match(p.name) and not p.is_healthy
+    ]
+    if any(
+        cluster.owner("kube-system", "pod", p.name).startswith("pod/") for p in failing
+    ):
+        # A daemon set's pod (`<name>-<5>`) is not told from its name alone.
+        calls.append(
+            call(
+                GET_RESOURCES,
+                {"kind": "daemonsets", "namespace": "kube-system", "wide": True},
+                "the daemon sets of kube-system: what owns its failing pods",
+            )
+        )
+    seen: set[str] = set()
+    for pod in failing:
+        owner = cluster.owner("kube-system", "pod", pod.name)
+        if owner not in seen:
+            seen.add(owner)
+            calls += _unhealthy_pod(pod, "kube-system", call)
     return calls
 
 
@@ -117,8 +158,8 @@ def _pods_listed(cluster: Cluster, ns: str) -> bool:
     return cluster.has_list("pods", ns) or ("pods", ns, True) in cluster.missing
 
 
-def _namespace_lists(ns: str, call: Call) -> Calls:
-    """The namespace's lists, its events and the nodes."""
+def _namespace_lists(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """The namespace's lists, its events and the nodes (unless listed already)."""
     calls: Calls = [
         call(
             GET_RESOURCES,
@@ -134,14 +175,17 @@ def _namespace_lists(ns: str, call: Call) -> Calls:
             f"the events of namespace {ns} (reasons such as FailedScheduling, BackOff)",
         )
     )
-    calls.append(
-        call(
-            GET_RESOURCES,
-            {"kind": "nodes", "namespace": ns, "wide": True},
-            "the nodes and their readiness",
-        )
-    )
+    if not cluster.has_list("nodes", ns):
+        calls.append(_nodes_call(ns, call))
     return calls
+
+
+def _nodes_call(ns: str, call: Call) -> PlannedCall | None:
+    return call(
+        GET_RESOURCES,
+        {"kind": "nodes", "namespace": ns, "wide": True},
+        "the nodes and their readiness",
+    )
 
 
 def _slow(inv: Investigation, cluster: Cluster, ns: str) -> bool:
@@ -387,7 +431,7 @@ def _quotas(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
 
 
 def _nodes(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """Nodes not ready (or unknown)."""
+    """Nodes not ready (or unknown), and the nodes a node condition shows on (`condition_nodes`)."""
     calls: Calls = []
     nodes = cluster.table("nodes", ns)
     for row in nodes.rows if nodes else ():
@@ -399,6 +443,14 @@ def _nodes(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
                     f"why node {row['NAME']} is {row['STATUS']}",
                 )
             )
+    for name, why in condition_nodes(cluster, ns).items():
+        calls.append(
+            call(
+                DESCRIBE,
+                {"kind": "node", "name": name, "namespace": ns},
+                f"node {name}: {why} (its conditions, taints and kubelet events)",
+            )
+        )
     return calls
 
 
@@ -458,8 +510,10 @@ def _ingresses(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
 
 
 def _control_plane(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    if not needs_control_plane(cluster, ns) or "kube-system" not in (
-        cluster.namespaces or []
+    if (
+        not needs_control_plane(cluster, ns)
+        or "kube-system" not in (cluster.namespaces or [])
+        or _pods_listed(cluster, "kube-system")
     ):
         return []
     return [

@@ -482,7 +482,8 @@ def test_only_the_tools_the_environment_has_are_planned():
     assert {c.server for c in first} == {"k8s"}
     assert {c.agent for c in first} == {"kubernetes"}
     assert [c.arguments["kind"] for c in first if c.tool == "get_resources"] == [
-        "namespaces"
+        "namespaces",
+        "nodes",
     ]
     # No kubernetes server: no kubectl call, whatever the incident says.
     plain = investigation(

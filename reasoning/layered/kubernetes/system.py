@@ -1,0 +1,106 @@
+"""The cluster's own services in kube-system, and the application pods that suffer when they fail.
+
+Rules:
+- cluster DNS (CoreDNS, kube-dns) failing is a DNS-layer fault; a workload whose pods' logs show
+  name lookups failing (no such host, a lookup timing out against the cluster resolver on :53) is
+  its victim, and it is relevant when such a workload is on the incident's path;
+- kube-proxy failing on a node leaves that node without Service rules: the pods on that node
+  cannot reach Services; a workload on the incident's path with a pod there makes it relevant, and
+  the faults of workloads with pods there are its victims.
+"""
+
+import re
+
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.logs import DNS_FAIL
+from reasoning.layered.kubernetes.nodes import CONTROL_PLANE
+from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.reading import short
+
+CLUSTER_DNS = frozenset({"coredns", "kube-dns"})
+# A lookup that failed, as Go, glibc, Node and the JVM log it (a timeout against a resolver on :53 too).
+LOOKUP_FAILED = re.compile(
+    rf"{DNS_FAIL.pattern}|\blookup \S+ on \S+:53\b|\blookup \S+: i/o timeout|"
+    r"\bread udp \S+->\S+:53\b|EAI_AGAIN|UnknownHostException",
+    re.IGNORECASE,
+)
+_VICTIM_STAGES = ("runtime", "startup", "scheduling")
+
+
+def system_component(f: Finding) -> str | None:
+    """Which cluster service a kube-system finding is about (coredns, kube-proxy …), if any."""
+    if f.namespace != "kube-system":
+        return None
+    match = CONTROL_PLANE.match(f.component.partition("/")[2])
+    return match.group(1) if match else None
+
+
+def system_victims(
+    cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]
+) -> None:
+    """Cluster DNS and kube-proxy faults: their victims in the namespace, and their relevance."""
+    for f in list(found.values()):
+        component = system_component(f)
+        if component in CLUSTER_DNS:
+            _dns_victims(cluster, ns, path, found, f)
+        elif component == "kube-proxy":
+            _proxy_victims(cluster, ns, path, found, f)
+
+
+def _dns_victims(
+    cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], dns: Finding
+) -> None:
+    """The workloads whose pods log failed lookups are the cluster DNS's victims."""
+    for (space, pod, _), obs in sorted(cluster.logs.items()):
+        if space != ns:
+            continue
+        line = next(
+            (ln for ln in obs.text.splitlines() if LOOKUP_FAILED.search(ln)), None
+        )
+        if line is None:
+            continue
+        owner = cluster.owner(ns, "pod", pod)
+        _blame(dns, found.get(owner), owner, path)
+        fact = f"{pod} logs: {short(line.strip(), 200)}"
+        if not any(f == fact for _, f in dns.context):
+            dns.context.append((obs, fact))
+            dns.chain.insert(0, f"{owner} cannot resolve names: {short(line, 100)}")
+
+
+def _proxy_victims(
+    cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
+) -> None:
+    """The workloads with a pod on a node where kube-proxy fails are its victims."""
+    broken = {
+        p.node
+        for p in cluster.pods("kube-system")
+        if p.node
+        and not p.is_healthy
+        and cluster.owner("kube-system", "pod", p.name) == proxy.component
+    }
+    table = cluster.table("pods", ns)
+    for pod in cluster.pods(ns):
+        if pod.node not in broken:
+            continue
+        owner = cluster.owner(ns, "pod", pod.name)
+        _blame(proxy, found.get(owner), owner, path)
+        if owner in path.workloads:
+            fact = (
+                f"{pod.name} ({owner}) runs on {pod.node}, which has no Service rules"
+            )
+            proxy.context.append((table.obs, fact)) if table else None
+            proxy.chain.insert(0, fact)
+
+
+def _blame(cause: Finding, victim: Finding | None, owner: str, path: Path) -> None:
+    if owner in path.workloads:
+        cause.is_relevant = True
+        cause.depth = max(cause.depth, path.depth.get(owner, 0) + 1)
+    if (
+        victim is not None
+        and victim is not cause
+        and victim.stage in _VICTIM_STAGES
+        and victim.victim_of is None
+    ):
+        victim.victim_of = cause.component
