@@ -86,9 +86,10 @@ class LogBackend(Protocol):
         limit: int,
         errors_only: bool,
         warnings: bool = False,
+        regex: bool = False,
     ) -> QueryResult:
         """The newest `limit` matching lines; `service` "" is every service; `errors_only` with
-        `warnings` keeps error and warning lines."""
+        `warnings` keeps error and warning lines; `regex`: `text` is a case-insensitive RE2 pattern."""
         ...
 
 
@@ -180,12 +181,14 @@ class FileBackend:
         limit: int,
         errors_only: bool,
         warnings: bool = False,
+        regex: bool = False,
     ) -> QueryResult:
         if service and service not in self.services:
             # An empty file knows no service: say so rather than end on "known services: ".
             known = ", ".join(self.services) or "none (the log file is empty)"
             raise ToolError(f"no logs for service {service!r}; known services: {known}")
         needle = text.lower()
+        pattern = _compiled(text) if regex and text else None
         matched: list[LogRecord] = []
         for record in self.records:
             if (service and record.service != service) or not (
@@ -196,12 +199,27 @@ class FileBackend:
                 record.is_error or (warnings and record.is_warning)
             ):
                 continue
-            if needle and needle not in record.message.lower():
+            if pattern is not None:
+                if not pattern.search(record.message):
+                    continue
+            elif needle and needle not in record.message.lower():
                 continue
             if len(matched) == limit:
                 return QueryResult(matched, has_more=True)
             matched.append(record)
         return QueryResult(matched, has_more=False)
+
+
+def _compiled(text: str) -> re.Pattern[str]:
+    """`text` as a case-insensitive pattern; a tool error naming the problem when it is not one."""
+    if re.search(r"\(\?<?[=!]|\\[1-9]", text):
+        raise ToolError(
+            "query: look-around and backreferences are not supported (RE2 syntax)"
+        )
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error as exc:
+        raise ToolError(f"query is not a regular expression: {exc}") from exc
 
 
 # --- Loki back end ------------------------------------------------------------------------------
@@ -260,12 +278,20 @@ class LokiBackend:
         }
 
     def build_logql(
-        self, *, service: str, text: str, errors_only: bool, warnings: bool = False
+        self,
+        *,
+        service: str,
+        text: str,
+        errors_only: bool,
+        warnings: bool = False,
+        regex: bool = False,
     ) -> str:
         selector = "=" + logql_string(service) if service else '=~".+"'
         query = "{" + self.service_label + selector + "}"
         if text:
-            query += " |~ " + logql_string("(?i)" + re2_escape(text))
+            query += " |~ " + logql_string(
+                "(?i)" + (text if regex else re2_escape(text))
+            )
         if errors_only and warnings:
             query += " " + LOKI_ERROR_OR_WARNING_FILTER
         elif errors_only:
@@ -281,9 +307,14 @@ class LokiBackend:
         limit: int,
         errors_only: bool,
         warnings: bool = False,
+        regex: bool = False,
     ) -> QueryResult:
         logql = self.build_logql(
-            service=service, text=text, errors_only=errors_only, warnings=warnings
+            service=service,
+            text=text,
+            errors_only=errors_only,
+            warnings=warnings,
+            regex=regex,
         )
         params = {
             "query": logql,

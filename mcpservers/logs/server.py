@@ -105,13 +105,25 @@ def build_server(
                 le=MAX_LIMIT,
             ),
         ] = 200,
+        regex: Annotated[  # noqa: FBT002 (an MCP tool's arguments come by name)
+            bool,
+            Field(
+                description="The query is a case-insensitive regular expression (RE2 syntax: "
+                "no look-around, no backreferences)."
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         """Search one service's (or every service's) log lines in a time window (at most 6 h), newest first, secrets masked."""
         window = _window(start, end, clock())
         if service:
             _check_service(service)
         result = await backend.query(
-            service=service, text=query, window=window, limit=limit, errors_only=False
+            service=service,
+            text=query,
+            window=window,
+            limit=limit,
+            errors_only=False,
+            regex=regex,
         )
         notes = []
         if result.has_more:

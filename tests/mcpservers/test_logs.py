@@ -206,6 +206,46 @@ async def test_search_logs_without_a_service_searches_every_service_and_names_ea
 
 
 @pytest.mark.anyio
+async def test_search_logs_regex_matches_either_order_and_refuses_look_around() -> None:
+    records = [
+        LogRecord(
+            ts=NOW - 50,
+            service="ops",
+            level="info",
+            message="vault.acme.test: CNAME changed",
+        ),
+        LogRecord(
+            ts=NOW - 40,
+            service="ops",
+            level="info",
+            message="Deploy of vault.acme.test done",
+        ),
+        LogRecord(
+            ts=NOW - 30,
+            service="ops",
+            level="info",
+            message="vault.acme.test answered 200",
+        ),
+    ]
+    server = build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    pattern = r"vault\.acme\.test.*(cname|deploy)|(cname|deploy).*vault\.acme\.test"
+    async with Client(server) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"query": pattern, "regex": True})
+        )
+        plain = structured(await client.call_tool("search_logs", {"query": pattern}))
+        refused = error_text(
+            await client.call_tool("search_logs", {"query": "(?!x)y", "regex": True})
+        )
+    assert [line["message"] for line in data["lines"]] == [
+        "Deploy of vault.acme.test done",
+        "vault.acme.test: CNAME changed",
+    ]
+    assert plain["lines"] == []
+    assert "look-around" in refused
+
+
+@pytest.mark.anyio
 async def test_top_errors_groups_warnings_apart_and_counts_each_pattern_in_the_baseline() -> (
     None
 ):
@@ -497,6 +537,9 @@ def test_loki_logql_for_every_service_and_for_warnings() -> None:
     assert logql.startswith('{service="api"}')
     assert "warn" in logql
     assert "error" in logql
+    assert backend.build_logql(
+        service="api", text="a.b|c", errors_only=False, regex=True
+    ).endswith('|~ "(?i)a.b|c"')
 
 
 @pytest.mark.anyio
