@@ -53,9 +53,8 @@ from reasoning.tools import (
 __all__ = ["LayeredPlanner"]
 
 _RUNBOOK_QUERY_CHARS = 500
-BASELINE_S = (
-    3600  # the hour before the window: what a service logged before the incident
-)
+# The hour before the window: what a service logged before the incident.
+BASELINE_S = 3600
 _CHANGE_SEARCHES = 3  # subjects whose changes are searched for, the first to fail first
 
 
@@ -270,8 +269,16 @@ class LayeredPlanner:
             schema.get("properties")
         ):
             return []
+        searched = {
+            o.arguments.get("query") for o in inv.observations if o.tool == SEARCH_LOGS
+        }
         found = changes.subjects(facts, _parse_time(self._window(inv)["start"]))
         found.sort(key=lambda s: s.first_failure)
+        # One search per subject, even when a later read moves its first failure.
+        room = _CHANGE_SEARCHES - sum(
+            1 for s in found if changes.search_pattern(s.name) in searched
+        )
+        pending = [s for s in found if changes.search_pattern(s.name) not in searched]
         return [
             self._call(
                 inv,
@@ -285,7 +292,7 @@ class LayeredPlanner:
                 },
                 f"changes to {subject.name} recorded in any log just before it began failing",
             )
-            for subject in found[:_CHANGE_SEARCHES]
+            for subject in pending[: max(room, 0)]
         ]
 
     def _fresh(

@@ -11,7 +11,8 @@
 import asyncio
 
 from reasoning.layered import LayeredPlanner
-from reasoning.observations import Investigation, ToolInfo
+from reasoning.layered.facts import Facts
+from reasoning.observations import Investigation, Observation, ToolInfo
 from tests.reasoning.test_planner import (
     SERVERS,
     World,
@@ -277,3 +278,69 @@ def test_a_deploy_of_the_failing_service_just_before_strengthens_it():
     assert strengthened.top.id == plain.top.id == "application:quote-api"
     assert strengthened.top.confidence > plain.top.confidence
     assert any("rolled out" in e.fact for e in strengthened.top.evidence)
+
+
+def test_facts_keep_warnings_apart_and_read_only_non_error_change_lines():
+    def obs(span, tool, arguments, result):
+        return Observation(
+            span_id=span,
+            agent="logs",
+            server="logs-mcp",
+            tool=tool,
+            arguments=arguments,
+            is_ok=True,
+            result=result,
+        )
+
+    facts = Facts.read(
+        [
+            obs(
+                "a",
+                "top_errors",
+                {"service": "tariff-svc"},
+                logged(
+                    "tariff-svc",
+                    errors=[group("KeyError: 'sku'", before=3)],
+                    warnings=[group("lock wait 900ms on prices")],
+                ),
+            ),
+            obs(
+                "b",
+                "search_logs",
+                {"query": "x", "regex": True},
+                {
+                    "lines": [
+                        {
+                            "service": "zone-audit",
+                            "time": "2030-01-01T10:05:00Z",
+                            "level": "info",
+                            "message": "UPSERT CNAME shop.acme.test -> edge-2.acme.test",
+                        },
+                        {
+                            "service": "ci",
+                            "time": "2030-01-01T10:06:00Z",
+                            "level": "info",
+                            "message": "tariff-svc deployed (helm upgrade rev 31)",
+                        },
+                        {
+                            "service": "tariff-svc",
+                            "time": "2030-01-01T10:07:00Z",
+                            "level": "error",
+                            "message": "deploy hook failed: config missing",
+                        },
+                    ]
+                },
+            ),
+        ]
+    )
+
+    errors = facts.errors["tariff-svc"]
+    assert [g.sample for g in errors.groups] == ["KeyError: 'sku'"]
+    assert errors.groups[0].is_stale and not errors.groups[0].is_new
+    assert [g.sample for g in errors.warnings] == ["lock wait 900ms on prices"]
+    assert errors.warnings[0].is_new
+    assert [g.sample for _, g in facts.error_texts()] == ["KeyError: 'sku'"]
+    assert [(c.service, c.is_dns_record) for c in facts.changes] == [
+        ("zone-audit", True),
+        ("ci", False),
+    ]
