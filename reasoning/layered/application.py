@@ -178,7 +178,7 @@ def _grade(c: Candidate, health: Health | None, *, own_error: str | None) -> Non
 def stale(c: Candidate) -> None:
     """An error logged before the incident began too does not explain what began with it: a lead at most."""
     c.status, c.confidence = "likely", min(c.confidence, 0.3)
-    c.statement += " (its error was logged before the window too: not new)"
+    c.statement += " (logged before the window too: not new)"
 
 
 def healthy_services(board: Board) -> None:

@@ -344,3 +344,35 @@ def test_facts_keep_warnings_apart_and_read_only_non_error_change_lines():
         ("zone-audit", True),
         ("ci", False),
     ]
+
+
+def test_a_path_failure_logged_before_the_window_too_is_a_lead_only():
+    def world(before):
+        return World(
+            {
+                ("service_health", "invoicer"): health(
+                    "invoicer", "unhealthy", FAILING
+                ),
+                ("top_errors", "invoicer"): logged(
+                    "invoicer",
+                    errors=[
+                        group(
+                            "render 12 failed: dial tcp: lookup pdf.tools.example: no such host",
+                            before=before,
+                        )
+                    ],
+                ),
+                ("search_logs", ""): lines(),
+            }
+        )
+
+    _, _, stale = run_with_schemas(
+        world(30), incident("invoicer", "invoices fail"), names=NO_NETCHECK
+    )
+    _, _, new = run_with_schemas(
+        world(0), incident("invoicer", "invoices fail"), names=NO_NETCHECK
+    )
+
+    assert new.top.id == "dns:pdf.tools.example" and new.top.status == "confirmed"
+    old = next(h for h in stale.hypotheses if h.id == "dns:pdf.tools.example")
+    assert old.status == "likely" and old.confidence <= 0.3
