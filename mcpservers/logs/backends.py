@@ -37,6 +37,7 @@ ERROR_LEVELS = frozenset(
         "emergency",
     }
 )
+WARNING_LEVELS = frozenset({"warn", "warning"})
 # Loki gives no level unless a label carries one; infer it from common line shapes.
 _LEVEL_IN_LINE = re.compile(
     r"""(?:\blevel"?\s*[=:]\s*"?|\[|^|\s)(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b""",
@@ -62,6 +63,10 @@ class LogRecord:
     def is_error(self) -> bool:
         return self.level in ERROR_LEVELS
 
+    @property
+    def is_warning(self) -> bool:
+        return self.level in WARNING_LEVELS
+
 
 @dataclass(frozen=True)
 class QueryResult:
@@ -73,8 +78,19 @@ class LogBackend(Protocol):
     description: str
 
     async def query(
-        self, *, service: str, text: str, window: Window, limit: int, errors_only: bool
-    ) -> QueryResult: ...
+        self,
+        *,
+        service: str,
+        text: str,
+        window: Window,
+        limit: int,
+        errors_only: bool,
+        warnings: bool = False,
+        regex: bool = False,
+    ) -> QueryResult:
+        """The newest `limit` matching lines; `service` "" is every service; `errors_only` with
+        `warnings` keeps error and warning lines; `regex`: `text` is a case-insensitive RE2 pattern."""
+        ...
 
 
 # --- JSON-lines file back end ------------------------------------------------------------------
@@ -157,25 +173,53 @@ class FileBackend:
         self.description = f"file {source} ({len(records)} lines)"
 
     async def query(
-        self, *, service: str, text: str, window: Window, limit: int, errors_only: bool
+        self,
+        *,
+        service: str,
+        text: str,
+        window: Window,
+        limit: int,
+        errors_only: bool,
+        warnings: bool = False,
+        regex: bool = False,
     ) -> QueryResult:
-        if service not in self.services:
+        if service and service not in self.services:
             # An empty file knows no service: say so rather than end on "known services: ".
             known = ", ".join(self.services) or "none (the log file is empty)"
             raise ToolError(f"no logs for service {service!r}; known services: {known}")
         needle = text.lower()
+        pattern = _compiled(text) if regex and text else None
         matched: list[LogRecord] = []
         for record in self.records:
-            if record.service != service or not window.start <= record.ts <= window.end:
+            if (service and record.service != service) or not (
+                window.start <= record.ts <= window.end
+            ):
                 continue
-            if errors_only and not record.is_error:
+            if errors_only and not (
+                record.is_error or (warnings and record.is_warning)
+            ):
                 continue
-            if needle and needle not in record.message.lower():
+            if pattern is not None:
+                if not pattern.search(record.message):
+                    continue
+            elif needle and needle not in record.message.lower():
                 continue
             if len(matched) == limit:
                 return QueryResult(matched, has_more=True)
             matched.append(record)
         return QueryResult(matched, has_more=False)
+
+
+def _compiled(text: str) -> re.Pattern[str]:
+    """`text` as a case-insensitive pattern; a tool error naming the problem when it is not one."""
+    if re.search(r"\(\?<?[=!]|\\[1-9]", text):
+        raise ToolError(
+            "query: look-around and backreferences are not supported (RE2 syntax)"
+        )
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error as exc:
+        raise ToolError(f"query is not a regular expression: {exc}") from exc
 
 
 # --- Loki back end ------------------------------------------------------------------------------
@@ -194,6 +238,10 @@ def re2_escape(value: str) -> str:
 
 
 DEFAULT_LOKI_ERROR_FILTER = r'|~ "(?i)\\b(error|err|fatal|panic|critical|exception)\\b"'
+# top_errors with warnings: the error words and the warning ones (a custom error filter is not combined).
+LOKI_ERROR_OR_WARNING_FILTER = (
+    r'|~ "(?i)\\b(error|err|fatal|panic|critical|exception|warn|warning)\\b"'
+)
 
 
 class LokiBackend:
@@ -229,18 +277,45 @@ class LokiBackend:
             "transport": transport,
         }
 
-    def build_logql(self, *, service: str, text: str, errors_only: bool) -> str:
-        query = "{" + self.service_label + "=" + logql_string(service) + "}"
+    def build_logql(
+        self,
+        *,
+        service: str,
+        text: str,
+        errors_only: bool,
+        warnings: bool = False,
+        regex: bool = False,
+    ) -> str:
+        selector = "=" + logql_string(service) if service else '=~".+"'
+        query = "{" + self.service_label + selector + "}"
         if text:
-            query += " |~ " + logql_string("(?i)" + re2_escape(text))
-        if errors_only:
+            query += " |~ " + logql_string(
+                "(?i)" + (text if regex else re2_escape(text))
+            )
+        if errors_only and warnings:
+            query += " " + LOKI_ERROR_OR_WARNING_FILTER
+        elif errors_only:
             query += " " + self.error_filter
         return query
 
     async def query(
-        self, *, service: str, text: str, window: Window, limit: int, errors_only: bool
+        self,
+        *,
+        service: str,
+        text: str,
+        window: Window,
+        limit: int,
+        errors_only: bool,
+        warnings: bool = False,
+        regex: bool = False,
     ) -> QueryResult:
-        logql = self.build_logql(service=service, text=text, errors_only=errors_only)
+        logql = self.build_logql(
+            service=service,
+            text=text,
+            errors_only=errors_only,
+            warnings=warnings,
+            regex=regex,
+        )
         params = {
             "query": logql,
             "start": str(int(window.start * 1e9)),
@@ -251,7 +326,9 @@ class LokiBackend:
             "direction": "backward",
         }
         payload = await self._get_json("/loki/api/v1/query_range", params)
-        records = self._records_from(payload, service=service, errors_only=errors_only)
+        records = self._records_from(
+            payload, service=service, errors_only=errors_only, warnings=warnings
+        )
         records.sort(key=lambda r: r.ts, reverse=True)
         # At the cap, a full page means there may be more.
         has_more = len(records) > limit or (
@@ -304,7 +381,12 @@ class LokiBackend:
         return payload
 
     def _records_from(
-        self, payload: dict[str, Any], *, service: str, errors_only: bool
+        self,
+        payload: dict[str, Any],
+        *,
+        service: str,
+        errors_only: bool,
+        warnings: bool = False,
     ) -> list[LogRecord]:
         data = payload.get("data")
         if (
@@ -326,7 +408,8 @@ class LokiBackend:
             for entry in stream.get("values") or []:
                 ts_ns, line = entry[0], entry[1]
                 level = (label_level or _infer_level(line)).lower()
-                if errors_only and level not in ERROR_LEVELS and level != "unknown":
+                wanted = ERROR_LEVELS | WARNING_LEVELS if warnings else ERROR_LEVELS
+                if errors_only and level not in wanted and level != "unknown":
                     continue  # the line filter matched a word such as "error" in an info line
                 records.append(
                     LogRecord(

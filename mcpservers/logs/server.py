@@ -1,5 +1,8 @@
 """The logs MCP server: `search_logs` and `top_errors` over one back end, with hard limits and masking.
 
+`search_logs` with no service searches every service; `top_errors` can group warnings apart from
+errors and count each pattern in a baseline before the window (is it new since then?).
+
 Limits (enforced here, whatever the back end): window ≤ 6 h, limit ≤ 5000 lines, result text ≤ 1 MiB
 (cut, and the result says so), each line ≤ 16 KiB, secrets masked in lines and labels.
 """
@@ -17,7 +20,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from mcpservers._common import TimeArgumentError, iso, mask_secrets, parse_window
+from mcpservers._common import (
+    TimeArgumentError,
+    Window,
+    iso,
+    mask_secrets,
+    parse_window,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -69,7 +78,12 @@ def build_server(
 
     @server.tool(annotations=_READ_ONLY)
     async def search_logs(
-        service: Annotated[str, Field(description="Service name, e.g. 'checkout'.")],
+        service: Annotated[
+            str,
+            Field(
+                description="Service name, e.g. 'checkout'; empty for every service."
+            ),
+        ] = "",
         query: Annotated[
             str,
             Field(
@@ -91,12 +105,25 @@ def build_server(
                 le=MAX_LIMIT,
             ),
         ] = 200,
+        regex: Annotated[  # noqa: FBT002 (an MCP tool's arguments come by name)
+            bool,
+            Field(
+                description="The query is a case-insensitive regular expression (RE2 syntax: "
+                "no look-around, no backreferences)."
+            ),
+        ] = False,
     ) -> dict[str, Any]:
-        """Search one service's log lines in a time window (at most 6 h), newest first, secrets masked."""
+        """Search one service's (or every service's) log lines in a time window (at most 6 h), newest first, secrets masked."""
         window = _window(start, end, clock())
-        _check_service(service)
+        if service:
+            _check_service(service)
         result = await backend.query(
-            service=service, text=query, window=window, limit=limit, errors_only=False
+            service=service,
+            text=query,
+            window=window,
+            limit=limit,
+            errors_only=False,
+            regex=regex,
         )
         notes = []
         if result.has_more:
@@ -107,7 +134,7 @@ def build_server(
             "service": service,
             "query": query,
             "window": window.as_dict(),
-            "lines": [_line(r) for r in result.records],
+            "lines": [_line(r, with_service=not service) for r in result.records],
             "truncated": result.has_more,
             "notes": notes,
         }
@@ -122,44 +149,94 @@ def build_server(
         end: Annotated[
             str, Field(description='Window end, same formats; default "now".')
         ] = "now",
+        warnings: Annotated[  # noqa: FBT002 (an MCP tool's arguments come by name)
+            bool,
+            Field(
+                description="Also group the warning lines, apart from the errors (in 'warnings')."
+            ),
+        ] = False,
+        baseline_s: Annotated[
+            int,
+            Field(
+                description="Count each pattern in the baseline of this many seconds before start "
+                "('before'; 0: no baseline): 0 before means it is new in the window.",
+                ge=0,
+                le=MAX_WINDOW_S,
+            ),
+        ] = 0,
     ) -> dict[str, Any]:
-        """Group one service's error lines in a window (at most 6 h) by message pattern, most frequent first."""
+        """Group one service's error lines (and, asked, its warnings) in a window (at most 6 h) by message pattern, most frequent first."""
         window = _window(start, end, clock())
         _check_service(service)
         result = await backend.query(
-            service=service, text="", window=window, limit=MAX_LIMIT, errors_only=True
+            service=service,
+            text="",
+            window=window,
+            limit=MAX_LIMIT,
+            errors_only=True,
+            warnings=warnings,
         )
-        groups: dict[str, list[LogRecord]] = {}
-        for record in result.records:
-            groups.setdefault(error_signature(record.message), []).append(record)
-        ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+        before: Counter[str] | None = None
+        if baseline_s:
+            earlier = await backend.query(
+                service=service,
+                text="",
+                window=Window(window.start - baseline_s, window.start),
+                limit=MAX_LIMIT,
+                errors_only=True,
+                warnings=warnings,
+            )
+            before = Counter(error_signature(r.message) for r in earlier.records)
+        errors = [r for r in result.records if not r.is_warning]
         notes = []
         if result.has_more:
             notes.append(
                 f"more than {MAX_LIMIT} error lines; only the newest {MAX_LIMIT} were grouped"
             )
-        response = {
+        response: dict[str, Any] = {
             "service": service,
             "window": window.as_dict(),
-            "error_lines": len(result.records),
-            "patterns": len(groups),
-            "top": [
-                {
-                    "signature": signature[:1000],
-                    "count": len(records),
-                    "first_seen": iso(min(r.ts for r in records)),
-                    "last_seen": iso(max(r.ts for r in records)),
-                    "levels": dict(Counter(r.level for r in records)),
-                    "sample": _masked(records[0].message, 2000),
-                }
-                for signature, records in ranked[:TOP_ERRORS]
-            ],
+            "error_lines": len(errors),
+            "patterns": len({error_signature(r.message) for r in errors}),
+            "top": _grouped(errors, before),
             "truncated": result.has_more,
             "notes": notes,
         }
+        if warnings:
+            warned = [r for r in result.records if r.is_warning]
+            response["warning_lines"] = len(warned)
+            response["warnings"] = _grouped(warned, before)
+        if before is not None:
+            response["baseline"] = Window(
+                window.start - baseline_s, window.start
+            ).as_dict()
         return response
 
     return server
+
+
+def _grouped(
+    records: list[LogRecord], before: Counter[str] | None
+) -> list[dict[str, Any]]:
+    """The records grouped by signature, most frequent first; with a baseline, each group's count there."""
+    groups: dict[str, list[LogRecord]] = {}
+    for record in records:
+        groups.setdefault(error_signature(record.message), []).append(record)
+    ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+    top = []
+    for signature, group in ranked[:TOP_ERRORS]:
+        entry: dict[str, Any] = {
+            "signature": signature[:1000],
+            "count": len(group),
+            "first_seen": iso(min(r.ts for r in group)),
+            "last_seen": iso(max(r.ts for r in group)),
+            "levels": dict(Counter(r.level for r in group)),
+            "sample": _masked(group[0].message, 2000),
+        }
+        if before is not None:
+            entry["before"] = before[signature]
+        top.append(entry)
+    return top
 
 
 def error_signature(message: str) -> str:
@@ -196,8 +273,10 @@ def _masked(text: str, limit: int) -> str:
     return masked[:limit] + f"…[cut {max(len(text), len(masked)) - limit} characters]"
 
 
-def _line(record: LogRecord) -> dict[str, Any]:
+def _line(record: LogRecord, *, with_service: bool = False) -> dict[str, Any]:
+    service = {"service": record.service} if with_service else {}
     return {
+        **service,
         "time": iso(record.ts),
         "level": record.level,
         "message": _masked(record.message, MAX_LINE_CHARS),

@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="extra trusted CA certificates, added to the system store",
     )
+    targets.add_argument(
+        "--timeout-for",
+        metavar="URL=S",
+        action="append",
+        default=[],
+        help="the per-layer timeout of probes of URL when the caller gives none; repeatable",
+    )
     timeouts = parser.add_argument_group("per-layer timeouts (seconds)")
     defaults = Timeouts()
     for layer in ("dns", "connect", "tls", "http"):
@@ -131,7 +138,18 @@ def prober_from_args(args: argparse.Namespace) -> Prober:
         ssl_context=context,
         timeouts=timeouts,
         mcp_endpoints=mcp_urls,
+        target_timeouts=dict(_target_timeout(spec) for spec in args.timeout_for),
     )
+
+
+def _target_timeout(spec: str) -> tuple[str, float]:
+    url, sep, seconds = spec.rpartition("=")
+    if not sep or "://" not in url:
+        raise ValueError(f"--timeout-for takes URL=SECONDS, got {spec!r}")
+    try:
+        return url, _seconds(seconds)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"--timeout-for {url}: {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> None:

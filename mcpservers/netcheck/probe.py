@@ -35,7 +35,7 @@ from mcpservers.netcheck.policy import AllowEntry, IPAddress, Policy, normalize_
 from mcpservers.netcheck.resolver import ResolveError, Resolver
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, Sequence
+    from collections.abc import AsyncGenerator, Mapping, Sequence
 
 USER_AGENT = "agentops-netcheck/1"
 MAX_HEADER_BYTES = 64 * 1024
@@ -325,11 +325,20 @@ class Prober:
         ssl_context: ssl.SSLContext | None = None,
         timeouts: Timeouts | None = None,
         mcp_endpoints: Sequence[str] = (),
+        target_timeouts: Mapping[str, float] | None = None,
     ) -> None:
         self.policy = policy
         self.resolver = resolver or Resolver()
         self.ssl_context = ssl_context or ssl.create_default_context()
         self.timeouts = timeouts or Timeouts()
+        # URL → the per-layer timeout its probes get when the caller gives none (a target known
+        # to be slow, or one whose operators give it less time).
+        self.target_timeouts = dict(target_timeouts or {})
+        for url, seconds in self.target_timeouts.items():
+            if not 0 < seconds <= MAX_TIMEOUT_S:
+                raise BadArgument(
+                    f"the timeout for {url} must be > 0 and <= {MAX_TIMEOUT_S:g} seconds, got {seconds}"
+                )
         # Allowlisted URLs that serve MCP (Streamable HTTP), as list_targets names them: probe
         # these with protocol="mcp". Each must also be covered by the policy.
         self.mcp_endpoints = tuple(str(AllowEntry.parse(u)) for u in mcp_endpoints)
@@ -363,6 +372,8 @@ class Prober:
             raise BadArgument(
                 f"stream_s must be between 0 and {MAX_STREAM_S:g} seconds, got {stream_s}"
             )
+        if timeout_s is None:
+            timeout_s = self.target_timeouts.get(url.strip())
         timeouts = self.timeouts if timeout_s is None else Timeouts.uniform(timeout_s)
         target = Target.parse(url)
         self.policy.check_url(

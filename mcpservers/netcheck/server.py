@@ -127,6 +127,7 @@ def build_server(prober: Prober, *, max_concurrent_probes: int = 8) -> MCPServer
                 "tls": prober.timeouts.tls,
                 "http": prober.timeouts.http,
             },
+            "target_timeouts_s": dict(prober.target_timeouts),
         }
 
     return server

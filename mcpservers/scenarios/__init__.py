@@ -212,7 +212,16 @@ class LiveScenario:
             args += ["--ca-file", str(self.ca_file)]
         if self.dns_server is not None:
             args += ["--dns-server", self.dns_server]
+        for url, seconds in self.target_timeouts.items():
+            args += ["--timeout-for", f"{url}={seconds:g}"]
         return args
+
+    @property
+    def target_timeouts(self) -> dict[str, float]:
+        """URL → netcheck's per-layer timeout for it: a target's `timeout_s`, scaled like every duration."""
+        return {
+            p.url: p.timeout_s for p in self.probes.values() if p.timeout_s is not None
+        }
 
     def server_args(self) -> dict[str, list[str]]:
         """Arguments for each bundled server (`python -m mcpservers.<name> <args>`) to serve this scenario.
@@ -249,6 +258,7 @@ class LiveScenario:
             ssl_context=context,
             timeouts=timeouts,
             mcp_endpoints=self.mcp_endpoints,
+            target_timeouts=self.target_timeouts,
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -123,7 +123,7 @@ DNS_FAULTS = frozenset(
 # The loopback network a wrong DNS record may point at (nothing there listens on a target's port).
 WRONG_ADDRESS_NET = ipaddress.ip_network("127.0.0.0/8")
 _UPSTREAM_KINDS = frozenset({"idle_cut_proxy", "gateway"})
-_TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s", "protocol"})
+_TARGET_KEYS = frozenset({"name", "url", "fault", "stream_s", "protocol", "timeout_s"})
 PROTOCOLS = ("http", "mcp")
 _UPSTREAM_TIMEOUT_S = 3.0
 _RESET_PAUSE_S = 0.2
@@ -138,6 +138,8 @@ class Probe:
     stream_s: float = 0.0
     # "mcp": the URL serves MCP; netcheck lists it as an mcp_endpoint, probed with protocol="mcp"
     protocol: str = "http"
+    # netcheck's per-layer timeout for this URL (scaled), when the target sets one
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,9 @@ class Target:
     params: dict[str, Any]
     stream_s: float = 0.0
     protocol: str = "http"
+    timeout_s: float | None = (
+        None  # production seconds, per layer, when netcheck probes it
+    )
 
     def url(self, port: int) -> str:
         return f"{self.scheme}://{self.host}:{port}{self.path}"
@@ -260,6 +265,9 @@ def _target(path: Path, index: int, raw: Any, seen: set[str]) -> Target:
         raise TargetsError(
             path, name, "protocol", f"must be one of {', '.join(PROTOCOLS)}"
         )
+    timeout_s = raw.get("timeout_s")
+    if timeout_s is not None and (not _is_number(timeout_s) or timeout_s <= 0):
+        raise TargetsError(path, name, "timeout_s", "must be a number > 0")
     if kind.startswith("tls_") and parts.scheme != "https":
         raise TargetsError(path, name, "url", f"a {kind} fault needs an https URL")
     return Target(
@@ -271,6 +279,7 @@ def _target(path: Path, index: int, raw: Any, seen: set[str]) -> Target:
         params=params,
         stream_s=float(stream_s),
         protocol=protocol,
+        timeout_s=None if timeout_s is None else float(timeout_s),
     )
 
 
@@ -514,6 +523,7 @@ class _Starter:
                     t.url(self.ports[t.name]),
                     t.stream_s * self.scale,
                     t.protocol,
+                    None if t.timeout_s is None else t.timeout_s * self.scale,
                 )
                 for t in ordered
             ],

@@ -1,8 +1,9 @@
 """Facts → ranked hypotheses: which layer fails first where, what explains what, what stays open.
 
 Each hypothesis cites the spans that showed it (the rules of seed 000 §1.2, in order). The rules of the
-application layer, the network path and gateways live in `application`, `network` and `gateway`; this
-module holds Kubernetes, the tools' own failures and the open questions, and runs them all in order.
+application layer, the network path, gateways, warnings and changes live in `application`, `network`,
+`gateway`, `logged_paths`, `warning_leads` and `changes`; this module holds Kubernetes, the tools' own
+failures and the open questions, and runs them all in order.
 """
 
 import re
@@ -11,10 +12,12 @@ from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
+from reasoning.layered.changes import changes
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.reading import host_of, short
+from reasoning.layered.warning_leads import warning_leads
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
 from reasoning.report import EXCLUDED_REASON
 from reasoning.tools import (
@@ -52,6 +55,8 @@ class Analysis(Board):
         self._backend_support()
         network(self)
         logged_paths(self)
+        warning_leads(self)
+        changes(self)
         healthy_services(self)
         self._questions()
         self._ambiguous_tools()

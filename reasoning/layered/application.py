@@ -34,6 +34,7 @@ class _Signs:
     logged: list[str] = field(default_factory=list)  # its own error,
     saturated: list[str] = field(default_factory=list)  # its saturation
     own_error: str | None = None
+    stale: bool = False  # the own error was logged before the window too
 
 
 def applications(board: Board) -> None:
@@ -82,6 +83,8 @@ def application(board: Board, service: str) -> None:
             is_support=signs.own_error is not None,
         )
     _grade(c, health, own_error=signs.own_error)
+    if signs.stale and not signs.answer:
+        stale(c)
     head = (
         f"{service}: " + "; ".join(f[2] for f in symptoms)
         if symptoms
@@ -112,7 +115,9 @@ def _answered(signs: _Signs, probe: Probe, service: str) -> None:
 
 
 def _own_error(errors: Errors) -> tuple[ErrorGroup, str] | None:
-    """The first error group showing an application error that is not about an upstream, DNS or TLS."""
+    """The first error group showing an application error that is not about an upstream, DNS or
+    TLS; one that is new since the window started before one logged in the baseline too."""
+    found: list[tuple[ErrorGroup, str]] = []
     for group in errors.groups:
         match = APP_ERROR.search(group.sample) or APP_ERROR.search(group.signature)
         if (
@@ -121,8 +126,8 @@ def _own_error(errors: Errors) -> tuple[ErrorGroup, str] | None:
             or error_classes(group.text) & {layers.DNS, layers.TLS}
         ):
             continue
-        return group, match.group(0)
-    return None
+        found.append((group, match.group(0)))
+    return min(found, key=lambda f: f[0].is_stale, default=None)
 
 
 def _logged(signs: _Signs, errors: Errors, service: str) -> None:
@@ -131,6 +136,7 @@ def _logged(signs: _Signs, errors: Errors, service: str) -> None:
         return
     group, own_error = found
     signs.own_error = own_error
+    signs.stale = group.is_stale
     signs.support.append((errors.obs, errors.fact(group)))
     signs.logged.append(
         f"{service} logs: {short(group.sample or group.signature, 120)}"
@@ -167,6 +173,12 @@ def _grade(c: Candidate, health: Health | None, *, own_error: str | None) -> Non
     else:
         c.status = "likely"
         c.confidence = 0.45 if health is not None and health.saturation else 0.4
+
+
+def stale(c: Candidate) -> None:
+    """An error logged before the incident began too does not explain what began with it: a lead at most."""
+    c.status, c.confidence = "likely", min(c.confidence, 0.3)
+    c.statement += " (logged before the window too: not new)"
 
 
 def healthy_services(board: Board) -> None:

@@ -17,6 +17,7 @@ from reasoning.layered.reading import (
     incident_text,
     short,
     upstreams,
+    url_services,
 )
 from reasoning.observations import Investigation, Observation
 from reasoning.report import Evidence, Hypothesis, Report, Status
@@ -137,7 +138,8 @@ class Board:
 
 
 def dependency_services(inv: Investigation, facts: Facts) -> list[str]:
-    """Services the incident depends on, in the order they came up: symptoms and notes, then logs (rule 2)."""
+    """Services the incident depends on, in the order they came up: symptoms and notes, then logs
+    (upstreams and bare URL hosts its errors name; rule 2)."""
     service = inv.incident.service.lower()
     found: list[str] = []
 
@@ -169,4 +171,6 @@ def dependency_services(inv: Investigation, facts: Facts) -> list[str]:
             for upstream in upstreams(group.text):
                 if "." not in upstream:
                     add(upstream)
+            for callee in url_services(group.text):
+                add(callee)
     return found

@@ -1,4 +1,4 @@
-"""The observations read into facts: probes, health, error groups, tool failures, targets, runbook hits.
+"""The observations read into facts: probes, health, error and warning groups, changes, tool failures, targets, runbook hits.
 
 First answer per question wins (later ones are verifications); actions are not evidence.
 """
@@ -6,6 +6,7 @@ First answer per question wins (later ones are verifications); actions are not e
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from reasoning import layers
@@ -44,6 +45,24 @@ _BACKEND_FAILURE = re.compile(
     re.IGNORECASE,
 )
 _BACKEND_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_-]+) at [a-z][a-z0-9+.-]*://")
+# A line that records a change made to the system, not a failure of it.
+_CHANGE = re.compile(
+    r"\b(?:deploy(?:ed|ing|ment)?|rolled out|rollout|roll-out|released?|upgrad(?:e|ed|ing)|"
+    r"migrat(?:e|ed|ion)|config(?:uration|map)? (?:change|changed|edit|edited|updated?|reload(?:ed)?)|"
+    r"(?:applied|apply) (?:by|change)|change [A-Z0-9]{4,} applied|terraform|helm (?:upgrade|install)|"
+    r"image (?:updated|changed|set)|DROP (?:INDEX|TABLE|COLUMN)|ALTER TABLE|UPSERT|"
+    r"(?:A|AAAA|CNAME) record|dns record|record set|resource record)\b",
+    re.IGNORECASE,
+)
+_NOT_CHANGE_LEVELS = frozenset(
+    {"error", "err", "fatal", "critical", "crit", "panic", "warn", "warning"}
+)
+# A change to a DNS record (the address a name resolves to).
+_DNS_RECORD_CHANGE = re.compile(
+    r"\b(?:UPSERT|CREATE|DELETE|update[ds]?|chang(?:e|ed))\b.{0,40}\b(?:A|AAAA|CNAME)\b|"
+    r"\b(?:A|AAAA|CNAME) record\b|\bdns record\b|\brecord set\b|\broute ?53\b|\bzone\b.{0,40}\brecord\b",
+    re.IGNORECASE,
+)
 _NAMESPACE_LABELS = (
     "namespace",
     "k8s_namespace",
@@ -113,10 +132,22 @@ class ErrorGroup:
     signature: str
     sample: str
     count: int
+    first_seen: str = ""  # RFC 3339, as the logs server gives it
+    before: int | None = None  # lines of the pattern in the baseline; None: not asked
 
     @property
     def text(self) -> str:
         return f"{self.signature}\n{self.sample}"
+
+    @property
+    def is_new(self) -> bool:
+        """Absent from the baseline before the window (known only when a baseline was asked)."""
+        return self.before == 0
+
+    @property
+    def is_stale(self) -> bool:
+        """Already logged in the baseline before the window: it was there before the incident."""
+        return bool(self.before)
 
 
 @dataclass(frozen=True)
@@ -124,12 +155,34 @@ class Errors:
     obs: Observation
     service: str
     groups: tuple[ErrorGroup, ...]
+    warnings: tuple[
+        ErrorGroup, ...
+    ] = ()  # warning-level groups, kept apart from the errors
 
     def fact(self, group: ErrorGroup) -> str:
+        level = "warning" if group in self.warnings else "line"
+        new = " (new since the window started)" if group.is_new else ""
         return short(
-            f"top_errors({self.service}): {group.count} line{'' if group.count == 1 else 's'}: "
+            f"top_errors({self.service}): {group.count} {level}{'' if group.count == 1 else 's'}{new}: "
             f"{group.sample or group.signature}",
             FACT_CHARS,
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    """A log line recording a change (deploy, rollout, migration, config or DNS record edit)."""
+
+    obs: Observation
+    at: datetime | None
+    service: str  # the service whose log it is
+    message: str
+    is_dns_record: bool
+
+    @property
+    def fact(self) -> str:
+        return short(
+            f"search_logs: {self.service} logs a change: {self.message}", FACT_CHARS
         )
 
 
@@ -164,6 +217,7 @@ class Facts:
     # Allowlist URLs netcheck lists as MCP endpoints: probed with protocol="mcp" (JSON-RPC).
     mcp_endpoints: set[str] = field(default_factory=set)
     probes: dict[str, Probe] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)  # change lines any search found
     runbooks: list[tuple[str, dict[str, Any]]] = field(
         default_factory=list
     )  # (query, hit)
@@ -213,22 +267,32 @@ class Facts:
     def _read_errors(self, obs: Observation, result: dict[str, Any]) -> None:
         service = arg(obs, "service")
         if service and service not in self.errors:
-            groups = tuple(
-                ErrorGroup(
-                    signature=str(g.get("signature") or ""),
-                    sample=str(g.get("sample") or ""),
-                    count=g["count"] if isinstance(g.get("count"), int) else 0,
-                )
-                for g in map(as_dict, as_list(result.get("top")))
+            self.errors[service] = Errors(
+                obs=obs,
+                service=service,
+                groups=_groups(result.get("top")),
+                warnings=_groups(result.get("warnings")),
             )
-            self.errors[service] = Errors(obs=obs, service=service, groups=groups)
 
     def _read_log_lines(self, obs: Observation, result: dict[str, Any]) -> None:
         service = arg(obs, "service")
+        lines = [as_dict(line) for line in as_list(result.get("lines"))]
         if service:
-            self.log_lines.setdefault(service, []).extend(
-                map(as_dict, as_list(result.get("lines")))
+            self.log_lines.setdefault(service, []).extend(lines)
+        for line in lines:
+            message = str(line.get("message") or "")
+            level = str(line.get("level") or "").lower()
+            if level in _NOT_CHANGE_LEVELS or not _CHANGE.search(message):
+                continue  # an error or warning that mentions a deploy is not the change itself
+            change = Change(
+                obs=obs,
+                at=parse_time(str(line.get("time") or "")),
+                service=str(line.get("service") or service),
+                message=message,
+                is_dns_record=_DNS_RECORD_CHANGE.search(message) is not None,
             )
+            if all(c.message != message or c.at != change.at for c in self.changes):
+                self.changes.append(change)
 
     def _read_targets(self, obs: Observation, result: dict[str, Any]) -> None:
         if self.targets_listed:
@@ -301,6 +365,29 @@ READERS: dict[str, Callable[[Facts, Observation, dict[str, Any]], None]] = {
     PROBE_URL: Facts._read_probe,
     SEARCH_RUNBOOKS: Facts._read_runbooks,
 }
+
+
+def _groups(value: Any) -> tuple[ErrorGroup, ...]:
+    """top_errors' groups (its `top` or its `warnings`) as ErrorGroups."""
+    return tuple(
+        ErrorGroup(
+            signature=str(g.get("signature") or ""),
+            sample=str(g.get("sample") or ""),
+            count=g["count"] if isinstance(g.get("count"), int) else 0,
+            first_seen=str(g.get("first_seen") or ""),
+            before=g["before"] if isinstance(g.get("before"), int) else None,
+        )
+        for g in map(as_dict, as_list(value))
+    )
+
+
+def parse_time(value: str) -> datetime | None:
+    """An RFC 3339 time as the servers give it (a trailing Z included); None when it is not one."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _classify_failure(obs: Observation) -> ToolFailure:

@@ -5,12 +5,14 @@ evidence about that path, probe or not: netcheck may have no target for it, or n
 The hypothesis is the path's (layer, host), as a probe's would be, so a later probe of the host
 lands on the same candidate (`network.corroborate`). It is confirmed the way an application
 failure is: two servers agree, here the caller's logs naming the failure and the caller's own
-metrics showing it fail; one server alone is a lead.
+metrics showing it fail; one server alone is a lead. Lines all logged before the window too (stale)
+make a lead at most.
 """
 
 from collections.abc import Iterator
 
 from reasoning import layers
+from reasoning.layered.application import stale
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import ErrorGroup, Errors
 from reasoning.layered.reading import error_classes, hosts_in, short
@@ -29,17 +31,24 @@ _FAILING = ("degraded", "unhealthy")
 
 
 def logged_paths(board: Board) -> None:
-    """A candidate per (layer, host) the error lines show failing, unless a probe already spoke for the host."""
+    """A candidate per (layer, host) the error lines show failing, unless a probe already spoke for the host; stale lines alone make a lead."""
     probed = {p.host for p in board.facts.probes.values()}
     callers: dict[str, set[str]] = {}
+    current: set[str] = (
+        set()
+    )  # candidates with a line not already logged before the window
     for errors, group, layer, host in _failing_paths(board):
         if host in probed:
             continue  # the probe's hypothesis cites these lines (network.corroborate)
         c = board.get(layer, host, _VERBS[layer].format(host=host))
         _support(board, c, errors, group)
         callers.setdefault(c.id, set()).add(errors.service)
+        if not group.is_stale:
+            current.add(c.id)
     for key, services in callers.items():
         _grade(board, board.candidates[key], services)
+        if key not in current:
+            stale(board.candidates[key])
 
 
 def _failing_paths(board: Board) -> Iterator[tuple[Errors, ErrorGroup, str, str]]:

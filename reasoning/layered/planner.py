@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import kubernetes, remedies, survey
+from reasoning.layered import changes, kubernetes, remedies, survey
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -20,6 +20,7 @@ from reasoning.layered.reading import (
     STREAMY,
     arg,
     as_dict,
+    as_list,
     belongs,
     call_key,
     host_of,
@@ -52,6 +53,9 @@ from reasoning.tools import (
 __all__ = ["LayeredPlanner"]
 
 _RUNBOOK_QUERY_CHARS = 500
+# The hour before the window: what a service logged before the incident.
+BASELINE_S = 3600
+_CHANGE_SEARCHES = 3  # subjects whose changes are searched for, the first to fail first
 
 
 @dataclass(frozen=True)
@@ -235,10 +239,61 @@ class LayeredPlanner:
                     self._call(inv, SERVICE_HEALTH, {"service": service, **window}, why)
                 )
             if not logs_down:
-                calls.append(
-                    self._call(inv, TOP_ERRORS, {"service": service, **window}, why)
-                )
+                calls.append(self._top_errors(inv, service, why))
         return calls
+
+    def _top_errors(
+        self, inv: Investigation, service: str, why: str
+    ) -> PlannedCall | None:
+        """top_errors of `service` in the window, with its warnings apart and the hour before as a
+        baseline where the logs server offers them (issue 21: warnings, new since the start)."""
+        arguments: dict[str, Any] = {"service": service, **self._window(inv)}
+        tool = only_tool(inv, TOP_ERRORS)
+        offered = as_dict(tool.input_schema.get("properties")) if tool else {}
+        if "warnings" in offered:
+            arguments["warnings"] = True
+        if "baseline_s" in offered:
+            arguments["baseline_s"] = BASELINE_S
+        return self._call(inv, TOP_ERRORS, arguments, why)
+
+    def _change_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's lines naming a failing host or service and a change word, in the half
+        hour before its first failure (where the logs server searches every service by regex)."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return []
+        schema = search.input_schema
+        if "service" in as_list(schema.get("required")) or "regex" not in as_dict(
+            schema.get("properties")
+        ):
+            return []
+        searched = {
+            o.arguments.get("query") for o in inv.observations if o.tool == SEARCH_LOGS
+        }
+        found = changes.subjects(facts, _parse_time(self._window(inv)["start"]))
+        found.sort(key=lambda s: s.first_failure)
+        # One search per subject, even when a later read moves its first failure.
+        room = _CHANGE_SEARCHES - sum(
+            1 for s in found if changes.search_pattern(s.name) in searched
+        )
+        pending = [s for s in found if changes.search_pattern(s.name) not in searched]
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {
+                    "query": changes.search_pattern(subject.name),
+                    "regex": True,
+                    "start": _iso(subject.first_failure - changes.LEAD),
+                    "end": _iso(subject.first_failure),
+                    "limit": 20,
+                },
+                f"changes to {subject.name} recorded in any log just before it began failing",
+            )
+            for subject in pending[: max(room, 0)]
+        ]
 
     def _fresh(
         self, calls: Iterable[PlannedCall | None], asked: set[str]
@@ -286,12 +341,7 @@ class LayeredPlanner:
                 {"service": service, **window},
                 f"health of {service}, the incident's service",
             ),
-            self._call(
-                inv,
-                TOP_ERRORS,
-                {"service": service, **window},
-                f"what {service} logs as errors",
-            ),
+            self._top_errors(inv, service, f"what {service} logs as errors"),
             self._call(inv, LIST_TARGETS, {}, "which network paths netcheck may probe"),
             self._call(
                 inv,
@@ -317,6 +367,7 @@ class LayeredPlanner:
             ),
         )
         calls += self._probes(inv, facts)
+        calls += self._change_searches(inv, facts)
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
             if (
@@ -564,6 +615,10 @@ def _renamed(
         return inv
     incident = replace(inv.incident, service=service, starting_services=others)
     return replace(inv, incident=incident)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _parse_time(value: str) -> datetime | None:

@@ -150,5 +150,19 @@ def upstreams(text: str) -> list[str]:
     return names
 
 
+_BARE_URL_HOST = re.compile(
+    r"\bhttps?://([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=[:/\s\"'),;]|$)"
+)
+
+
+def url_services(text: str) -> list[str]:
+    """Services a line calls by a URL whose host is a bare name (`http://quotes-api/v1/...`), as in-cluster callers do."""
+    names: list[str] = []
+    for name in _BARE_URL_HOST.findall(text):
+        if name not in names and name not in GENERIC_LABELS and name != "localhost":
+            names.append(name)
+    return names
+
+
 def incident_text(inv: Investigation) -> str:
     return " ".join([inv.incident.title, *inv.incident.symptoms, *inv.incident.notes])

@@ -162,7 +162,6 @@ async def test_a_single_huge_line_is_cut() -> None:
             {"service": "checkout", "start": "now", "end": "now-1h"},
             "must be before end",
         ),
-        ({}, "service"),
     ],
 )
 async def test_bad_arguments_are_tool_errors_a_person_can_act_on(
@@ -172,6 +171,116 @@ async def test_bad_arguments_are_tool_errors_a_person_can_act_on(
         message = error_text(await client.call_tool("search_logs", arguments))
     assert expected in message
     assert "Traceback" not in message
+
+
+@pytest.mark.anyio
+async def test_search_logs_without_a_service_searches_every_service_and_names_each() -> (
+    None
+):
+    records = [
+        LogRecord(
+            ts=NOW - 60,
+            service="ledger",
+            level="info",
+            message="vault.acme.test rotated",
+        ),
+        LogRecord(
+            ts=NOW - 30,
+            service="audit",
+            level="info",
+            message="CNAME vault.acme.test changed",
+        ),
+        LogRecord(ts=NOW - 10, service="ledger", level="info", message="unrelated"),
+    ]
+    server = build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    async with Client(server) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"query": "vault.acme.test"})
+        )
+        missing = error_text(await client.call_tool("top_errors", {}))
+    assert [(line["service"], line["message"]) for line in data["lines"]] == [
+        ("audit", "CNAME vault.acme.test changed"),
+        ("ledger", "vault.acme.test rotated"),
+    ]
+    assert "service" in missing
+
+
+@pytest.mark.anyio
+async def test_search_logs_regex_matches_either_order_and_refuses_look_around() -> None:
+    records = [
+        LogRecord(
+            ts=NOW - 50,
+            service="ops",
+            level="info",
+            message="vault.acme.test: CNAME changed",
+        ),
+        LogRecord(
+            ts=NOW - 40,
+            service="ops",
+            level="info",
+            message="Deploy of vault.acme.test done",
+        ),
+        LogRecord(
+            ts=NOW - 30,
+            service="ops",
+            level="info",
+            message="vault.acme.test answered 200",
+        ),
+    ]
+    server = build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    pattern = r"vault\.acme\.test.*(cname|deploy)|(cname|deploy).*vault\.acme\.test"
+    async with Client(server) as client:
+        data = structured(
+            await client.call_tool("search_logs", {"query": pattern, "regex": True})
+        )
+        plain = structured(await client.call_tool("search_logs", {"query": pattern}))
+        refused = error_text(
+            await client.call_tool("search_logs", {"query": "(?!x)y", "regex": True})
+        )
+    assert [line["message"] for line in data["lines"]] == [
+        "Deploy of vault.acme.test done",
+        "vault.acme.test: CNAME changed",
+    ]
+    assert plain["lines"] == []
+    assert "look-around" in refused
+
+
+@pytest.mark.anyio
+async def test_top_errors_groups_warnings_apart_and_counts_each_pattern_in_the_baseline() -> (
+    None
+):
+    def line(ago: float, level: str, message: str) -> LogRecord:
+        return LogRecord(ts=NOW - ago, service="quotes", level=level, message=message)
+
+    records = [
+        line(5000, "error", "cache miss storm on shard 3"),  # baseline only
+        line(4000, "warning", "feature flag poll slow"),  # baseline and window
+        line(600, "warning", "feature flag poll slow"),
+        line(500, "warn", "lock wait 812ms on table prices"),  # new
+        line(400, "warn", "lock wait 930ms on table prices"),
+        line(300, "error", "upstream rates-api answered 503"),  # new
+        line(200, "info", "GET /quote 200"),
+    ]
+    server = build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    async with Client(server) as client:
+        plain = structured(await client.call_tool("top_errors", {"service": "quotes"}))
+        data = structured(
+            await client.call_tool(
+                "top_errors",
+                {"service": "quotes", "warnings": True, "baseline_s": 3600},
+            )
+        )
+    assert "warnings" not in plain
+    assert "before" not in plain["top"][0]
+    assert [(g["sample"], g["count"], g["before"]) for g in data["top"]] == [
+        ("upstream rates-api answered 503", 1, 0)
+    ]
+    assert [(g["signature"], g["count"], g["before"]) for g in data["warnings"]] == [
+        ("lock wait <n> on table prices", 2, 0),
+        ("feature flag poll slow", 1, 1),
+    ]
+    assert data["error_lines"] == 1
+    assert data["warning_lines"] == 3
 
 
 @pytest.mark.anyio
@@ -417,6 +526,20 @@ async def test_loki_top_errors_uses_error_filter_and_groups(loki: FakeLoki) -> N
         ("ERROR dial tcp <ip>: connection refused", 2),
         ("panic: nil map", 1),
     ]
+
+
+def test_loki_logql_for_every_service_and_for_warnings() -> None:
+    backend = LokiBackend("http://loki.test")
+    assert backend.build_logql(service="", text="x", errors_only=False).startswith(
+        '{service=~".+"} |~'
+    )
+    logql = backend.build_logql(service="api", text="", errors_only=True, warnings=True)
+    assert logql.startswith('{service="api"}')
+    assert "warn" in logql
+    assert "error" in logql
+    assert backend.build_logql(
+        service="api", text="a.b|c", errors_only=False, regex=True
+    ).endswith('|~ "(?i)a.b|c"')
 
 
 @pytest.mark.anyio

@@ -246,3 +246,43 @@ async def test_list_targets_names_the_mcp_endpoints_and_probe_url_takes_protocol
     protocol = tools["probe_url"].input_schema["properties"]["protocol"]
     assert protocol["enum"] == ["http", "mcp"]
     assert protocol["default"] == "http"
+
+
+async def test_a_url_given_its_own_timeout_gets_it_unless_the_caller_gives_one(
+    listeners,
+):
+    async def late(request, writer):
+        await asyncio.sleep(0.6)
+        return Response(200, "late")
+
+    port = await listeners.http(late)
+    url = f"http://slow.internal:{port}/report"
+    args = build_parser().parse_args(
+        [
+            "--allow",
+            f"slow.internal:{port}",
+            "--resolve",
+            "slow.internal=127.0.0.1",
+            "--timeout-for",
+            f"{url}=0.2",
+        ]
+    )
+    server = build_server(prober_from_args(args))
+
+    async with Client(server) as client, asyncio.timeout(10):
+        targets = (await client.call_tool("list_targets", {})).structured_content
+        own = (await client.call_tool("probe_url", {"url": url})).structured_content
+        given = (
+            await client.call_tool("probe_url", {"url": url, "timeout_s": 2})
+        ).structured_content
+
+    assert targets["target_timeouts_s"] == {url: 0.2}
+    assert (own["failed_layer"], own["reason"]) == ("http", "timeout")
+    assert given["failed_layer"] == "none"
+
+
+@pytest.mark.parametrize("spec", ["http://a.internal/x", "http://a.internal/=0", "x=1"])
+def test_a_bad_timeout_for_is_refused_by_name(spec):
+    args = build_parser().parse_args(["--allow", "a.internal", "--timeout-for", spec])
+    with pytest.raises(ValueError, match="--timeout-for"):
+        prober_from_args(args)

@@ -455,6 +455,7 @@ def _target(**overrides):
             "api",
             "fault.paths./healthz.headers",
         ),
+        ([_target(timeout_s=0)], "api", "timeout_s"),
         ([_target(), _target()], "api", "name"),
         ([_target(stream_s=-1)], "api", "stream_s"),
         ([_target(timeout=3)], "api", "timeout"),
@@ -536,6 +537,13 @@ async def test_paths_replicas_and_route_timeouts_answer_as_written(tmp_path):
             "url": "http://edge.internal/",
             "fault": {"kind": "gateway", "upstream": "slow", "route_timeout_s": 10},
         },
+        # The same slow listener, probed under its own (scaled) netcheck timeout: 0.5 s < 1 s.
+        {
+            "name": "slow-watched",
+            "url": "http://slow.internal/v2",
+            "fault": {"kind": "slow_first_byte", "delay_s": 20},
+            "timeout_s": 10,
+        },
         # Without its own route timeout the gateway waits its default 3 real seconds.
         {
             "name": "patient-edge",
@@ -554,6 +562,9 @@ async def test_paths_replicas_and_route_timeouts_answer_as_written(tmp_path):
         shop = [await prober.probe(live.probes["shop"].url) for _ in range(4)]
         edge = await prober.probe(live.probes["edge"].url)
         patient = await prober.probe(live.probes["patient-edge"].url)
+        slow = await prober.probe(live.probes["slow"].url)
+        watched = await prober.probe(live.probes["slow-watched"].url)
+        args = live.netcheck_args()
 
     assert health["failed_layer"] == "none"
     assert health["http"]["body_excerpt"] == '{"db": "down", "status": "degraded"}'
@@ -566,6 +577,11 @@ async def test_paths_replicas_and_route_timeouts_answer_as_written(tmp_path):
     assert shop[0]["http"]["body_excerpt"] == "pool exhausted"
     assert (edge["failed_layer"], edge["reason"]) == ("http", "http_504")
     assert (patient["failed_layer"], patient["reason"]) == ("none", None)
+    assert (slow["failed_layer"], watched["failed_layer"]) == ("none", "http")
+    assert watched["reason"] == "timeout"
+    flag = args.index("--timeout-for")
+    assert args[flag + 1] == f"{live.probes['slow-watched'].url}=0.5"
+    assert args.count("--timeout-for") == 1
 
 
 def _url(live, name, path):

@@ -137,9 +137,15 @@ def test_round_one_asks_health_errors_targets_and_runbooks_of_the_incident(name)
 
     service = inv.incident.service
     window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
+    # Warnings apart and the hour before as a baseline, where the logs server offers them.
+    offered = inv.find_tool("top_errors").input_schema.get("properties", {})
+    logs = {
+        **({"warnings": True} if "warnings" in offered else {}),
+        **({"baseline_s": 3600} if "baseline_s" in offered else {}),
+    }
     assert {(c.tool, json.dumps(dict(c.arguments), sort_keys=True)) for c in calls} == {
         key("service_health", {"service": service, **window}),
-        key("top_errors", {"service": service, **window}),
+        key("top_errors", {"service": service, **window, **logs}),
         key("list_targets", {}),
         key(
             "search_runbooks", {"symptoms": " ".join(inv.incident.symptoms), "limit": 3}
@@ -306,8 +312,9 @@ def test_no_action_without_a_confirmed_leak(name):
 def test_report_is_partial_until_the_planner_has_nothing_more_to_ask():
     _, _, _, reports = replay("tls-expired")
 
-    assert [r.partial for r in reports] == [True, True, False]
-    assert reports[0].tool_calls == 4 and reports[-1].tool_calls == 9
+    # Round 3 searches the logs for a change to the failing host; round 4 the runbooks.
+    assert [r.partial for r in reports] == [True, True, True, False]
+    assert reports[0].tool_calls == 4 and reports[-1].tool_calls == 10
 
 
 # --- synthetic cases: a small world of tool answers --------------------------------------------
