@@ -272,11 +272,14 @@ def _by_length(names: list[str]) -> list[str]:
 
 
 def _pod_owner(cluster: Cluster, ns: str, name: str) -> str:
-    """A pod belongs to the job its `job-name` label names (and so to that job's cron job), else to
-    the deployment, stateful set or daemon set its name extends (else a guess)."""
+    """A pod belongs to the job its `job-name` label names (and so to that job's cron job); a static
+    pod (named after its node) to no workload; else to the deployment, stateful set or daemon set its
+    name extends (else a guess)."""
     job = _job_label(cluster, ns, name)
     if job:
         return _job_owner(cluster, ns, job)
+    if _is_static(cluster, ns, name):
+        return f"pod/{name}"
     deployments = cluster.names("deployments", ns)
     patterns = (
         ("deployment", deployments, r"-[a-z0-9]{5,10}-[a-z0-9]{5}"),
@@ -294,6 +297,16 @@ def _pod_owner(cluster: Cluster, ns: str, name: str) -> str:
     if guess and not deployments:
         return f"statefulset/{guess.group(1)}"
     return f"pod/{name}"
+
+
+def _is_static(cluster: Cluster, ns: str, name: str) -> bool:
+    """A kubelet's static pod (the control plane of kubeadm clusters) is named `<name>-<node>`: its
+    name ends with the node it runs on, so a node ending in digits does not make it a replica."""
+    nodes = set(cluster.names("nodes", ns))
+    nodes |= {p.node for p in cluster.pods(ns) if p.name == name and p.node}
+    return any(
+        name.endswith(f"-{node}") and len(name) > len(node) + 1 for node in nodes
+    )
 
 
 def _job_label(cluster: Cluster, ns: str, pod: str) -> str:

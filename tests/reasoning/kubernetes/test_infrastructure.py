@@ -4,6 +4,7 @@ conditions other than Ready, and the cluster's own DNS and kube-proxy in kube-sy
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
 
 from .answers import answer, table
@@ -431,3 +432,46 @@ def test_kube_proxy_down_on_a_node_the_incident_does_not_run_on_stays_a_lead():
     found = diagnosed(*proxy_cluster("pool-c-1"))
 
     assert not found["daemonset/kube-proxy"].is_relevant
+
+
+# --- a static pod is named after its node -------------------------------------------------------
+
+
+def test_a_static_pod_on_a_node_ending_in_digits_is_not_read_as_a_stateful_sets_replica():
+    observations = [
+        namespaces(APP, "kube-system"),
+        nodes(("ctl-3", "Ready"), ("pool-c-1", "Ready")),
+        pods(
+            "kube-system",
+            (
+                "kube-controller-manager-ctl-3",
+                "0/1",
+                "CrashLoopBackOff",
+                "9 (40s ago)",
+                "ctl-3",
+                "component=kube-controller-manager,tier=control-plane",
+            ),
+            ("etcd-ctl-3", "1/1", "Running", "0", "ctl-3", "component=etcd"),
+            ("zk-2", "0/1", "CrashLoopBackOff", "4 (1m ago)", "pool-c-1", "app=zk"),
+        ),
+        pods(
+            APP,
+            (
+                "tracker-7d6c5b4a3-r2d2x",
+                "1/1",
+                "Running",
+                "0",
+                "pool-c-1",
+                "app=tracker",
+            ),
+        ),
+        deployments(APP, ("tracker", "1/1")),
+        events(APP),
+    ]
+    found = diagnosed(*observations)
+    cluster = Cluster.read(observations)
+
+    assert "pod/kube-controller-manager-ctl-3" in found
+    assert not any(c.startswith("statefulset/kube-controller") for c in found)
+    # A replica's ordinal is still read as one where no node has that name.
+    assert cluster.owner("kube-system", "pod", "zk-2") == "statefulset/zk"
