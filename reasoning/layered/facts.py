@@ -85,6 +85,10 @@ class Probe:
     evidence: tuple[str, ...]
     status: int | None
     body: str
+    is_stream: bool = (
+        False  # it answered an event stream (content-type text/event-stream)
+    )
+    is_watched: bool = False  # the probe watched the stream (stream_s)
 
     @property
     def fact(self) -> str:
@@ -309,11 +313,22 @@ class Facts:
         )
 
     def _read_probe(self, obs: Observation, result: dict[str, Any]) -> None:
+        """The first probe of a URL wins, except that a probe watching a stream replaces one that did not."""
         url = arg(obs, "url") or str(result.get("url") or "")
         host = host_of(url)
-        if host and url not in self.probes:
+        watched = result.get("stream") is not None
+        earlier = self.probes.get(url)
+        if host and (earlier is None or (watched and not earlier.is_watched)):
             http = as_dict(result.get("http"))
             status = result.get("status")
+            content_type = next(
+                (
+                    str(v)
+                    for k, v in as_dict(http.get("headers")).items()
+                    if str(k).lower() == "content-type"
+                ),
+                "",
+            )
             self.probes[url] = Probe(
                 obs=obs,
                 url=url,
@@ -323,6 +338,8 @@ class Facts:
                 evidence=tuple(str(e) for e in as_list(result.get("evidence"))),
                 status=status if isinstance(status, int) else None,
                 body=str(http.get("body_excerpt") or ""),
+                is_stream=content_type.lower().startswith("text/event-stream"),
+                is_watched=watched,
             )
 
     def _read_runbooks(self, obs: Observation, result: dict[str, Any]) -> None:

@@ -436,7 +436,7 @@ class LayeredPlanner:
         ordered = sorted(
             (u for u in facts.targets if u not in facts.probes), key=priority
         )
-        return [
+        calls = [
             self._call(
                 inv,
                 PROBE_URL,
@@ -444,6 +444,34 @@ class LayeredPlanner:
                 f"which layer fails first on the way to {host_of(url)}",
             )
             for url in ordered[:room]
+        ]
+        return calls + self._stream_watches(inv, facts, room - len(calls))
+
+    def _stream_watches(
+        self, inv: Investigation, facts: Facts, room: int
+    ) -> list[PlannedCall | None]:
+        """A target that answered an event stream to a probe that did not watch it is probed again
+        watching the stream: a stream cut by an idle timeout passes every layer until it is watched,
+        whatever the incident's words say."""
+        unwatched = [
+            p
+            for p in facts.probes.values()
+            if p.is_stream
+            and not p.is_watched
+            and p.layer is None
+            and p.url not in facts.mcp_endpoints
+        ]
+        arguments: dict[str, Any] = {"stream_s": self.stream_watch_s}
+        if self.probe_timeout_s is not None:
+            arguments["timeout_s"] = self.probe_timeout_s
+        return [
+            self._call(
+                inv,
+                PROBE_URL,
+                {"url": p.url, **arguments},
+                f"{p.host} answers an event stream: is it cut when watched",
+            )
+            for p in unwatched[: max(room, 0)]
         ]
 
     def _findings_search(
