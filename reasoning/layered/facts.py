@@ -214,6 +214,8 @@ class Facts:
     health: dict[str, Health] = field(default_factory=dict)
     errors: dict[str, Errors] = field(default_factory=dict)
     log_lines: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # service → (search_logs answer, its lines' messages): every level, not only errors
+    searched: dict[str, list[tuple[Observation, str]]] = field(default_factory=dict)
     failures: list[ToolFailure] = field(default_factory=list)
     targets_listed: bool = False
     targets: list[str] = field(default_factory=list)  # URL entries of the allowlist
@@ -283,6 +285,11 @@ class Facts:
         lines = [as_dict(line) for line in as_list(result.get("lines"))]
         if service:
             self.log_lines.setdefault(service, []).extend(lines)
+            text = "\n".join(
+                str(line.get("message") or line.get("line") or "") for line in lines
+            )
+            if text.strip():
+                self.searched.setdefault(service, []).append((obs, text))
         for line in lines:
             message = str(line.get("message") or "")
             level = str(line.get("level") or "").lower()

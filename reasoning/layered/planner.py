@@ -56,6 +56,8 @@ _RUNBOOK_QUERY_CHARS = 500
 # The hour before the window: what a service logged before the incident.
 BASELINE_S = 3600
 _CHANGE_SEARCHES = 3  # subjects whose changes are searched for, the first to fail first
+# Kubernetes objects a caller's log lines name (by their service's or workload's name).
+_SEARCHABLE_KINDS = frozenset({"deployment", "statefulset", "daemonset", "service"})
 
 
 @dataclass(frozen=True)
@@ -358,6 +360,7 @@ class LayeredPlanner:
             )
         if not inv.observations:
             return calls
+        calls += self._path_searches(inv, facts)
         calls += self._read_services(
             inv,
             facts,
@@ -407,6 +410,46 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _path_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A Kubernetes fault not shown on the incident's path: the service's own log lines, at any
+        level, are searched for the faulty object's name, so a failing call to it puts it on the
+        path from the evidence (the incident's words are not needed to name it)."""
+        service = inv.incident.service
+        search = only_tool(inv, SEARCH_LOGS)
+        errors = facts.errors.get(service)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or errors is None  # the logs do not know the name: nothing to search
+            or not inv.tools_named(GET_RESOURCES)
+        ):
+            return []
+        names: list[str] = []
+        for finding in kubernetes.diagnose(inv, facts):
+            kind, _, name = finding.component.partition("/")
+            if (
+                finding.is_relevant
+                or finding.victim_of
+                or kind not in _SEARCHABLE_KINDS
+                or name == service.lower()
+                or name in names
+            ):
+                continue
+            names.append(name)
+        window = self._window(inv)
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {"service": service, "query": name, **window, "limit": 20},
+                f"{name} fails off {service}'s known path: do {service}'s own lines "
+                f"(any level) fail calling it",
+            )
+            for name in names[: self.max_dependencies]
+        ]
 
     def _probes(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
         asked = sum(1 for o in inv.observations if o.tool == PROBE_URL)

@@ -2,8 +2,18 @@
 shows is read and weighed the same whether or not the incident's words anticipated it."""
 
 from reasoning.layered import LayeredPlanner
+from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
-from reasoning.observations import Observation
+from reasoning.observations import Investigation, Observation, ToolInfo
+from tests.reasoning.kubernetes.answers import (
+    NS,
+    answer,
+    deployments,
+    events,
+    listing,
+    pods,
+    table,
+)
 from tests.reasoning.test_planner import World, errors, health, incident, run, targets
 
 QUOTES = "http://quotes.market.example:9000"
@@ -117,3 +127,131 @@ def test_a_target_not_answering_an_event_stream_is_not_probed_twice():
     run(world, incident("ticker", title="prices frozen"), LayeredPlanner())
 
     assert world.asked.count(("probe_url", QUOTES)) == 1
+
+
+# A Kubernetes fault off the path the incident's words gave: the service's own lines decide.
+
+LEDGER_POD = "ledger-6b7c8d9f5-q2w3e"
+ROUTER_POD = "edge-router-5c4d3b2a1-z9y8x"
+ROUTER_LINE = (
+    '"POST /v1/entries HTTP/1.1" 503 UF 0 91 1 upstream_host=- '
+    "response_code_details=upstream_reset_before_response_started{connection_failure} "
+    "(ledger.shop.svc.cluster.local:8080)"
+)
+
+
+def k8s_tools():
+    return [
+        ToolInfo(
+            server="kubernetes" if name in ("get_resources", "describe") else "logs",
+            name=name,
+            description="",
+            input_schema={"type": "object"},
+            is_read_only=True,
+            is_destructive=False,
+            is_idempotent=True,
+        )
+        for name in ("get_resources", "describe", "top_errors", "search_logs")
+    ]
+
+
+def cluster_answers():
+    """edge-router runs and answers 503; ledger cannot start (a secret is missing)."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            table(("NAME", "STATUS", "AGE"), (NS, "Active", "90d")),
+        ),
+        pods(
+            (ROUTER_POD, "1/1", "Running", "0"),
+            (LEDGER_POD, "0/1", "CreateContainerConfigError", "0"),
+        ),
+        deployments(("edge-router", "1/1"), ("ledger", "0/1")),
+        listing(
+            "services",
+            ("NAME", "TYPE", "CLUSTER-IP", "PORT(S)", "SELECTOR"),
+            ("edge-router", "ClusterIP", "10.96.4.1", "443/TCP", "app=edge-router"),
+            ("ledger", "ClusterIP", "10.96.4.2", "8080/TCP", "app=ledger"),
+        ),
+        events(
+            (
+                "Warning",
+                "Failed",
+                f"Pod/{LEDGER_POD}",
+                'Error: secret "ledger-db" not found',
+            )
+        ),
+        Observation(
+            span_id="router-errors",
+            agent="logs",
+            server="logs",
+            tool="top_errors",
+            arguments={"service": "edge-router"},
+            is_ok=True,
+            result={"service": "edge-router", "top": []},  # its failures are warn lines
+        ),
+    ]
+
+
+def router_search(messages):
+    return Observation(
+        span_id="router-search",
+        agent="logs",
+        server="logs",
+        tool="search_logs",
+        arguments={"service": "edge-router", "query": "ledger"},
+        is_ok=True,
+        result={"lines": [{"level": "warn", "message": m} for m in messages]},
+    )
+
+
+def router_incident(*symptoms):
+    return Investigation(
+        incident=incident("edge-router", *symptoms, title="requests failing"),
+        tools=k8s_tools(),
+        observations=cluster_answers(),
+    )
+
+
+def ledger(inv):
+    return Analysis(inv, Facts.read(inv.observations)).candidates[
+        "platform:deployment/ledger"
+    ]
+
+
+def test_a_fault_off_the_known_path_is_searched_for_in_the_incident_service_s_own_lines():
+    inv = router_incident()
+
+    calls = LayeredPlanner()._path_searches(inv, Facts.read(inv.observations))
+
+    assert [(c.tool, c.arguments["service"], c.arguments["query"]) for c in calls] == [
+        ("search_logs", "edge-router", "ledger")
+    ]
+    assert ledger(inv).status == "likely"  # not yet shown on the path: a lead
+
+
+def test_lines_failing_to_call_the_faulty_object_confirm_it_as_when_the_incident_names_it():
+    searched = router_incident()
+    searched.observations.append(router_search([ROUTER_LINE]))
+    named = router_incident("ledger pods are not starting")
+
+    found, told = ledger(searched), ledger(named)
+
+    assert found.status == told.status == "confirmed"
+    assert found.confidence >= 0.88 and told.confidence >= 0.88
+    assert "not shown to be on" not in found.statement
+    # On the path now: nothing left to search for.
+    facts = Facts.read(searched.observations)
+    assert LayeredPlanner()._path_searches(searched, facts) == []
+
+
+def test_lines_that_name_the_object_without_failing_leave_it_a_lead():
+    inv = router_incident()
+    inv.observations.append(
+        router_search(
+            ['"GET /v1/health HTTP/1.1" 200 ledger.shop.svc.cluster.local:8080']
+        )
+    )
+
+    assert ledger(inv).status == "likely"
