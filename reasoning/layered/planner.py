@@ -141,6 +141,8 @@ class LayeredPlanner:
             asked,
         )
         if not calls:
+            calls = self._fresh(self._path_searches(start.inv, facts), asked)
+        if not calls:
             calls = self._fresh(self._survey_when_stuck(inv, facts, start), asked)
         if not calls:
             calls = self._fresh(self._findings_search(start.inv, facts), asked)
@@ -360,7 +362,6 @@ class LayeredPlanner:
             )
         if not inv.observations:
             return calls
-        calls += self._path_searches(inv, facts)
         calls += self._read_services(
             inv,
             facts,
@@ -414,9 +415,9 @@ class LayeredPlanner:
     def _path_searches(
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
-        """A Kubernetes fault not shown on the incident's path: the service's own log lines, at any
-        level, are searched for the faulty object's name, so a failing call to it puts it on the
-        path from the evidence (the incident's words are not needed to name it)."""
+        """Once the Kubernetes reads are done and no fault is on the incident's path, the service's
+        own log lines, at any level, are searched for each faulty object's name, so a failing call
+        to it puts it on the path from the evidence (the incident's words need not name it)."""
         service = inv.incident.service
         search = only_tool(inv, SEARCH_LOGS)
         errors = facts.errors.get(service)
@@ -427,12 +428,14 @@ class LayeredPlanner:
             or not inv.tools_named(GET_RESOURCES)
         ):
             return []
+        findings = kubernetes.diagnose(inv, facts)
+        if any(f.is_relevant for f in findings):
+            return []
         names: list[str] = []
-        for finding in kubernetes.diagnose(inv, facts):
+        for finding in findings:
             kind, _, name = finding.component.partition("/")
             if (
-                finding.is_relevant
-                or finding.victim_of
+                finding.victim_of
                 or kind not in _SEARCHABLE_KINDS
                 or name == service.lower()
                 or name in names
@@ -445,8 +448,8 @@ class LayeredPlanner:
                 inv,
                 SEARCH_LOGS,
                 {"service": service, "query": name, **window, "limit": 20},
-                f"{name} fails off {service}'s known path: do {service}'s own lines "
-                f"(any level) fail calling it",
+                f"{name} fails and nothing on {service}'s known path does: do "
+                f"{service}'s own lines (any level) fail calling it",
             )
             for name in names[: self.max_dependencies]
         ]

@@ -255,3 +255,11 @@ def test_lines_that_name_the_object_without_failing_leave_it_a_lead():
     )
 
     assert ledger(inv).status == "likely"
+
+
+def test_no_search_while_a_fault_is_already_on_the_path():
+    named = router_incident("ledger pods are not starting")
+
+    facts = Facts.read(named.observations)
+
+    assert LayeredPlanner()._path_searches(named, facts) == []
