@@ -85,6 +85,10 @@ class Probe:
     evidence: tuple[str, ...]
     status: int | None
     body: str
+    is_stream: bool = (
+        False  # it answered an event stream (content-type text/event-stream)
+    )
+    is_watched: bool = False  # the probe watched the stream (stream_s)
 
     @property
     def fact(self) -> str:
@@ -210,6 +214,8 @@ class Facts:
     health: dict[str, Health] = field(default_factory=dict)
     errors: dict[str, Errors] = field(default_factory=dict)
     log_lines: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # service → (search_logs answer, its lines' messages): every level, not only errors
+    searched: dict[str, list[tuple[Observation, str]]] = field(default_factory=dict)
     failures: list[ToolFailure] = field(default_factory=list)
     targets_listed: bool = False
     targets: list[str] = field(default_factory=list)  # URL entries of the allowlist
@@ -279,6 +285,11 @@ class Facts:
         lines = [as_dict(line) for line in as_list(result.get("lines"))]
         if service:
             self.log_lines.setdefault(service, []).extend(lines)
+            text = "\n".join(
+                str(line.get("message") or line.get("line") or "") for line in lines
+            )
+            if text.strip():
+                self.searched.setdefault(service, []).append((obs, text))
         for line in lines:
             message = str(line.get("message") or "")
             level = str(line.get("level") or "").lower()
@@ -309,11 +320,22 @@ class Facts:
         )
 
     def _read_probe(self, obs: Observation, result: dict[str, Any]) -> None:
+        """The first probe of a URL wins, except that a probe watching a stream replaces one that did not."""
         url = arg(obs, "url") or str(result.get("url") or "")
         host = host_of(url)
-        if host and url not in self.probes:
+        watched = result.get("stream") is not None
+        earlier = self.probes.get(url)
+        if host and (earlier is None or (watched and not earlier.is_watched)):
             http = as_dict(result.get("http"))
             status = result.get("status")
+            content_type = next(
+                (
+                    str(v)
+                    for k, v in as_dict(http.get("headers")).items()
+                    if str(k).lower() == "content-type"
+                ),
+                "",
+            )
             self.probes[url] = Probe(
                 obs=obs,
                 url=url,
@@ -323,6 +345,8 @@ class Facts:
                 evidence=tuple(str(e) for e in as_list(result.get("evidence"))),
                 status=status if isinstance(status, int) else None,
                 body=str(http.get("body_excerpt") or ""),
+                is_stream=content_type.lower().startswith("text/event-stream"),
+                is_watched=watched,
             )
 
     def _read_runbooks(self, obs: Observation, result: dict[str, Any]) -> None:

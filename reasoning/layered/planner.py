@@ -56,6 +56,8 @@ _RUNBOOK_QUERY_CHARS = 500
 # The hour before the window: what a service logged before the incident.
 BASELINE_S = 3600
 _CHANGE_SEARCHES = 3  # subjects whose changes are searched for, the first to fail first
+# Kubernetes objects a caller's log lines name (by their service's or workload's name).
+_SEARCHABLE_KINDS = frozenset({"deployment", "statefulset", "daemonset", "service"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,8 @@ class LayeredPlanner:
             [*self._resolving(inv, facts, start), *self._wanted(start.inv, facts)],
             asked,
         )
+        if not calls:
+            calls = self._fresh(self._path_searches(start.inv, facts), asked)
         if not calls:
             calls = self._fresh(self._survey_when_stuck(inv, facts, start), asked)
         if not calls:
@@ -408,6 +412,48 @@ class LayeredPlanner:
                 )
         return calls
 
+    def _path_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Once the Kubernetes reads are done and no fault is on the incident's path, the service's
+        own log lines, at any level, are searched for each faulty object's name, so a failing call
+        to it puts it on the path from the evidence (the incident's words need not name it)."""
+        service = inv.incident.service
+        search = only_tool(inv, SEARCH_LOGS)
+        errors = facts.errors.get(service)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or errors is None  # the logs do not know the name: nothing to search
+            or not inv.tools_named(GET_RESOURCES)
+        ):
+            return []
+        findings = kubernetes.diagnose(inv, facts)
+        if any(f.is_relevant for f in findings):
+            return []
+        names: list[str] = []
+        for finding in findings:
+            kind, _, name = finding.component.partition("/")
+            if (
+                finding.victim_of
+                or kind not in _SEARCHABLE_KINDS
+                or name == service.lower()
+                or name in names
+            ):
+                continue
+            names.append(name)
+        window = self._window(inv)
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {"service": service, "query": name, **window, "limit": 20},
+                f"{name} fails and nothing on {service}'s known path does: do "
+                f"{service}'s own lines (any level) fail calling it",
+            )
+            for name in names[: self.max_dependencies]
+        ]
+
     def _probes(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
         asked = sum(1 for o in inv.observations if o.tool == PROBE_URL)
         room = self.max_probes - asked
@@ -436,7 +482,7 @@ class LayeredPlanner:
         ordered = sorted(
             (u for u in facts.targets if u not in facts.probes), key=priority
         )
-        return [
+        calls = [
             self._call(
                 inv,
                 PROBE_URL,
@@ -444,6 +490,34 @@ class LayeredPlanner:
                 f"which layer fails first on the way to {host_of(url)}",
             )
             for url in ordered[:room]
+        ]
+        return calls + self._stream_watches(inv, facts, room - len(calls))
+
+    def _stream_watches(
+        self, inv: Investigation, facts: Facts, room: int
+    ) -> list[PlannedCall | None]:
+        """A target that answered an event stream to a probe that did not watch it is probed again
+        watching the stream: a stream cut by an idle timeout passes every layer until it is watched,
+        whatever the incident's words say."""
+        unwatched = [
+            p
+            for p in facts.probes.values()
+            if p.is_stream
+            and not p.is_watched
+            and p.layer is None
+            and p.url not in facts.mcp_endpoints
+        ]
+        arguments: dict[str, Any] = {"stream_s": self.stream_watch_s}
+        if self.probe_timeout_s is not None:
+            arguments["timeout_s"] = self.probe_timeout_s
+        return [
+            self._call(
+                inv,
+                PROBE_URL,
+                {"url": p.url, **arguments},
+                f"{p.host} answers an event stream: is it cut when watched",
+            )
+            for p in unwatched[: max(room, 0)]
         ]
 
     def _findings_search(

@@ -105,6 +105,22 @@ def _exact(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]
     return {name: f"known to {', '.join(sources)}"} if sources else {}
 
 
+def spelled(name: str) -> str:
+    """A name's words joined by '-' (`Payments API`, `payments_api` → `payments-api`)."""
+    return "-".join(w for w in re.split(r"[\s_-]+", name.strip().lower()) if w)
+
+
+def _spelling(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
+    """A known service spelled with the same words: a dashboard label writes `Payments API` for
+    payments-api, `checkout_api` for checkout-api."""
+    wanted = spelled(name)
+    return {
+        service: f"{service} is spelled with the same words, known to {', '.join(sources)}"
+        for service, sources in known.services.items()
+        if service != name and spelled(service) == wanted
+    }
+
+
 def _alert_label(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
     for key in ALERT_LABELS:
         value = labels.get(key, "").lower()
@@ -198,6 +214,7 @@ def _token_overlap(
 
 RULES: Final[tuple[tuple[str, str, Rule], ...]] = (
     ("exact", "its exact name", _exact),
+    ("spelling", "its spelling", _spelling),
     ("alert_label", "the alert's labels", _alert_label),
     ("kubernetes_label", "a Kubernetes app label", _kubernetes_label),
     ("ingress", "an Ingress host or path", _ingress),
@@ -206,6 +223,7 @@ RULES: Final[tuple[tuple[str, str, Rule], ...]] = (
     ("tokens", "shared words", _token_overlap),
 )
 RULE_TITLES: Final = {name: title for name, title, _ in RULES}
+_AS_GIVEN: Final = frozenset({"exact", "spelling"})
 
 
 def resolve(
@@ -213,11 +231,14 @@ def resolve(
 ) -> Resolution:
     """The service the data knows `name` as, and how: the first rule with exactly one candidate.
 
-    A rule with several candidates ends the search: ambiguous, unresolved.
+    A rule with several candidates ends the search: ambiguous, unresolved. The rules after the
+    exact ones read the name with its words joined by '-' (a label's `Checkout Service` is
+    checkout-service, which the affix rule maps onto checkout).
     """
-    wanted = name.strip().lower()
     given = {k: v for k, v in (labels or {}).items() if v}
     for method, _, rule in RULES:
+        # The exact rules read the name as given; the others its words joined by '-'.
+        wanted = name.strip().lower() if method in _AS_GIVEN else spelled(name)
         found = rule(wanted, known, given)
         if len(found) == 1:
             ((service, why),) = found.items()

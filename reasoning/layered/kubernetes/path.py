@@ -85,13 +85,15 @@ def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], lis
 def _texts(
     facts: Facts, cluster: Cluster, ns: str, workload: str
 ) -> list[tuple[Observation, str]]:
-    """What a workload logged: its pods' logs, and the error groups the logs server gave for it."""
+    """What a workload logged: its pods' logs, the error groups the logs server gave for it, and
+    the lines a log search found for it (any level)."""
     texts: list[tuple[Observation, str]] = []
     for pod in cluster.pods_of(ns, workload):
         texts += cluster.log_text(ns, pod.name)
     errors = facts.errors.get(workload.split("/", 1)[1])
     if errors is not None:
         texts.append((errors.obs, "\n".join(g.text for g in errors.groups)))
+    texts += facts.searched.get(workload.split("/", 1)[1], [])
     return texts
 
 
