@@ -758,12 +758,14 @@ def _sse_handler(heartbeat_s: float, cut_after_s: float | None, data: str) -> An
 
 
 def _reset_handler(
-    status: int, after_bytes: int, paths: dict[str, dict[str, Any]]
+    status: int, after_bytes: int, paths: dict[str, dict[str, Any]] | None = None
 ) -> Any:
+    answers = paths or {}
+
     async def reset(request: Request, writer: asyncio.StreamWriter) -> Response | None:
         route = request.path.split("?", 1)[0]
-        if route in paths:
-            return _path_response(paths[route])
+        if route in answers:
+            return _path_response(answers[route])
         body = b'{"items": [' + b'{"id": 1}, ' * (after_bytes // 10 + 64)
         writer.write(
             f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
