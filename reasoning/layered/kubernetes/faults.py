@@ -2,7 +2,7 @@
 
 Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
 a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, a replica failing alone, the control plane; then `links.link`
+network policies, the autoscalers, a replica failing alone, a noisy neighbour, the control plane; then `links.link`
 says which lie on the incident's path, which are victims and which are stale.
 """
 
@@ -14,6 +14,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
+from reasoning.layered.kubernetes.neighbours import neighbour_faults
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
@@ -85,6 +86,8 @@ def _namespace_faults(
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in replica_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         current = found.get(finding.component)

@@ -19,6 +19,7 @@ from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
     scanned_namespaces,
 )
+from reasoning.layered.kubernetes.neighbours import neighbours
 from reasoning.layered.kubernetes.nodes import (
     CONTROL_PLANE,
     condition_nodes,
@@ -454,6 +455,18 @@ def _nodes(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     return calls
 
 
+def _neighbours(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """The pods beside those that time out on one node only: their QoS and limits (`neighbours`)."""
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "pod", "name": pod.name, "namespace": ns},
+            f"{pod.name} runs on {pod.node}, where another workload's pods time out: its CPU limits",
+        )
+        for pod in neighbours(cluster, ns)
+    ]
+
+
 def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     """Claims not bound."""
     calls: Calls = []
@@ -532,6 +545,7 @@ DETAILS: tuple[Detail, ...] = (
     _short_replicasets,
     _quotas,
     _nodes,
+    _neighbours,
     _claims,
     _services,
     _ingresses,
