@@ -173,3 +173,136 @@ def test_a_neighbour_older_than_the_incident_is_not_blamed():
     )
 
     assert "cronjob/ledger-crunch" not in found(inv)
+
+
+# --- a disruption budget blocking a drain ------------------------------------------------------
+
+VAULT = "keyvault-7f6e5d4c3"
+PDB_HEADER = ("NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE")
+BUDGET_DESCRIBE = """\
+Name:           keyvault
+Namespace:      shop
+Min available:  3
+Selector:       app=keyvault
+Status:
+    Allowed disruptions:  0
+    Current:              3
+    Desired:              3
+    Total:                3
+Events:                   <none>
+"""
+
+
+def drain_cluster():
+    """worker-c is cordoned; keyvault's pod there cannot be evicted; an unrelated job crashes."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            "NAME   STATUS   AGE\nshop   Active   90d\n",
+        ),
+        answer(
+            "get_resources",
+            {"kind": "nodes", "namespace": "default", "wide": True},
+            "NAME       STATUS                     ROLES    AGE   VERSION\n"
+            "worker-c   Ready,SchedulingDisabled   <none>   90d   v1.30.6\n"
+            "worker-d   Ready                      <none>   90d   v1.30.6\n",
+        ),
+        pods(
+            (f"{VAULT}-p1q2r", "1/1", "Running", "40d", "worker-c", "app=keyvault"),
+            (f"{VAULT}-s3t4u", "1/1", "Running", "40d", "worker-d", "app=keyvault"),
+            (f"{VAULT}-v5w6x", "1/1", "Running", "40d", "worker-d", "app=keyvault"),
+            (
+                "mailer-5d4c3b2a1-k9j8h",
+                "0/1",
+                "CrashLoopBackOff",
+                "30m",
+                "worker-d",
+                "app=mailer",
+            ),
+        ),
+        listing(
+            "deployments",
+            ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+            ("keyvault", "3/3", "3", "3", "90d", "app=keyvault"),
+            ("mailer", "0/1", "1", "0", "90d", "app=mailer"),
+        ),
+        events(
+            (
+                "Warning",
+                "EvictionBlocked",
+                f"Pod/{VAULT}-p1q2r",
+                "Cannot evict pod as it would violate the pod's disruption budget.",
+            ),
+            (
+                "Warning",
+                "BackOff",
+                "Pod/mailer-5d4c3b2a1-k9j8h",
+                "Back-off restarting failed container mailer",
+            ),
+        ),
+    ]
+
+
+def budgets():
+    return listing(
+        "poddisruptionbudgets",
+        PDB_HEADER,
+        ("keyvault", "3", "N/A", "0", "90d"),
+        ("mailer", "N/A", "1", "1", "90d"),
+    )
+
+
+def test_a_refused_eviction_has_the_budgets_listed_and_the_exhausted_one_described():
+    inv = investigation("fleet-rotation", *drain_cluster(), title="node drain stuck")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert ("get_resources", "poddisruptionbudgets", None) in asked(calls)
+
+    inv.observations.append(budgets())
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert ("describe", "poddisruptionbudget", "keyvault") in asked(calls)
+    assert ("describe", "poddisruptionbudget", "mailer") not in asked(calls)
+
+
+def test_a_budget_allowing_no_disruption_over_the_refused_pod_blocks_the_drain():
+    inv = investigation(
+        "fleet-rotation",
+        *drain_cluster(),
+        budgets(),
+        describe("poddisruptionbudget", "keyvault", BUDGET_DESCRIBE),
+        title="node drain stuck for an hour",
+    )
+    result = found(inv)
+
+    budget = result["poddisruptionbudget/keyvault"]
+    assert (budget.stage, budget.reason, budget.layer) == (
+        "infrastructure",
+        "EvictionBlocked",
+        layers.PLATFORM,
+    )
+    assert budget.is_relevant  # the incident speaks of a drain
+    assert "worker-c" in budget.statement
+    facts = [fact for _, fact in budget.evidence]
+    assert any("disruption budget" in f for f in facts)
+    assert any("Allowed disruptions 0" in f for f in facts)
+    assert any("SchedulingDisabled" in f for f in facts)
+    assert "poddisruptionbudget/mailer" not in result
+    candidates = Analysis(inv, Facts.read(inv.observations)).candidates.values()
+    top = max(candidates, key=lambda c: c.confidence)
+    assert top.component == "poddisruptionbudget/keyvault"
+
+
+def test_a_budget_is_a_lead_when_the_incident_is_not_about_a_drain_nor_its_workload():
+    inv = investigation("mailer", *drain_cluster(), budgets(), title="mails not sent")
+
+    assert not found(inv)["poddisruptionbudget/keyvault"].is_relevant
+
+
+def test_no_refused_eviction_no_budget_fault():
+    observations = drain_cluster()
+    observations[-1] = events(
+        ("Warning", "BackOff", "Pod/mailer-5d4c3b2a1-k9j8h", "Back-off restarting")
+    )
+    inv = investigation("fleet-rotation", *observations, budgets(), title="drain stuck")
+
+    assert "poddisruptionbudget/keyvault" not in found(inv)
