@@ -8,7 +8,9 @@ Diagnosis (`faults`): per workload the earliest stage that blocks it (`workloads
 admission → scheduling → startup → runtime, then zero replicas; one module each under `stages/`),
 per service its routing (`routing`), per node its readiness and the control plane (`nodes`), CPU
 starvation (`performance`), network policies leaving a caller out (`policies`), autoscalers held
-at their maximum (`autoscaling`), one replica failing alone (`replicas`). Symptoms spread along
+at their maximum (`autoscaling`), one replica failing alone (`replicas`), a pod without a CPU limit
+starving its node's other pods (`neighbours`), a disruption budget blocking a drain
+(`disruptions`). Symptoms spread along
 dependencies: a workload whose logs show it failing to reach a service whose pods have their own
 fault is a victim of that fault, and so is what a quiet object explains (a policy's dropped
 caller, an autoscaler's saturated target), so the cause ranks first; a fault over before the

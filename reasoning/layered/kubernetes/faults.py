@@ -2,8 +2,9 @@
 
 Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
 a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, a replica failing alone, the control plane; then `links.link`
-says which lie on the incident's path, which are victims and which are stale.
+network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
+blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
+which are victims and which are stale.
 """
 
 from datetime import datetime
@@ -11,9 +12,11 @@ from datetime import datetime
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
+from reasoning.layered.kubernetes.neighbours import neighbour_faults
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
@@ -25,6 +28,7 @@ from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
+from reasoning.layered.reading import incident_text
 from reasoning.observations import Investigation
 
 
@@ -85,6 +89,10 @@ def _namespace_faults(
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in replica_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
+        found.setdefault(finding.component, finding)
+    for finding in disruption_faults(cluster, ns, path, incident_text(inv)):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         current = found.get(finding.component)

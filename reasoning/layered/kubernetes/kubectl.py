@@ -51,6 +51,8 @@ _RESOURCES = {
     "networkpolicy": "networkpolicies",
     "hpa": "horizontalpodautoscalers",
     "horizontalpodautoscaler": "horizontalpodautoscalers",
+    "pdb": "poddisruptionbudgets",
+    "poddisruptionbudget": "poddisruptionbudgets",
 }
 _SINGULAR = {
     "pods": "pod",
@@ -73,6 +75,7 @@ _SINGULAR = {
     "cronjobs": "cronjob",
     "networkpolicies": "networkpolicy",
     "horizontalpodautoscalers": "horizontalpodautoscaler",
+    "poddisruptionbudgets": "poddisruptionbudget",
 }
 _GAP = re.compile(r"\s{2,}")
 _HEADER = re.compile(r"[A-Z][A-Z0-9()\-_ ./]*")

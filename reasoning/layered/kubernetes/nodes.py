@@ -10,7 +10,10 @@ Rules:
   and is tainted NoSchedule/NoExecute: the condition is the fault, the pods evicted from it and the
   pods a scheduling failure keeps off it by that taint are its victims;
 - the control plane is worth reading when pods wait unscheduled with no FailedScheduling event to
-  explain them, or when a node is not ready.
+  explain them, or when a node is not ready;
+- a failure that follows a node (every failing pod of one template on one node, a sibling serving
+  on another) is the node's or a neighbour's there, not the template's: that node is worth a
+  describe for its conditions, even while it is Ready.
 """
 
 import re
@@ -18,7 +21,7 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event
+from reasoning.layered.kubernetes.kubectl import Event, Pod
 
 CONTROL_PLANE = re.compile(
     r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd)"
@@ -114,6 +117,9 @@ def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
             + (
                 "its pod network is not set up, its taint keeps new pods off"
                 if set(kinds) == {"NetworkUnavailable"}
+                else "its processes cannot fork (containers fail to start threads), its "
+                "kubelet evicts pods and refuses new ones"
+                if "PIDPressure" in kinds
                 else "its kubelet evicts pods and refuses new ones"
             ),
             ns,
@@ -146,11 +152,46 @@ def _condition_symptoms(cluster: Cluster, ns: str, node: str) -> list[Event]:
     ]
 
 
+# Warnings that say a pod fails now: its probes, its restarts, its container's start.
+_FAILING_NOW = ("Unhealthy", "BackOff", "Failed")
+
+
+def failing_pods(cluster: Cluster, ns: str) -> set[str]:
+    """The pods failing now: unhealthy in the list, or named by a probe, back-off or start warning."""
+    names = {p.name for p in cluster.pods(ns) if not p.is_healthy}
+    return names | {
+        e.name
+        for e in cluster.warnings(ns)
+        if e.kind == "pod" and e.reason in _FAILING_NOW
+    }
+
+
+def node_bound_failures(cluster: Cluster, ns: str) -> dict[str, list[str]]:
+    """The nodes failures follow, each with the workloads whose pods fail there: every failing pod
+    of one template (the name's prefix before its last `-`) runs on that one node, and a pod of
+    the same template serves on another node."""
+    failing = failing_pods(cluster, ns)
+    templates: dict[str, list[Pod]] = {}
+    for pod in cluster.pods(ns):
+        if pod.node:
+            templates.setdefault(pod.name.rsplit("-", 1)[0], []).append(pod)
+    found: dict[str, list[str]] = {}
+    for pods in templates.values():
+        bad = {p.node for p in pods if p.name in failing}
+        good = {p.node for p in pods if p.name not in failing and p.status == "Running"}
+        if len(bad) == 1 and good and not bad & good:
+            owner = cluster.owner(ns, "pod", pods[0].name)
+            found.setdefault(bad.pop(), []).append(owner)
+    return found
+
+
 def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, str]:
     """The nodes worth a describe for their conditions, each with why: where pods were evicted,
-    what the kubelet's pressure events name; when only a scheduling failure names a condition's
-    taint, the listed nodes (at most `most`)."""
+    what the kubelet's pressure events name, where a workload's failures follow the node; when
+    only a scheduling failure names a condition's taint, the listed nodes (at most `most`)."""
     found: dict[str, str] = {}
+    for node, owners in node_bound_failures(cluster, ns).items():
+        found[node] = f"{owners[0]} fails only on this node, its pods elsewhere serve"
     pods = {p.name: p for p in cluster.pods(ns)}
     for pod in pods.values():
         if pod.status == "Evicted" and pod.node:

@@ -14,11 +14,16 @@ from typing import Any
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.disruptions import (
+    blocked_evictions,
+    exhausted_budgets,
+)
 from reasoning.layered.kubernetes.kubectl import Pod
 from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
     scanned_namespaces,
 )
+from reasoning.layered.kubernetes.neighbours import neighbours
 from reasoning.layered.kubernetes.nodes import (
     CONTROL_PLANE,
     condition_nodes,
@@ -232,7 +237,8 @@ def _explaining_objects(
 ) -> Calls:
     """The objects that can explain what the path shows, read only when it shows it: network
     policies when a caller cannot connect to a service whose pods are all ready, autoscalers when a
-    workload is saturated, jobs and cron jobs when a job's pods fail."""
+    workload is saturated, disruption budgets when an eviction is refused, jobs and cron jobs when
+    a job's pods fail."""
     if not cluster.has_list("pods", ns):
         return []
     path = incident_path(inv, facts, cluster, ns)
@@ -260,6 +266,24 @@ def _explaining_objects(
                 f"autoscaler {name} is at its maximum while its target is saturated",
             )
             for name in capped_autoscalers(cluster, ns, path)[:2]
+        ]
+    blocked = blocked_evictions(cluster, ns)
+    if blocked:
+        calls.append(
+            _list(
+                "poddisruptionbudgets",
+                ns,
+                call,
+                f"which budget refuses the eviction of {blocked[0].name}",
+            )
+        )
+        calls += [
+            call(
+                DESCRIBE,
+                {"kind": "poddisruptionbudget", "name": name, "namespace": ns},
+                f"budget {name} allows no disruption: what it selects and counts",
+            )
+            for name in exhausted_budgets(cluster, ns)[:2]
         ]
     failing_jobs = {
         owner
@@ -454,6 +478,18 @@ def _nodes(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     return calls
 
 
+def _neighbours(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """The pods beside those that time out on one node only: their QoS and limits (`neighbours`)."""
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "pod", "name": pod.name, "namespace": ns},
+            f"{pod.name} runs on {pod.node}, where another workload's pods time out: its CPU limits",
+        )
+        for pod in neighbours(cluster, ns)
+    ]
+
+
 def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     """Claims not bound."""
     calls: Calls = []
@@ -532,6 +568,7 @@ DETAILS: tuple[Detail, ...] = (
     _short_replicasets,
     _quotas,
     _nodes,
+    _neighbours,
     _claims,
     _services,
     _ingresses,

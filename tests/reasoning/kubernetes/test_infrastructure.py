@@ -475,3 +475,95 @@ def test_a_static_pod_on_a_node_ending_in_digits_is_not_read_as_a_stateful_sets_
     assert not any(c.startswith("statefulset/kube-controller") for c in found)
     # A replica's ordinal is still read as one where no node has that name.
     assert cluster.owner("kube-system", "pod", "zk-2") == "statefulset/zk"
+
+
+# --- rule 2b: a failure that follows a node has the node described ------------------------------
+
+SORTER = "sorter-5c4b3a2d1"
+PID_DESCRIBE = (
+    PRESSURE_DESCRIBE.replace("MemoryPressure   True", "MemoryPressure   False")
+    .replace(
+        "PIDPressure      False   KubeletHasSufficientPID      kubelet has sufficient PID available",
+        "PIDPressure      True    KubeletHasInsufficientPID    kubelet has insufficient PID available",
+    )
+    .replace("memory-pressure:NoSchedule", "pid-pressure:NoSchedule")
+)
+
+
+def node_bound_cluster():
+    """Two sorter pods crash on pool-c-3, the third serves on pool-c-4: no eviction, no node event."""
+    return [
+        namespaces(APP, "kube-system"),
+        nodes(("pool-c-3", "Ready"), ("pool-c-4", "Ready")),
+        pods(
+            APP,
+            (
+                f"{SORTER}-aa1bb",
+                "0/1",
+                "CrashLoopBackOff",
+                "6",
+                "pool-c-3",
+                "app=sorter",
+            ),
+            (
+                f"{SORTER}-cc2dd",
+                "0/1",
+                "CrashLoopBackOff",
+                "5",
+                "pool-c-3",
+                "app=sorter",
+            ),
+            (f"{SORTER}-ee3ff", "1/1", "Running", "0", "pool-c-4", "app=sorter"),
+        ),
+        deployments(APP, ("sorter", "1/3")),
+        events(
+            APP,
+            (
+                "Warning",
+                "BackOff",
+                f"Pod/{SORTER}-aa1bb",
+                "Back-off restarting failed container sorter",
+            ),
+        ),
+    ]
+
+
+def test_the_node_a_workloads_failures_follow_is_described_though_it_is_ready():
+    inv = investigation(*node_bound_cluster(), service="sorter")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("describe", "node", APP, "pool-c-3") in asked(calls)
+    assert ("describe", "node", APP, "pool-c-4") not in asked(calls)
+
+
+def test_failures_on_every_node_do_not_point_at_one():
+    observations = node_bound_cluster()
+    observations[2] = pods(
+        APP,
+        (f"{SORTER}-aa1bb", "0/1", "CrashLoopBackOff", "6", "pool-c-3", "app=sorter"),
+        (f"{SORTER}-cc2dd", "0/1", "CrashLoopBackOff", "5", "pool-c-4", "app=sorter"),
+        (f"{SORTER}-ee3ff", "1/1", "Running", "0", "pool-c-4", "app=sorter"),
+    )
+    inv = investigation(*observations, service="sorter")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert not {k for k in asked(calls) if k[:2] == ("describe", "node")}
+
+
+def test_pid_pressure_on_the_node_is_the_cause_of_the_crashes_there():
+    found = diagnosed(
+        *node_bound_cluster(),
+        describe("node", APP, "pool-c-3", PID_DESCRIBE),
+        service="sorter",
+    )
+
+    node = found["node/pool-c-3"]
+    assert (node.stage, node.reason, node.layer) == (
+        "infrastructure",
+        "NodePressure",
+        layers.PLATFORM,
+    )
+    assert "PIDPressure" in node.statement
+    assert node.is_relevant
+    assert any("pid-pressure:NoSchedule" in fact for _, fact in node.evidence)
+    assert found["deployment/sorter"].victim_of == "node/pool-c-3"

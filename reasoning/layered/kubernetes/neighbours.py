@@ -1,0 +1,129 @@
+"""Noisy neighbours: a pod without a CPU limit that takes its node's CPU from the pods beside it.
+
+Rule: when a workload's pods fail their probes on a timeout only on one node while its pods on
+other nodes serve (`nodes.node_bound_failures`), a running pod of another owner on that node with
+no CPU limit (QoS BestEffort, or no `cpu` under Limits), started after them and no earlier than
+`BEFORE_WINDOW_S` before the incident's window, starves them: its owner (a CronJob's job, a
+deployment) is the fault (`NoisyNeighbour`), the starved workload its victim (`explains`).
+"""
+
+import re
+
+from reasoning import layers
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
+from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
+from reasoning.layered.kubernetes.performance import SLOW
+
+# A neighbour started this long before the incident's window may still be what starts it.
+BEFORE_WINDOW_S = 600.0
+_BEST_EFFORT = re.compile(r"^QoS Class:\s*BestEffort\b", re.MULTILINE)
+
+
+def starved(cluster: Cluster, ns: str) -> dict[str, dict[str, list[Event]]]:
+    """Per node its failures follow, the workloads whose pods there fail probes on a timeout,
+    with those probe warnings."""
+    failing = failing_pods(cluster, ns)
+    on_node = {p.name: p.node for p in cluster.pods(ns)}
+    out: dict[str, dict[str, list[Event]]] = {}
+    for node, owners in node_bound_failures(cluster, ns).items():
+        for event in cluster.warnings(ns):
+            owner = cluster.owner(ns, "pod", event.name)
+            if (
+                event.kind == "pod"
+                and event.reason == "Unhealthy"
+                and SLOW.search(event.message)
+                and event.name in failing
+                and on_node.get(event.name) == node
+                and owner in owners
+            ):
+                out.setdefault(node, {}).setdefault(owner, []).append(event)
+    return out
+
+
+def neighbours(cluster: Cluster, ns: str, *, most: int = 2) -> list[Pod]:
+    """The running pods of other owners on the nodes where pods starve, youngest first."""
+    out: list[Pod] = []
+    for node, victims in starved(cluster, ns).items():
+        beside = [
+            p
+            for p in cluster.pods(ns)
+            if p.node == node
+            and p.status == "Running"
+            and cluster.owner(ns, "pod", p.name) not in victims
+        ]
+        out += sorted(beside, key=lambda p: p.age_s if p.age_s is not None else 1e12)
+    return out[:most]
+
+
+def _unlimited(text: str) -> str:
+    """Why a pod's describe shows no CPU limit ('' when it has one)."""
+    if _BEST_EFFORT.search(text):
+        return "QoS BestEffort: no CPU request or limit"
+    if not read_containers(text).limits_cpu:
+        return "no CPU limit"
+    return ""
+
+
+def neighbour_faults(
+    cluster: Cluster, ns: str, window_s: float | None = None
+) -> list[Finding]:
+    """Pods without a CPU limit, started just before, on the node where another workload starves."""
+    out: dict[str, Finding] = {}
+    table = cluster.table("pods", ns)
+    starving = starved(cluster, ns)
+    for pod in neighbours(cluster, ns, most=10):
+        described = cluster.describe("pods", ns, pod.name)
+        why = _unlimited(described.text) if described is not None else ""
+        victims = starving.get(pod.node, {})
+        victim_ages = [
+            p.age_s
+            for w in victims
+            for p in cluster.pods_of(ns, w)
+            if p.node == pod.node and p.age_s is not None
+        ]
+        if (
+            described is None
+            or not why
+            or pod.age_s is None
+            or any(pod.age_s >= age for age in victim_ages)
+            or (window_s is not None and pod.age_s > window_s + BEFORE_WINDOW_S)
+        ):
+            continue
+        owner = cluster.owner(ns, "pod", pod.name)
+        names = ", ".join(victims)
+        f = out.get(owner)
+        if f is None:
+            f = out[owner] = Finding(
+                "performance",
+                "NoisyNeighbour",
+                owner,
+                layers.PLATFORM,
+                f"{owner} ({pod.name}, {why}) started on node {pod.node} just before {names}'s "
+                f"pods there began to time out, while their pods on other nodes serve: it takes "
+                "the node's CPU from them",
+                ns,
+            )
+            f.explains = list(victims)
+            f.keywords = ["noisy neighbour", "cpu", pod.name, pod.node]
+            f.chain = [
+                f"{names} time out only on node {pod.node}",
+                f"{owner} runs there without a CPU limit",
+                f.statement,
+            ]
+        f.cite(table.obs if table else None, f"get pods: {pod.line}")
+        f.cite(described, f"describe pod {pod.name}: {why}")
+        for workload, events in victims.items():
+            for event in events[:2]:
+                f.cite(event.obs, event.fact)
+            serving = [
+                p
+                for p in cluster.pods_of(ns, workload)
+                if p.node != pod.node and p.is_healthy
+            ]
+            if serving and table is not None:
+                f.context.append(
+                    (table.obs, f"get pods: {serving[0].line} (serves on another node)")
+                )
+    return list(out.values())

@@ -1,0 +1,308 @@
+"""What shares a node or guards a drain (issue 21 item 1): a pod without a CPU limit that starves
+the pods beside it, and a PodDisruptionBudget that allows no eviction while a node is drained."""
+
+from reasoning import layers
+from reasoning.layered import kubernetes
+from reasoning.layered.analysis import Analysis
+from reasoning.layered.facts import Facts
+from reasoning.observations import IncidentBrief, Investigation, PlannedCall
+
+from .answers import NS, answer, describe, events, listing
+
+POD_HEADER = ("NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "LABELS")
+TARIFF = "tariff-6b5a4c3d2"
+CRUNCH = "ledger-crunch-28911440-zq7xv"
+
+
+def call(tool, arguments, why):
+    return PlannedCall("kubernetes", "kubernetes", tool, dict(arguments), why)
+
+
+def asked(calls):
+    return {
+        (c.tool, c.arguments.get("kind"), c.arguments.get("name"))
+        for c in calls
+        if c is not None
+    }
+
+
+def investigation(service, *observations, title="slow answers"):
+    incident = IncidentBrief(
+        title=title,
+        service=service,
+        severity="sev3",
+        symptoms=("p95 over two seconds",),
+        window_start="2031-03-02T11:30:00Z",
+        window_end="2031-03-02T12:00:00Z",
+    )
+    return Investigation(incident=incident, tools=[], observations=list(observations))
+
+
+def found(inv):
+    return {
+        f.component: f for f in kubernetes.diagnose(inv, Facts.read(inv.observations))
+    }
+
+
+def pods(*rows):
+    """Pods as (name, ready, status, age, node, labels)."""
+    return listing(
+        "pods",
+        POD_HEADER,
+        *(
+            (name, ready, status, "0", age, f"10.7.0.{i}", node, labels)
+            for i, (name, ready, status, age, node, labels) in enumerate(rows, 1)
+        ),
+    )
+
+
+def neighbour_cluster(crunch_age="12m"):
+    """tariff's two pods on worker-b time out on their probes, the one on worker-a serves; a
+    batch job's pod started on worker-b 12 minutes ago."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            "NAME   STATUS   AGE\nshop   Active   90d\n",
+        ),
+        answer(
+            "get_resources",
+            {"kind": "nodes", "namespace": "default", "wide": True},
+            "NAME       STATUS   ROLES    AGE   VERSION\n"
+            "worker-a   Ready    <none>   90d   v1.30.6\n"
+            "worker-b   Ready    <none>   90d   v1.30.6\n",
+        ),
+        pods(
+            (f"{TARIFF}-a1b2c", "1/1", "Running", "9d", "worker-a", "app=tariff"),
+            (f"{TARIFF}-d3e4f", "1/1", "Running", "9d", "worker-b", "app=tariff"),
+            (f"{TARIFF}-g5h6i", "0/1", "Running", "9d", "worker-b", "app=tariff"),
+            (
+                CRUNCH,
+                "1/1",
+                "Running",
+                crunch_age,
+                "worker-b",
+                "job-name=ledger-crunch-28911440",
+            ),
+        ),
+        listing(
+            "deployments",
+            ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+            ("tariff", "2/3", "3", "2", "90d", "app=tariff"),
+        ),
+        events(
+            *(
+                (
+                    "Warning",
+                    "Unhealthy",
+                    f"Pod/{TARIFF}-{pod}",
+                    f'Readiness probe failed: Get "http://10.7.0.{i}:8080/ready": '
+                    "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+                )
+                for i, pod in ((2, "d3e4f"), (3, "g5h6i"))
+            )
+        ),
+    ]
+
+
+BEST_EFFORT = f"""\
+Name:         {CRUNCH}
+Namespace:    {NS}
+Node:         worker-b/10.7.1.2
+Controlled By:  Job/ledger-crunch-28911440
+Containers:
+  crunch:
+    Image:    registry.example/ledger-tools:2.0
+    Command:  ledger-tools crunch --workers 24
+    State:    Running
+QoS Class:    BestEffort
+"""
+LIMITED = BEST_EFFORT.replace(
+    "QoS Class:    BestEffort",
+    "    Limits:\n      cpu:     500m\n      memory:  1Gi\nQoS Class:    Burstable",
+)
+
+
+def test_the_pods_beside_a_workload_timing_out_on_one_node_are_described():
+    inv = investigation("tariff", *neighbour_cluster())
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("describe", "pod", CRUNCH) in asked(calls)
+    assert ("describe", "node", "worker-b") in asked(calls)
+    assert ("describe", "node", "worker-a") not in asked(calls)
+
+
+def test_a_pod_without_a_cpu_limit_started_beside_them_is_the_noisy_neighbour():
+    inv = investigation(
+        "tariff", *neighbour_cluster(), describe("pod", CRUNCH, BEST_EFFORT)
+    )
+    result = found(inv)
+
+    noisy = result["cronjob/ledger-crunch"]
+    assert (noisy.stage, noisy.reason, noisy.layer) == (
+        "performance",
+        "NoisyNeighbour",
+        layers.PLATFORM,
+    )
+    assert noisy.explains == ["deployment/tariff"]
+    assert noisy.is_relevant  # its victim is the incident's workload
+    facts = [fact for _, fact in noisy.evidence]
+    assert any("BestEffort" in f for f in facts)
+    assert any("context deadline exceeded" in f for f in facts)
+    assert result.get("deployment/tariff") is None or (
+        result["deployment/tariff"].victim_of == "cronjob/ledger-crunch"
+    )
+    candidates = Analysis(inv, Facts.read(inv.observations)).candidates.values()
+    top = max(candidates, key=lambda c: c.confidence)
+    assert top.component == "cronjob/ledger-crunch" and top.status == "confirmed"
+
+
+def test_a_neighbour_with_a_cpu_limit_is_not_blamed():
+    inv = investigation(
+        "tariff", *neighbour_cluster(), describe("pod", CRUNCH, LIMITED)
+    )
+
+    assert "cronjob/ledger-crunch" not in found(inv)
+
+
+def test_a_neighbour_older_than_the_incident_is_not_blamed():
+    inv = investigation(
+        "tariff",
+        *neighbour_cluster(crunch_age="3h"),
+        describe("pod", CRUNCH, BEST_EFFORT),
+    )
+
+    assert "cronjob/ledger-crunch" not in found(inv)
+
+
+# --- a disruption budget blocking a drain ------------------------------------------------------
+
+VAULT = "keyvault-7f6e5d4c3"
+PDB_HEADER = ("NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE")
+BUDGET_DESCRIBE = """\
+Name:           keyvault
+Namespace:      shop
+Min available:  3
+Selector:       app=keyvault
+Status:
+    Allowed disruptions:  0
+    Current:              3
+    Desired:              3
+    Total:                3
+Events:                   <none>
+"""
+
+
+def drain_cluster():
+    """worker-c is cordoned; keyvault's pod there cannot be evicted; an unrelated job crashes."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            "NAME   STATUS   AGE\nshop   Active   90d\n",
+        ),
+        answer(
+            "get_resources",
+            {"kind": "nodes", "namespace": "default", "wide": True},
+            "NAME       STATUS                     ROLES    AGE   VERSION\n"
+            "worker-c   Ready,SchedulingDisabled   <none>   90d   v1.30.6\n"
+            "worker-d   Ready                      <none>   90d   v1.30.6\n",
+        ),
+        pods(
+            (f"{VAULT}-p1q2r", "1/1", "Running", "40d", "worker-c", "app=keyvault"),
+            (f"{VAULT}-s3t4u", "1/1", "Running", "40d", "worker-d", "app=keyvault"),
+            (f"{VAULT}-v5w6x", "1/1", "Running", "40d", "worker-d", "app=keyvault"),
+            (
+                "mailer-5d4c3b2a1-k9j8h",
+                "0/1",
+                "CrashLoopBackOff",
+                "30m",
+                "worker-d",
+                "app=mailer",
+            ),
+        ),
+        listing(
+            "deployments",
+            ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+            ("keyvault", "3/3", "3", "3", "90d", "app=keyvault"),
+            ("mailer", "0/1", "1", "0", "90d", "app=mailer"),
+        ),
+        events(
+            (
+                "Warning",
+                "EvictionBlocked",
+                f"Pod/{VAULT}-p1q2r",
+                "Cannot evict pod as it would violate the pod's disruption budget.",
+            ),
+            (
+                "Warning",
+                "BackOff",
+                "Pod/mailer-5d4c3b2a1-k9j8h",
+                "Back-off restarting failed container mailer",
+            ),
+        ),
+    ]
+
+
+def budgets():
+    return listing(
+        "poddisruptionbudgets",
+        PDB_HEADER,
+        ("keyvault", "3", "N/A", "0", "90d"),
+        ("mailer", "N/A", "1", "1", "90d"),
+    )
+
+
+def test_a_refused_eviction_has_the_budgets_listed_and_the_exhausted_one_described():
+    inv = investigation("fleet-rotation", *drain_cluster(), title="node drain stuck")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert ("get_resources", "poddisruptionbudgets", None) in asked(calls)
+
+    inv.observations.append(budgets())
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert ("describe", "poddisruptionbudget", "keyvault") in asked(calls)
+    assert ("describe", "poddisruptionbudget", "mailer") not in asked(calls)
+
+
+def test_a_budget_allowing_no_disruption_over_the_refused_pod_blocks_the_drain():
+    inv = investigation(
+        "fleet-rotation",
+        *drain_cluster(),
+        budgets(),
+        describe("poddisruptionbudget", "keyvault", BUDGET_DESCRIBE),
+        title="node drain stuck for an hour",
+    )
+    result = found(inv)
+
+    budget = result["poddisruptionbudget/keyvault"]
+    assert (budget.stage, budget.reason, budget.layer) == (
+        "infrastructure",
+        "EvictionBlocked",
+        layers.PLATFORM,
+    )
+    assert budget.is_relevant  # the incident speaks of a drain
+    assert "worker-c" in budget.statement
+    facts = [fact for _, fact in budget.evidence]
+    assert any("disruption budget" in f for f in facts)
+    assert any("Allowed disruptions 0" in f for f in facts)
+    assert any("SchedulingDisabled" in f for f in facts)
+    assert "poddisruptionbudget/mailer" not in result
+    candidates = Analysis(inv, Facts.read(inv.observations)).candidates.values()
+    top = max(candidates, key=lambda c: c.confidence)
+    assert top.component == "poddisruptionbudget/keyvault"
+
+
+def test_a_budget_is_a_lead_when_the_incident_is_not_about_a_drain_nor_its_workload():
+    inv = investigation("mailer", *drain_cluster(), budgets(), title="mails not sent")
+
+    assert not found(inv)["poddisruptionbudget/keyvault"].is_relevant
+
+
+def test_no_refused_eviction_no_budget_fault():
+    observations = drain_cluster()
+    observations[-1] = events(
+        ("Warning", "BackOff", "Pod/mailer-5d4c3b2a1-k9j8h", "Back-off restarting")
+    )
+    inv = investigation("fleet-rotation", *observations, budgets(), title="drain stuck")
+
+    assert "poddisruptionbudget/keyvault" not in found(inv)
