@@ -2,7 +2,7 @@
 
 Each hypothesis cites the spans that showed it (the rules of seed 000 §1.2, in order). The rules of the
 application layer, the network path, gateways, warnings and changes live in `application`, `network`,
-`gateway`, `logged_paths`, `warning_leads` and `changes`; this module holds Kubernetes, the tools' own
+`gateway`, `logged_paths`, `warning_leads`, `http_symptoms` and `changes`; this module holds Kubernetes, the tools' own
 failures and the open questions, and runs them all in order.
 """
 
@@ -14,6 +14,7 @@ from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.changes import changes
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
+from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.reading import host_of, short
@@ -56,6 +57,7 @@ class Analysis(Board):
         network(self)
         logged_paths(self)
         warning_leads(self)
+        http_symptoms(self)
         changes(self)
         healthy_services(self)
         self._questions()
