@@ -185,6 +185,34 @@ def test_a_pool_with_no_connection_to_lend_at_warn_level_is_its_services_cause()
     assert "Connection is not available" in cited and "504" in cited
 
 
+def test_a_pool_with_no_connection_to_lend_at_error_level_is_an_own_error():
+    """The same wording at error level is the service's own application error (not an upstream's)."""
+    world = World(
+        {
+            ("service_health", "stock-svc"): health("stock-svc", "unhealthy", FAILING),
+            ("top_errors", "stock-svc"): logged(
+                "stock-svc",
+                errors=[
+                    group(
+                        "GET /v4/levels/77 503: unable to acquire a pooled connection "
+                        "within 4000ms (in use 40/40)",
+                        count=90,
+                    )
+                ],
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("stock-svc", "stock levels fail"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:stock-svc"
+    assert report.top.status == "confirmed"
+    assert "unable to acquire a pooled connection" in report.top.statement
+
+
 def test_a_warning_logged_before_the_window_too_is_no_lead():
     world = _caller_world(warning_before=55)
 
