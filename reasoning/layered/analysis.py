@@ -2,7 +2,7 @@
 
 Each hypothesis cites the spans that showed it (the rules of seed 000 §1.2, in order). The rules of the
 application layer, the network path, gateways, warnings and changes live in `application`, `network`,
-`gateway`, `logged_paths`, `warning_leads` and `changes`; this module holds Kubernetes, the tools' own
+`gateway`, `network_delay`, `logged_paths`, `warning_leads`, `http_symptoms` and `changes`; this module holds Kubernetes, the tools' own
 failures and the open questions, and runs them all in order.
 """
 
@@ -14,8 +14,10 @@ from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.changes import changes
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
+from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
+from reasoning.layered.network_delay import network_delay
 from reasoning.layered.reading import host_of, short
 from reasoning.layered.warning_leads import warning_leads
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
@@ -54,8 +56,10 @@ class Analysis(Board):
         applications(self)
         self._backend_support()
         network(self)
+        network_delay(self)
         logged_paths(self)
         warning_leads(self)
+        http_symptoms(self)
         changes(self)
         healthy_services(self)
         self._questions()

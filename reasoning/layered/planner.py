@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import changes, kubernetes, remedies, survey
+from reasoning.layered import changes, kubernetes, network_delay, remedies, survey
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -154,14 +154,21 @@ class LayeredPlanner:
         """Nothing asked so far explains the incident and nothing it named is left to read: survey
         every service the metrics know, then read the failing ones (issue 21: survey, not only the
         named service). The cause of a gateway's 5xx is often a service nobody named."""
-        if start.ratios is not None:
-            return []  # an unknown name already started from the survey (`_resolving`)
         if not any(o.is_ok for o in inv.observations):
             return []  # nothing could be read (refused, failing): a survey would fare no better
         analysis = Analysis(start.inv, facts)
         if any(c.status == "confirmed" for c in analysis.candidates.values()):
             return []
-        calls: list[PlannedCall | None] = []
+        # Slow, and nothing explains it: the round trips between callers and callees.
+        calls: list[PlannedCall | None] = network_delay.reads(
+            start.inv,
+            facts,
+            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+        )
+        if start.ratios is not None:
+            return (
+                calls  # an unknown name already started from the survey (`_resolving`)
+            )
         if inv.tools_named(GET_RESOURCES):
             calls += kubernetes.survey(
                 inv,

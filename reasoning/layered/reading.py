@@ -62,8 +62,17 @@ _CLASS_PATTERNS = {
         re.IGNORECASE,
     ),
 }
+# A connection pool with no connection left to lend, as pool libraries word it (HikariCP, c3p0,
+# database/sql, pgx ...): the service's own saturation, not its database's failure.
+POOL_EXHAUSTED = (
+    r"connection is not available|"
+    r"(?:unable|failed|could not|cannot) (?:to )?(?:acquire|obtain|get|check ?out) (?:a )?"
+    r"(?:pooled |db |database |jdbc )?connection|"
+    r"timed? ?out (?:waiting for|acquiring|checking out) (?:a )?(?:pooled )?connection"
+)
 # A service failing by itself (not because of what it calls).
 APP_ERROR = re.compile(
+    POOL_EXHAUSTED + r"|"
     r"QueuePool limit[^,;]*|pool limit|pool exhausted|pool timeout|too many connections|"
     r"too many open files|out of memory|OOMKilled|OutOfMemory\w*|MemoryError|panic:|deadlock|"
     r"Traceback|NullPointerException|segmentation fault|exceeded memory limit|no space left|"

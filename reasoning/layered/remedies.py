@@ -98,6 +98,12 @@ def remediation(h: Hypothesis, *, keywords: list[str], leaks: set[str]) -> str |
     if h.layer == layers.TLS:
         reason = next((k for k in keywords if k in _TLS), "")
         return _TLS.get(reason, _NETWORK[layers.TLS]).format(component=component)
+    if h.layer == layers.CONNECT and "round trip" in keywords:
+        return (
+            f"Bring the path to {component} back to its usual round trip: look for what moved "
+            "it (a failover to another zone or region, a new route or hop) and move it or its "
+            "callers back next to each other; batch the calls that pay the round trip"
+        )
     if h.layer == layers.HTTP and "stream_cut" in keywords:
         return f"Raise the idle timeout of the proxy in front of {component} above the stream's quiet gaps (or send keep-alives)"
     if h.layer in _NETWORK:
@@ -143,6 +149,8 @@ def cause_terms(h: Hypothesis, *, keywords: list[str]) -> set[str]:
         terms.add("dns")
     elif h.layer == layers.TLS:
         terms.update({"tls", "certificate"})
+    elif h.layer == layers.CONNECT and "round trip" in keywords:
+        terms.update({"latency", "round trip", "network delay"})
     elif h.layer == layers.CONNECT and h.stage is None:
         terms.update({"connect", "connection refused", "connect timeouts"})
     elif h.layer == layers.HTTP and "stream_cut" in keywords:

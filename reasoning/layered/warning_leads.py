@@ -11,12 +11,20 @@ from dataclasses import dataclass
 from reasoning import layers
 from reasoning.layered.candidates import Board
 from reasoning.layered.facts import ErrorGroup, Errors
-from reasoning.layered.reading import NAMES_UPSTREAM, error_classes, short, upstreams
+from reasoning.layered.reading import (
+    NAMES_UPSTREAM,
+    POOL_EXHAUSTED,
+    error_classes,
+    short,
+    upstreams,
+)
 
 # What a warning says when it names a cause of failure, not its symptom.
 CAUSE = re.compile(
     r"slow quer(?:y|ies)|query plan|seq(?:uential)? scan|full (?:table )?scan|"
     r"lock wait|deadlock|pool (?:exhausted|limit|timeout)|no (?:idle|free) connection|"
+    + POOL_EXHAUSTED
+    + r"|"
     r"retries exhausted|giving up|throttl\w*|rate[ -]?limit\w*|too many requests|"
     r"disk (?:full|space|usage|pressure)|no space left|memory (?:limit|pressure)|"
     r"out of memory|heap (?:usage|space|exhausted)|gc pause",

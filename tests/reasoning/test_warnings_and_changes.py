@@ -148,6 +148,71 @@ def test_a_new_warning_naming_a_cause_is_confirmed_by_its_callers_timeouts():
     assert "Seq Scan" in cited and "timed out" in cited
 
 
+def test_a_pool_with_no_connection_to_lend_at_warn_level_is_its_services_cause():
+    """Pool libraries word exhaustion as a connection that is not available (HikariCP) or cannot
+    be acquired: at warn level in the callee, it is the callee's own cause, not a symptom."""
+    waiting = (
+        "JdbcPool-3 - Connection is not available, request timed out after 20000ms "
+        "(total=12, active=12, idle=0, waiting=40)"
+    )
+    world = World(
+        {
+            ("service_health", "cart-edge"): health("cart-edge", "unhealthy", FAILING),
+            ("top_errors", "cart-edge"): logged(
+                "cart-edge",
+                errors=[
+                    group(
+                        "GET http://ledger-svc/v2/lines failed: 504 after 8000ms",
+                        count=300,
+                    )
+                ],
+            ),
+            ("service_health", "ledger-svc"): health("ledger-svc", "degraded", SLOW),
+            ("top_errors", "ledger-svc"): logged(
+                "ledger-svc", warnings=[group(waiting, count=120)]
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("cart-edge", "cart never loads"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:ledger-svc"
+    assert report.top.status == "confirmed" and report.conclusive
+    cited = " ".join(e.fact for e in report.top.evidence)
+    assert "Connection is not available" in cited and "504" in cited
+
+
+def test_a_pool_with_no_connection_to_lend_at_error_level_is_an_own_error():
+    """The same wording at error level is the service's own application error (not an upstream's)."""
+    world = World(
+        {
+            ("service_health", "stock-svc"): health("stock-svc", "unhealthy", FAILING),
+            ("top_errors", "stock-svc"): logged(
+                "stock-svc",
+                errors=[
+                    group(
+                        "GET /v4/levels/77 503: unable to acquire a pooled connection "
+                        "within 4000ms (in use 40/40)",
+                        count=90,
+                    )
+                ],
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("stock-svc", "stock levels fail"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:stock-svc"
+    assert report.top.status == "confirmed"
+    assert "unable to acquire a pooled connection" in report.top.statement
+
+
 def test_a_warning_logged_before_the_window_too_is_no_lead():
     world = _caller_world(warning_before=55)
 

@@ -1,0 +1,257 @@
+"""Network delay from metrics (issue 21): a path that slowed down while nothing errs and the callee is not slower itself.
+
+When a service is slow and nothing read explains it, the planner asks the metrics for the round trips
+they record between callers and callees (`ROUND_TRIPS`), then, for a pair whose round trip rose from its
+baseline (the hour before the window), the caller's health and the callee's own server-side latency.
+A round trip that rose while the callee's own latency stayed flat puts the delay on the path between them
+(the connect layer), not in either end; the metrics of both ends confirm it.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from statistics import median
+from typing import Any, Final
+
+from reasoning import layers
+from reasoning.layered.candidates import Board
+from reasoning.layered.facts import FACT_CHARS, Facts, parse_time
+from reasoning.layered.reading import as_dict, as_list, short
+from reasoning.observations import Investigation, Observation, PlannedCall
+from reasoning.tools import QUERY_METRIC, SERVICE_HEALTH
+
+Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
+
+# Every series whose name says it is a network round trip (rtt, round trip), with its labels.
+ROUND_TRIPS: Final = '{__name__=~".*(rtt|round_?trip).*"}'
+# How a round-trip series names its two ends (Prometheus exporters, service meshes).
+_SOURCE_LABELS: Final = ("src", "source", "source_service", "source_workload", "client")
+_DEST_LABELS: Final = (
+    "dst",
+    "destination",
+    "destination_service",
+    "destination_workload",
+    "server",
+    "target",
+    "peer",
+)
+BASELINE: Final = timedelta(
+    hours=1
+)  # the hour before the window, as top_errors' baseline
+_RISE_RATIO: Final = 3.0  # a round trip at least this many times its baseline …
+_RISE_MIN_S: Final = (
+    0.002  # … and at least 2 ms longer: noise of a fast path stays below
+)
+_FLAT_RATIO: Final = 1.5  # a callee's own latency below this many times its baseline …
+_FLAT_SLACK_S: Final = 0.001  # … (or within 1 ms of it) did not rise
+_MAX_PAIRS: Final = 3
+
+
+def own_latency(service: str) -> str:
+    """The callee's own server-side latency: its duration or latency gauges (quantiles), not histogram buckets."""
+    return f'{{__name__=~".*(duration|latency)(_seconds)?",service="{service}"}}'
+
+
+@dataclass(frozen=True)
+class Trend:
+    """A series' median before the window (baseline) and over the window's last half (recent)."""
+
+    baseline: float
+    recent: float
+
+    @property
+    def rose(self) -> bool:
+        return (
+            self.recent >= _RISE_RATIO * self.baseline
+            and self.recent - self.baseline >= _RISE_MIN_S
+        )
+
+    @property
+    def flat(self) -> bool:
+        return (
+            self.recent <= _FLAT_RATIO * self.baseline
+            or self.recent - self.baseline <= _FLAT_SLACK_S
+        )
+
+    def words(self) -> str:
+        return f"{_ms(self.baseline)} before the window, {_ms(self.recent)} now"
+
+
+@dataclass(frozen=True)
+class SlowPath:
+    obs: Observation
+    metric: str
+    source: str
+    dest: str
+    trend: Trend
+
+    @property
+    def fact(self) -> str:
+        return short(
+            f"query_metric {self.metric}{{{self.source} -> {self.dest}}}: round trip "
+            f"{self.trend.words()}",
+            FACT_CHARS,
+        )
+
+
+def reads(inv: Investigation, facts: Facts, call: Call) -> list[PlannedCall | None]:
+    """A slow service nothing explains: the round trips the metrics record, then both ends of each path that slowed."""
+    if not any(h.has("p99_latency_s") for h in facts.health.values()):
+        return []
+    window = _query_window(inv)
+    if window is None:
+        return []
+    calls: list[PlannedCall | None] = [
+        call(
+            QUERY_METRIC,
+            {"promql": ROUND_TRIPS, **window, "step": "60s"},
+            "a slow service and nothing that explains it: the network round trips "
+            "between callers and callees, against the hour before",
+        )
+    ]
+    for path in slow_paths(inv)[:_MAX_PAIRS]:
+        calls.append(
+            call(
+                QUERY_METRIC,
+                {"promql": own_latency(path.dest), **window, "step": "60s"},
+                f"the round trip {path.source} -> {path.dest} rose: is {path.dest} itself slower",
+            )
+        )
+        calls.append(
+            call(
+                SERVICE_HEALTH,
+                {
+                    "service": path.source,
+                    "start": inv.incident.window_start or "now-1h",
+                    "end": inv.incident.window_end or "now",
+                },
+                f"the round trip {path.source} -> {path.dest} rose: is {path.source} slower",
+            )
+        )
+    return calls
+
+
+def slow_paths(inv: Investigation) -> list[SlowPath]:
+    """The caller→callee round trips that rose from their baseline, the largest rise first."""
+    start = parse_time(inv.incident.window_start or "")
+    found: list[SlowPath] = []
+    for obs, labels, points in _series(inv, ROUND_TRIPS):
+        source = next((labels[k] for k in _SOURCE_LABELS if labels.get(k)), "")
+        dest = next((labels[k] for k in _DEST_LABELS if labels.get(k)), "")
+        trend = _trend(points, start)
+        if not source or not dest or trend is None or not trend.rose:
+            continue
+        metric = labels.get("__name__", "round trip")
+        found.append(SlowPath(obs, metric, source, dest, trend))
+    found.sort(key=lambda p: p.trend.baseline - p.trend.recent)
+    return found
+
+
+def network_delay(board: Board) -> None:
+    """A round trip that rose while the callee's own latency stayed flat is a delay on the path between them (connect layer)."""
+    start = parse_time(board.inv.incident.window_start or "")
+    for path in slow_paths(board.inv)[:_MAX_PAIRS]:
+        own = [
+            (obs, labels, trend)
+            for obs, labels, points in _series(board.inv, own_latency(path.dest))
+            if (trend := _trend(points, start)) is not None
+        ]
+        if any(not trend.flat for _, _, trend in own):
+            continue  # the callee itself is slower: its own fault, not the path's
+        c = board.get(
+            layers.CONNECT,
+            path.dest,
+            f"the network path from {path.source} to {path.dest} is slow: round trip "
+            f"{path.trend.words()}, while nothing errs",
+        )
+        c.cite(path.obs, path.fact)
+        chain = [board.symptom()]
+        caller = board.facts.health.get(path.source)
+        caller_slow = caller is not None and caller.has("p99_latency_s")
+        if caller is not None and caller_slow:
+            c.cite(caller.obs, caller.fact)
+            chain.append(f"{path.source} is slower: {short(caller.summary, 100)}")
+        chain.append(f"{path.source} -> {path.dest} round trip {path.trend.words()}")
+        if own:
+            obs, labels, trend = own[0]
+            name = labels.get("__name__", "latency")
+            c.cite(
+                obs,
+                short(
+                    f"query_metric {name}{{service={path.dest}}}: {path.dest}'s own latency "
+                    f"stays flat ({trend.words()})",
+                    FACT_CHARS,
+                ),
+            )
+            chain.append(
+                f"{path.dest}'s own latency stays flat: the time is spent between them"
+            )
+            c.statement += f"; {path.dest}'s own latency stays flat"
+        c.chain = [*chain, c.statement]
+        if own and caller_slow:
+            c.status, c.confidence = "confirmed", 0.85
+        else:
+            c.status, c.confidence = "likely", 0.6 if own or caller_slow else 0.5
+        c.keywords = [
+            path.dest,
+            path.source,
+            "latency",
+            "round trip",
+            "network",
+            layers.CONNECT,
+        ]
+
+
+def _query_window(inv: Investigation) -> dict[str, str] | None:
+    """The incident's window with the hour before it (the baseline); None without a window start."""
+    start = parse_time(inv.incident.window_start or "")
+    if start is None:
+        return None
+    return {
+        "start": _iso(start - BASELINE),
+        "end": inv.incident.window_end or "now",
+    }
+
+
+def _series(
+    inv: Investigation, promql: str
+) -> list[tuple[Observation, dict[str, str], list[tuple[float, float]]]]:
+    """The series of the first answered query_metric of `promql`: (observation, labels, points)."""
+    for obs in inv.observations:
+        if obs.tool != QUERY_METRIC or not obs.is_ok:
+            continue
+        if obs.arguments.get("promql") != promql:
+            continue
+        out = []
+        for series in map(as_dict, as_list(as_dict(obs.result).get("series"))):
+            labels = {str(k): str(v) for k, v in as_dict(series.get("metric")).items()}
+            points: list[tuple[float, float]] = []
+            for pair in as_list(series.get("values")):
+                try:
+                    points.append((float(pair[0]), float(pair[1])))
+                except (TypeError, ValueError, IndexError):
+                    continue
+            out.append((obs, labels, points))
+        return out
+    return []
+
+
+def _trend(points: list[tuple[float, float]], start: datetime | None) -> Trend | None:
+    """Median before `start` against the median of the last half after it; None when either is empty."""
+    if start is None:
+        return None
+    at = start.timestamp()
+    before = [v for t, v in points if t < at and v == v]
+    after = [(t, v) for t, v in points if t >= at and v == v]
+    recent = [v for _, v in after[len(after) // 2 :]]
+    if not before or not recent:
+        return None
+    return Trend(median(before), median(recent))
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
