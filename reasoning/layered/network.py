@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate, spans
+from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, Probe
 from reasoning.layered.gateway import gateway
 from reasoning.layered.reading import (
@@ -151,10 +152,15 @@ def mcp_endpoint(board: Board, probe: Probe) -> None:
 
 
 def corroborate(board: Board, probe: Probe, c: Candidate) -> None:
-    """Logs that name the host or show the same failure class, from any service, agree."""
+    """Logs that name the host or show the same failure class, from any service, agree; so do the
+    incident's service's metrics when its traffic fell away as the host's certificate expired (`expiry`)."""
     layer = probe.layer or layers.HTTP
     chain_mid = _cite_logs(board, probe, c, layer)
     _cite_probes(board, probe, c, layer)
+    fell = expired_while_traffic_fell(board, probe)
+    if fell is not None:
+        c.cite(fell.health.obs, fell.fact)
+        chain_mid.insert(0, fell.line)
     if c.sources - {probe.obs.server}:
         c.status = "confirmed"
         c.confidence = min(0.9 + 0.02 * (spans(c) - 2), 0.97)
@@ -213,7 +219,29 @@ def _cite_logs(board: Board, probe: Probe, c: Candidate, layer: str) -> list[str
         health = board.facts.health.get(errors.service)
         if health is not None and health.verdict in ("degraded", "unhealthy"):
             c.cite(health.obs, health.fact, is_support=False)
+    for errors in board.facts.errors.values():
+        for group in errors.warnings:
+            if not _warning_agrees(probe, layer, group):
+                continue
+            c.cite(errors.obs, errors.fact(group))
+            if errors.service != board.service:
+                chain_mid.setdefault(
+                    errors.service,
+                    f"{errors.service} warns: {short(group.sample or group.signature, 120)}",
+                )
     return list(chain_mid.values())
+
+
+def _warning_agrees(probe: Probe, layer: str, group: ErrorGroup) -> bool:
+    """A warning agrees when it is new since the window started, names the probe's host and shows
+    its specific failure class (a client's failing calls to it, logged at warn level)."""
+    text = group.text
+    return (
+        group.is_new
+        and _is_specific(layer)
+        and layer in error_classes(text)
+        and (probe.host in text.lower() or _names_label(text, probe.host))
+    )
 
 
 def _cite_probes(board: Board, probe: Probe, c: Candidate, layer: str) -> None:
