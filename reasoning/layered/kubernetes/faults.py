@@ -27,6 +27,7 @@ from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
 from reasoning.layered.reading import incident_text
 from reasoning.observations import Investigation
@@ -42,7 +43,9 @@ def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
             current = out.get(f.component)
             if current is None or (f.is_relevant and not current.is_relevant):
                 out[f.component] = f
-    return list(out.values())
+    findings = list(out.values())
+    waited_on(inv, facts, findings)
+    return findings
 
 
 def diagnosed_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:

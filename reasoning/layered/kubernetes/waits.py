@@ -1,0 +1,79 @@
+"""Work that waits on a faulty workload: a queue's consumer or worker named by the incident's service.
+
+Rule: a faulty workload that the incident's service's own log lines (its error and warning groups,
+and the lines a search found, any level) name as a word, in a line saying work waits for it (a
+queue or backlog growing, no consumer), is on the incident's path one hop down: the service's work
+reaches it through the queue, so its fault explains the service's symptom; when that workload is
+itself the victim of another fault (its node), that cause is on the path one hop further. Lines
+that name it without saying work waits (a startup banner, a config dump) do not link it.
+"""
+
+import re
+
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.reading import short
+from reasoning.observations import Investigation, Observation
+
+# What a line says when work waits for a consumer or worker that does not take it.
+WAITING = re.compile(
+    r"\bqueue\b|\bbacklog\b|\bconsumer lag\b|\b0 consumers\b|\bno consumers?\b|"
+    r"waiting for (?:a |an )?(?:worker|consumer)",
+    re.IGNORECASE,
+)
+_WORKLOAD_KINDS = ("deployment", "statefulset", "daemonset", "replicaset")
+
+
+def _lines(inv: Investigation, facts: Facts) -> list[tuple[Observation, str]]:
+    """The incident's service's own lines: its error and warning groups, then searched lines."""
+    service = inv.incident.service
+    out: list[tuple[Observation, str]] = []
+    errors = facts.errors.get(service)
+    if errors is not None:
+        for group in (*errors.groups, *errors.warnings):
+            out.append((errors.obs, group.sample or group.signature))
+    for obs, text in facts.searched.get(service, []):
+        out += [(obs, line) for line in text.splitlines() if line.strip()]
+    return out
+
+
+def waited_on(inv: Investigation, facts: Facts, found: list[Finding]) -> None:
+    """Mark the faulty workloads the incident's service's lines say its work waits on (the rule above)."""
+    lines = [(o, t) for o, t in _lines(inv, facts) if WAITING.search(t)]
+    if not lines:
+        return
+    service = inv.incident.service.lower()
+    by_component = {f.component: f for f in found}
+    for f in found:
+        kind, _, name = f.component.partition("/")
+        cause = by_component.get(f.victim_of or "")
+        if (
+            (f.is_relevant and cause is None)
+            or (cause is not None and cause.is_relevant)
+            or kind not in _WORKLOAD_KINDS
+            or name == service
+        ):
+            continue
+        word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+        hit = next(((o, t) for o, t in lines if word.search(t)), None)
+        if hit is None:
+            continue
+        obs, line = hit
+        fact = f"{inv.incident.service} logs: {short(line.strip(), 200)}"
+        if cause is not None:
+            cause.is_relevant = True
+            cause.depth = max(cause.depth, 2)
+            cause.cite(obs, fact)
+            cause.chain.insert(
+                0,
+                f"{inv.incident.service}'s work waits on {name}, a victim of "
+                f"{cause.component}: {short(line.strip(), 100)}",
+            )
+            continue
+        f.is_relevant = True
+        f.depth = max(f.depth, 1)
+        f.cite(obs, fact)
+        f.chain.insert(
+            0,
+            f"{inv.incident.service}'s work waits on {name}: {short(line.strip(), 100)}",
+        )
