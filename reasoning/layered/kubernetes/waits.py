@@ -1,9 +1,11 @@
 """Work that waits on a faulty workload: a queue's consumer or worker named by the incident's service.
 
 Rule: a faulty workload that the incident's service's own log lines (its error and warning groups,
-and the lines a search found, any level) name as a word, in a line saying work waits for it (a
-queue or backlog growing, no consumer), is on the incident's path one hop down: the service's work
-reaches it through the queue, so its fault explains the service's symptom; when that workload is
+and the lines a search found, any level) name, in a line saying work waits for it (a queue or
+backlog growing, no consumer), is on the incident's path one hop down: the service's work
+reaches it through the queue, so its fault explains the service's symptom. A line names the
+workload by its name as a word, or by the queue it works (`transcode queue` for transcoder,
+`index queue` for indexer: the workload's name less an agent suffix); when that workload is
 itself the victim of another fault (its node), that cause is on the path one hop further. Lines
 that name it without saying work waits (a startup banner, a config dump) do not link it.
 """
@@ -22,6 +24,19 @@ WAITING = re.compile(
     re.IGNORECASE,
 )
 _WORKLOAD_KINDS = ("deployment", "statefulset", "daemonset", "replicaset")
+_QUEUE_NAME = re.compile(r"(?<![\w.-])([a-z][a-z0-9-]*?)[ _-]queue\b", re.IGNORECASE)
+# The suffixes that name the one who does a queue's work (transcode → transcoder).
+_AGENT_SUFFIXES = ("r", "er", "or", "-worker", "-consumer")
+
+
+def names_workload(line: str, name: str) -> bool:
+    """True when the line says the workload's name as a word, or names the queue it works."""
+    if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", line, re.IGNORECASE):
+        return True
+    return any(
+        name.lower() in {f"{q.lower()}{s}" for s in _AGENT_SUFFIXES}
+        for q in _QUEUE_NAME.findall(line)
+    )
 
 
 def _lines(inv: Investigation, facts: Facts) -> list[tuple[Observation, str]]:
@@ -54,8 +69,7 @@ def waited_on(inv: Investigation, facts: Facts, found: list[Finding]) -> None:
             or name == service
         ):
             continue
-        word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
-        hit = next(((o, t) for o, t in lines if word.search(t)), None)
+        hit = next(((o, t) for o, t in lines if names_workload(t, name)), None)
         if hit is None:
             continue
         obs, line = hit

@@ -3,9 +3,17 @@ saying its queue has no consumer put that consumer on its path, from the evidenc
 
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.waits import names_workload
 from reasoning.observations import IncidentBrief, Investigation, Observation
 
 from .answers import answer, deployments, events, listing
+from .test_infrastructure import (
+    APP,
+    PRESSURE_DESCRIBE,
+    describe,
+    diagnosed,
+    pressure_cluster,
+)
 
 MAILER = "mailer-api-7c6b5a4d3-k8s2p"
 DIGEST = "digest-worker-5f4e3d2c1-q9w8e"
@@ -93,3 +101,34 @@ def test_the_consumer_is_a_lead_without_such_a_line():
 
     assert not alone.is_relevant
     assert not named.is_relevant  # it names the workload, but no work waits on it
+
+
+def test_a_queue_is_named_for_the_workload_that_works_it():
+    assert names_workload(
+        "render queue depth 830: jobs waiting for a worker", "renderer"
+    )
+    assert names_workload("index-queue backlog 12000", "indexer")
+    assert names_workload("ocr queue growing", "ocr-worker")
+    # Another workload whose name merely contains the queue's word is not its worker.
+    assert not names_workload("render queue depth 830", "prerender")
+    assert not names_workload("render queue depth 830", "renderer-canary")
+
+
+def test_work_waiting_on_a_nodes_victim_puts_the_node_on_the_path():
+    """tracker runs on another node; its queue waits on archiver, evicted by pool-b-7's pressure."""
+    described = describe("node", APP, "pool-b-7", PRESSURE_DESCRIBE)
+    alone = diagnosed(*pressure_cluster(), described)
+    waiting = diagnosed(
+        *pressure_cluster(),
+        described,
+        top_errors(
+            "tracker",
+            "archive queue depth 900 (oldest 600s): jobs waiting for a worker",
+        ),
+    )
+
+    assert not alone["node/pool-b-7"].is_relevant
+    node = waiting["node/pool-b-7"]
+    assert node.is_relevant
+    assert any("archive queue depth" in fact for _, fact in node.evidence)
+    assert waiting["deployment/archiver"].victim_of == "node/pool-b-7"
