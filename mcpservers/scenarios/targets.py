@@ -320,8 +320,11 @@ def _params(path: Path, name: str, kind: str, fault: dict[str, Any]) -> dict[str
         params[key] = value
     if "status" in params and params["status"] is not None:
         _check_status(path, name, "fault.status", params["status"])
-    for route, answer in params.get("paths", {}).items():
-        params["paths"][route] = _path_answer(path, name, route, answer)
+    if "paths" in params:
+        params["paths"] = {
+            route: _path_answer(path, name, route, answer)
+            for route, answer in params["paths"].items()
+        }
     if kind == "gateway":
         upstream = params["upstream"]
         if isinstance(upstream, list) and (
@@ -650,6 +653,11 @@ class _Starter:
             _UPSTREAM_TIMEOUT_S if route_timeout is None else route_timeout * self.scale
         )
         turn = itertools.cycle(range(len(replicas)))
+        contexts = {
+            r.name: ssl.create_default_context(cafile=str(self.authority.files.cert))
+            for r in replicas
+            if r.scheme == "https"
+        }
 
         async def gateway(request: Request, writer: asyncio.StreamWriter) -> Response:
             # Replicas in turn (round robin), as a load-balanced cluster sends requests.
@@ -660,11 +668,7 @@ class _Starter:
             if upstream.kind == "dns_wrong_address":
                 # The name resolves to an address where nothing listens: the connect is refused.
                 return _upstream_failure("delayed connect error: 111", server)
-            context = None
-            if upstream.scheme == "https":
-                context = ssl.create_default_context(
-                    cafile=str(self.authority.files.cert)
-                )
+            context = contexts.get(upstream.name)
             try:
                 status, body = await fetch_status(
                     HOST,

@@ -303,7 +303,9 @@ def _is_static(cluster: Cluster, ns: str, name: str) -> bool:
     """A kubelet's static pod (the control plane of kubeadm clusters) is named `<name>-<node>`: its
     name ends with the node it runs on, so a node ending in digits does not make it a replica."""
     nodes = set(cluster.names("nodes", ns))
-    nodes |= {p.node for p in cluster.pods(ns) if p.name == name and p.node}
+    table = cluster.table("pods", ns)
+    if table is not None:
+        nodes |= {r.get("NODE", "") for r in table.rows if r.get("NAME") == name}
     return any(
         name.endswith(f"-{node}") and len(name) > len(node) + 1 for node in nodes
     )
