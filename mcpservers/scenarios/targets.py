@@ -13,6 +13,7 @@ import datetime as dt
 import ipaddress
 import itertools
 import json
+import math
 import socket
 import ssl
 import struct
@@ -292,7 +293,10 @@ def upstreams(target: Target) -> list[str]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, _NUM) and not isinstance(value, bool)
+    """A JSON number that is finite: `1e400` (infinity) and `NaN`, which Python's json accepts, are not."""
+    return (
+        isinstance(value, _NUM) and not isinstance(value, bool) and math.isfinite(value)
+    )
 
 
 def _params(path: Path, name: str, kind: str, fault: dict[str, Any]) -> dict[str, Any]:

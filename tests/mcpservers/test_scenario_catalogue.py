@@ -456,6 +456,9 @@ def _target(**overrides):
             "fault.paths./healthz.headers",
         ),
         ([_target(timeout_s=0)], "api", "timeout_s"),
+        # 1e400 in JSON is infinity and NaN is accepted by Python's json: neither is a duration.
+        ([_target(timeout_s=float("inf"))], "api", "timeout_s"),
+        ([_target(stream_s=float("nan"))], "api", "stream_s"),
         ([_target(), _target()], "api", "name"),
         ([_target(stream_s=-1)], "api", "stream_s"),
         ([_target(timeout=3)], "api", "timeout"),
