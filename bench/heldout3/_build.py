@@ -1388,6 +1388,7 @@ def rollout_progress_deadline() -> dict[str, Any]:
             ready=False,
             restarts=0,
             started=start + 30,
+            probes=f"    Readiness:      {probe}\n",
             events_rows=[
                 (
                     "Normal",
@@ -2878,16 +2879,6 @@ Events:
                 nodes[2][0],
                 "app.kubernetes.io/instance=metrics-server,app.kubernetes.io/name=metrics-server,pod-template-hash=7d8c9b6f5",
             ),
-            (
-                "metrics-server-85b6c9d7f-8rnxk",
-                "1/1",
-                "Terminating",
-                "0",
-                "61d",
-                "10.127.1.33",
-                nodes[0][0],
-                "app.kubernetes.io/instance=metrics-server,app.kubernetes.io/name=metrics-server,pod-template-hash=85b6c9d7f",
-            ),
         ]
     )
     k8s["kubectl get deployments -n kube-system -o wide"] = base.deployments(
@@ -2907,7 +2898,7 @@ Events:
                 "0/1",
                 "1",
                 "0",
-                "400d",
+                "31m",
                 "metrics-server",
                 "registry.k8s.io/metrics-server/metrics-server:v0.7.2",
                 "app.kubernetes.io/instance=metrics-server,app.kubernetes.io/name=metrics-server",
@@ -3015,7 +3006,7 @@ Events:
         ev(
             "helm",
             "info",
-            "release metrics-server upgraded: chart 3.12.1 -> 3.12.2, values: removed --kubelet-insecure-tls (security review SR-118)",
+            "release metrics-server upgraded with --force (resources replaced): chart 3.12.1 -> 3.12.2, values: removed --kubelet-insecure-tls (security review SR-118)",
             at=-1870,
         ),
         ev(
@@ -3073,7 +3064,7 @@ Events:
                 "horizontalpodautoscaler/checkout-api",
             ],
             "root_cause_signal": "FailedGetResourceMetric",
-            "root_cause": "metrics-server's chart upgrade 31 min ago dropped --kubelet-insecure-tls; the kubelets' serving certificates have no IP SANs, so metrics-server cannot scrape any node, never becomes ready and the resource metrics API (pods.metrics.k8s.io) is unavailable. Every HPA reports ScalingActive False / FailedGetResourceMetric and holds its replica count: checkout-api stays at its minimum 3 as the evening traffic doubles, its worker pools saturate (503, p99 > 6 s). The CPU throttling warnings are a symptom; the Klarna timeouts are 2.5 h old.",
+            "root_cause": "metrics-server's chart upgrade 31 min ago (helm --force, so the Deployment and its old pod were replaced, not rolled) dropped --kubelet-insecure-tls; the kubelets' serving certificates have no IP SANs, so metrics-server cannot scrape any node, never becomes ready and the resource metrics API (pods.metrics.k8s.io) is unavailable. Every HPA reports ScalingActive False / FailedGetResourceMetric and holds its replica count: checkout-api stays at its minimum 3 as the evening traffic doubles, its worker pools saturate (503, p99 > 6 s). The CPU throttling warnings are a symptom; the Klarna timeouts are 2.5 h old.",
             "evidence": [
                 "HPA checkout-api: TARGETS cpu <unknown>/70%, ScalingActive False FailedGetResourceMetric, 3 current / 3 desired",
                 "kube-system: metrics-server 0/1 Running, readiness 500",
