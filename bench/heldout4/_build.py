@@ -42,7 +42,6 @@ app = h2.app
 pod_name = h2.pod_name
 namespace = h2.namespace
 node_describe = h2.node_describe
-ips_of = h2.ips_of
 bg = h2.bg
 ev = h2.ev
 pod_describe = h3.pod_describe
@@ -84,6 +83,12 @@ def split_table(text: str) -> list[list[str]]:
         [line[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)]
         for line in lines
     ]
+
+
+def ips_of(k8s: dict[str, str], ns: str) -> dict[str, str]:
+    """Pod name -> IP, read back from the generated `get pods` table (RESTARTS may hold spaces)."""
+    rows = split_table(k8s[f"kubectl get pods -n {ns} -o wide --show-labels"])
+    return {r[0]: r[5] for r in rows[1:]}
 
 
 def running(started: float) -> str:
