@@ -91,6 +91,15 @@ def ips_of(k8s: dict[str, str], ns: str) -> dict[str, str]:
     return {r[0]: r[5] for r in rows[1:]}
 
 
+def no_sandbox_ips(k8s: dict[str, str], ns: str) -> None:
+    """Pods still in ContainerCreating have no sandbox yet, so `get pods` prints no IP for them."""
+    key = f"kubectl get pods -n {ns} -o wide --show-labels"
+    rows = split_table(k8s[key])
+    k8s[key] = table(
+        [[*r[:5], "<none>", *r[6:]] if r[2] == "ContainerCreating" else r for r in rows]
+    )
+
+
 def running(started: float) -> str:
     return f"    State:          Running\n      Started:      {when(started)}"
 
@@ -826,7 +835,7 @@ def pvc_multi_attach() -> dict[str, Any]:
         cluster_ip="172.20.33.18",
         desired=1,
         pods=[
-            ("x9vkd", "1/1", "Terminating", "0", "19d", 1),
+            ("x9vkd", "0/1", "Terminating", "0", "19d", 1),
             ("c4mtq", "0/1", "ContainerCreating", "0", "28m", 2),
         ],
     )
@@ -842,6 +851,7 @@ def pvc_multi_attach() -> dict[str, Any]:
         ],
     )
     k8s = namespace(ns, nodes, [media, web], seed=143)
+    no_sandbox_ips(k8s, ns)
     k8s[f"kubectl get persistentvolumeclaims -n {ns}"] = table(
         [
             [
@@ -2330,6 +2340,7 @@ def pod_ip_exhaustion() -> dict[str, Any]:
     k8s = namespace(
         ns, NODES_US, [basket, web], seed=148, extra_namespaces=("data-batch",)
     )
+    no_sandbox_ips(k8s, ns)
     k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = h3.hpa_table(
         [
             (
