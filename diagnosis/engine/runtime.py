@@ -196,7 +196,13 @@ async def _diagnose(
         emit=emit,
     )
     incident = task.incident
-    labels = await db(selectors.incident_alert_labels, incident=incident)
+    # The incident's own labels (an alert's common labels, or its author's) win over those its
+    # alert groups share now.
+    own = incident.labels if isinstance(incident.labels, dict) else {}
+    labels = {
+        **await db(selectors.incident_alert_labels, incident=incident),
+        **{str(k): str(v) for k, v in own.items() if v},
+    }
     brief = IncidentBrief(
         title=incident.title,
         service=incident.service,
@@ -207,6 +213,7 @@ async def _diagnose(
         window_start=_iso(incident.window_start),
         window_end=_iso(incident.window_end),
         labels=tuple(sorted(labels.items())),
+        description=incident.description,
     )
     main = asyncio.current_task()
     assert main is not None
