@@ -194,10 +194,12 @@ _POD_SUFFIXES: Final = (
 
 def _pod_workload(value: str, known: Known) -> str | None:
     """The workload of a pod the data listed, else the known service its name is generated from
-    (`checkout-api-7d9f8b6c5-x7k2p` → checkout-api)."""
+    (`checkout-api-7d9f8b6c5-x7k2p` → checkout-api); a name the data knows as is stays itself."""
     owner = known.pods.get(value)
     if owner is not None and owner in known.services:
         return owner
+    if value in known.services:
+        return value
     stem = value
     for suffix in _POD_SUFFIXES:
         stem = suffix.sub("", stem)

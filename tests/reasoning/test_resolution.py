@@ -656,6 +656,14 @@ FROM_LABELS = [
         "alert_label",
     ),
     (
+        "a pod label naming a known service as is: no suffix is cut",
+        "unknown",
+        known("basket-worker", "basket"),
+        {"pod": "basket-worker"},
+        "basket-worker",
+        "alert_label",
+    ),
+    (
         "a StatefulSet's pod",
         "unknown",
         known("basket-db", "pricing"),
