@@ -17,6 +17,8 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from diagnosis.exceptions import ValidationFailed
+from diagnosis.fields import DESCRIPTION_MAX
+from diagnosis.incident_labels import labels_problem
 from diagnosis.models import Severity, Tenant
 from diagnosis.registry import (
     BUNDLED_FILE,
@@ -175,6 +177,13 @@ def _incident_fields(doc: Any, now: datetime) -> dict[str, Any]:
     symptoms = doc.get("symptoms", [])
     if not isinstance(symptoms, list) or not all(isinstance(s, str) for s in symptoms):
         raise ValueError("symptoms must be a list of strings")
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise ValueError("description must be a string")
+    labels = doc.get("labels", {})
+    problem = labels_problem(labels)
+    if problem is not None:
+        raise ValueError(problem)
     window = doc.get("window")
     start = end = None
     if window is not None:
@@ -185,6 +194,8 @@ def _incident_fields(doc: Any, now: datetime) -> dict[str, Any]:
         "service": service,
         "severity": severity,
         "symptoms": "\n".join(symptoms),
+        "description": description[:DESCRIPTION_MAX],
+        "labels": dict(labels),
         "window_start": start,
         "window_end": end,
     }

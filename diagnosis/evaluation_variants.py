@@ -2,7 +2,8 @@
 
 Each rule rewrites a scenario's incident.json the way people actually file incidents: the service
 a user would name, a dashboard label, no symptoms, the alert's text only, a short title, all of
-these at once. A rule is a pure function of the incident (deterministic: no randomness, no clock)
+these at once, an alert's labels only. The rewordings a person types drop the scenario's alert
+labels (`labels`); those that keep the alert keep them. A rule is a pure function of the incident (deterministic: no randomness, no clock)
 and returns None when it would change nothing, so a variant never repeats its original.
 
 It reads incident.json and nothing else and shares no code with the planner (`reasoning/`) or the
@@ -47,6 +48,8 @@ ACRONYMS = frozenset(
     {"api", "bff", "db", "dns", "gw", "http", "mcp", "tls", "ui", "k8s", "sso"}
 )
 SHORT_TITLE_WORDS = 3
+# The service an alert's incident names when no label says one (the alert rules' default).
+UNNAMED_SERVICE = "unknown"
 
 
 @dataclass(frozen=True)
@@ -108,14 +111,19 @@ def _changed(original: Incident, new: Incident) -> Incident | None:
     return None if new == original else new
 
 
+def _typed(incident: Incident) -> Incident:
+    """The incident as a person types it: no alert labels."""
+    return {k: v for k, v in incident.items() if k != "labels"}
+
+
 def _user_name(incident: Incident) -> Incident | None:
-    return _changed(
-        incident, {**incident, "service": user_service_name(incident["service"])}
-    )
+    typed = _typed(incident)
+    return _changed(typed, {**typed, "service": user_service_name(incident["service"])})
 
 
 def _label_alias(incident: Incident) -> Incident | None:
-    return _changed(incident, {**incident, "service": label_alias(incident["service"])})
+    typed = _typed(incident)
+    return _changed(typed, {**typed, "service": label_alias(incident["service"])})
 
 
 def _no_symptoms(incident: Incident) -> Incident | None:
@@ -137,14 +145,46 @@ def _short_title(incident: Incident) -> Incident | None:
 
 def _hurried(incident: Incident) -> Incident | None:
     symptoms = list(incident.get("symptoms") or [])
+    typed = _typed(incident)
     return _changed(
-        incident,
+        typed,
         {
-            **incident,
+            **typed,
             "service": user_service_name(incident["service"]),
             "title": short_title(incident["title"]),
             "symptoms": [first_clause(symptoms[0])] if symptoms else [],
             "description": "",
+        },
+    )
+
+
+def alert_service_word(service: str) -> str:
+    """What an alert's incident names when the alert says little: the user's word for the
+    service, else (the service has no shorter name) UNNAMED_SERVICE."""
+    word = user_service_name(service)
+    return word if word.lower() != service.strip().lower() else UNNAMED_SERVICE
+
+
+def _alert_labels_only(incident: Incident) -> Incident | None:
+    labels = incident.get("labels")
+    if not isinstance(labels, dict) or not labels:
+        return None
+    text = alert_text(str(incident.get("description") or ""))
+    alertname = str(labels.get("alertname") or "")
+    title = (
+        f"{alertname}: {text}"
+        if alertname and text
+        else alertname or text or short_title(incident["title"])
+    )
+    return _changed(
+        incident,
+        {
+            **incident,
+            "service": alert_service_word(incident["service"]),
+            "title": title,
+            "symptoms": [],
+            "description": text,
+            "labels": dict(labels),
         },
     )
 
@@ -179,6 +219,13 @@ RULES: tuple[Rule, ...] = (
         "A hurried on-call engineer: the user's service name, the short title, only the "
         "first clause of the first symptom, no description.",
         _hurried,
+    ),
+    Rule(
+        "alert-labels-only",
+        "Only what an Alertmanager alert carries (scenarios with `labels` only): its labels, "
+        "'alertname: the description's first sentence' as title and that sentence as "
+        f"description, no symptoms, and the service as the user's word (else {UNNAMED_SERVICE!r}).",
+        _alert_labels_only,
     ),
 )
 RULE_NAMES = tuple(rule.name for rule in RULES)

@@ -19,12 +19,14 @@ from django.utils.dateparse import parse_datetime
 
 from diagnosis import bounds
 from diagnosis.exceptions import ValidationFailed
+from diagnosis.incident_labels import label_errors
 from diagnosis.models import Severity
 
 # The incident's text fields (diagnosis.models.Incident).
 TITLE_MAX = 200
 SERVICE_MAX = 100
 SYMPTOMS_MAX = 4000
+DESCRIPTION_MAX = 4000
 ENVIRONMENT_MAX = 64  # Incident.environment; the registry's names are at most 63
 REASON_MAX = 2000  # an approval decision's reason
 
@@ -116,6 +118,25 @@ def string_map(
     return {k: v for k, v in value.items() if isinstance(v, str)}
 
 
+def labels(
+    data: Mapping[str, Any],
+    name: str,
+    errors: FieldErrors,
+    *,
+    where: str | None = None,
+) -> dict[str, str]:
+    """An incident's labels, as diagnosis.incident_labels.label_errors checks them (absent: {};
+    refused: {} and the reasons)."""
+    where = where or name
+    value = data.get(name)
+    if value is None:
+        return {}
+    found = label_errors(value, where)
+    for field_name, reason in found.items():
+        errors.add(field_name, reason)
+    return {} if found else dict(value)
+
+
 def choice(
     data: Mapping[str, Any],
     name: str,
@@ -188,12 +209,14 @@ def count(data: Mapping[str, Any], name: str, errors: FieldErrors) -> int:
 
 def incident_values(data: Mapping[str, Any], errors: FieldErrors) -> dict[str, Any]:
     """An incident's own fields as people send them (POST /api/incidents, the page's form):
-    title, service, severity, symptoms, the window (bounded, in UTC) and the environment's
-    name (whether the tenant may use it is services.incident_create's check)."""
+    title, service, severity, symptoms, description, labels, the window (bounded, in UTC) and
+    the environment's name (whether the tenant may use it is services.incident_create's check)."""
     values: dict[str, Any] = {
         "title": text(data, "title", errors, max_length=TITLE_MAX, required=True),
         "service": text(data, "service", errors, max_length=SERVICE_MAX, required=True),
         "symptoms": text(data, "symptoms", errors, max_length=SYMPTOMS_MAX),
+        "description": text(data, "description", errors, max_length=DESCRIPTION_MAX),
+        "labels": labels(data, "labels", errors),
     }
     values["severity"] = severity(data, errors)
     window_start = date_time(data, "window_start", errors)

@@ -118,6 +118,12 @@ class Incident(models.Model):
         max_length=8, choices=Severity.choices, default=Severity.SEV3
     )
     symptoms = models.TextField(blank=True, max_length=4000)
+    # What the alert (or the person) said of it beyond the title: an alert's description or
+    # summary annotation.
+    description = models.TextField(blank=True, max_length=4000)
+    # {name: value} strings, the alert's labels (alertname, namespace, service, app, job …);
+    # bounded by diagnosis.fields.labels. The reasoning resolves the service with them.
+    labels = models.JSONField(default=dict, blank=True)
     window_start = CallerDateTimeField(null=True, blank=True)
     window_end = CallerDateTimeField(null=True, blank=True)
     # The registry environment (diagnosis.registry) its diagnoses run against, by name.
@@ -149,6 +155,12 @@ class Incident(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def label_pairs(self) -> list[tuple[str, str]]:
+        """The labels as (name, value) pairs by name: what the page lists."""
+        labels = self.labels if isinstance(self.labels, dict) else {}
+        return sorted((str(k), str(v)) for k, v in labels.items())
 
 
 class DiagnosisTask(models.Model):

@@ -125,6 +125,7 @@ from urllib.parse import urlsplit
 import httpx
 
 import mcpclient
+from diagnosis.incident_labels import labels_problem
 from diagnosis.webhooks.rules import FORMATS, NOTICE_KINDS, url_error
 from mcpservers import scenario_folder
 
@@ -1223,7 +1224,9 @@ def demo_environments(
     """One environment per scenario folder under `root` (a folder with an incident.json).
 
     Raises:
-        ValueError: an incident.json without a title, or two scenarios whose names collide.
+        ValueError: an incident.json without a title or with malformed `labels` (not an object
+            of strings within diagnosis.incident_labels' bounds), or two scenarios whose names
+            collide.
     """
     out: dict[str, Environment] = {}
     for folder in sorted(root.iterdir()):
@@ -1238,6 +1241,9 @@ def demo_environments(
         title = incident.get("title") if isinstance(incident, dict) else None
         if not isinstance(title, str) or not title:
             raise ValueError(f"{folder / 'incident.json'}: no title")
+        problem = labels_problem(incident.get("labels", {}))
+        if problem is not None:
+            raise ValueError(f"{folder / 'incident.json'}: {problem}")
         name = demo_environment_name(folder.name)
         if name in out:
             raise ValueError(

@@ -61,6 +61,8 @@ def incident_create(
     service: str,
     severity: str,
     symptoms: str = "",
+    description: str = "",
+    labels: Mapping[str, str] | None = None,
     window_start: datetime | None = None,
     window_end: datetime | None = None,
     plan: str = "default",
@@ -70,6 +72,8 @@ def incident_create(
 ) -> tuple[Incident, DiagnosisTask]:
     """Create an incident and start its first diagnosis, in one transaction.
 
+    `description` and `labels` (the alert's, {name: value}) are stored as given: their callers
+    bound them (diagnosis.fields.labels, the intake's parsers, a scenario's incident.json).
     Window datetimes are stored in UTC. `environment` (None or "": the tenant's default) is
     resolved by diagnosis.environments and stored by name; `principal` is who asks (see
     `diagnosis_start`).
@@ -105,6 +109,8 @@ def incident_create(
             service=service,
             severity=severity,
             symptoms=symptoms,
+            description=description,
+            labels=dict(labels or {}),
             window_start=window_start,
             window_end=window_end,
             environment=env.name,

@@ -223,7 +223,22 @@ class LLMPlanner:
             f"<incident>\ntitle: {clean(incident.title, 300)}\nservice: {clean(incident.service, 100)}\n"
             f"severity: {clean(incident.severity, 20)}\n"
             f"window: {incident.window_start or 'now-1h'} .. {incident.window_end or 'now'}\n"
-            f"symptoms:\n{symptoms}\n</incident>"
+            f"symptoms:\n{symptoms}\n"
+            + (
+                f"description: {clean(incident.description, 1000)}\n"
+                if incident.description
+                else ""
+            )
+            + (
+                "labels: "
+                + ", ".join(
+                    f"{clean(k, 100)}={clean(v, 200)}" for k, v in incident.labels[:30]
+                )
+                + "\n"
+                if incident.labels
+                else ""
+            )
+            + "</incident>"
         )
         self._messages = [
             {"role": "system", "content": SYSTEM_PROMPT},

@@ -18,8 +18,12 @@ class IncidentBrief:
     symptoms: tuple[str, ...]
     window_start: str | None = None  # RFC 3339, UTC
     window_end: str | None = None
-    # The alert's labels (service, job, app, namespace …) when an alert opened the incident.
+    # The alert's labels (service, job, app, namespace …): the incident's own (an alert's common
+    # labels, or what its author gave) and those all the alerts that opened it share.
     labels: tuple[tuple[str, str], ...] = ()
+    # What the alert (or the person) said beyond the title: read like the symptoms where a rule
+    # reads the incident's words (reasoning.layered.resolution reads its `key=value` pairs).
+    description: str = ""
     # Services the diagnosis starts from besides `service`: when the incident's name resolves to
     # nothing, every service the survey found unhealthy (reasoning.layered.survey).
     starting_services: tuple[str, ...] = ()

@@ -24,12 +24,14 @@ from diagnosis.call_labels import QUERY_MAX_CHARS
 from diagnosis.coordination import NOTE_MAX
 from diagnosis.events import RESYNC_REQUIRED, SERVER_DRAINING, EventKind
 from diagnosis.fields import (
+    DESCRIPTION_MAX,
     ENVIRONMENT_MAX,
     REASON_MAX,
     SERVICE_MAX,
     SYMPTOMS_MAX,
     TITLE_MAX,
 )
+from diagnosis.incident_labels import LABEL_NAME_MAX, LABEL_VALUE_MAX, LABELS_MAX
 from diagnosis.incident_status import ALLOWED_STATUS_MOVES
 from diagnosis.intake import model as alert_model
 from diagnosis.intake import pagerduty, receive
@@ -201,6 +203,8 @@ def _schemas(
         "service": STR,
         "severity": {"type": "string", "enum": Severity.values},
         "symptoms": STR,
+        "description": STR,
+        "labels": {"type": "object", "additionalProperties": STR},
         "window_start": NULLABLE_DATETIME,
         "window_end": NULLABLE_DATETIME,
         "environment": {
@@ -315,6 +319,26 @@ def _schemas(
                     "service": _text(SERVICE_MAX, blank=False),
                     "severity": {"type": "string", "enum": Severity.values},
                     "symptoms": _text(SYMPTOMS_MAX, default=""),
+                    "description": _text(
+                        DESCRIPTION_MAX,
+                        default="",
+                        description="What the alert said beyond the title (its description).",
+                    ),
+                    "labels": {
+                        "type": "object",
+                        "maxProperties": LABELS_MAX,
+                        "propertyNames": {
+                            "minLength": 1,
+                            "maxLength": LABEL_NAME_MAX,
+                            "pattern": NO_NUL,
+                        },
+                        "additionalProperties": _text(LABEL_VALUE_MAX),
+                        "default": {},
+                        "description": "The alert's labels, {name: value} strings "
+                        "(alertname, namespace, service, app, job …); the diagnosis "
+                        "resolves the service with them when the data does not know "
+                        "its name.",
+                    },
                     "window_start": {**when, "description": window},
                     "window_end": {
                         **when,
@@ -326,6 +350,8 @@ def _schemas(
                 },
                 optional=(
                     "symptoms",
+                    "description",
+                    "labels",
                     "window_start",
                     "window_end",
                     "plan",

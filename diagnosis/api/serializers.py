@@ -34,6 +34,8 @@ def incident_to_dict(incident: Incident) -> dict[str, Any]:
         "service": incident.service,
         "severity": incident.severity,
         "symptoms": incident.symptoms,
+        "description": incident.description,
+        "labels": incident.labels if isinstance(incident.labels, dict) else {},
         "window_start": _dt(incident.window_start),
         "window_end": _dt(incident.window_end),
         "environment": incident.environment,

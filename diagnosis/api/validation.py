@@ -151,6 +151,8 @@ def incident_create_args(data: Mapping[str, Any]) -> dict[str, Any]:
             "service",
             "severity",
             "symptoms",
+            "description",
+            "labels",
             "window_start",
             "window_end",
             "plan",

@@ -40,7 +40,7 @@ from diagnosis.engine.executor import Executor, Parked, RunContext
 from diagnosis.engine.sessions import DiagnosisSessions
 from diagnosis.engine.steering import steer
 from diagnosis.exceptions import LeaseLost, ValidationFailed
-from diagnosis.models import DiagnosisTask
+from diagnosis.models import DiagnosisTask, Incident
 from diagnosis.observability import pool_status
 from diagnosis.payloads import Emit
 from diagnosis.plans import Step, StepContext
@@ -196,18 +196,8 @@ async def _diagnose(
         emit=emit,
     )
     incident = task.incident
-    labels = await db(selectors.incident_alert_labels, incident=incident)
-    brief = IncidentBrief(
-        title=incident.title,
-        service=incident.service,
-        severity=incident.severity,
-        symptoms=tuple(
-            line.strip() for line in incident.symptoms.splitlines() if line.strip()
-        ),
-        window_start=_iso(incident.window_start),
-        window_end=_iso(incident.window_end),
-        labels=tuple(sorted(labels.items())),
-    )
+    alert_labels = await db(selectors.incident_alert_labels, incident=incident)
+    brief = incident_brief(incident, alert_labels)
     main = asyncio.current_task()
     assert main is not None
     stop_reason: list[StopReason] = []
@@ -374,6 +364,31 @@ def _save_partial(hooks: StepHooks, run: RunContext, report: Report) -> None:
     hooks.set_report(report.to_dict())
     lifecycle.diagnosis_report_save(
         task_id=run.task_id, owner=run.owner, report=report.to_dict()
+    )
+
+
+def incident_brief(
+    incident: Incident, alert_labels: Mapping[str, str]
+) -> IncidentBrief:
+    """What the reasoning sees of an incident: its text, window, description and labels (those
+    its alert groups share now, overridden by the incident's own: an alert's common labels or
+    its author's)."""
+    own = incident.labels if isinstance(incident.labels, dict) else {}
+    labels = {
+        **alert_labels,
+        **{str(k): str(v) for k, v in own.items() if v},
+    }
+    return IncidentBrief(
+        title=incident.title,
+        service=incident.service,
+        severity=incident.severity,
+        symptoms=tuple(
+            line.strip() for line in incident.symptoms.splitlines() if line.strip()
+        ),
+        window_start=_iso(incident.window_start),
+        window_end=_iso(incident.window_end),
+        labels=tuple(sorted(labels.items())),
+        description=incident.description,
     )
 
 

@@ -5,8 +5,8 @@ Pure: no ORM, no settings.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from diagnosis.fields import SERVICE_MAX, SYMPTOMS_MAX, TITLE_MAX
-from diagnosis.intake.model import PAGERDUTY, RESOLVED, Notification
+from diagnosis.fields import DESCRIPTION_MAX, SERVICE_MAX, SYMPTOMS_MAX, TITLE_MAX
+from diagnosis.intake.model import PAGERDUTY, RESOLVED, Notification, bounded
 from diagnosis.registry import AlertRules
 
 
@@ -23,6 +23,22 @@ def first(maps: Sequence[Mapping[str, str]], names: Sequence[str]) -> str:
             if value:
                 return value
     return ""
+
+
+# The annotations that describe an alert, in priority order: the incident's description.
+DESCRIPTION_ANNOTATIONS = ("description", "summary")
+
+
+def common_labels(note: Notification) -> dict[str, str]:
+    """The labels the incident keeps: the group's common labels (Alertmanager's commonLabels),
+    else those every alert of the payload shares (a PagerDuty event's one alert: its own),
+    bounded as an alert's are and without blank names or values."""
+    shared: dict[str, str] = dict(note.labels)
+    if not shared and note.alerts:
+        shared = dict(note.alerts[0].labels)
+        for alert in note.alerts[1:]:
+            shared = {k: v for k, v in shared.items() if alert.labels.get(k) == v}
+    return bounded({k: v for k, v in shared.items() if k.strip() and v.strip()})
 
 
 def _symptom_lines(note: Notification, rules: AlertRules) -> list[str]:
@@ -60,6 +76,9 @@ def incident_fields(note: Notification, rules: AlertRules) -> dict[str, Any]:
     * title: `alertname: <first symptom annotation>` (PagerDuty: the summary);
     * symptoms: the `symptom_annotations` values, common ones first, then each alert's own
       (PagerDuty: the summary and custom_details), at most SYMPTOMS_MAX characters;
+    * description: the `description` annotation, else `summary` (common ones first; PagerDuty:
+      the summary), at most DESCRIPTION_MAX characters;
+    * labels: common_labels;
     * window: the earliest `startsAt` to, for a resolved group, the latest `endsAt`;
     * environment: `receivers[receiver]` (PagerDuty: `pagerduty_groups[payload.group]`),
       else None (the tenant's default).
@@ -99,6 +118,12 @@ def incident_fields(note: Notification, rules: AlertRules) -> dict[str, Any]:
         "symptoms": cut(
             "\n".join(_symptom_lines(note, rules)), SYMPTOMS_MAX, one_line=False
         ),
+        "description": cut(
+            first(annotation_maps, DESCRIPTION_ANNOTATIONS),
+            DESCRIPTION_MAX,
+            one_line=False,
+        ),
+        "labels": common_labels(note),
         "window_start": window_start,
         "window_end": window_end,
         "environment": routes.get(note.route),

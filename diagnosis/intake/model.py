@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from diagnosis import bounds, fields
+from diagnosis import bounds, fields, incident_labels
 from diagnosis.fields import FieldErrors
 
 # Sources (AlertSource) and a group's statuses (AlertGroupStatus).
@@ -19,9 +19,10 @@ FIRING = "firing"
 ACKNOWLEDGED = "acknowledged"
 RESOLVED = "resolved"
 
-MAX_PAIRS = 64  # labels (or annotations) kept per alert, by name order
-MAX_NAME_CHARS = 128  # of a kept label or annotation name
-MAX_VALUE_CHARS = 1000  # of a kept label or annotation value
+# An alert's labels (or annotations) are bounded as an incident's labels are.
+MAX_PAIRS = incident_labels.LABELS_MAX  # kept per alert, by name order
+MAX_NAME_CHARS = incident_labels.LABEL_NAME_MAX  # of a kept label or annotation name
+MAX_VALUE_CHARS = incident_labels.LABEL_VALUE_MAX  # of a kept label or annotation value
 MAX_FIELD_ERRORS = 20  # a 400 names at most this many fields
 MAX_LINKS = 10  # links kept per alert (PagerDuty `links` and `client_url`)
 KEY_CHARS = 255  # AlertGroup.key

@@ -28,12 +28,19 @@ _GENERIC_TOKENS: Final = frozenset(AFFIXES)
 ALERT_LABELS: Final = (
     "service",
     "app.kubernetes.io/name",
+    "app_kubernetes_io_name",  # as Prometheus spells the Kubernetes label
     "app",
     "job",
     "k8s_app",
+    "k8s-app",
     "container",
     "deployment",
 )
+# Label names whose value names a service less directly, weakest last: a pod (its workload), an
+# instance (its host, `checkout-api:8080`), a namespace named after its one service.
+POD_LABELS: Final = ("pod", "pod_name", "kubernetes_pod_name")
+INSTANCE_LABELS: Final = ("instance",)
+NAMESPACE_LABELS: Final = ("namespace", "kubernetes_namespace")
 KUBERNETES_LABELS: Final = ("app.kubernetes.io/name", "app", "k8s-app")
 _LABEL_PAIR = re.compile(
     r"(?<![\w./-])(" + "|".join(re.escape(n) for n in ALERT_LABELS) + r"|namespace)"
@@ -53,6 +60,7 @@ class Known:
     # (host, path, backend service) of Ingress rules
     routes: list[tuple[str, str, str]] = field(default_factory=list)
     hosts: dict[str, str] = field(default_factory=dict)  # DNS name → where it was seen
+    pods: dict[str, str] = field(default_factory=dict)  # pod name → its workload's name
 
     def add(self, name: str, source: str) -> None:
         name = name.strip().lower()
@@ -86,6 +94,11 @@ class Resolution:
         why = "; ".join(self.evidence)
         if self.service is not None and self.method == "exact":
             return f"service {self.named!r} is known to the data as is ({why})"
+        if self.service is not None and self.method in (
+            "alert_label",
+            "alert_namespace",
+        ):
+            return f"service {self.named!r} resolved to {self.service!r} from {why}"
         if self.service is not None:
             return f"service {self.named!r} resolved to {self.service!r} by {RULE_TITLES[self.method]}: {why}"
         if self.method == "ambiguous":
@@ -122,11 +135,90 @@ def _spelling(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, s
 
 
 def _alert_label(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
-    for key in ALERT_LABELS:
-        value = labels.get(key, "").lower()
-        if value and value != name and value in known.services:
-            return {value: f"the alert's label {key}={value}"}
+    """The service the first of the alert's labels (strongest first) names, when the data knows
+    it: a service-naming label's value itself, a pod's workload, an instance's host."""
+    return _labelled(
+        name,
+        known,
+        labels,
+        (
+            (ALERT_LABELS, _as_named),
+            (POD_LABELS, _pod_workload),
+            (INSTANCE_LABELS, _instance_host),
+        ),
+    )
+
+
+def _alert_namespace(
+    name: str, known: Known, labels: Mapping[str, str]
+) -> dict[str, str]:
+    """The known service the alert's namespace is named after (namespace `payouts` holds
+    payouts): the weakest rule, as a namespace usually holds several services."""
+    return _labelled(name, known, labels, ((NAMESPACE_LABELS, _as_named),))
+
+
+LabelReader = Callable[[str, "Known"], str | None]
+
+
+def _labelled(
+    name: str,
+    known: Known,
+    labels: Mapping[str, str],
+    readers: tuple[tuple[tuple[str, ...], LabelReader], ...],
+) -> dict[str, str]:
+    """{service: evidence} of the first label (by `readers`' order) whose reader names a known
+    service other than `name`."""
+    for keys, reader in readers:
+        for key in keys:
+            value = labels.get(key, "").strip().lower()
+            service = reader(value, known) if value else None
+            if service is not None and service != name:
+                why = f"the alert's label {key}={value}"
+                if service != value:
+                    why += f" ({service}'s)"
+                return {service: why}
     return {}
+
+
+def _as_named(value: str, known: Known) -> str | None:
+    """A label value that is a known service's name."""
+    return value if value in known.services else None
+
+
+_POD_SUFFIXES: Final = (
+    re.compile(r"-[a-z0-9]{5}$"),  # a pod of a ReplicaSet or DaemonSet: -x7k2p
+    re.compile(r"-[a-z0-9]{6,10}$"),  # the ReplicaSet's pod-template hash: -7d9f8b6c5
+    re.compile(r"-\d+$"),  # a StatefulSet's ordinal: -0
+)
+
+
+def _pod_workload(value: str, known: Known) -> str | None:
+    """The workload of a pod the data listed, else the known service its name is generated from
+    (`checkout-api-7d9f8b6c5-x7k2p` → checkout-api); a name the data knows as is stays itself."""
+    owner = known.pods.get(value)
+    if owner is not None and owner in known.services:
+        return owner
+    if value in known.services:
+        return value
+    stem = value
+    for suffix in _POD_SUFFIXES:
+        stem = suffix.sub("", stem)
+        if stem != value and stem in known.services:
+            return stem
+    return None
+
+
+def _instance_host(value: str, known: Known) -> str | None:
+    """The known service an instance label's host is (`checkout-api:8080`,
+    `checkout-api.shop.svc:8080`, `http://checkout-api/healthz`); an address names none."""
+    host = host_of(value) if "://" in value else value.rsplit(":", 1)[0]
+    host = (host or "").strip("[]").lower()
+    if not host or re.fullmatch(r"[\d.:]+", host):
+        return None
+    for candidate in (host, host.split(".")[0]):
+        if candidate in known.services:
+            return candidate
+    return None
 
 
 def _kubernetes_label(
@@ -221,6 +313,7 @@ RULES: Final[tuple[tuple[str, str, Rule], ...]] = (
     ("dns", "a DNS name in the data", _dns),
     ("affix", "a prefix or suffix", _affix),
     ("tokens", "shared words", _token_overlap),
+    ("alert_namespace", "the alert's namespace", _alert_namespace),
 )
 RULE_TITLES: Final = {name: title for name, title, _ in RULES}
 _AS_GIVEN: Final = frozenset({"exact", "spelling"})
@@ -276,9 +369,10 @@ def _significant(name: str) -> set[str]:
 
 
 def incident_labels(inv: Investigation) -> dict[str, str]:
-    """The alert's labels: the brief's own, then `key=value` pairs its title and symptoms quote."""
+    """The alert's labels: the brief's own, then `key=value` pairs its title, symptoms and
+    description quote."""
     labels = {k.lower(): v for k, v in inv.incident.labels}
-    for text in (inv.incident.title, *inv.incident.symptoms):
+    for text in (inv.incident.title, *inv.incident.symptoms, inv.incident.description):
         for key, value in _LABEL_PAIR.findall(text):
             labels.setdefault(key.lower(), value)
     return labels
@@ -331,6 +425,8 @@ def _kubernetes(known: Known, cluster: Cluster) -> None:
             known.add(workload.split("/", 1)[1], "Kubernetes workloads")
         for pod in cluster.pods(ns):
             owner = cluster.owner(ns, "pod", pod.name).split("/", 1)[-1]
+            if owner != pod.name:
+                known.pods.setdefault(pod.name.lower(), owner.lower())
             for key, value in (pod.labels or {}).items():
                 entry = (key, value, owner, ns)
                 if key in KUBERNETES_LABELS and entry not in known.labels:

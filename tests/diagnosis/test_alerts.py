@@ -679,3 +679,40 @@ def test_the_labels_all_alerts_of_the_incident_share_reach_its_diagnosis(
         tenant=incident.tenant, title="typed", service="checkout"
     )
     assert selectors.incident_alert_labels(incident=typed) == {}
+
+
+# --- the alert's labels and description on the incident (issue 21 item 2) --------------------
+
+
+def test_an_alertmanager_group_opens_an_incident_with_its_labels_and_description(
+    client, alert_token, clock
+):
+    response = post(client, AM, fixture("alertmanager-1-firing"), alert_token)
+
+    assert response.status_code == 201, response.content
+    incident = Incident.objects.get(pk=response.json()["incident_id"])
+    assert incident.labels == {
+        "alertname": "CheckoutHighErrorRate",
+        "job": "checkout",
+        "namespace": "shop",
+        "service": "checkout",
+        "severity": "critical",
+    }
+    assert incident.description == (
+        "5.2% of checkout requests answered 5xx over the last 5 minutes."
+    )
+
+
+def test_a_pagerduty_trigger_opens_an_incident_with_its_labels_and_summary(
+    client, alert_token, clock
+):
+    response = post(client, PD, fixture("pagerduty-trigger"), alert_token)
+
+    assert response.status_code == 201, response.content
+    incident = Incident.objects.get(pk=response.json()["incident_id"])
+    assert (
+        incident.description == "payments-gw: connection pool exhausted on db-primary"
+    )
+    assert incident.labels["component"] == "payments-gw"
+    assert incident.labels["service"] == "payments-gw"
+    assert incident.labels["group"] == "prod-payments"

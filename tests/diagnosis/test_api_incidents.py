@@ -60,6 +60,8 @@ def test_create_incident_answers_201_with_its_queued_task(client, token, tenant)
         "service": "checkout",
         "severity": "sev2",
         "symptoms": "502 from the gateway since 10:02",
+        "description": "",
+        "labels": {},
         "window_start": "2026-11-30T10:00:00+00:00",
         "window_end": "2026-11-30T10:30:00+00:00",
         "environment": "default",

@@ -86,7 +86,8 @@ def test_alert_text_is_the_first_sentence():
 
 def test_each_rule_rewords_only_its_fields():
     out = variants.reword(INCIDENT)
-    assert list(out) == list(variants.RULE_NAMES)
+    # No labels: no alert-labels-only variant.
+    assert list(out) == [r for r in variants.RULE_NAMES if r != "alert-labels-only"]
     assert out["user-name"] == {**INCIDENT, "service": "checkout"}
     assert out["label-alias"] == {**INCIDENT, "service": "Checkout API"}
     assert out["no-symptoms"] == {**INCIDENT, "symptoms": []}
@@ -105,6 +106,50 @@ def test_each_rule_rewords_only_its_fields():
         "symptoms": ["POST /v2/checkout returns 502 for about 70% of requests"],
         "description": "",
     }
+
+
+LABELS = {"alertname": "BasketSlow", "namespace": "retail", "app": "basket-api"}
+LABELLED = {
+    "title": "Basket totals wrong for most shoppers",
+    "service": "basket-api",
+    "severity": "sev2",
+    "symptoms": ["POST /basket answers 500"],
+    "description": "Alert BasketSlow fired for basket-api. Shoppers give up.",
+    "labels": LABELS,
+}
+
+
+def test_alert_labels_only_keeps_the_labels_and_what_the_alert_says():
+    out = variants.reword(LABELLED)
+
+    assert out["alert-labels-only"] == {
+        **LABELLED,
+        "service": "basket",
+        "title": "BasketSlow: Alert BasketSlow fired for basket-api",
+        "symptoms": [],
+        "description": "Alert BasketSlow fired for basket-api",
+        "labels": LABELS,
+    }
+
+
+def test_alert_labels_only_names_nothing_useful_when_the_service_has_no_shorter_name():
+    out = variants.reword({**LABELLED, "service": "basket"})
+
+    assert out["alert-labels-only"]["service"] == variants.UNNAMED_SERVICE
+
+
+def test_alert_labels_only_needs_labels():
+    assert "alert-labels-only" not in variants.reword({**LABELLED, "labels": {}})
+    assert "alert-labels-only" not in variants.reword(INCIDENT)
+
+
+def test_the_rewordings_a_person_types_drop_the_alert_labels():
+    out = variants.reword(LABELLED)
+
+    for rule in ("user-name", "label-alias", "hurried"):
+        assert "labels" not in out[rule], rule
+    for rule in ("no-symptoms", "alert-only", "short-title"):
+        assert out[rule]["labels"] == LABELS, rule
 
 
 def test_a_rule_that_changes_nothing_makes_no_variant():
@@ -169,7 +214,14 @@ def test_build_variant_root_makes_runnable_folders(tmp_path):
     assert (dest / "tls-expired").resolve() == (root / "tls-expired").resolve()
     # The registry reads them as demo environments, one each, originals included.
     names = sorted(e.scenario or "" for e in demo_environments(dest))
-    assert len(names) == 1 + 6 + 1 + 5
+    assert len(names) == 1 + 7 + 1 + 6
+    labelled = json.loads(
+        (dest / "tls-expired+alert-labels-only" / "incident.json").read_text()
+    )
+    assert labelled["labels"]["service"] == "checkout"
+    assert "labels" not in json.loads(
+        (dest / "tls-expired+hurried" / "incident.json").read_text()
+    )
     assert variants.variant_of("tls-expired+short-title") == (
         "tls-expired",
         "short-title",

@@ -87,6 +87,8 @@ def test_an_incidents_values_and_every_reason_at_once():
         "title": "db slow",
         "service": "orders",
         "symptoms": "",
+        "description": "",
+        "labels": {},
         "severity": "sev2",
         "window_start": datetime(2026, 11, 30, 9, tzinfo=UTC),
         "window_end": None,

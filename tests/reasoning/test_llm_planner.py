@@ -553,3 +553,31 @@ async def test_a_steering_note_reaches_the_model_at_its_next_round_and_marked_wr
     assert "ledger-api was deployed at 10:02" in told[0]["content"]
     marked = next(h for h in report.hypotheses if h.id == "application:checkout")
     assert marked.status == "ruled_out"
+
+
+async def test_the_incident_s_description_and_alert_labels_reach_the_model():
+    inv = investigation()
+    inv = replace(
+        inv,
+        incident=replace(
+            inv.incident,
+            description="Alert BasketSlow fired for basket-api",
+            labels=(("app", "basket-api"), ("namespace", "retail")),
+        ),
+    )
+    script = [assistant(conclusion())]
+    with fake_llm(script) as fake:
+        await drive(planner_for(fake), inv)
+
+    brief = fake.requests[0]["body"]["messages"][1]["content"]
+    assert "description: Alert BasketSlow fired for basket-api\n" in brief
+    assert "labels: app=basket-api, namespace=retail\n</incident>" in brief
+
+
+async def test_without_description_or_labels_the_brief_does_not_mention_them():
+    script = [assistant(conclusion())]
+    with fake_llm(script) as fake:
+        await drive(planner_for(fake), investigation())
+
+    brief = fake.requests[0]["body"]["messages"][1]["content"]
+    assert "description:" not in brief and "labels:" not in brief

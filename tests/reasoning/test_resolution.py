@@ -432,6 +432,7 @@ def test_the_observations_make_names_labels_routes_and_hosts_known():
     assert data.services["fraud-check"] == ["metrics"]
     assert "Kubernetes services" in data.services["checkout-api"]
     assert ("app", "checkout", "checkout-api", NS) in data.labels
+    assert data.pods == {"checkout-api-7d9f8c6b5-abcde": "checkout-api"}
     assert ("shop.example.com", "/login", "auth-service") in data.routes
     assert ("shop.example.com", "/cart", "cartservice") in data.routes
     assert data.hosts["api.payments.internal"] == "frontend's logs"
@@ -585,3 +586,180 @@ def test_nothing_unhealthy_in_the_survey_stays_inconclusive_and_says_so():
 
     assert not report.conclusive
     assert "the survey of every service found none unhealthy" in report.open_questions
+
+
+# --- the alert's labels (issue 21 item 2): what each label names, and the report's wording ----
+
+
+def known_pods(*services, pods=None):
+    data = known(*services)
+    data.pods.update(pods or {})
+    return data
+
+
+# (case, name, what the data knows, the alert's labels, expected service, expected method)
+FROM_LABELS = [
+    (
+        "app label",
+        "basket",
+        known("basket-api", "pricing"),
+        {"alertname": "BasketSlow", "app": "basket-api"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "the Prometheus spelling of app.kubernetes.io/name",
+        "unknown",
+        known("basket-api", "pricing"),
+        {"app_kubernetes_io_name": "basket-api"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "a job no data knows falls through to the instance's host",
+        "unknown",
+        known("basket-api", "pricing"),
+        {"job": "kubernetes-pods", "instance": "basket-api:8080"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "an instance's cluster DNS name",
+        "unknown",
+        known("basket-api", "pricing"),
+        {"instance": "basket-api.retail.svc.cluster.local:9090"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "an instance written as a URL",
+        "unknown",
+        known("basket-api", "pricing"),
+        {"instance": "http://basket-api:8080/healthz"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "a pod the data listed: its workload",
+        "unknown",
+        known_pods("basket-api", "pricing", pods={"cartwheel-0": "basket-api"}),
+        {"pod": "cartwheel-0"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "a pod not listed: the service its generated name comes from",
+        "unknown",
+        known("basket-api", "pricing"),
+        {"pod": "basket-api-6c7d9f5b8-kd4wn"},
+        "basket-api",
+        "alert_label",
+    ),
+    (
+        "a pod label naming a known service as is: no suffix is cut",
+        "unknown",
+        known("basket-worker", "basket"),
+        {"pod": "basket-worker"},
+        "basket-worker",
+        "alert_label",
+    ),
+    (
+        "a StatefulSet's pod",
+        "unknown",
+        known("basket-db", "pricing"),
+        {"kubernetes_pod_name": "basket-db-2"},
+        "basket-db",
+        "alert_label",
+    ),
+    (
+        "a namespace named after its one service, when nothing else fits",
+        "unknown",
+        known("basket", "pricing"),
+        {"namespace": "basket"},
+        "basket",
+        "alert_namespace",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "labels", "service", "method"),
+    [case[1:] for case in FROM_LABELS],
+    ids=[case[0] for case in FROM_LABELS],
+)
+def test_a_label_that_names_what_the_data_knows_resolves_the_name(
+    name, data, labels, service, method
+):
+    resolution = resolve(name, data, labels)
+
+    assert (resolution.service, resolution.method) == (service, method)
+    assert resolution.sentence().startswith(
+        f"service {name!r} resolved to {service!r} from the alert's label "
+    )
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        {"instance": "10.20.30.40:9100"},
+        {"instance": "[fd00::1]:9100"},
+        {"pod": "unrelated-7f9c-x2k4p"},
+        {"job": "kubernetes-pods", "alertname": "BasketSlow"},
+        {"severity": "basket-api"},
+    ],
+    ids=[
+        "an IPv4 address",
+        "an IPv6 address",
+        "a pod of nothing known",
+        "no naming label",
+        "a label that names nothing",
+    ],
+)
+def test_labels_that_name_nothing_known_do_not_resolve(labels):
+    assert not resolve("unknown", known("basket-api", "pricing"), labels).is_resolved
+
+
+def test_the_incident_s_own_name_wins_over_its_labels():
+    data = known("basket-api", "pricing")
+
+    resolution = resolve("pricing", data, {"app": "basket-api"})
+
+    assert (resolution.service, resolution.method) == ("pricing", "exact")
+
+
+def test_the_report_says_the_name_was_resolved_from_the_alert_s_label():
+    resolution = resolve("basket", known("basket-api"), {"app": "basket-api"})
+
+    assert resolution.sentence() == (
+        "service 'basket' resolved to 'basket-api' from the alert's label app=basket-api"
+    )
+    pod = resolve("basket", known("basket-api"), {"pod": "basket-api-6c7d9f5b8-kd4wn"})
+    assert pod.sentence() == (
+        "service 'basket' resolved to 'basket-api' from the alert's label "
+        "pod=basket-api-6c7d9f5b8-kd4wn (basket-api's)"
+    )
+
+
+def test_the_description_s_label_pairs_are_read_like_the_symptoms():
+    brief = dataclasses.replace(
+        incident("shop"), description='Alert fired: {job="basket-api"}'
+    )
+
+    assert incident_labels(Investigation(incident=brief, tools=[])) == {
+        "job": "basket-api"
+    }
+
+
+def test_an_alert_s_labels_resolve_the_name_in_a_diagnosis_and_the_report_says_so():
+    world = pool_world()
+    brief = dataclasses.replace(
+        incident("webshop", title="webshop slow"), labels=(("app", "checkout"),)
+    )
+
+    report = run(world, brief)
+
+    assert report.top.id == "application:checkout" and report.conclusive
+    assert report.open_questions[0] == (
+        "service 'webshop' resolved to 'checkout' from the alert's label app=checkout"
+    )
+    assert ("service_health", "fraud-check") not in world.asked  # resolved: no survey

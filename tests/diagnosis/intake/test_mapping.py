@@ -3,8 +3,8 @@ no HTTP, no database."""
 
 from datetime import UTC, datetime
 
-from diagnosis.intake import alertmanager, pagerduty
-from diagnosis.intake.mapping import incident_fields
+from diagnosis.intake import alertmanager, model, pagerduty
+from diagnosis.intake.mapping import common_labels, incident_fields
 from diagnosis.registry import AlertRules
 
 from .support import fixture
@@ -86,3 +86,109 @@ def test_a_pagerduty_trigger_maps_its_summary_details_and_group():
     assert fields["severity"] == "sev2"  # error
     assert "pool in use: 50/50" in fields["symptoms"].splitlines()
     assert fields["environment"] == "payments"
+
+
+# --- the alert's labels and description on the incident (issue 21 item 2) --------------------
+
+
+def test_an_alertmanager_incident_keeps_the_common_labels_and_the_description():
+    note = alertmanager.notification(
+        _am(
+            commonLabels={"alertname": "BasketSlow", "namespace": "retail"},
+            groupLabels={"alertname": "BasketSlow"},
+            commonAnnotations={"summary": "basket is slow"},
+            alerts=[
+                {
+                    "status": "firing",
+                    "labels": {"alertname": "BasketSlow", "pod": "basket-7f-abcde"},
+                    "annotations": {"description": "p99 above 2 s on /basket"},
+                },
+                {
+                    "status": "firing",
+                    "labels": {"alertname": "BasketSlow", "pod": "basket-7f-fghij"},
+                },
+            ],
+        )
+    )
+
+    fields = incident_fields(note, AlertRules())
+
+    assert fields["labels"] == {"alertname": "BasketSlow", "namespace": "retail"}
+    assert fields["description"] == "p99 above 2 s on /basket"
+
+
+def test_without_a_description_the_summary_describes_it():
+    note = alertmanager.notification(
+        _am(
+            commonLabels={"alertname": "BasketSlow"},
+            groupLabels={},
+            commonAnnotations={"summary": "basket is slow"},
+            alerts=[{"status": "firing", "labels": {"alertname": "BasketSlow"}}],
+        )
+    )
+
+    assert incident_fields(note, AlertRules())["description"] == "basket is slow"
+
+
+def test_without_common_labels_those_every_alert_shares_are_kept():
+    note = alertmanager.notification(
+        _am(
+            commonLabels={},
+            groupLabels={},
+            commonAnnotations={},
+            alerts=[
+                {
+                    "status": "firing",
+                    "labels": {"app": "basket-api", "pod": "a", "x": " "},
+                },
+                {"status": "firing", "labels": {"app": "basket-api", "pod": "b"}},
+            ],
+        )
+    )
+
+    assert common_labels(note) == {"app": "basket-api"}
+
+
+def test_a_pagerduty_incident_keeps_the_event_fields_and_string_details_as_labels():
+    note = pagerduty.notification(
+        {
+            "routing_key": "r" * 32,
+            "event_action": "trigger",
+            "payload": {
+                "summary": "basket-api: p99 above 2 s",
+                "source": "basket-api-7f9c-x2k4p",
+                "severity": "warning",
+                "component": "basket-api",
+                "group": "retail",
+                "custom_details": {"namespace": "retail", "replicas": 3},
+            },
+        },
+        now=datetime(2026, 11, 30, tzinfo=UTC),
+    )
+
+    fields = incident_fields(note, AlertRules())
+
+    assert fields["labels"] == {
+        "component": "basket-api",
+        "group": "retail",
+        "namespace": "retail",
+        "severity": "warning",
+        "source": "basket-api-7f9c-x2k4p",
+    }
+    assert fields["description"] == "basket-api: p99 above 2 s"
+
+
+def test_the_kept_labels_are_bounded():
+    many = {f"l{i:03d}": "v" * 2000 for i in range(100)}
+    note = alertmanager.notification(
+        _am(
+            commonLabels=many,
+            groupLabels={},
+            alerts=[{"status": "firing", "labels": many}],
+        )
+    )
+
+    labels = incident_fields(note, AlertRules())["labels"]
+
+    assert len(labels) == model.MAX_PAIRS
+    assert all(len(v) == model.MAX_VALUE_CHARS for v in labels.values())
