@@ -38,7 +38,7 @@ class _Signs:
 
 
 def applications(board: Board) -> None:
-    """Rule 5 for the incident's service first, then every service with health or errors read."""
+    """A service fails by itself when its own endpoint's 5xx, its own logs or its own metrics say so, two servers agreeing confirming it (the incident's service first, then every service read)."""
     facts = board.facts
     services = [board.service, *(s for s in facts.health if s != board.service)]
     services += [s for s in facts.errors if s not in services]

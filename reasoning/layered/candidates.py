@@ -20,7 +20,7 @@ from reasoning.layered.reading import (
     url_services,
 )
 from reasoning.observations import Investigation, Observation
-from reasoning.report import Evidence, Hypothesis, Report, Status
+from reasoning.report import EXCLUDED_REASON, Evidence, Hypothesis, Report, Status
 
 _STATUSES: dict[str, Status] = {
     "confirmed": "confirmed",
@@ -174,3 +174,11 @@ def dependency_services(inv: Investigation, facts: Facts) -> list[str]:
             for callee in url_services(group.text):
                 add(callee)
     return found
+
+
+def excluded(board: Board) -> None:
+    """A hypothesis a person marked wrong is ruled out, whatever its evidence (issue 20 item 9)."""
+    for c in board.candidates.values():
+        if c.id in board.inv.excluded:
+            c.status = "ruled_out"
+            c.reason_ruled_out = EXCLUDED_REASON

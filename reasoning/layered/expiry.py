@@ -28,8 +28,9 @@ class TrafficFell:
 
 
 def expired_while_traffic_fell(board: Board, probe: Probe) -> TrafficFell | None:
-    """The incident's service's metrics, when its traffic fell away while the probed certificate
-    expired inside the window (the module's rule); else None."""
+    """A certificate that expired inside the window while the incident's service lost its traffic without errors is confirmed by those metrics.
+
+    Returns the metrics to cite, else None."""
     if probe.layer != layers.TLS or probe.reason != "certificate_expired":
         return None
     not_after = _moment(

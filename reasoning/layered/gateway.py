@@ -10,7 +10,7 @@ from reasoning.layered.reading import belongs, error_classes, hosts_in, upstream
 
 
 def gateway(board: Board, probe: Probe, direct: list[Candidate]) -> None:
-    """An HTTP 5xx from a hop: explained by a lower failure if one shows, else a weaker lead."""
+    """A hop's HTTP 5xx is explained by the lower failure it passes on when one shows (a gateway relays, it does not fail), else it is a weaker lead."""
     hop = f"{probe.host} answers HTTP {probe.status}" + (
         f" naming a {'/'.join(sorted(probe.body_classes))} failure behind it"
         if probe.body_classes

@@ -31,7 +31,7 @@ _FAILING = ("degraded", "unhealthy")
 
 
 def logged_paths(board: Board) -> None:
-    """A candidate per (layer, host) the error lines show failing, unless a probe already spoke for the host; stale lines alone make a lead."""
+    """Error lines naming a host and a DNS, connect or TLS failure are a hypothesis about that path, probed or not, confirmed by the callers' metrics and a lead when stale."""
     probed = {p.host for p in board.facts.probes.values()}
     callers: dict[str, set[str]] = {}
     current: set[str] = (

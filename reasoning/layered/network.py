@@ -39,7 +39,7 @@ def network_statement(probe: Probe) -> str:
 
 
 def network(board: Board) -> None:
-    """Rules 2-3: each probe's first failing layer is a hypothesis; lower failures explain the gateways above."""
+    """Each probe's first failing layer is a hypothesis about its host, and lower failures explain the gateways above them."""
     backends = [c for c in board.candidates.values() if c.layer == layers.TOOL_BACKEND]
     apps = {
         c.component: c
@@ -121,7 +121,7 @@ def _answered_by(board: Board, probe: Probe, owner: str) -> None:
 
 
 def mcp_endpoint(board: Board, probe: Probe) -> None:
-    """GET on an MCP (Streamable HTTP) endpoint answers 405: its HTTP works; the logs say whether its JSON-RPC does."""
+    """An MCP endpoint answering GET with 405 has a working HTTP layer, and it fails at the MCP layer only when logs show JSON-RPC errors from it."""
     c = board.get(
         layers.MCP,
         probe.host,
@@ -152,8 +152,7 @@ def mcp_endpoint(board: Board, probe: Probe) -> None:
 
 
 def corroborate(board: Board, probe: Probe, c: Candidate) -> None:
-    """Logs that name the host or show the same failure class, from any service, agree; so do the
-    incident's service's metrics when its traffic fell away as the host's certificate expired (`expiry`)."""
+    """A probe's failure is confirmed by another server agreeing: logs naming the host or showing the same failure class, or the incident's metrics as its certificate expired (`expiry`)."""
     layer = probe.layer or layers.HTTP
     chain_mid = _cite_logs(board, probe, c, layer)
     _cite_probes(board, probe, c, layer)

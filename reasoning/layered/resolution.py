@@ -114,6 +114,7 @@ Rule = Callable[[str, Known, Mapping[str, str]], dict[str, str]]
 
 
 def _exact(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
+    """A name a data source knows is itself."""
     sources = known.services.get(name)
     return {name: f"known to {', '.join(sources)}"} if sources else {}
 
@@ -124,8 +125,8 @@ def spelled(name: str) -> str:
 
 
 def _spelling(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
-    """A known service spelled with the same words: a dashboard label writes `Payments API` for
-    payments-api, `checkout_api` for checkout-api."""
+    """A name is the known service spelled with the same words (a dashboard's `Payments API` is
+    payments-api, `checkout_api` checkout-api)."""
     wanted = spelled(name)
     return {
         service: f"{service} is spelled with the same words, known to {', '.join(sources)}"
@@ -135,8 +136,8 @@ def _spelling(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, s
 
 
 def _alert_label(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
-    """The service the first of the alert's labels (strongest first) names, when the data knows
-    it: a service-naming label's value itself, a pod's workload, an instance's host."""
+    """A name is the known service the first of the alert's labels names: a service, app, job,
+    container or deployment label's value itself, a pod label's workload, an instance label's host."""
     return _labelled(
         name,
         known,
@@ -152,8 +153,10 @@ def _alert_label(name: str, known: Known, labels: Mapping[str, str]) -> dict[str
 def _alert_namespace(
     name: str, known: Known, labels: Mapping[str, str]
 ) -> dict[str, str]:
-    """The known service the alert's namespace is named after (namespace `payouts` holds
-    payouts): the weakest rule, as a namespace usually holds several services."""
+    """A name is the known service the alert's namespace label is named after, the weakest rule.
+
+    Namespace `payouts` holds payouts; the rule is last because a namespace usually holds several
+    services."""
     return _labelled(name, known, labels, ((NAMESPACE_LABELS, _as_named),))
 
 
@@ -224,6 +227,7 @@ def _instance_host(value: str, known: Known) -> str | None:
 def _kubernetes_label(
     name: str, known: Known, labels: Mapping[str, str]
 ) -> dict[str, str]:
+    """A name is the workload whose pods carry it as their app.kubernetes.io/name, app or k8s-app label."""
     namespace = labels.get("namespace", "").lower()
     found: dict[str, str] = {}
     for key in KUBERNETES_LABELS:
@@ -238,6 +242,7 @@ def _kubernetes_label(
 
 
 def _ingress(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
+    """A name is the Service an Ingress routes its host (`login.example.com`) or first path segment (`/login`) to."""
     found: dict[str, str] = {}
     for host, path, backend in known.routes:
         first = path.strip("/").split("/")[0].lower()
@@ -249,7 +254,7 @@ def _ingress(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, st
 
 
 def _dns(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
-    """A DNS name in the data with the name as one of its labels, and a known service as the rest."""
+    """A name is the known service a DNS name in the data belongs to when the name is one of its labels."""
     found: dict[str, str] = {}
     for host, where in known.hosts.items():
         parts = host.lower().split(".")
@@ -266,6 +271,7 @@ def _dns(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
 
 
 def _affix(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]:
+    """A name is the known service it names with or without an affix such as -api, -service or -svc."""
     found: dict[str, str] = {}
     for affix in AFFIXES:
         forms = {
@@ -289,7 +295,7 @@ def _affix(name: str, known: Known, labels: Mapping[str, str]) -> dict[str, str]
 def _token_overlap(
     name: str, known: Known, labels: Mapping[str, str]
 ) -> dict[str, str]:
-    """A known service whose own words are all in the name (order-status → orders), or the reverse."""
+    """A name is the known service whose own words are all among its words (order-status → orders)."""
     mine = _significant(name)
     if not mine:
         return {}

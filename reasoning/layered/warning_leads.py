@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from reasoning import layers
-from reasoning.layered.candidates import Board
+from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import ErrorGroup, Errors
 from reasoning.layered.reading import (
     NAMES_UPSTREAM,
@@ -76,6 +76,19 @@ def names_service(text: str, service: str) -> bool:
     return re.search(pattern, text.lower()) is not None
 
 
+def callers_naming(board: Board, c: Candidate, service: str) -> list[str]:
+    """The other services whose failing error lines name `service`, each line cited on `c`."""
+    callers: list[str] = []
+    for errors, group in board.facts.error_texts():
+        if errors.service == service or not _CALLER_FAILS.search(group.text):
+            continue
+        if names_service(group.text, service):
+            c.cite(errors.obs, errors.fact(group))
+            if errors.service not in callers:
+                callers.append(errors.service)
+    return callers
+
+
 def _hypothesis(board: Board, lead: _Lead) -> None:
     service = lead.errors.service
     facts = board.facts
@@ -89,14 +102,7 @@ def _hypothesis(board: Board, lead: _Lead) -> None:
             f"; its logs warn of {short(lead.cause, 60)}, new since the window started"
         )
     c.cite(lead.errors.obs, lead.errors.fact(lead.group))
-    callers: list[str] = []
-    for errors, group in facts.error_texts():
-        if errors.service == service or not _CALLER_FAILS.search(group.text):
-            continue
-        if names_service(group.text, service):
-            c.cite(errors.obs, errors.fact(group))
-            if errors.service not in callers:
-                callers.append(errors.service)
+    callers = callers_naming(board, c, service)
     health = facts.health.get(service)
     metrics_fail = health is not None and health.verdict in _FAILING
     if health is not None and metrics_fail:

@@ -5,6 +5,8 @@ an application fault of its own (a deadlock, an exhausted pool), the application
 HTTP failure its symptom, as the bundled 5xx-from-the-service-itself case already reads it.
 """
 
+import pytest
+
 from tests.reasoning.test_planner import World, health, incident, probe, targets
 from tests.reasoning.test_warnings_and_changes import (
     FAILING,
@@ -49,6 +51,7 @@ def _world(render_warnings):
     )
 
 
+@pytest.mark.rule("board.http-symptoms")
 def test_a_timeout_of_a_service_whose_own_logs_show_a_deadlock_is_the_application():
     _, _, report = run_with_schemas(
         _world([group(STUCK, count=30)]), incident("tiles-gw", "tiles-gw 504")

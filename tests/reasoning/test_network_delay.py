@@ -8,6 +8,8 @@ delay on the path (connect layer), confirmed by both ends' metrics; a callee slo
 
 from datetime import UTC, datetime
 
+import pytest
+
 from reasoning.layered.network_delay import ROUND_TRIPS, own_latency
 from tests.reasoning.test_planner import World, health, incident
 from tests.reasoning.test_warnings_and_changes import SLOW, logged, run_with_schemas
@@ -66,6 +68,7 @@ def _world(callee_after):
 NAMES = ("service_health", "query_metric", "top_errors", "search_runbooks")
 
 
+@pytest.mark.rule("board.network-delay")
 def test_a_round_trip_that_rose_while_the_callee_stays_flat_is_the_path():
     world = _world(callee_after=0.0003)
 
@@ -84,6 +87,7 @@ def test_a_round_trip_that_rose_while_the_callee_stays_flat_is_the_path():
     assert not any(h.component == "quote-db" for h in report.hypotheses)
 
 
+@pytest.mark.rule("board.network-delay")
 def test_a_callee_slower_itself_is_no_network_delay():
     _, _, report = run_with_schemas(
         _world(callee_after=0.012),

@@ -166,6 +166,7 @@ def test_every_cited_span_exists_and_the_report_serialises(name):
     json.dumps(reports[-1].to_dict())
 
 
+@pytest.mark.rule("probe.gateway-pass-through")
 def test_tls_follows_the_upstream_and_rules_out_the_gateway_502():
     data, _, _, reports = replay("tls-expired")
     report = reports[-1]
@@ -237,6 +238,7 @@ def test_stream_watch_length_is_a_constructor_parameter():
     assert probes and all(c.arguments["stream_s"] == 2.5 for c in probes)
 
 
+@pytest.mark.rule("board.tool-failures", "board.backend-support")
 def test_log_backend_timeout_is_about_the_tool_not_the_service():
     data, _, _, reports = replay("log-backend-timeout")
     report = reports[-1]
@@ -466,6 +468,7 @@ def targets(*allow):
     return {"allow": list(allow), "allow_net": [], "resolve": {}, "dns_server": None}
 
 
+@pytest.mark.rule("board.network", "probe.corroborate")
 def test_connect_refused_on_a_dependency_with_healthy_metrics():
     url = "http://inventory.internal:8080"
     world = World(
@@ -539,6 +542,7 @@ def test_servfail_from_the_resolver_is_a_dns_failure():
     assert report.top.causal_chain[-1] == report.top.statement
 
 
+@pytest.mark.rule("board.tool-failures")
 def test_an_mcp_layer_failure_is_about_our_hop_never_the_service():
     world = World(
         {
@@ -567,6 +571,7 @@ def test_an_mcp_layer_failure_is_about_our_hop_never_the_service():
     assert any("top_errors(billing)" in q for q in report.open_questions)
 
 
+@pytest.mark.rule("probe.gateway-pass-through")
 def test_a_gateway_502_naming_an_unprobed_upstream_points_below_itself():
     url = "http://edge.internal:8080"
     body = "502 Bad Gateway: upstream connect error: dial tcp ledger.db.internal:5432: connect: connection refused"
@@ -595,6 +600,7 @@ def test_a_gateway_502_naming_an_unprobed_upstream_points_below_itself():
     )
 
 
+@pytest.mark.rule("board.backend-support", "board.network")
 def test_a_failing_log_back_end_unrelated_to_the_incident_does_not_outrank_the_network():
     url = "https://pay.internal:443"
     world = World(
@@ -862,6 +868,7 @@ def test_a_long_incident_window_is_cut_to_the_tools_limit():
     assert health_call.arguments["end"] == "2030-01-02T00:00:00Z"
 
 
+@pytest.mark.rule("probe.mcp-endpoint")
 def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
     url = "http://orders-mcp.tools.internal/mcp"
     world = World(
@@ -909,6 +916,7 @@ def test_an_mcp_endpoint_answering_json_rpc_errors_is_an_mcp_layer_fault():
     assert "protocol" not in probes["http://orders-api.shop.internal/healthz"]
 
 
+@pytest.mark.rule("probe.mcp-endpoint")
 def test_a_405_to_get_on_an_mcp_endpoint_is_its_normal_answer_and_the_logs_tell_the_fault():
     url = "http://orders-mcp.tools.internal/mcp"
     answers = {

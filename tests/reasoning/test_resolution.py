@@ -209,6 +209,16 @@ RESOLVED = [
     [case[1:] for case in RESOLVED],
     ids=[case[0] for case in RESOLVED],
 )
+@pytest.mark.rule(
+    "resolve.exact",
+    "resolve.spelling",
+    "resolve.alert-label",
+    "resolve.kubernetes-label",
+    "resolve.ingress",
+    "resolve.dns",
+    "resolve.affix",
+    "resolve.tokens",
+)
 def test_each_rule_resolves_the_name_and_says_how(name, data, labels, service, method):
     resolution = resolve(name, data, labels)
 
@@ -687,6 +697,7 @@ FROM_LABELS = [
     [case[1:] for case in FROM_LABELS],
     ids=[case[0] for case in FROM_LABELS],
 )
+@pytest.mark.rule("resolve.alert-label", "resolve.alert-namespace")
 def test_a_label_that_names_what_the_data_knows_resolves_the_name(
     name, data, labels, service, method
 ):

@@ -4,6 +4,8 @@ round and may change what is read; a hypothesis marked wrong is ruled out."""
 import asyncio
 import dataclasses
 
+import pytest
+
 from reasoning.layered import LayeredPlanner
 from reasoning.observations import Investigation, Observation
 from reasoning.report import EXCLUDED_REASON
@@ -38,6 +40,7 @@ def test_a_note_naming_a_service_turns_the_next_round_to_it():
     assert _asked(without) <= _asked(steered)
 
 
+@pytest.mark.rule("board.excluded")
 def test_a_hypothesis_marked_wrong_is_ruled_out_and_proposes_no_action():
     _, inv, planner, reports = replay("pool-exhaustion")
     top = reports[-1].top

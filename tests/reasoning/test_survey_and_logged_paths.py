@@ -8,6 +8,8 @@
   only logs its upstream's answer is not blamed.
 """
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered import survey
 from tests.reasoning.test_planner import World, errors, health, incident, run
@@ -80,6 +82,7 @@ def test_no_survey_once_the_named_service_explains_itself():
     assert not any(tool == "query_metric" for tool, _ in world.asked)
 
 
+@pytest.mark.rule("board.logged-paths")
 def test_a_connect_failure_the_callers_log_is_confirmed_by_their_failing_metrics():
     line = "connect to ledger-api.internal:8080 failed: [Errno 111] Connection refused"
     world = World(
@@ -96,6 +99,7 @@ def test_a_connect_failure_the_callers_log_is_confirmed_by_their_failing_metrics
     assert any("Connection refused" in e.fact for e in report.top.evidence)
 
 
+@pytest.mark.rule("board.logged-paths")
 def test_the_logs_alone_make_a_path_a_lead_not_a_conclusion():
     line = "DNS lookup for ledger-api.internal failed: NXDOMAIN"
     world = World(

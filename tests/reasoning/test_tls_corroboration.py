@@ -9,6 +9,8 @@
   alone stays a lead.
 """
 
+import pytest
+
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
 from reasoning.observations import IncidentBrief, Investigation, Observation
@@ -99,6 +101,7 @@ def tls_hypothesis(*observations):
     return analysis.candidates[f"tls:{HOST}"]
 
 
+@pytest.mark.rule("probe.corroborate")
 def test_a_new_warning_naming_the_host_with_the_tls_failure_confirms_the_probe():
     c = tls_hypothesis(expired_probe(), warned("ledger-sync", X509))
 
@@ -120,6 +123,7 @@ def test_a_tls_warning_about_another_host_does_not_confirm_it():
     assert c.status == "likely" and c.confidence < 0.6
 
 
+@pytest.mark.rule("probe.certificate-expired")
 def test_expiry_inside_the_window_as_the_service_loses_its_traffic_confirms_it():
     c = tls_hypothesis(expired_probe(), traffic("ledger", start=42.0, current=1.5))
 
@@ -128,6 +132,7 @@ def test_expiry_inside_the_window_as_the_service_loses_its_traffic_confirms_it()
     assert any("traffic fell" in line for line in c.chain)
 
 
+@pytest.mark.rule("probe.certificate-expired")
 def test_expiry_before_the_window_gets_no_support_from_the_traffic():
     c = tls_hypothesis(
         expired_probe(not_after="2031-03-01T00:00:00+00:00"),

@@ -10,6 +10,8 @@
 
 import asyncio
 
+import pytest
+
 from reasoning.layered import LayeredPlanner
 from reasoning.layered.facts import Facts
 from reasoning.observations import Investigation, Observation, ToolInfo
@@ -130,6 +132,7 @@ def _caller_world(warning_before):
     )
 
 
+@pytest.mark.rule("board.warning-leads")
 def test_a_new_warning_naming_a_cause_is_confirmed_by_its_callers_timeouts():
     world = _caller_world(warning_before=0)
 
@@ -148,6 +151,7 @@ def test_a_new_warning_naming_a_cause_is_confirmed_by_its_callers_timeouts():
     assert "Seq Scan" in cited and "timed out" in cited
 
 
+@pytest.mark.rule("board.warning-leads")
 def test_a_pool_with_no_connection_to_lend_at_warn_level_is_its_services_cause():
     """Pool libraries word exhaustion as a connection that is not available (HikariCP) or cannot
     be acquired: at warn level in the callee, it is the callee's own cause, not a symptom."""
@@ -185,6 +189,7 @@ def test_a_pool_with_no_connection_to_lend_at_warn_level_is_its_services_cause()
     assert "Connection is not available" in cited and "504" in cited
 
 
+@pytest.mark.rule("board.application")
 def test_a_pool_with_no_connection_to_lend_at_error_level_is_an_own_error():
     """The same wording at error level is the service's own application error (not an upstream's)."""
     world = World(
@@ -226,6 +231,7 @@ def test_a_warning_logged_before_the_window_too_is_no_lead():
     assert lead is None or lead.status != "confirmed"
 
 
+@pytest.mark.rule("board.application")
 def test_a_stale_error_stays_a_lead_below_a_new_one():
     world = World(
         {
@@ -278,6 +284,7 @@ def _refused_world(change_time):
     )
 
 
+@pytest.mark.rule("board.changes")
 def test_a_dns_record_changed_just_before_connects_fail_is_the_dns_layer():
     world = _refused_world("2030-01-01T10:12:00Z")
 
@@ -302,6 +309,7 @@ def test_a_dns_record_changed_after_the_failures_began_changes_nothing():
     assert all(h.layer != "dns" for h in report.hypotheses)
 
 
+@pytest.mark.rule("board.changes")
 def test_a_deploy_of_the_failing_service_just_before_strengthens_it():
     def world(deploy_lines):
         return World(

@@ -4,7 +4,7 @@ Planning (`reads`): from the incident's service and namespace (`namespaces`), th
 events and the nodes; then describes and logs of what is unhealthy, and of what the incident's
 path (`path`) calls.
 
-Diagnosis (`faults`): per workload the earliest stage that blocks it (`workloads.STAGES`:
+Diagnosis (`faults`): per workload the earliest stage that blocks it (the `workload` rules of `reasoning.layered.rules`:
 admission → scheduling → startup → runtime, then zero replicas; one module each under `stages/`),
 per service its routing (`routing`), per node its readiness and the control plane (`nodes`), CPU
 starvation (`performance`), network policies leaving a caller out (`policies`), autoscalers held

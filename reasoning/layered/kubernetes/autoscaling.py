@@ -72,7 +72,7 @@ def capped_autoscalers(cluster: Cluster, ns: str, path: Path) -> list[str]:
 
 
 def autoscaling_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """Autoscalers held at their maximum while their target is saturated."""
+    """An autoscaler held at its maxReplicas while its target is saturated caps the capacity the load needs."""
     table = cluster.table("horizontalpodautoscalers", ns)
     if table is None:
         return []

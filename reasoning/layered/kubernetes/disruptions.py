@@ -69,7 +69,7 @@ def _guards(cluster: Cluster, ns: str, budget: str, pod: str) -> bool:
 def disruption_faults(
     cluster: Cluster, ns: str, path: Path, incident: str
 ) -> list[Finding]:
-    """Budgets that allow no disruption over a pod whose eviction was refused."""
+    """A PodDisruptionBudget allowing no disruption over a pod whose eviction was refused blocks its node's drain."""
     table = cluster.table("poddisruptionbudgets", ns)
     blocked = blocked_evictions(cluster, ns)
     if table is None or not blocked:

@@ -37,10 +37,10 @@ def link(
     """Relevance along the path, and victims: a failure caused by what it calls, by its node, or
     by what explains it; stale faults (over before a window of `window_s` seconds) marked."""
     for f in found.values():
-        _place_on_path(f, path)
+        place_on_path(f, path)
     for f in list(found.values()):
         if f.stage == "infrastructure" and f.component.startswith("node/"):
-            _node_victims(cluster, ns, path, found, f)
+            node_victims(cluster, ns, path, found, f)
     for f in found.values():
         node_fault = found.get(f"node/{f.node}") if f.node else None
         if node_fault is not None and node_fault is not f:
@@ -52,16 +52,16 @@ def link(
             ):
                 f.is_relevant = True
                 f.depth = max(path.depth.values(), default=0) + 1
-    _caller_victims(cluster, ns, path, found)
+    caller_victims(cluster, ns, path, found)
     system_victims(cluster, ns, path, found)
-    _explained_victims(path, found)
+    explained_victims(path, found)
     if window_s is not None:
         for f in found.values():
-            f.is_stale = _is_stale(cluster, ns, f, window_s)
+            f.is_stale = is_stale(cluster, ns, f, window_s)
 
 
-def _place_on_path(f: Finding, path: Path) -> None:
-    """Relevant, and how deep, when the finding's component is on the path."""
+def place_on_path(f: Finding, path: Path) -> None:
+    """A finding about a workload on the path, a service it calls or an ingress in front of it is relevant, at its depth."""
     f.depth = path.depth.get(f.component, 0)
     kind, _, name = f.component.partition("/")
     if f.component in path.workloads:
@@ -76,10 +76,10 @@ def _place_on_path(f: Finding, path: Path) -> None:
         f.is_relevant = True
 
 
-def _node_victims(
+def node_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], node: Finding
 ) -> None:
-    """The pods that run (or ran) on a node down: the path's make it relevant, their faults its victims."""
+    """A node down is relevant when a pod of the path runs there, and the faults of the pods there are its victims."""
     name = node.component[5:]
     for pod in cluster.pods(ns):
         if pod.node != name:
@@ -106,7 +106,7 @@ def _node_victims(
                     victim.victim_of = node.component
 
 
-def _caller_victims(
+def caller_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]
 ) -> None:
     """A caller failing to reach a service whose pods (or routing) fail is that fault's victim."""
@@ -132,7 +132,7 @@ def _caller_victims(
         )
 
 
-def _explained_victims(path: Path, found: dict[str, Finding]) -> None:
+def explained_victims(path: Path, found: dict[str, Finding]) -> None:
     """What a fault explains is its victim; the fault is relevant when one of them is on the path."""
     for cause in found.values():
         for component in cause.explains:
@@ -144,8 +144,8 @@ def _explained_victims(path: Path, found: dict[str, Finding]) -> None:
                 victim.victim_of = cause.component
 
 
-def _is_stale(cluster: Cluster, ns: str, f: Finding, window_s: float) -> bool:
-    """Every pod of the workload runs ready now, and the restarts shown all precede the window."""
+def is_stale(cluster: Cluster, ns: str, f: Finding, window_s: float) -> bool:
+    """A runtime fault is stale when every pod of the workload runs ready now and its restarts all precede the window."""
     if f.stage != "runtime":
         return False
     pods = cluster.pods_of(ns, f.component)

@@ -69,7 +69,7 @@ def _unlimited(text: str) -> str:
 def neighbour_faults(
     cluster: Cluster, ns: str, window_s: float | None = None
 ) -> list[Finding]:
-    """Pods without a CPU limit, started just before, on the node where another workload starves."""
+    """A pod without a CPU limit, started just before, on the one node where another workload's pods time out starves them."""
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     starving = starved(cluster, ns)

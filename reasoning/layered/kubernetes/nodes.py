@@ -32,7 +32,7 @@ _NODE_CONDITION = re.compile(
 
 
 def node_faults(cluster: Cluster, ns: str) -> list[Finding]:
-    """Every node listed NotReady or Unknown, with describe's reason when read."""
+    """A node listed NotReady or Unknown cannot run its pods (describe's condition says why, when read)."""
     out: list[Finding] = []
     table = cluster.table("nodes", ns)
     for row in table.rows if table else ():
@@ -89,7 +89,7 @@ _PRESSURE_EVENTS = {
 
 
 def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
-    """Every node under disk, memory or PID pressure (describe's condition True or the kubelet's events)."""
+    """A Ready node under disk, memory or PID pressure (describe's condition True, or the kubelet's events) is the fault of the pods it evicts or keeps off."""
     out: list[Finding] = []
     table = cluster.table("nodes", ns)
     names = [r["NAME"] for r in table.rows if r.get("NAME")] if table else []
@@ -211,7 +211,7 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
 
 
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
-    """Every control-plane component in kube-system with a pod that is not healthy (one finding per owner)."""
+    """A control-plane component in kube-system (scheduler, kube-proxy, CoreDNS …) with a pod that is not healthy is down."""
     out: dict[str, Finding] = {}
     table = cluster.table("pods", "kube-system")
     for pod in cluster.pods("kube-system"):

@@ -60,7 +60,7 @@ def _shares(obs: Observation) -> list[tuple[str, float]]:
 
 
 def throttled(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding]:
-    """Containers CPU-throttled in a large share of their periods."""
+    """A container throttled in a large share of its CFS periods is starved of CPU by its limit."""
     out: list[Finding] = []
     for obs in _throttling_answers(inv, ns):
         for container, share in _shares(obs):

@@ -130,7 +130,7 @@ def _caller_labels(cluster: Cluster, ns: str, caller: str) -> list[dict[str, str
 
 
 def policy_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """Policies shown (by their describe) to leave out a caller whose calls to their pods fail."""
+    """A NetworkPolicy whose ingress rules admit none of a caller's pods, while the caller's calls to the pods it selects fail, drops that caller's traffic."""
     described = [
         (name, obs, read_policy(name, obs.text, ns))
         for (kind, space, name), obs in cluster.describes.items()

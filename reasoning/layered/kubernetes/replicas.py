@@ -37,7 +37,7 @@ def failing_lines(
 
 
 def replica_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """Pods failing in their logs while a sibling of the same workload, logs read, does not."""
+    """One pod failing in its logs while a sibling of the same workload (logs read) does not is that replica's own fault."""
     out: list[Finding] = []
     for workload in dict.fromkeys(
         cluster.owner(ns, "pod", p.name) for p in cluster.pods(ns)

@@ -32,7 +32,7 @@ _INGRESS_RULE = re.compile(r"(/\S*)?\s+([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)
 def routing_faults(
     cluster: Cluster, ns: str, path: Path, failing: str = ""
 ) -> list[Finding]:
-    """Services that reach no pod or the wrong port; names that do not resolve; ingresses."""
+    """A service that reaches no pod or the wrong port, a name no service has, or an ingress routing to the wrong service sends its callers' traffic nowhere."""
     out: list[Finding] = []
     for service in cluster.names("services", ns):
         finding = _service_fault(cluster, ns, path, service)

@@ -43,15 +43,15 @@ def system_victims(
     for f in list(found.values()):
         component = system_component(f)
         if component in CLUSTER_DNS:
-            _dns_victims(cluster, ns, path, found, f)
+            dns_victims(cluster, ns, path, found, f)
         elif component == "kube-proxy":
-            _proxy_victims(cluster, ns, path, found, f)
+            proxy_victims(cluster, ns, path, found, f)
 
 
-def _dns_victims(
+def dns_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], dns: Finding
 ) -> None:
-    """The workloads whose pods log failed lookups are the cluster DNS's victims."""
+    """The workloads whose pods log failed name lookups are the cluster DNS's victims."""
     for (space, pod, _), obs in sorted(cluster.logs.items()):
         if space != ns:
             continue
@@ -68,10 +68,10 @@ def _dns_victims(
             dns.chain.insert(0, f"{owner} cannot resolve names: {short(line, 100)}")
 
 
-def _proxy_victims(
+def proxy_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
 ) -> None:
-    """The workloads with a pod on a node where kube-proxy fails are its victims."""
+    """The workloads with a pod on a node where kube-proxy fails are its victims (that node has no Service rules)."""
     broken = {
         p.node
         for p in cluster.pods("kube-system")

@@ -53,7 +53,7 @@ def _lines(inv: Investigation, facts: Facts) -> list[tuple[Observation, str]]:
 
 
 def waited_on(inv: Investigation, facts: Facts, found: list[Finding]) -> None:
-    """Mark the faulty workloads the incident's service's lines say its work waits on (the rule above)."""
+    """A faulty workload the incident's service's lines say its work waits on (a queue, a backlog, no consumer) is on its path one hop down."""
     lines = [(o, t) for o, t in _lines(inv, facts) if WAITING.search(t)]
     if not lines:
         return

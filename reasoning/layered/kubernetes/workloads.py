@@ -1,30 +1,22 @@
 """Per workload, the earliest lifecycle stage that blocks it: admission → scheduling → startup → runtime.
 
-`STAGES` runs in order over one `WorkloadView`; the first stage that returns a finding is the
-workload's fault (a later stage's symptom is the earlier stage's consequence). A workload that
+The stages are the rules table's `workload` rules (`reasoning.layered.rules`), run in its order over
+one `WorkloadView`; the first stage that returns a finding is the workload's fault (a later stage's symptom is the earlier stage's consequence). A workload that
 passes every stage but is scaled to zero replicas is a fault too: nothing serves it.
 """
 
-from collections.abc import Callable
-
+# The table imports this package's rule modules: read it at call time (import order either way).
+from reasoning.layered import rules
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.stages.admission import admission
-from reasoning.layered.kubernetes.stages.runtime import runtime
-from reasoning.layered.kubernetes.stages.scheduling import scheduling
-from reasoning.layered.kubernetes.stages.startup import startup
-from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
-from reasoning.layered.kubernetes.view import WorkloadView, workload_view
-
-Stage = Callable[[WorkloadView], Finding | None]
-STAGES: tuple[Stage, ...] = (admission, scheduling, startup, runtime, zero_replicas)
+from reasoning.layered.kubernetes.view import workload_view
 
 
 def workload_fault(cluster: Cluster, ns: str, workload: str) -> Finding | None:
     """The earliest stage that blocks one workload, or None when every stage passes."""
     view = workload_view(cluster, ns, workload)
-    for stage in STAGES:
-        finding = stage(view)
+    for stage in rules.at_stage(rules.WORKLOAD):
+        finding: Finding | None = stage.function(view)
         if finding is not None:
             return finding
     return None

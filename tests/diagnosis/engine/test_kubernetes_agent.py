@@ -323,6 +323,7 @@ def test_each_workload_gets_the_earliest_stage_that_blocks_it():
     assert any("NotReady" in o.text for o, _ in node.evidence)
 
 
+@pytest.mark.rule("k8s.routing")
 def test_a_service_whose_selector_matches_no_pod_is_a_routing_fault_and_one_whose_workload_fails_is_not():
     found = findings(shop_observations())
 
@@ -364,6 +365,7 @@ def test_a_scheduling_failure_names_the_workload_and_cites_the_event():
     )
 
 
+@pytest.mark.rule("k8s.routing")
 def test_a_target_port_nobody_listens_on():
     describe_service = """\
 Name:              cartservice
@@ -411,6 +413,7 @@ Events:            <none>
     assert "8080" in port.statement and "7070" in port.statement
 
 
+@pytest.mark.rule("k8s.routing")
 def test_a_dns_name_no_service_has_is_the_callers_routing_fault():
     logs = "2026-12-01T15:19:41.508Z ERROR POST /cart 500: dial tcp: lookup cart-service on 10.96.0.10:53: no such host\n"
     observations = [
@@ -436,6 +439,7 @@ def test_a_dns_name_no_service_has_is_the_callers_routing_fault():
 # --- the folder: root cause above its victims ---------------------------------------------------
 
 
+@pytest.mark.rule("k8s.on-path", "k8s.caller-victims", "board.kubernetes")
 def test_a_crash_loop_caused_by_an_unschedulable_dependency_ranks_below_it():
     inv, report = kubeworld.run(FOLDERS / "cart-store-unschedulable")
     ranked = [h for h in report.ranked() if h.status != "ruled_out"]
@@ -525,6 +529,7 @@ def test_a_probe_that_failed_while_starting_and_passes_now_is_no_fault():
     assert "deployment/frontend" not in findings(observations)
 
 
+@pytest.mark.rule("k8s.cpu-throttling")
 def test_cpu_throttling_from_the_metrics_explains_probes_that_time_out():
     pods = PODS.replace(
         "frontend-6d9f8b7c5-7xk2p       1/1     Running   ",
@@ -606,6 +611,7 @@ Events:             <none>
 """
 
 
+@pytest.mark.rule("k8s.routing")
 def test_an_ingress_routing_a_failing_path_to_another_service_is_a_connect_routing_fault():
     observations = [
         *shop_observations(),
@@ -639,6 +645,7 @@ def test_an_ingress_routing_a_failing_path_to_another_service_is_a_connect_routi
     assert routing.is_relevant and "cartservice" in routing.statement
 
 
+@pytest.mark.rule("k8s.node-not-ready", "k8s.control-plane")
 def test_a_control_plane_pod_on_a_node_that_is_down_is_that_nodes_victim():
     kube_system = """\
 NAME                      READY   STATUS    RESTARTS   AGE   IP          NODE       NOMINATED NODE   READINESS GATES
@@ -707,6 +714,7 @@ def pressure_observations(describe=True):
     return out
 
 
+@pytest.mark.rule("k8s.node-pressure")
 def test_a_ready_node_under_disk_pressure_is_the_fault_behind_its_evictions():
     found = findings(pressure_observations(), service="orders")
 

@@ -1,5 +1,7 @@
 """Admission: a FailedCreate warning means the controller cannot create the workload's pods."""
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.stages.admission import admission
@@ -20,6 +22,7 @@ requests.cpu     3800m  4
 """
 
 
+@pytest.mark.rule("k8s.admission")
 def test_an_exceeded_quota_blocks_the_workload_at_admission():
     warned = events(
         ("Warning", "FailedCreate", "ReplicaSet/ledger-7d9c8b6f4", QUOTA_MESSAGE)

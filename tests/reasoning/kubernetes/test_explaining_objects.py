@@ -2,6 +2,8 @@
 leaves a caller out, an autoscaler held at its maximum, a cron job's failing jobs; the victims they
 explain rank below them, and a fault over before the incident's window is stale."""
 
+import pytest
+
 from reasoning.layered import kubernetes
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
@@ -141,6 +143,7 @@ def policy_cluster(policy_text: str = POLICY) -> list:
     ]
 
 
+@pytest.mark.rule("k8s.network-policy", "k8s.explained-victims")
 def test_a_policy_that_leaves_a_timing_out_caller_out_is_the_cause_and_the_caller_its_victim():
     faults = found(investigation("invoice-api", *policy_cluster()))
 
@@ -288,6 +291,7 @@ def hpa_cluster(replicas: str = "4") -> list:
     ]
 
 
+@pytest.mark.rule("k8s.autoscaler-at-max", "k8s.explained-victims")
 def test_an_autoscaler_at_its_maximum_behind_a_slow_target_is_the_cause():
     faults = found(investigation("quote-web", *hpa_cluster()))
 
@@ -325,6 +329,7 @@ def test_the_autoscalers_are_read_when_a_callee_answers_too_slowly():
 # --- stale faults --------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("k8s.stale")
 def test_a_restart_before_the_window_with_every_pod_ready_now_is_stale():
     stale = found(investigation("quote-web", *hpa_cluster(), window_h=1))
     assert stale["deployment/ledger-sync"].is_stale
@@ -461,6 +466,7 @@ def replica_cluster(*logs) -> list:
     ]
 
 
+@pytest.mark.rule("k8s.replica-failing")
 def test_one_replica_failing_while_a_sibling_serves_names_the_pod():
     observations = replica_cluster(
         pod_logs("session-svc-7d6c5b4a3-aaaaa", BAD_REPLICA),
@@ -521,6 +527,7 @@ def test_a_cron_job_the_incident_names_in_words_is_on_its_path():
     assert found(named)["cronjob/nightly-rollup"].is_relevant
 
 
+@pytest.mark.rule("k8s.stale", "board.kubernetes")
 def test_a_stale_fault_ranks_below_the_current_cause():
     inv = investigation("quote-web", *hpa_cluster(), window_h=1)
     candidates = Analysis(inv, Facts.read(inv.observations)).candidates.values()

@@ -1,6 +1,8 @@
 """Infrastructure under the workloads (issue 21): the cluster-wide reads from round one, node
 conditions other than Ready, and the cluster's own DNS and kube-proxy in kube-system."""
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
@@ -254,6 +256,7 @@ def test_the_node_a_pod_was_evicted_from_is_described_though_it_is_ready():
     assert ("describe", "node", APP, "pool-b-8") not in asked(calls)
 
 
+@pytest.mark.rule("k8s.node-pressure", "k8s.node-victims")
 def test_a_node_condition_is_the_cause_and_the_evicted_and_pending_pods_its_victims():
     described = describe("node", APP, "pool-b-7", PRESSURE_DESCRIBE)
     found = diagnosed(*pressure_cluster(), described, service="archiver")
@@ -335,6 +338,7 @@ def dns_cluster():
     ]
 
 
+@pytest.mark.rule("k8s.control-plane", "k8s.cluster-dns-victims")
 def test_cluster_dns_down_is_a_dns_fault_and_the_pods_failing_lookups_its_victims():
     found = diagnosed(*dns_cluster())
 
@@ -419,6 +423,7 @@ def proxy_cluster(node_of_tracker):
     ]
 
 
+@pytest.mark.rule("k8s.control-plane", "k8s.kube-proxy-victims")
 def test_kube_proxy_down_on_the_node_of_the_incidents_pod_is_the_platform_fault():
     found = diagnosed(*proxy_cluster("pool-c-2"))
 

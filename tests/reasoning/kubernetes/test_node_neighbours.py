@@ -1,6 +1,8 @@
 """What shares a node or guards a drain (issue 21 item 1): a pod without a CPU limit that starves
 the pods beside it, and a PodDisruptionBudget that allows no eviction while a node is drained."""
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.analysis import Analysis
@@ -132,6 +134,7 @@ def test_the_pods_beside_a_workload_timing_out_on_one_node_are_described():
     assert ("describe", "node", "worker-a") not in asked(calls)
 
 
+@pytest.mark.rule("k8s.noisy-neighbour")
 def test_a_pod_without_a_cpu_limit_started_beside_them_is_the_noisy_neighbour():
     inv = investigation(
         "tariff", *neighbour_cluster(), describe("pod", CRUNCH, BEST_EFFORT)
@@ -264,6 +267,7 @@ def test_a_refused_eviction_has_the_budgets_listed_and_the_exhausted_one_describ
     assert ("describe", "poddisruptionbudget", "mailer") not in asked(calls)
 
 
+@pytest.mark.rule("k8s.disruption-budget")
 def test_a_budget_allowing_no_disruption_over_the_refused_pod_blocks_the_drain():
     inv = investigation(
         "fleet-rotation",

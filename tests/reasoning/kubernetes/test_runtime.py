@@ -1,5 +1,7 @@
 """Runtime: containers that start, then crash, run out of memory, or fail their probes."""
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered.kubernetes.stages.runtime import runtime
 
@@ -40,6 +42,7 @@ def cart(status: str, ready: str, restarts: str, *answers, warnings=()):
     )
 
 
+@pytest.mark.rule("k8s.runtime")
 def test_a_container_killed_for_its_memory_is_oomkilled():
     described = describe("pod", POD, describe_pod("OOMKilled"))
     f = runtime(cart("CrashLoopBackOff", "0/1", "7", described))

@@ -1,5 +1,7 @@
 """Scheduling: a FailedScheduling warning means no node takes the workload's pods."""
 
+import pytest
+
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.stages.scheduling import scheduling
@@ -10,6 +12,7 @@ from .answers import NS, cited, deployments, describe, events, pods, view
 POD = "search-5f6c7d8b9-q2w3e"
 
 
+@pytest.mark.rule("k8s.scheduling")
 def test_too_little_cpu_blocks_the_workload_at_scheduling():
     listed = pods((POD, "0/1", "Pending", "0"))
     f = scheduling(

@@ -30,6 +30,7 @@ def checkout(status: str, *warnings: tuple[str, str]):
     )
 
 
+@pytest.mark.rule("k8s.startup")
 def test_an_image_that_cannot_be_pulled_blocks_the_workload_at_startup():
     f = startup(checkout("ImagePullBackOff", ("Failed", PULL_FAILED)))
     assert f is not None

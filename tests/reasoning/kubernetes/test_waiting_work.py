@@ -1,6 +1,8 @@
 """Work that waits on a faulty workload (issue 21 class 5): the incident's service's own lines
 saying its queue has no consumer put that consumer on its path, from the evidence, not the words."""
 
+import pytest
+
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.waits import names_workload
@@ -83,6 +85,7 @@ def digest_finding(*observations):
     return found["deployment/digest-worker"]
 
 
+@pytest.mark.rule("k8s.waiting-work")
 def test_a_queue_with_no_consumer_puts_the_consumer_on_the_path():
     waiting = "digest queue depth 5120 (consumer digest-worker: 0 consumers)"
     f = digest_finding(*digest_cluster(), top_errors("mailer-api", waiting))

@@ -1,5 +1,7 @@
 """Zero replicas: a deployment or stateful set scaled to zero has no pod to serve it."""
 
+import pytest
+
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.workloads import workload_fault
@@ -7,6 +9,7 @@ from reasoning.layered.kubernetes.workloads import workload_fault
 from .answers import NS, cited, deployments, listing, view
 
 
+@pytest.mark.rule("k8s.zero-replicas")
 def test_a_deployment_scaled_to_zero_is_a_fault():
     listed = deployments(("search", "0/0"), ("frontend", "1/1"))
     f = zero_replicas(view("deployment/search", listed))

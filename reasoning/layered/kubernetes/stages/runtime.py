@@ -93,7 +93,7 @@ def _cite_logs(view: WorkloadView, f: Finding, selected: list[Pod]) -> None:
 
 
 def runtime(view: WorkloadView) -> Finding | None:
-    """Pods that restart or run unready: OOM, failing probes, crash loops, else what ended the run."""
+    """Pods that restart or run unready fail at runtime, for the first reason that holds: OOM, failing probes, a crash loop, else what ended the run."""
     crashing = [p for p in view.pods if p.status in STATUSES or p.restarts > 0]
     unready = [p for p in view.pods if p.status == "Running" and not p.is_ready]
     if not (crashing or unready):

@@ -1,0 +1,50 @@
+"""Kubernetes findings on the board: each faulty object a hypothesis, graded by where it lies.
+
+The Kubernetes agent (`reasoning.layered.kubernetes`) names each faulty object's stage, its
+victims, whether it is on the incident's path and whether it is over; this module turns those
+findings into hypotheses.
+"""
+
+from reasoning.layered import kubernetes
+from reasoning.layered.candidates import Board
+from reasoning.tools import KUBERNETES_TOOLS
+
+
+def kubernetes_findings(board: Board) -> None:
+    """Each Kubernetes object's fault is a hypothesis at its stage's layer: confirmed on the incident's path, a lead off it, below its cause as a victim, weak when over before the window."""
+    if not any(o.tool in KUBERNETES_TOOLS for o in board.inv.observations):
+        return
+    findings = kubernetes.diagnose(board.inv, board.facts)
+    by_component = {f.component: f for f in findings}
+    for f in findings:
+        c = board.get(f.layer, f.component, f.statement)
+        c.stage, c.reason = f.stage, f.reason
+        for obs, fact in f.evidence:
+            c.cite(obs, fact)
+        c.keywords = [k for k in f.keywords if k]
+        cause = by_component.get(f.victim_of or "")
+        spans = len({e.span_id for e in c.evidence})
+        if cause is not None:
+            c.status, c.confidence = "likely", 0.4
+            c.statement += (
+                f"; a symptom of {cause.component} ({cause.stage}: {cause.reason})"
+            )
+            c.chain = [f.statement, *cause.chain[-1:]]
+        elif f.is_stale:
+            # Over before the incident's window: what happened, not what fails now.
+            c.status, c.confidence = "likely", 0.3
+            c.statement += (
+                "; over before the incident's window (its pods run ready now)"
+            )
+            c.chain = list(f.chain)
+        elif f.is_relevant:
+            c.status = "confirmed"
+            c.confidence = min(
+                0.88 + 0.02 * min(spans - 1, 3) + 0.01 * min(f.depth, 3), 0.97
+            )
+            c.chain = [board.symptom(), *f.chain]
+        else:
+            # A fault the incident's path is not shown to touch: a lead, not the explanation.
+            c.status, c.confidence = "likely", 0.5 if spans > 1 else 0.45
+            c.statement += f"; not shown to be on {board.service}'s path"
+            c.chain = list(f.chain)

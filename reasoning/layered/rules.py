@@ -1,0 +1,220 @@
+"""Every rule the layered engine applies, as one table: its id, where it runs, its layers, its function.
+
+A rule's statement is the first paragraph of its function's docstring (one sentence): the function
+owns the words, this table owns the rest. `stage` says where the engine applies the rule, and the
+table's order is the order it runs in:
+
+- `workload` — per Kubernetes workload, the lifecycle stages in order; the first that returns a
+  finding is the workload's fault (`kubernetes.workloads.workload_fault` runs them from here);
+- `namespace` — per namespace, the faults of nodes, routing and the quiet objects
+  (`kubernetes.faults`);
+- `links` — how Kubernetes findings relate: on the incident's path, victims of another, stale
+  (`kubernetes.links`, `kubernetes.system`, `kubernetes.waits`);
+- `board` — facts and findings to hypotheses on one board (`analysis.Analysis` runs them from here);
+- `probe` — applied by the `network` rule to each probe it sorts;
+- `resolution` — the incident's service name onto what the data knows (`resolution.RULES` owns the
+  order and titles; this table lists them).
+
+`classes` names the kinds of miss of issue 21 a rule was written for (`CLASSES`); the rules the
+engine had before it carry none. Each rule id is exercised by at least one unit test marked
+`@pytest.mark.rule("<id>")`; tests/reasoning/test_rules.py checks that, the statements, the doc's
+table (docs/engine.md, written by `python -m scripts.rules_doc`) and that no rule is left out.
+"""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reasoning import layers
+from reasoning.layered import resolution
+from reasoning.layered.application import applications, healthy_services
+from reasoning.layered.candidates import excluded
+from reasoning.layered.changes import changes
+from reasoning.layered.expiry import expired_while_traffic_fell
+from reasoning.layered.gateway import gateway
+from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
+from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.links import (
+    caller_victims,
+    explained_victims,
+    is_stale,
+    node_victims,
+    place_on_path,
+)
+from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.nodes import (
+    control_plane_faults,
+    node_faults,
+    pressure_faults,
+)
+from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.policies import policy_faults
+from reasoning.layered.kubernetes.replicas import replica_faults
+from reasoning.layered.kubernetes.routing import routing_faults
+from reasoning.layered.kubernetes.stages.admission import admission
+from reasoning.layered.kubernetes.stages.runtime import runtime
+from reasoning.layered.kubernetes.stages.scheduling import scheduling
+from reasoning.layered.kubernetes.stages.startup import startup
+from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
+from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
+from reasoning.layered.kubernetes.waits import waited_on
+from reasoning.layered.kubernetes_findings import kubernetes_findings
+from reasoning.layered.logged_paths import logged_paths
+from reasoning.layered.network import corroborate, mcp_endpoint, network
+from reasoning.layered.network_delay import network_delay
+from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.tool_failures import backend_support, tool_failures
+from reasoning.layered.warning_leads import warning_leads
+
+WORKLOAD: Final = "workload"
+NAMESPACE: Final = "namespace"
+LINKS: Final = "links"
+BOARD: Final = "board"
+PROBE: Final = "probe"
+RESOLUTION: Final = "resolution"
+STAGES: Final = (RESOLUTION, WORKLOAD, NAMESPACE, LINKS, BOARD, PROBE)
+
+# The kinds of miss issue 21 names ("fix the class, not the case").
+CLASSES: Final = {
+    1: "it never read what its rules did not anticipate",
+    2: "it read only error-level logs and no baseline",
+    3: "it stopped when the incident's name was unknown",
+    4: "it blamed the loudest object",
+}
+
+_ALL: Final = (*layers.LAYERS,)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its id, where the engine applies it, the layers it concludes at, its function."""
+
+    id: str
+    stage: str
+    layers: tuple[str, ...]
+    function: Callable[..., Any]
+    classes: tuple[int, ...] = ()
+
+    @property
+    def statement(self) -> str:
+        """The first paragraph of the function's docstring, on one line."""
+        return statement_of(self.function)
+
+    @property
+    def where(self) -> str:
+        """module:function, as the doc names it."""
+        module = self.function.__module__.removeprefix("reasoning.layered.")
+        return f"{module}.{self.function.__name__}"
+
+
+def statement_of(function: Callable[..., Any]) -> str:
+    """The first paragraph of `function`'s docstring, its lines joined ("" without one)."""
+    doc = inspect.getdoc(function) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def _resolution_rules() -> tuple[Rule, ...]:
+    """The resolution rules in resolution.RULES' order (that tuple owns their order and titles)."""
+    return tuple(
+        Rule(f"resolve.{name.replace('_', '-')}", RESOLUTION, (), function, (3,))
+        for name, _, function in resolution.RULES
+    )
+
+
+RULES: Final[tuple[Rule, ...]] = (
+    *_resolution_rules(),
+    # Per workload, the earliest stage that blocks it (the order Kubernetes runs them in).
+    Rule("k8s.admission", WORKLOAD, (layers.PLATFORM,), admission, (1,)),
+    Rule("k8s.scheduling", WORKLOAD, (layers.PLATFORM,), scheduling),
+    Rule("k8s.startup", WORKLOAD, (layers.PLATFORM,), startup, (1,)),
+    Rule("k8s.runtime", WORKLOAD, (layers.APPLICATION,), runtime, (1,)),
+    Rule("k8s.zero-replicas", WORKLOAD, (layers.APPLICATION,), zero_replicas),
+    # Per namespace.
+    Rule("k8s.node-not-ready", NAMESPACE, (layers.PLATFORM,), node_faults),
+    Rule("k8s.node-pressure", NAMESPACE, (layers.PLATFORM,), pressure_faults, (1,)),
+    Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
+    Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),
+    Rule(
+        "k8s.autoscaler-at-max",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        autoscaling_faults,
+        (1, 4),
+    ),
+    Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),
+    Rule(
+        "k8s.noisy-neighbour", NAMESPACE, (layers.PLATFORM,), neighbour_faults, (1, 4)
+    ),
+    Rule(
+        "k8s.disruption-budget",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        disruption_faults,
+        (1,),
+    ),
+    Rule(
+        "k8s.control-plane",
+        NAMESPACE,
+        (layers.PLATFORM, layers.DNS),
+        control_plane_faults,
+        (1,),
+    ),
+    # How the findings relate (blame propagation).
+    Rule("k8s.on-path", LINKS, (), place_on_path),
+    Rule("k8s.node-victims", LINKS, (layers.PLATFORM,), node_victims, (4,)),
+    Rule("k8s.caller-victims", LINKS, (), caller_victims, (4,)),
+    Rule("k8s.cluster-dns-victims", LINKS, (layers.DNS,), dns_victims, (1, 4)),
+    Rule("k8s.kube-proxy-victims", LINKS, (layers.PLATFORM,), proxy_victims, (1, 4)),
+    Rule("k8s.explained-victims", LINKS, (), explained_victims, (4,)),
+    Rule("k8s.stale", LINKS, (), is_stale, (2,)),
+    Rule("k8s.waiting-work", LINKS, (), waited_on, (4,)),
+    # The board, in the order it runs.
+    Rule("board.kubernetes", BOARD, _ALL, kubernetes_findings),
+    Rule(
+        "board.tool-failures", BOARD, (layers.TOOL_BACKEND, layers.MCP), tool_failures
+    ),
+    Rule("board.application", BOARD, (layers.APPLICATION,), applications),
+    Rule("board.backend-support", BOARD, (layers.TOOL_BACKEND,), backend_support),
+    Rule("board.network", BOARD, (*layers.NETWORK_LAYERS, layers.MCP), network),
+    Rule("board.network-delay", BOARD, (layers.CONNECT,), network_delay, (1,)),
+    Rule(
+        "board.logged-paths",
+        BOARD,
+        (layers.DNS, layers.CONNECT, layers.TLS),
+        logged_paths,
+        (1,),
+    ),
+    Rule("board.warning-leads", BOARD, (layers.APPLICATION,), warning_leads, (2,)),
+    Rule("board.rate-jumps", BOARD, (layers.APPLICATION,), rate_jumps, (2,)),
+    Rule(
+        "board.http-symptoms",
+        BOARD,
+        (layers.APPLICATION, layers.HTTP),
+        http_symptoms,
+        (4,),
+    ),
+    Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
+    Rule("board.excluded", BOARD, _ALL, excluded),
+    # Applied by `network` to each probe.
+    Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
+    Rule("probe.mcp-endpoint", PROBE, (layers.MCP,), mcp_endpoint),
+    Rule("probe.corroborate", PROBE, layers.NETWORK_LAYERS, corroborate),
+    Rule(
+        "probe.certificate-expired",
+        PROBE,
+        (layers.TLS,),
+        expired_while_traffic_fell,
+        (1,),
+    ),
+)
+
+BY_ID: Final = {rule.id: rule for rule in RULES}
+
+
+def at_stage(stage: str) -> tuple[Rule, ...]:
+    """The rules the engine applies at `stage`, in the order it applies them."""
+    return tuple(rule for rule in RULES if rule.stage == stage)

@@ -1,0 +1,114 @@
+"""A tool's own failure (rule 4): evidence about its back end or about our MCP hop, not the service.
+
+A tool that answers isError names a back end (Prometheus, Loki, the Kubernetes API …) failing; a
+call that fails below the tool is the MCP hop. A second server agreeing (a probe of the back end's
+host, its own metrics) confirms the back end; one the incident does not name limits the diagnosis
+without explaining it.
+"""
+
+import re
+
+from reasoning import layers
+from reasoning.layered.candidates import Board, spans
+from reasoning.layered.facts import FACT_CHARS, ToolFailure
+from reasoning.layered.network import network_statement
+from reasoning.layered.reading import short
+from reasoning.tools import PROBE_URL, SERVICE_HEALTH, domain
+
+
+def tool_failures(board: Board) -> None:
+    """A failing tool is evidence about its back end (tool_backend) or the MCP hop (mcp), not about the service it was asked about."""
+    for failure in board.facts.failures:
+        if failure.kind == "backend" and failure.backend:
+            _backend(board, failure)
+        elif failure.kind == "mcp":
+            c = board.get(
+                layers.MCP,
+                failure.obs.server,
+                f"the MCP hop to the {failure.obs.server} server fails ({failure.obs.error_code or 'error'})",
+            )
+            c.cite(
+                failure.obs,
+                short(
+                    f"{failure.call}: {failure.obs.error_layer}/{failure.obs.error_code}: {failure.message}",
+                    FACT_CHARS,
+                ),
+            )
+            c.confidence, c.status = 0.25, "likely"
+            c.chain = [f"{failure.call} fails before its tool runs", c.statement]
+            c.keywords = ["mcp", failure.obs.error_code or "", "transport"]
+
+
+def _backend(board: Board, failure: ToolFailure) -> None:
+    assert failure.backend is not None
+    backend = failure.backend
+    c = board.get(
+        layers.TOOL_BACKEND,
+        backend,
+        f"the {backend} back end of {failure.obs.tool} is failing (the tool, not the service)",
+    )
+    c.cite(failure.obs, failure.fact)
+    c.keywords = [
+        backend,
+        *domain(failure.obs.server, failure.obs.tool),
+        "back end",
+        *(
+            w
+            for w in ("timeout", "refused", "unavailable")
+            if w in failure.message.lower()
+        ),
+    ]
+    if not c.chain:
+        c.chain = [
+            f"{failure.call} fails: {short(failure.message, 100)}",
+            f"the {backend} back end does not answer",
+        ]
+
+
+def backend_support(board: Board) -> None:
+    """A failing back end is confirmed when a second server agrees (a probe of its host, its own metrics), and only a limit on the diagnosis when the incident does not name it."""
+    for c in board.candidates.values():
+        if c.layer != layers.TOOL_BACKEND:
+            continue
+        passing = 0
+        for probe in board.facts.probes.values():
+            if c.component not in probe.host:
+                continue
+            if probe.layer is None:
+                c.cite(probe.obs, probe.fact, is_support=False)
+                passing += 1
+            else:
+                c.cite(probe.obs, probe.fact)
+                c.chain.insert(-1, network_statement(probe))
+        health = board.facts.health.get(c.component)
+        if health is not None and health.verdict in ("degraded", "unhealthy"):
+            c.cite(health.obs, health.fact)
+        direct = len(
+            {e.span_id for e in c.evidence if e.tool not in (PROBE_URL, SERVICE_HEALTH)}
+        )
+        corroborating = c.sources - {
+            e.server for e in c.evidence if e.tool not in (PROBE_URL, SERVICE_HEALTH)
+        }
+        is_relevant = (
+            c.component == board.service.lower()
+            or re.search(rf"\b{re.escape(c.component)}\b", board.words) is not None
+            or any(
+                re.search(rf"\b{word}s?\b", board.words)
+                for e in c.evidence
+                for word in domain(e.server, e.tool)
+            )
+        )
+        if corroborating:
+            c.status = "confirmed"
+            c.confidence = min(0.9 + 0.03 * (spans(c) - 2), 0.97)
+        else:
+            c.status = "likely"
+            c.confidence = 0.6 + 0.05 * min(direct - 1, 2)
+        c.confidence -= 0.1 * passing
+        if not is_relevant:
+            # Proven to fail, but not shown to be what the incident is about: it limits this
+            # diagnosis, it does not explain it.
+            c.status, c.confidence = "likely", min(c.confidence, 0.35)
+            c.statement += (
+                "; it limits this diagnosis and is not shown to cause the incident"
+            )
