@@ -13,6 +13,7 @@ from reasoning.layered import kubernetes
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.changes import changes
+from reasoning.layered.dependencies import build_graph
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.logged_paths import logged_paths
@@ -51,6 +52,7 @@ class Analysis(Board):
 
     def __init__(self, investigation: Investigation, facts: Facts) -> None:
         super().__init__(investigation, facts)
+        self.cluster: kubernetes.Diagnosis | None = None
         self._kubernetes()
         self._tool_failures()
         applications(self)
@@ -65,6 +67,7 @@ class Analysis(Board):
         self._questions()
         self._ambiguous_tools()
         self._excluded()
+        self.graph = build_graph(self, self.cluster)
 
     def _excluded(self) -> None:
         """A hypothesis a person marked wrong is ruled out, whatever its evidence (issue 20 item 9)."""
@@ -77,7 +80,8 @@ class Analysis(Board):
     def _kubernetes(self) -> None:
         if not any(o.tool in KUBERNETES_TOOLS for o in self.inv.observations):
             return
-        findings = kubernetes.diagnose(self.inv, self.facts)
+        self.cluster = kubernetes.diagnosis(self.inv, self.facts)
+        findings = self.cluster.findings
         by_component = {f.component: f for f in findings}
         for f in findings:
             c = self.get(f.layer, f.component, f.statement)

@@ -21,7 +21,7 @@ kubectl's text is read by `kubectl` (tables, events, describes) and gathered per
 `cluster` (readers keyed by tool, owners keyed by kind).
 """
 
-from reasoning.layered.kubernetes.faults import diagnose
+from reasoning.layered.kubernetes.faults import Diagnosis, diagnose, diagnosis
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.namespaces import (
     named_namespaces,
@@ -30,8 +30,10 @@ from reasoning.layered.kubernetes.namespaces import (
 from reasoning.layered.kubernetes.reads import plan, survey
 
 __all__ = [
+    "Diagnosis",
     "Finding",
     "diagnose",
+    "diagnosis",
     "named_namespaces",
     "plan",
     "scanned_namespaces",
