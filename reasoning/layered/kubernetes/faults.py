@@ -30,7 +30,6 @@ from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
-from reasoning.layered.reading import incident_text
 from reasoning.observations import Investigation
 
 
@@ -112,7 +111,7 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
         found.setdefault(finding.component, finding)
-    for finding in disruption_faults(cluster, ns, path, incident_text(inv)):
+    for finding in disruption_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         current = found.get(finding.component)
