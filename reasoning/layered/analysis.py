@@ -6,14 +6,12 @@ application layer, the network path, gateways, warnings and changes live in `app
 failures and the open questions, and runs them all in order.
 """
 
-import re
-
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.changes import changes
-from reasoning.layered.dependencies import build_graph
+from reasoning.layered.dependencies import attach_faults, build_graph
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.logged_paths import logged_paths
@@ -64,10 +62,12 @@ class Analysis(Board):
         http_symptoms(self)
         changes(self)
         healthy_services(self)
+        self.graph = build_graph(self, self.cluster)
+        self._backend_relevance()
         self._questions()
         self._ambiguous_tools()
         self._excluded()
-        self.graph = build_graph(self, self.cluster)
+        attach_faults(self.graph, self)
 
     def _excluded(self) -> None:
         """A hypothesis a person marked wrong is ruled out, whatever its evidence (issue 20 item 9)."""
@@ -193,15 +193,6 @@ class Analysis(Board):
                 for e in c.evidence
                 if e.tool not in (PROBE_URL, SERVICE_HEALTH)
             }
-            is_relevant = (
-                c.component == self.service.lower()
-                or re.search(rf"\b{re.escape(c.component)}\b", self.words) is not None
-                or any(
-                    re.search(rf"\b{word}s?\b", self.words)
-                    for e in c.evidence
-                    for word in domain(e.server, e.tool)
-                )
-            )
             if corroborating:
                 c.status = "confirmed"
                 c.confidence = min(0.9 + 0.03 * (spans(c) - 2), 0.97)
@@ -209,13 +200,43 @@ class Analysis(Board):
                 c.status = "likely"
                 c.confidence = 0.6 + 0.05 * min(direct - 1, 2)
             c.confidence -= 0.1 * passing
-            if not is_relevant:
-                # Proven to fail, but not shown to be what the incident is about: it limits this
-                # diagnosis, it does not explain it.
-                c.status, c.confidence = "likely", min(c.confidence, 0.35)
-                c.statement += (
-                    "; it limits this diagnosis and is not shown to cause the incident"
-                )
+
+    def _backend_relevance(self) -> None:
+        """A failing tool back end explains the incident when it is the incident's service, when the
+        graph shows the incident's service depending on it, or when the incident's service shows
+        no failure of its own (no failing metrics, no hypothesis outside the tools): then the
+        tool's own failure is the failure observed. Else it limits this diagnosis and explains
+        nothing. The incident's words decide nothing."""
+        for c in self.candidates.values():
+            if c.layer != layers.TOOL_BACKEND or c.component == self.service.lower():
+                continue
+            if c.component in self.graph.depends_on(self.graph.focus) or (
+                self._tool_failed_on(c.component) and not self._service_fails()
+            ):
+                continue
+            # Proven to fail, but not shown to be what the incident is about: it limits this
+            # diagnosis, it does not explain it.
+            c.status, c.confidence = "likely", min(c.confidence, 0.35)
+            c.statement += (
+                "; it limits this diagnosis and is not shown to cause the incident"
+            )
+
+    def _tool_failed_on(self, backend: str) -> bool:
+        """A tool call of this diagnosis failed because of this back end (its own failure)."""
+        return any(
+            f.kind == "backend" and f.backend == backend for f in self.facts.failures
+        )
+
+    def _service_fails(self) -> bool:
+        """The incident's service shows a failure of its own: failing metrics, or a hypothesis
+        outside the tools (its own or on what it depends on)."""
+        health = self.facts.health.get(self.service)
+        if health is not None and health.verdict in ("degraded", "unhealthy"):
+            return True
+        return any(
+            c.status != "ruled_out" and c.layer not in (layers.TOOL_BACKEND, layers.MCP)
+            for c in self.candidates.values()
+        )
 
     def _ambiguous_tools(self) -> None:
         """A tool the planner would call that two servers offer is not called: it does not guess."""

@@ -33,9 +33,7 @@ def build_graph(board: Board, diagnosis: Diagnosis | None = None) -> Graph:
     _logged_calls(graph, board)
     _tool_backends(graph, board)
     _served_at(graph, board)
-    for c in board.candidates.values():
-        if c.status != "ruled_out":
-            _fault(graph, board, c)
+    attach_faults(graph, board)
     for change in board.facts.changes:
         graph.add_fault(
             canonical(graph, change.service),
@@ -54,6 +52,15 @@ def build_graph(board: Board, diagnosis: Diagnosis | None = None) -> Graph:
     if graph.focus not in graph.nodes:
         graph.focus = ""
     return graph
+
+
+def attach_faults(graph: Graph, board: Board) -> None:
+    """Every hypothesis not ruled out as a fault of its node (those attached before replaced)."""
+    for node in graph.nodes.values():
+        node.faults = [f for f in node.faults if not f.hypothesis]
+    for c in board.candidates.values():
+        if c.status != "ruled_out":
+            _fault(graph, board, c)
 
 
 def canonical(graph: Graph, name: str) -> str:

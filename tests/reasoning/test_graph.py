@@ -18,6 +18,7 @@ from tests.reasoning.test_planner import (
     health,
     incident,
     run,
+    targets,
 )
 
 FAILING = [("error_ratio", "critical", "error ratio 31% since 10:05")]
@@ -230,3 +231,49 @@ def test_the_cluster_routes_ingress_to_service_to_workload_to_node():
     assert ("deployment/quill", "node/rack-7", "runs_on") in hops
     assert graph.focus == "service/quill"
     assert graph.nodes["node/rack-7"].kind == "node"
+
+
+# --- a tool's back end: relevant by the tool's own failure, not by the incident's words ----------
+
+QUICKWIT_DOWN = (
+    "tool_backend",
+    "tool_error",
+    "cannot reach Quickwit at http://qw.internal:7280: ReadTimeout: timed out",
+)
+
+
+def test_a_failing_back_end_explains_an_incident_whose_service_shows_no_failure():
+    world = World(
+        {
+            ("service_health", "rostering"): health("rostering", "healthy"),
+            ("list_targets", ""): targets(),
+        },
+        failures={("top_errors", "rostering"): QUICKWIT_DOWN},
+    )
+
+    _, _, report = run(world, incident("rostering", "the staff page is odd"))
+
+    backend = next(h for h in report.hypotheses if h.layer == "tool_backend")
+    assert backend.component == "quickwit"
+    assert "limits this diagnosis" not in backend.statement
+    assert backend.confidence >= 0.6
+    assert report.top.id == "tool_backend:quickwit"
+
+
+def test_a_back_end_the_incident_names_stays_a_lead_when_the_service_fails_itself():
+    world = World(
+        {
+            ("service_health", "rostering"): health("rostering", "unhealthy", FAILING),
+            ("list_targets", ""): targets(),
+        },
+        failures={("top_errors", "rostering"): QUICKWIT_DOWN},
+    )
+
+    _, _, report = run(
+        world,
+        incident("rostering", "quickwit log searches fail, rostering errors up"),
+    )
+
+    backend = next(h for h in report.hypotheses if h.layer == "tool_backend")
+    assert backend.status == "likely" and backend.confidence <= 0.35
+    assert "limits this diagnosis" in backend.statement
