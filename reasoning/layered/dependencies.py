@@ -7,7 +7,8 @@ Edges, each with the span that showed it:
 - a tool server depends on the back end its failed call names (a logs or metrics tool failing
   because its back end is down);
 - a service is served at the netcheck targets on its hosts (a probe of `payments.example`
-  belongs to `payments`).
+  belongs to `payments`), and a probed host relays to the hosts its answer names (a gateway's
+  502 naming the upstream whose TLS failed).
 Faults: every hypothesis not ruled out is a fault of its component's node, dated by the first
 error line when the logs date it; a failed tool call, a change a log records and a failing probe
 are events of their node (observed, not faults).
@@ -134,17 +135,20 @@ def _tool_backends(graph: Graph, board: Board) -> None:
 
 
 def _served_at(graph: Graph, board: Board) -> None:
-    """A service is served at the probed hosts that belong to it; a failing probe is the host's event."""
+    """A service is served at the probed hosts that belong to it; a host relays to the hosts its
+    answer names (a gateway's 502 naming the upstream that failed); a failing probe is the host's
+    event."""
+    services = {
+        *(n for n in graph.nodes if kind_of(n) in ("service", *_WORKLOAD_KINDS)),
+        *(canonical(graph, s) for s in board.facts.health),
+        *(canonical(graph, s) for s in board.facts.errors),
+        canonical(graph, board.service.lower()),
+    }
     for probe in board.facts.probes.values():
         graph.node(probe.host, "host")
-        for name in list(graph.nodes):
+        for name in sorted(services):
             bare = name.rpartition("/")[2]
-            if (
-                kind_of(name) in ("service", *_WORKLOAD_KINDS)
-                and bare
-                and bare != probe.host
-                and belongs(probe.host, bare)
-            ):
+            if bare and bare != probe.host and belongs(probe.host, bare):
                 graph.link(
                     name,
                     probe.host,
@@ -154,6 +158,16 @@ def _served_at(graph: Graph, board: Board) -> None:
                     caller_kind=kind_of(name),
                     callee_kind="host",
                 )
+        for host in hosts_in(probe.body):
+            graph.link(
+                probe.host,
+                host,
+                "relays",
+                probe.obs.span_id,
+                probe.fact,
+                caller_kind="host",
+                callee_kind="host",
+            )
         if probe.layer is not None:
             graph.add_fault(
                 probe.host,

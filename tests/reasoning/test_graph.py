@@ -17,6 +17,7 @@ from tests.reasoning.test_planner import (
     errors,
     health,
     incident,
+    probe,
     run,
     targets,
 )
@@ -277,3 +278,35 @@ def test_a_back_end_the_incident_names_stays_a_lead_when_the_service_fails_itsel
     backend = next(h for h in report.hypotheses if h.layer == "tool_backend")
     assert backend.status == "likely" and backend.confidence <= 0.35
     assert "limits this diagnosis" in backend.statement
+
+
+def test_a_probed_host_belongs_to_its_service_and_relays_to_the_host_its_answer_names():
+    url = "http://turnstile.internal:8080/pay"
+    answer_502 = Observation(
+        span_id="p1",
+        agent="network",
+        server="netcheck",
+        tool="probe_url",
+        arguments={"url": url},
+        is_ok=True,
+        result=probe(
+            url,
+            "http",
+            "http_502",
+            status=502,
+            body="bad gateway: upstream fares.internal: TLS handshake failed",
+        ),
+    )
+    inv = Investigation(incident=incident("turnstile", "gates reject cards"), tools=[])
+    inv.observations.append(answer_502)
+
+    graph = Analysis(inv, Facts.read(inv.observations)).graph
+
+    hops = {(e.caller, e.callee, e.kind, e.span_id) for e in graph.edges}
+    assert ("turnstile", "turnstile.internal", "served_at", "p1") in hops
+    assert ("turnstile.internal", "fares.internal", "relays", "p1") in hops
+    assert graph.focus == "turnstile"
+    assert [e.callee for e in graph.path("turnstile", "fares.internal")] == [
+        "turnstile.internal",
+        "fares.internal",
+    ]
