@@ -3,7 +3,9 @@
 Each hypothesis cites the spans that showed it (the rules of seed 000 §1.2, in order). The rules of the
 application layer, the network path, gateways, warnings and changes live in `application`, `network`,
 `gateway`, `network_delay`, `logged_paths`, `warning_leads`, `http_symptoms` and `changes`; this module holds Kubernetes, the tools' own
-failures and the open questions, and runs them all in order.
+failures and the open questions, and runs them all in order. Then the dependency graph of the
+evidence (`dependencies.build_graph`) is built once, and a failing tool back end's relevance is
+read off it and the service's own failures (`_backend_relevance`).
 """
 
 from reasoning import layers
