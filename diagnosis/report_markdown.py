@@ -126,6 +126,9 @@ def report_markdown(
                 lines += _hypothesis(rank, hypothesis, links)
         if ruled_out:
             lines += _section("Ruled out", _ruled_out(ruled_out, links))
+        path = _dependency_path(report.get("graph"), links)
+        if path:
+            lines += _section("Dependency path", path)
         lines += _section(
             "Open questions",
             _bullets(text(q) for q in _list(report.get("open_questions")))
@@ -294,6 +297,18 @@ def _evidence(evidence: object, links: "_SpanLinks") -> list[str]:
         f"- {links.link(e.get('span_id'))}"
         f" {text(e.get('server'))} · {text(e.get('tool'))}: {text(e.get('fact'))}"
         for e in _dicts(evidence)
+    ]
+
+
+def _dependency_path(graph: object, links: "_SpanLinks") -> list[str]:
+    """The graph's edges from the incident's node down to the node it blames, each with the span
+    that showed it ([] when the report has no graph or no such path)."""
+    if not isinstance(graph, Mapping):
+        return []
+    return [
+        f"- {code(e.get('caller'))} → {code(e.get('callee'))} ({text(e.get('kind'))}):"
+        f" {links.link(e.get('span_id'))} {text(e.get('fact'))}"
+        for e in _dicts(graph.get("path"))
     ]
 
 

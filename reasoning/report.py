@@ -13,7 +13,8 @@ Shape (stored on DiagnosisTask.report, returned by the API, rendered by `markdow
      "open_questions": [str], "next_steps": [{"text", "runbook_uri", "runbook_title"}],
      "actions": [{"tool", "server", "target", "status" (ACTION_STATUSES), "reason",
                   "span_id", "status_span_id", "approval_id", "effect"}],
-     "tool_calls": int, "partial": bool}                     # partial: saved while running
+     "tool_calls": int, "partial": bool,                     # partial: saved while running
+     "graph": {"focus", "nodes", "edges", "blame", "path"} | null}  # reasoning/layered/graph.py
 
 Hypotheses are ranked: status (confirmed, likely, ruled_out), then confidence, then layer
 bottom-up (a lower layer explains the ones above it), then component. No ORM here.
@@ -136,6 +137,8 @@ class Report:
     actions: list[ActionRecord] = field(default_factory=list)
     tool_calls: int = 0
     partial: bool = True
+    # The dependency graph the hypotheses were ranked on (`Graph.to_dict()`), when one was built.
+    graph: dict[str, Any] | None = None
 
     def ranked(self) -> list[Hypothesis]:
         return sorted(self.hypotheses, key=rank_key)
@@ -174,4 +177,5 @@ class Report:
             "actions": [asdict(a) for a in self.actions],
             "tool_calls": self.tool_calls,
             "partial": self.partial,
+            "graph": self.graph,
         }

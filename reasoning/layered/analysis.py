@@ -2,11 +2,13 @@
 
 Each hypothesis cites the spans that showed it. The rules themselves live in their own modules and
 are listed, in the order they run, by `reasoning.layered.rules` (stage "board"); this module runs
-them and asks the open questions.
+them, asks the open questions and builds the dependency graph of the evidence
+(`dependencies.build_graph`) that the report carries.
 """
 
 from reasoning.layered import rules
 from reasoning.layered.candidates import Board, dependency_services
+from reasoning.layered.dependencies import attach_faults, build_graph
 from reasoning.layered.facts import Facts
 from reasoning.layered.reading import host_of, short
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
@@ -41,6 +43,9 @@ class Analysis(Board):
             rule.function(self)
         self._questions()
         self._ambiguous_tools()
+        # The dependency graph of the evidence, with every hypothesis still standing as its faults.
+        self.graph = build_graph(self, self.cluster)
+        attach_faults(self.graph, self)
 
     def _ambiguous_tools(self) -> None:
         """A tool the planner would call that two servers offer is not called: it does not guess."""

@@ -4,6 +4,7 @@ The rule modules (`application`, `network`, `gateway`) and `analysis` write on o
 """
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from reasoning.layered import remedies
 from reasoning.layered.facts import Facts
@@ -21,6 +22,9 @@ from reasoning.layered.reading import (
 )
 from reasoning.observations import Investigation, Observation
 from reasoning.report import EXCLUDED_REASON, Evidence, Hypothesis, Report, Status
+
+if TYPE_CHECKING:
+    from reasoning.layered.kubernetes import Diagnosis
 
 _STATUSES: dict[str, Status] = {
     "confirmed": "confirmed",
@@ -89,6 +93,8 @@ class Board:
         self.candidates: dict[str, Candidate] = {}
         self.open_questions: list[str] = []
         self.leaks: set[str] = set()  # services whose metrics show a connection leak
+        # The Kubernetes agent's diagnosis (its cluster, paths and findings), when it read any.
+        self.cluster: Diagnosis | None = None
 
     def get(self, layer: str, component: str, statement: str) -> Candidate:
         """The candidate for (layer, component), made with `statement` the first time."""

@@ -14,7 +14,8 @@ def kubernetes_findings(board: Board) -> None:
     """Each Kubernetes object's fault is a hypothesis at its stage's layer: confirmed on the incident's path, a lead off it, below its cause as a victim, weak when over before the window."""
     if not any(o.tool in KUBERNETES_TOOLS for o in board.inv.observations):
         return
-    findings = kubernetes.diagnose(board.inv, board.facts)
+    board.cluster = kubernetes.diagnosis(board.inv, board.facts)
+    findings = board.cluster.findings
     by_component = {f.component: f for f in findings}
     for f in findings:
         c = board.get(f.layer, f.component, f.statement)

@@ -570,6 +570,7 @@ class LayeredPlanner:
                 dict.fromkeys([*start.lines(), *analysis.open_questions])
             ),
             tool_calls=sum(1 for o in inv.observations if not o.refused),
+            graph=analysis.graph.to_dict(),
         )
         report.next_steps = _next_steps(
             facts, analysis, report.top, runbooks=self.runbook_limit

@@ -65,7 +65,11 @@ from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.rate_jumps import rate_jumps
-from reasoning.layered.tool_failures import backend_support, tool_failures
+from reasoning.layered.tool_failures import (
+    backend_relevance,
+    backend_support,
+    tool_failures,
+)
 from reasoning.layered.warning_leads import warning_leads
 
 WORKLOAD: Final = "workload"
@@ -82,6 +86,7 @@ CLASSES: Final = {
     2: "it read only error-level logs and no baseline",
     3: "it stopped when the incident's name was unknown",
     4: "it blamed the loudest object",
+    5: "its confidence followed the wording, not the evidence",
 }
 
 _ALL: Final = (*layers.LAYERS,)
@@ -198,6 +203,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
+    Rule(
+        "board.backend-relevance",
+        BOARD,
+        (layers.TOOL_BACKEND,),
+        backend_relevance,
+        (5,),
+    ),
     Rule("board.excluded", BOARD, _ALL, excluded),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),

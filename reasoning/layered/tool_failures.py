@@ -2,14 +2,14 @@
 
 A tool that answers isError names a back end (Prometheus, Loki, the Kubernetes API …) failing; a
 call that fails below the tool is the MCP hop. A second server agreeing (a probe of the back end's
-host, its own metrics) confirms the back end; one the incident does not name limits the diagnosis
-without explaining it.
+host, its own metrics) confirms the back end; one the incident's service is not shown to depend on
+(the dependency graph) limits the diagnosis without explaining it, unless the service shows no
+failure of its own.
 """
-
-import re
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, spans
+from reasoning.layered.dependencies import build_graph
 from reasoning.layered.facts import FACT_CHARS, ToolFailure
 from reasoning.layered.network import network_statement
 from reasoning.layered.reading import short
@@ -66,7 +66,7 @@ def _backend(board: Board, failure: ToolFailure) -> None:
 
 
 def backend_support(board: Board) -> None:
-    """A failing back end is confirmed when a second server agrees (a probe of its host, its own metrics), and only a limit on the diagnosis when the incident does not name it."""
+    """A failing back end is confirmed when a second server agrees (a probe of its host, its own metrics)."""
     for c in board.candidates.values():
         if c.layer != layers.TOOL_BACKEND:
             continue
@@ -89,15 +89,6 @@ def backend_support(board: Board) -> None:
         corroborating = c.sources - {
             e.server for e in c.evidence if e.tool not in (PROBE_URL, SERVICE_HEALTH)
         }
-        is_relevant = (
-            c.component == board.service.lower()
-            or re.search(rf"\b{re.escape(c.component)}\b", board.words) is not None
-            or any(
-                re.search(rf"\b{word}s?\b", board.words)
-                for e in c.evidence
-                for word in domain(e.server, e.tool)
-            )
-        )
         if corroborating:
             c.status = "confirmed"
             c.confidence = min(0.9 + 0.03 * (spans(c) - 2), 0.97)
@@ -105,10 +96,48 @@ def backend_support(board: Board) -> None:
             c.status = "likely"
             c.confidence = 0.6 + 0.05 * min(direct - 1, 2)
         c.confidence -= 0.1 * passing
-        if not is_relevant:
-            # Proven to fail, but not shown to be what the incident is about: it limits this
-            # diagnosis, it does not explain it.
-            c.status, c.confidence = "likely", min(c.confidence, 0.35)
-            c.statement += (
-                "; it limits this diagnosis and is not shown to cause the incident"
-            )
+
+
+def backend_relevance(board: Board) -> None:
+    """A failing tool back end explains the incident only when it is the incident's service, the dependency graph shows the service depending on it, or the service shows no failure of its own; else it only limits the diagnosis.
+
+    The incident's words decide nothing: what the tool call itself showed does.
+    """
+    backends = [
+        c
+        for c in board.candidates.values()
+        if c.layer == layers.TOOL_BACKEND and c.component != board.service.lower()
+    ]
+    if not backends:
+        return
+    graph = build_graph(board, board.cluster)
+    for c in backends:
+        if c.component in graph.depends_on(graph.focus) or (
+            _tool_failed_on(board, c.component) and not _service_fails(board)
+        ):
+            continue
+        # Proven to fail, but not shown to be what the incident is about: it limits this
+        # diagnosis, it does not explain it.
+        c.status, c.confidence = "likely", min(c.confidence, 0.35)
+        c.statement += (
+            "; it limits this diagnosis and is not shown to cause the incident"
+        )
+
+
+def _tool_failed_on(board: Board, backend: str) -> bool:
+    """A tool call of this diagnosis failed because of this back end (its own failure)."""
+    return any(
+        f.kind == "backend" and f.backend == backend for f in board.facts.failures
+    )
+
+
+def _service_fails(board: Board) -> bool:
+    """The incident's service shows a failure of its own: failing metrics, or a hypothesis
+    outside the tools (its own or on what it depends on)."""
+    health = board.facts.health.get(board.service)
+    if health is not None and health.verdict in ("degraded", "unhealthy"):
+        return True
+    return any(
+        c.status != "ruled_out" and c.layer not in (layers.TOOL_BACKEND, layers.MCP)
+        for c in board.candidates.values()
+    )

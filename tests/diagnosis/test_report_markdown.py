@@ -11,6 +11,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from diagnosis.report_markdown import code, report_markdown, text
+from reasoning.layered.graph import Fault, Graph
 from reasoning.report import (
     ActionRecord,
     Evidence,
@@ -552,3 +553,30 @@ def test_next_steps_follow_an_action_decided_after_the_report_was_written():
         "restarted, apply the fix",
     ]
     assert "recover" not in steps and "was done" not in steps
+
+
+def test_the_dependency_path_lists_each_edge_with_its_span_down_to_the_blamed_node():
+    graph = Graph()
+    graph.link("ferry-web", "tolls-gw", "calls", LOG_SPAN, "upstream tolls-gw 502")
+    graph.link("tolls-gw", "tolls-db", "calls", LEAK_SPAN, "dial tcp tolls-db refused")
+    graph.add_fault(
+        "tolls-db",
+        "service",
+        Fault("connect:tolls-db", "confirmed", 0.9, "refuses", LEAK_SPAN, "refused"),
+    )
+    graph.focus = "ferry-web"
+    md = _markdown(_report(graph=graph.to_dict()))
+
+    section = md.split("## Dependency path\n", 1)[1].split("\n## ", 1)[0]
+    assert (
+        f"- `ferry-web` → `tolls-gw` (calls): [span {LOG_SPAN[:8]}]"
+        f"({TRACE}?span={LOG_SPAN}#span-{LOG_SPAN}) upstream tolls-gw 502"
+    ) in section
+    assert "`tolls-gw` → `tolls-db` (calls)" in section
+
+
+def test_no_dependency_path_section_without_a_graph_path():
+    assert "## Dependency path" not in _markdown(_report())
+    graph = Graph()
+    graph.node("lonely", "service")
+    assert "## Dependency path" not in _markdown(_report(graph=graph.to_dict()))

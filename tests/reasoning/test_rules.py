@@ -51,7 +51,11 @@ def _is_board_rule(function) -> bool:
     if function.__name__.startswith("_"):
         return False
     params = list(inspect.signature(function).parameters.values())
-    hints = inspect.get_annotations(function, eval_str=True)
+    try:
+        hints = inspect.get_annotations(function, eval_str=True)
+    except NameError:
+        # It names a type imported for type checking only (never Board, nor None): not a rule's.
+        return False
     return (
         len(params) == 1
         and hints.get(params[0].name) is Board

@@ -18,10 +18,11 @@ incident's window is stale (`links`). Faults off the incident's path (not its se
 anything its service's pods are shown to call) stay leads, not conclusions.
 
 kubectl's text is read by `kubectl` (tables, events, describes) and gathered per namespace by
-`cluster` (readers keyed by tool, owners keyed by kind).
+`cluster` (readers keyed by tool, owners keyed by kind). `diagnosis` keeps the cluster and each
+namespace's path with the findings; `topology` turns them into the dependency graph's edges.
 """
 
-from reasoning.layered.kubernetes.faults import diagnose
+from reasoning.layered.kubernetes.faults import Diagnosis, diagnose, diagnosis
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.namespaces import (
     named_namespaces,
@@ -30,8 +31,10 @@ from reasoning.layered.kubernetes.namespaces import (
 from reasoning.layered.kubernetes.reads import plan, survey
 
 __all__ = [
+    "Diagnosis",
     "Finding",
     "diagnose",
+    "diagnosis",
     "named_namespaces",
     "plan",
     "scanned_namespaces",

@@ -4,8 +4,10 @@ Rule: a pod whose eviction the events show refused for its disruption budget (`E
 or "would violate the pod's disruption budget") is held by the PodDisruptionBudget that selects it
 and allows 0 disruptions (its minAvailable equals the pods it counts, or some are unready): that
 budget blocks the drain of the pod's node (an upgrade, a scale-in), and is the fault
-(`EvictionBlocked`) — relevant when the pod's workload is on the incident's path or the incident
-speaks of a drain, an eviction, a cordoned node or a node upgrade.
+(`EvictionBlocked`) — relevant when the pod's workload is on the incident's path, or when the
+evidence shows the drain itself (the pod's node cordoned: `SchedulingDisabled` in the nodes list,
+`Unschedulable: true` in its describe) and the incident's service is no workload of the
+namespace (what fails is the drain, not a service). The incident's words decide nothing.
 """
 
 import re
@@ -23,11 +25,8 @@ from reasoning.layered.kubernetes.path import Path
 
 _BLOCKED = re.compile(r"disruption budget", re.IGNORECASE)
 _ALLOWED = re.compile(r"^\s*Allowed disruptions:\s*(\d+)", re.MULTILINE)
-# What an incident about a node's drain says.
-DRAINING = re.compile(
-    r"\b(?:drain\w*|evict\w*|cordon\w*|upgrad\w*|maintenance|node ?groups?|node ?pools?|"
-    r"PodEvictionFailure)\b",
-    re.IGNORECASE,
+_UNSCHEDULABLE = re.compile(
+    r"^\s*Unschedulable:\s*true\b", re.MULTILINE | re.IGNORECASE
 )
 
 
@@ -66,9 +65,17 @@ def _guards(cluster: Cluster, ns: str, budget: str, pod: str) -> bool:
     return cluster.owner(ns, "pod", pod).split("/", 1)[1] == budget
 
 
-def disruption_faults(
-    cluster: Cluster, ns: str, path: Path, incident: str
-) -> list[Finding]:
+def is_cordoned(cluster: Cluster, ns: str, node: str) -> bool:
+    """The node is cordoned (being drained): `SchedulingDisabled` in the nodes list, or
+    `Unschedulable: true` in its describe."""
+    nodes = cluster.table("nodes", ns)
+    if node and nodes is not None and "SchedulingDisabled" in nodes.line(node):
+        return True
+    described = cluster.describe("nodes", ns, node) if node else None
+    return described is not None and _UNSCHEDULABLE.search(described.text) is not None
+
+
+def disruption_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
     """A PodDisruptionBudget allowing no disruption over a pod whose eviction was refused blocks its node's drain."""
     table = cluster.table("poddisruptionbudgets", ns)
     blocked = blocked_evictions(cluster, ns)
@@ -107,11 +114,12 @@ def disruption_faults(
             )
         for event in held[:2]:
             f.cite(event.obs, event.fact)
-        if node and nodes is not None and "SchedulingDisabled" in nodes.line(node):
+        drained = is_cordoned(cluster, ns, node)
+        if drained and nodes is not None and "SchedulingDisabled" in nodes.line(node):
             f.cite(
                 nodes.obs, f"get nodes: {nodes.line(node)} (cordoned, being drained)"
             )
-        f.is_relevant = owner in path.workloads or bool(DRAINING.search(incident))
+        f.is_relevant = owner in path.workloads or (drained and not path.resolved)
         f.depth = path.depth.get(owner, 0) + 1 if owner in path.workloads else 1
         f.keywords = ["PodDisruptionBudget", "drain", "eviction", budget]
         f.chain = [

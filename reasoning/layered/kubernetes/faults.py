@@ -7,6 +7,7 @@ blocking a drain, the control plane; then `links.link` says which lie on the inc
 which are victims and which are stale.
 """
 
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from reasoning.layered.facts import Facts
@@ -22,30 +23,46 @@ from reasoning.layered.kubernetes.nodes import (
     node_faults,
     pressure_faults,
 )
-from reasoning.layered.kubernetes.path import incident_path
+from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
-from reasoning.layered.reading import incident_text
 from reasoning.observations import Investigation
+
+
+@dataclass
+class Diagnosis:
+    """The findings, and what they were read from: the cluster and each namespace's path."""
+
+    cluster: Cluster
+    findings: list[Finding] = field(default_factory=list)
+    paths: dict[str, Path] = field(default_factory=dict)
 
 
 def diagnose(inv: Investigation, facts: Facts) -> list[Finding]:
     """Every fault the kubectl answers show, victims marked, the incident's path flagged."""
+    return diagnosis(inv, facts).findings
+
+
+def diagnosis(inv: Investigation, facts: Facts) -> Diagnosis:
+    """`diagnose`, keeping the cluster read and the namespaces' paths (the dependency graph's)."""
     cluster = Cluster.read(inv.observations)
+    result = Diagnosis(cluster)
     out: dict[str, Finding] = {}
     for ns in diagnosed_namespaces(inv, cluster):
-        for f in _namespace_faults(inv, facts, cluster, ns):
+        path = incident_path(inv, facts, cluster, ns)
+        result.paths[ns] = path
+        for f in _namespace_faults(inv, facts, cluster, ns, path):
             # A system pod's fault is found from every namespace: the one it explains wins.
             current = out.get(f.component)
             if current is None or (f.is_relevant and not current.is_relevant):
                 out[f.component] = f
-    findings = list(out.values())
-    waited_on(inv, facts, findings)
-    return findings
+    result.findings = list(out.values())
+    waited_on(inv, facts, result.findings)
+    return result
 
 
 def diagnosed_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
@@ -65,9 +82,8 @@ def diagnosed_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
 
 
 def _namespace_faults(
-    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str, path: Path
 ) -> list[Finding]:
-    path = incident_path(inv, facts, cluster, ns)
     found: dict[str, Finding] = {}
     for node in node_faults(cluster, ns):
         found[node.component] = node
@@ -95,7 +111,7 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
         found.setdefault(finding.component, finding)
-    for finding in disruption_faults(cluster, ns, path, incident_text(inv)):
+    for finding in disruption_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         current = found.get(finding.component)

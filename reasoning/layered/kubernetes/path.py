@@ -29,12 +29,15 @@ class Path:
     # Services with no pods to offer → the workloads meant to back them.
     backing: dict[str, list[str]] = field(default_factory=dict)
     ingresses: list[str] = field(default_factory=list)  # ingresses in front of the path
+    # The incident's own service resolved to workloads here (by its Service, name or pods), not
+    # only to what its words or the survey named.
+    resolved: bool = False
 
 
 def incident_path(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -> Path:
     """The path through namespace `ns`: seeds, what their logs fail to reach, the ingresses in front."""
-    seeds, seed_services = _seed(inv, cluster, ns)
-    path = Path(workloads=list(seeds), services=list(seed_services))
+    seeds, seed_services, resolved = _seed(inv, cluster, ns)
+    path = Path(workloads=list(seeds), services=list(seed_services), resolved=resolved)
     for w in seeds:
         path.depth[w] = 0
     _follow(facts, cluster, ns, path, list(seeds))
@@ -42,7 +45,9 @@ def incident_path(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -
     return path
 
 
-def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], list[str]]:
+def _seed(
+    inv: Investigation, cluster: Cluster, ns: str
+) -> tuple[list[str], list[str], bool]:
     service = inv.incident.service.lower()
     workloads = cluster.workloads(ns)
     services = cluster.names("services", ns)
@@ -60,6 +65,7 @@ def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], lis
                 owner = cluster.owner(ns, "pod", pod.name)
                 if owner not in seeds:
                     seeds.append(owner)
+    resolved = bool(seeds)
     # Names the incident's words give (a service the symptoms name).
     words = set(re.findall(r"[a-z0-9][a-z0-9-]*", incident_text(inv).lower()))
     words.update(s.lower() for s in inv.incident.starting_services)
@@ -79,7 +85,7 @@ def _seed(inv: Investigation, cluster: Cluster, ns: str) -> tuple[list[str], lis
             and re.search(rf"(?<![\w-]){spoken}(?![\w-])", text)
         ):
             seeds.append(owner)
-    return seeds, seed_services
+    return seeds, seed_services, resolved
 
 
 def _texts(

@@ -29,6 +29,11 @@ from reasoning.observations import Investigation, Observation
 _INGRESS_RULE = re.compile(r"(/\S*)?\s+([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)\)")
 
 
+def ingress_backends(described: str) -> list[tuple[str, str, str]]:
+    """(path prefix, service, port) for each rule an ingress's describe lists."""
+    return [(p, b, port) for p, b, port, _ in _INGRESS_RULE.findall(described)]
+
+
 def routing_faults(
     cluster: Cluster, ns: str, path: Path, failing: str = ""
 ) -> list[Finding]:

@@ -11,6 +11,7 @@ from diagnosis.events import EventKind
 from diagnosis.models import SpanState
 from diagnosis.payloads import EVENT_PAYLOADS, SpanEndState
 from reasoning import layers
+from reasoning.layered.graph import Fault, Graph
 from reasoning.report import (
     ACTION_STATUSES,
     ActionRecord,
@@ -81,7 +82,20 @@ def _sample_report() -> dict:
         next_steps=[NextStep("restart", "runbook://r", "Restart")],
         actions=[ActionRecord("actions", "restart_service", "payments-gw", "done")],
         tool_calls=3,
+        graph=_sample_graph(),
     ).to_dict()
+
+
+def _sample_graph() -> dict:
+    graph = Graph()
+    graph.link("checkout", "payments-gw", "calls", "3f2a9c1d0e4b5a67", "502 from it")
+    graph.add_fault(
+        "payments-gw",
+        "service",
+        Fault("connect:payments-gw", "confirmed", 0.9, "refuses", "3f2a", "refused"),
+    )
+    graph.focus = "checkout"
+    return graph.to_dict()
 
 
 def test_every_report_field_is_documented_in_its_table():
@@ -93,6 +107,10 @@ def test_every_report_field_is_documented_in_its_table():
         "Evidence": hypothesis["evidence"][0],
         "Next step": report["next_steps"][0],
         "Action": report["actions"][0],
+        "Graph": report["graph"],
+        "Graph node": report["graph"]["nodes"][0],
+        "Graph edge": report["graph"]["edges"][0],
+        "Blame": report["graph"]["blame"][0],
     }
     for heading, sample in objects.items():
         section = _section(heading)

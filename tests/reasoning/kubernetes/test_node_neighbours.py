@@ -284,7 +284,7 @@ def test_a_budget_allowing_no_disruption_over_the_refused_pod_blocks_the_drain()
         "EvictionBlocked",
         layers.PLATFORM,
     )
-    assert budget.is_relevant  # the incident speaks of a drain
+    assert budget.is_relevant  # worker-c is cordoned; fleet-rotation is no workload
     assert "worker-c" in budget.statement
     facts = [fact for _, fact in budget.evidence]
     assert any("disruption budget" in f for f in facts)
@@ -300,6 +300,50 @@ def test_a_budget_is_a_lead_when_the_incident_is_not_about_a_drain_nor_its_workl
     inv = investigation("mailer", *drain_cluster(), budgets(), title="mails not sent")
 
     assert not found(inv)["poddisruptionbudget/keyvault"].is_relevant
+
+
+def test_a_cordoned_node_makes_the_budget_relevant_whatever_the_incident_says():
+    inv = investigation(
+        "ops-window", *drain_cluster(), budgets(), title="pipeline red since 9:00"
+    )
+
+    assert found(inv)["poddisruptionbudget/keyvault"].is_relevant
+
+
+def test_drain_words_without_a_cordoned_node_leave_the_budget_a_lead():
+    observations = drain_cluster()
+    observations[1] = answer(
+        "get_resources",
+        {"kind": "nodes", "namespace": "default", "wide": True},
+        "NAME       STATUS   ROLES    AGE   VERSION\n"
+        "worker-c   Ready    <none>   90d   v1.30.6\n"
+        "worker-d   Ready    <none>   90d   v1.30.6\n",
+    )
+    inv = investigation(
+        "ops-window",
+        *observations,
+        budgets(),
+        title="node drain and upgrade stuck, cordoned node, evictions fail",
+    )
+
+    assert not found(inv)["poddisruptionbudget/keyvault"].is_relevant
+
+
+def test_a_node_described_unschedulable_is_cordoned():
+    observations = drain_cluster()
+    observations[1] = answer(
+        "get_resources",
+        {"kind": "nodes", "namespace": "default", "wide": True},
+        "NAME       STATUS   ROLES    AGE   VERSION\nworker-c   Ready    <none>   90d   v1.30.6\n",
+    )
+    node = answer(
+        "describe",
+        {"kind": "node", "name": "worker-c", "namespace": "default"},
+        "Name:               worker-c\nUnschedulable:      true\n",
+    )
+    inv = investigation("ops-window", *observations, node, budgets(), title="red")
+
+    assert found(inv)["poddisruptionbudget/keyvault"].is_relevant
 
 
 def test_no_refused_eviction_no_budget_fault():
