@@ -1,7 +1,8 @@
 """What to read next with kubectl: the lists of the namespaces, then the details worth a describe or logs.
 
-Planning, from the incident's service and namespace: the namespaces; pods (wide, labels), their
-owners (replica sets, deployments, stateful sets), services and endpoints, events, nodes and claims;
+Planning, from the incident's service and namespace: the namespaces; pods (wide, labels), every
+other kind in one multi-kind read where the server takes a kind list (else their owners, services,
+endpoints, claims and ingresses one by one), events and nodes;
 then `describe` of what is unhealthy and the previous logs of what restarts; then what those logs
 name (the services a pod calls, and the pods behind them). Each kind of detail has its reader
 (`DETAILS`, in the order they are asked); the planner drops the calls already asked.
