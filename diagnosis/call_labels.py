@@ -53,6 +53,10 @@ def call_label(tool: str, arguments: Any) -> str:
     namespace = _scalar(args.get("namespace"))
     ns = f" -n {namespace}" if namespace else ""
     kind = _scalar(args.get("kind") or args.get("resource") or args.get("type"))
+    kinds = args.get("kinds")
+    if not kind and isinstance(kinds, list):
+        # Several kinds in one get: kubectl's comma list.
+        kind = ",".join(_scalar(k) for k in kinds if _scalar(k))
     name = _scalar(args.get("name") or args.get("pod"))
     selector = _scalar(args.get("selector"))
     if tool in ("get_resources", "list_resources", "get"):

@@ -28,6 +28,8 @@ class Answer:
         None  # the same data as Kubernetes objects: one object (dict) or a list
     )
     notes: list[str] = field(default_factory=list)
+    # A multi-kind get: one answer per kind asked, in the order asked (each its own source).
+    parts: list[Answer] = field(default_factory=list)
 
 
 class BackendError(Exception):
@@ -46,6 +48,8 @@ def not_found_text(command: Command) -> str:
         return f"No events found in {command.namespace} namespace.\n"
     if command.verb == "logs":
         return f'Error from server (NotFound): pods "{command.name}" not found\n'
+    if command.is_multi_kind:
+        return f"No resources found in {command.namespace} namespace.\n"
     assert command.kind is not None
     if command.name:
         return f'Error from server (NotFound): {command.kind.qualified} "{command.name}" not found\n'

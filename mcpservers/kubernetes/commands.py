@@ -33,6 +33,9 @@ class Command:
     container: str = ""
     is_previous: bool = False
     tail: int | None = None
+    # get only: two or more kinds in one `kubectl get k1,k2 …` (then `kind` is None), in the
+    # order asked, which is the order kubectl prints their tables in.
+    kinds: tuple[Kind, ...] = ()
 
     def __post_init__(self) -> None:
         # A node or a storage class has no namespace: one key whatever namespace was asked.
@@ -47,10 +50,20 @@ class Command:
             and self.verb in ("get", "describe")
         )
 
+    @property
+    def is_multi_kind(self) -> bool:
+        return len(self.kinds) > 1
+
+    def one_kind(self, kind: Kind) -> Command:
+        """The same `get`, of one of its kinds only."""
+        return replace(self, kind=kind, kinds=())
+
     def args(self) -> list[str]:
         """The arguments after `kubectl`, as separate argv words (never a shell string)."""
         out: list[str] = [self.verb]
-        if self.verb in ("get", "describe"):
+        if self.is_multi_kind:
+            out.append(",".join(k.resource for k in self.kinds))
+        elif self.verb in ("get", "describe"):
             assert self.kind is not None
             out.append(self.kind.resource)
             if self.name:
@@ -259,6 +272,8 @@ def _command(verb: str, flags: _Flags) -> Command:
         except ValueError:
             raise UnsupportedLine(f"--tail {flags.tail!r} is not a number") from None
         tail = None if tail < 0 else tail
+    if verb == "get" and flags.positionals and "," in flags.positionals[0]:
+        return _multi_kind(flags, output)
     if verb in ("get", "describe"):
         kind, name = _resource(flags.positionals)
         if (
@@ -306,6 +321,42 @@ def _command(verb: str, flags: _Flags) -> Command:
         container=flags.container if verb == "logs" else "",
         is_previous=flags.is_previous and verb == "logs",
         tail=tail if verb == "logs" else None,
+    )
+
+
+def _multi_kind(flags: _Flags, output: str) -> Command:
+    """`kubectl get pods,deploy -n NS [-o wide] [--show-labels] [-l SEL]`: several kinds, no name."""
+    first, *names = flags.positionals
+    if names or "/" in first:
+        raise UnsupportedLine("several kinds with an object name (get deploy,svc x)")
+    kinds: list[Kind] = []
+    for word in first.split(","):
+        kind = find_kind(word)
+        if kind is None:
+            raise UnsupportedLine(f"kind {word!r} is not in the server's table")
+        if kind in kinds or not kind.is_namespaced:
+            raise UnsupportedLine(f"kind {word!r} repeated or without a namespace")
+        kinds.append(kind)
+    if not flags.namespace:
+        raise UnsupportedLine("it names no namespace (-n NS)")
+    if output not in ("", "wide") or flags.field_selector:
+        raise UnsupportedLine("several kinds read as tables only (no -o yaml/json)")
+    if len(kinds) == 1:
+        return Command(
+            "get",
+            flags.namespace,
+            kind=kinds[0],
+            output=output,
+            show_labels=flags.show_labels,
+            selector=normalize_selector(flags.selector) if flags.selector else "",
+        )
+    return Command(
+        "get",
+        flags.namespace,
+        output=output,
+        show_labels=flags.show_labels,
+        selector=normalize_selector(flags.selector) if flags.selector else "",
+        kinds=tuple(kinds),
     )
 
 

@@ -23,11 +23,19 @@ class Kind:
     # The columns of the plain table, when `-o wide` only appends columns after them: a plain
     # answer can then be cut out of a wide one.
     plain_columns: tuple[str, ...] = ()
+    # `-o wide` prints no column more than the plain table (checked against kubectl 1.37), so a
+    # plain answer is also the wide one.
+    wide_is_plain: bool = False
 
     @property
     def qualified(self) -> str:
         """The name kubectl's NotFound message uses: `pods`, `deployments.apps`."""
         return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    @property
+    def row_prefix(self) -> str:
+        """How kubectl names this kind's rows when one `get` asks several kinds: `deployment.apps/`."""
+        return f"{self.singular}.{self.group}/" if self.group else f"{self.singular}/"
 
 
 KINDS: tuple[Kind, ...] = (
@@ -110,8 +118,15 @@ KINDS: tuple[Kind, ...] = (
             "AGE",
         ),
     ),
-    Kind("endpoints", "endpoints", "Endpoints", ("ep",)),
-    Kind("endpointslices", "endpointslice", "EndpointSlice", (), "discovery.k8s.io"),
+    Kind("endpoints", "endpoints", "Endpoints", ("ep",), wide_is_plain=True),
+    Kind(
+        "endpointslices",
+        "endpointslice",
+        "EndpointSlice",
+        (),
+        "discovery.k8s.io",
+        wide_is_plain=True,
+    ),
     Kind("events", "event", "Event", ("ev",)),
     Kind(
         "nodes",
@@ -121,7 +136,14 @@ KINDS: tuple[Kind, ...] = (
         is_namespaced=False,
         plain_columns=("NAME", "STATUS", "ROLES", "AGE", "VERSION"),
     ),
-    Kind("namespaces", "namespace", "Namespace", ("ns",), is_namespaced=False),
+    Kind(
+        "namespaces",
+        "namespace",
+        "Namespace",
+        ("ns",),
+        is_namespaced=False,
+        wide_is_plain=True,
+    ),
     Kind(
         "persistentvolumeclaims",
         "persistentvolumeclaim",
@@ -143,18 +165,38 @@ KINDS: tuple[Kind, ...] = (
         "storage.k8s.io",
         is_namespaced=False,
     ),
-    Kind("configmaps", "configmap", "ConfigMap", ("cm",)),
-    Kind("secrets", "secret", "Secret"),
-    Kind("serviceaccounts", "serviceaccount", "ServiceAccount", ("sa",)),
-    Kind("resourcequotas", "resourcequota", "ResourceQuota", ("quota",)),
-    Kind("limitranges", "limitrange", "LimitRange", ("limits",)),
-    Kind("ingresses", "ingress", "Ingress", ("ing",), "networking.k8s.io"),
+    Kind("configmaps", "configmap", "ConfigMap", ("cm",), wide_is_plain=True),
+    Kind("secrets", "secret", "Secret", wide_is_plain=True),
+    Kind(
+        "serviceaccounts",
+        "serviceaccount",
+        "ServiceAccount",
+        ("sa",),
+        wide_is_plain=True,
+    ),
+    Kind(
+        "resourcequotas",
+        "resourcequota",
+        "ResourceQuota",
+        ("quota",),
+        wide_is_plain=True,
+    ),
+    Kind("limitranges", "limitrange", "LimitRange", ("limits",), wide_is_plain=True),
+    Kind(
+        "ingresses",
+        "ingress",
+        "Ingress",
+        ("ing",),
+        "networking.k8s.io",
+        wide_is_plain=True,
+    ),
     Kind(
         "networkpolicies",
         "networkpolicy",
         "NetworkPolicy",
         ("netpol",),
         "networking.k8s.io",
+        wide_is_plain=True,
     ),
     Kind(
         "horizontalpodautoscalers",
@@ -162,6 +204,7 @@ KINDS: tuple[Kind, ...] = (
         "HorizontalPodAutoscaler",
         ("hpa",),
         "autoscaling",
+        wide_is_plain=True,
     ),
     Kind(
         "poddisruptionbudgets",
@@ -169,6 +212,7 @@ KINDS: tuple[Kind, ...] = (
         "PodDisruptionBudget",
         ("pdb",),
         "policy",
+        wide_is_plain=True,
     ),
 )
 
@@ -219,6 +263,46 @@ def kind_arg(text: str) -> Kind:
             f"kind {text[:80]!r} is not one this server reads; use one of: {_KNOWN} (or a short name: po, svc, deploy, rs, ep, sa, cm, pvc, pv, sc, no …)"
         )
     return kind
+
+
+MAX_KINDS = 24
+
+
+def kinds_arg(texts: list[str]) -> tuple[Kind, ...]:
+    """The kinds of one multi-kind `get`: each from the table, no kind twice, all namespaced.
+
+    `texts` are the kinds as asked (a comma list `pods,deploy` is split first); the answer keeps
+    their order, which is the order kubectl prints their tables in.
+
+    Raises:
+        ArgumentRefused: none, too many, an unknown or repeated kind, or a cluster-scoped one.
+    """
+    words = [w.strip() for text in texts for w in text.split(",")]
+    if not words or any(not w for w in words):
+        raise ArgumentRefused(
+            "kinds: give one or more kinds, e.g. ['pods', 'deployments'] or 'pods,deployments' (no empty entry)"
+        )
+    if len(words) > MAX_KINDS:
+        raise ArgumentRefused(
+            f"kinds: {len(words)} kinds asked; at most {MAX_KINDS} in one call"
+        )
+    found: list[Kind] = []
+    for word in words:
+        try:
+            kind = kind_arg(word)
+        except ArgumentRefused as exc:
+            raise ArgumentRefused(f"kinds: {exc}") from None
+        if kind in found:
+            raise ArgumentRefused(
+                f"kinds: {word[:80]!r} repeats {kind.resource}; name each kind once"
+            )
+        found.append(kind)
+    scoped = [k.resource for k in found if not k.is_namespaced]
+    if scoped and len(found) > 1:
+        raise ArgumentRefused(
+            f"kinds: {', '.join(scoped)} has no namespace; ask it on its own, not with namespaced kinds"
+        )
+    return tuple(found)
 
 
 def namespace_arg(text: str) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpservers.kubernetes.answers import Answer, BackendError, is_not_found_text
 from mcpservers.kubernetes.commands import VERBS
+from mcpservers.kubernetes.multikind import split_parts
 
 if TYPE_CHECKING:
     from mcpservers.kubernetes.commands import Command
@@ -94,6 +95,10 @@ class LiveBackend:
         answer = Answer(command, text, is_found=is_found, source="live")
         if is_found and command.verb != "logs":
             answer.objects = await self._objects(command)
+        if command.is_multi_kind:
+            answer.parts = split_parts(
+                command, text if is_found else "", answer.objects, source="live"
+            )
         return answer
 
     async def kubectl_run(self, command: Command) -> Completed:

@@ -19,21 +19,24 @@ from pydantic import Field
 from mcpservers.kubernetes.answers import BackendError
 from mcpservers.kubernetes.commands import BadSelector, Command, normalize_selector
 from mcpservers.kubernetes.kinds import (
+    MAX_KINDS,
     ArgumentRefused,
     container_arg,
     find_kind,
     kind_arg,
+    kinds_arg,
     name_arg,
     namespace_arg,
     object_ref_arg,
 )
 from mcpservers.kubernetes.redaction import mask_text, redact_object, safe_text
-from mcpservers.kubernetes.tables import parse_table
+from mcpservers.kubernetes.tables import parse_table, table_blocks
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
 
     from mcpservers.kubernetes.answers import Answer, Backend
+    from mcpservers.kubernetes.kinds import Kind
 
 logger = logging.getLogger(__name__)
 
@@ -45,15 +48,12 @@ MAX_TAIL = 5000
 # Reads only; a live cluster's answers change from call to call, so not idempotent.
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
-KindArg = Annotated[
-    str,
-    Field(
-        description="Resource kind: pods, deployments, replicasets, services, endpoints, events, nodes, "
-        "persistentvolumeclaims, configmaps, secrets, serviceaccounts, resourcequotas … or a short name "
-        "(po, deploy, rs, svc, ep, no, pvc, cm, sa, quota).",
-        max_length=80,
-    ),
-]
+KIND_HELP = (
+    "Resource kind: pods, deployments, replicasets, services, endpoints, events, nodes, "
+    "persistentvolumeclaims, configmaps, secrets, serviceaccounts, resourcequotas … or a short name "
+    "(po, deploy, rs, svc, ep, no, pvc, cm, sa, quota)."
+)
+KindArg = Annotated[str, Field(description=KIND_HELP, max_length=80)]
 NamespaceArg = Annotated[
     str, Field(description="Namespace, e.g. 'shop'.", max_length=63)
 ]
@@ -108,12 +108,29 @@ def build_server(
     @server.tool(annotations=_READ_ONLY)
     async def get_resources(
         *,
-        kind: KindArg,
         namespace: NamespaceArg,
+        kind: Annotated[
+            str,
+            Field(
+                description=KIND_HELP
+                + " Several kinds in one call: 'pods,deployments' (as kubectl takes them) or `kinds`.",
+                max_length=1000,
+            ),
+        ] = "",
+        kinds: Annotated[
+            list[Annotated[str, Field(max_length=80)]] | None,
+            Field(
+                description=f"Several kinds in one `kubectl get k1,k2,…` (at most {MAX_KINDS}, each once, "
+                "all namespaced), e.g. ['pods', 'deployments', 'services']: one table per kind that has "
+                "objects, rows named kind.group/name; structuredContent.kinds has each kind's rows.",
+                max_length=MAX_KINDS,
+            ),
+        ] = None,
         name: Annotated[
             str,
             Field(
-                description="One object's name; empty lists them all.", max_length=253
+                description="One object's name (one kind only); empty lists them all.",
+                max_length=253,
             ),
         ] = "",
         wide: Annotated[
@@ -130,17 +147,32 @@ def build_server(
             ),
         ] = "",
     ) -> CallToolResult:
-        """`kubectl get KIND [NAME] -n NAMESPACE [-o wide] [--show-labels] [-l SELECTOR]`: the table kubectl prints, rows structured."""
+        """`kubectl get KIND[,KIND…] [NAME] -n NAMESPACE [-o wide] [--show-labels] [-l SELECTOR]`: the tables kubectl prints, rows structured."""
 
         def build() -> Command:
+            asked = _asked_kinds(kind, kinds)
+            selected = normalize_selector(selector) if selector.strip() else ""
+            if len(asked) > 1:
+                if name:
+                    raise ArgumentRefused(
+                        "name: one object's name is asked of one kind, not of several"
+                    )
+                return Command(
+                    "get",
+                    checked_namespace(namespace),
+                    output="wide" if wide else "",
+                    show_labels=show_labels,
+                    selector=selected,
+                    kinds=asked,
+                )
             return Command(
                 "get",
                 checked_namespace(namespace),
-                kind=kind_arg(kind),
+                kind=asked[0],
                 name=name_arg(name) if name else "",
                 output="wide" if wide else "",
                 show_labels=show_labels,
-                selector=normalize_selector(selector) if selector.strip() else "",
+                selector=selected,
             )
 
         return await answer(build)
@@ -233,16 +265,44 @@ def build_server(
     return server
 
 
+def _asked_kinds(kind: str, kinds: list[str] | None) -> tuple[Kind, ...]:
+    """The kinds a get_resources call asks: `kind` (one, or kubectl's comma list) or `kinds`.
+
+    Raises:
+        ArgumentRefused: both or neither given, or a kind `kinds_arg` refuses.
+    """
+    if kinds is not None and kind.strip():
+        raise ArgumentRefused("kind: give `kind` or `kinds`, not both")
+    if kinds is None:
+        if not kind.strip():
+            raise ArgumentRefused(
+                "kind: name a kind (e.g. 'pods'), or several in `kinds`"
+            )
+        if "," not in kind:
+            return (kind_arg(kind),)
+        return kinds_arg([kind])
+    return kinds_arg(kinds)
+
+
 def present(answer: Answer) -> tuple[str, dict[str, Any]]:
     """The text and structured content of an answer, with Secret data and credentials masked and sizes bounded."""
     command = answer.command
     notes = list(answer.notes)
     is_secret = command.kind is not None and command.kind.resource == "secrets"
-    text = safe_text(
-        answer.text,
-        is_secret_yaml=is_secret and command.output == "yaml",
-        objects=answer.objects,
-    )
+    if command.is_multi_kind and answer.is_found:
+        # Each kind's table scrubbed of its own objects' Secret values only, as if asked alone.
+        text = "\n".join(
+            safe_text(
+                block, is_secret_yaml=False, objects=_block_objects(block, answer)
+            )
+            for block in table_blocks(answer.text)
+        )
+    else:
+        text = safe_text(
+            answer.text,
+            is_secret_yaml=is_secret and command.output == "yaml",
+            objects=answer.objects,
+        )
     if len(text) > MAX_TEXT_CHARS:
         cut = len(text) - MAX_TEXT_CHARS
         if command.verb == "logs":
@@ -262,9 +322,13 @@ def present(answer: Answer) -> tuple[str, dict[str, Any]]:
     }
     if answer.derived_from:
         structured["derived_from"] = answer.derived_from
-    if answer.is_found and (
-        command.verb == "events"
-        or (command.verb == "get" and command.output in ("", "wide"))
+    if (
+        answer.is_found
+        and not command.is_multi_kind
+        and (
+            command.verb == "events"
+            or (command.verb == "get" and command.output in ("", "wide"))
+        )
     ):
         table = parse_table(answer.text)
         if table is not None:
@@ -280,7 +344,7 @@ def present(answer: Answer) -> tuple[str, dict[str, Any]]:
         structured["lines"] = text.count("\n") + (
             1 if text and not text.endswith("\n") else 0
         )
-    if answer.objects is not None:
+    if answer.objects is not None and not command.is_multi_kind:
         objects = redact_object(answer.objects)
         if len(pydantic_core.to_json(objects)) > MAX_OBJECTS_BYTES:
             notes.append(
@@ -288,8 +352,36 @@ def present(answer: Answer) -> tuple[str, dict[str, Any]]:
             )
         else:
             structured["items" if isinstance(objects, list) else "object"] = objects
+    if command.is_multi_kind:
+        structured["kinds"] = {
+            part.command.kind.resource: _part(part)
+            for part in answer.parts
+            if part.command.kind is not None
+        }
     structured["notes"] = notes
     return text, structured
+
+
+def _block_objects(block: str, answer: Answer) -> Any:
+    """The objects of the kind whose table `block` is (a multi-kind answer's rows name their kind)."""
+    first = block.splitlines()[1:2]
+    prefix = first[0].split("/", 1)[0] + "/" if first else ""
+    return next(
+        (
+            p.objects
+            for p in answer.parts
+            if p.command.kind is not None and p.command.kind.row_prefix == prefix
+        ),
+        None,
+    )
+
+
+def _part(part: Answer) -> dict[str, Any]:
+    """One kind of a multi-kind answer, structured as a one-kind get of it is (without its text)."""
+    _, structured = present(part)
+    if not structured["notes"]:
+        del structured["notes"]
+    return structured
 
 
 def tool_result(answer: Answer) -> CallToolResult:

@@ -23,6 +23,7 @@ from mcpservers.kubernetes.commands import (
     selector_matches,
 )
 from mcpservers.kubernetes.kinds import find_kind
+from mcpservers.kubernetes.multikind import join_parts, split_parts
 from mcpservers.kubernetes.tables import Table, parse_labels, parse_table, render_table
 
 if TYPE_CHECKING:
@@ -100,6 +101,8 @@ class SnapshotBackend:
 
     def answer(self, command: Command) -> Answer:
         """The captured, derived or not-captured answer to `command`."""
+        if command.is_multi_kind:
+            return self._multi_kind(command)
         answer = self._exact(command) or self._derived(command)
         if answer is None:
             answer = self._known_absent(command) or Answer(
@@ -115,6 +118,22 @@ class SnapshotBackend:
         if answer.is_found and command.verb != "logs":
             answer.objects = self._objects(command)
         return answer
+
+    def _multi_kind(self, command: Command) -> Answer:
+        """Several kinds: the captured answer when the snapshot holds this very command, else each
+        kind answered alone (captured, derived or not) and joined as kubectl prints them."""
+        exact = self._exact(command)
+        if exact is None:
+            return join_parts(
+                command, [self.answer(command.one_kind(k)) for k in command.kinds]
+            )
+        exact.parts = split_parts(command, exact.text, None, source=exact.source)
+        for part in exact.parts:
+            if part.is_found:
+                part.objects = self._objects(part.command)
+        if all(p.objects is not None for p in exact.parts if p.is_found):
+            exact.objects = [o for p in exact.parts for o in (p.objects or [])]
+        return exact
 
     # --- exact ------------------------------------------------------------------------------
 
@@ -223,7 +242,12 @@ class SnapshotBackend:
                 or source.namespace != command.namespace
                 or source.name
                 or source.output
-                not in (("wide",) if command.output == "wide" else ("", "wide"))
+                not in (
+                    ("wide",)
+                    if command.output == "wide"
+                    and not (command.kind and command.kind.wide_is_plain)
+                    else ("", "wide")
+                )
                 or (command.show_labels and not source.show_labels)
             ):
                 continue

@@ -95,3 +95,41 @@ def parse_labels(cell: str) -> dict[str, str]:
         key, _, value = part.partition("=")
         labels[key] = value
     return labels
+
+
+def table_blocks(text: str) -> list[str]:
+    """The tables of a multi-kind `kubectl get`, which prints one per kind, a blank line between."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            current.append(line)
+        elif current:
+            blocks.append("".join(current))
+            current = []
+    if current:
+        blocks.append("".join(current))
+    return blocks
+
+
+def with_name_prefix(table: Table, prefix: str) -> Table:
+    """The rows named as a multi-kind get names them: `deployment.apps/cart` for prefix `deployment.apps/`."""
+    index = table.column("NAME")
+    if index is None:
+        return table
+    return table.with_rows(
+        [(*row[:index], prefix + row[index], *row[index + 1 :]) for row in table.rows]
+    )
+
+
+def without_name_prefix(table: Table) -> Table:
+    """The rows named as a one-kind get names them: `cart`, not `deployment.apps/cart`."""
+    index = table.column("NAME")
+    if index is None:
+        return table
+    return table.with_rows(
+        [
+            (*row[:index], row[index].rpartition("/")[2], *row[index + 1 :])
+            for row in table.rows
+        ]
+    )

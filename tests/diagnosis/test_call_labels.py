@@ -18,6 +18,11 @@ from tests import factories
         ("get_resources", {"kind": "pods", "namespace": "shop"}, "get pods -n shop"),
         (
             "get_resources",
+            {"kinds": ["deployments", "jobs"], "namespace": "tools"},
+            "get deployments,jobs -n tools",
+        ),
+        (
+            "get_resources",
             {"kind": "deployments", "namespace": "shop", "name": "cart"},
             "get deployments cart -n shop",
         ),

@@ -296,7 +296,7 @@ async def test_forbidden_and_unreachable_are_tool_errors_that_say_what_to_change
         ),
         (
             "get_resources",
-            {"kind": "pods,secrets", "namespace": "shop"},
+            {"kind": "pods,secrets -A", "namespace": "shop"},
             "is not one this server reads",
         ),
         (

@@ -772,14 +772,14 @@ def test_keys_no_tool_asks_are_reported_not_fatal(tmp_path) -> None:
     _, unreachable = _server(
         {
             "kubectl top pods -n shop": "x",
-            "kubectl get deploy,svc -n shop": "y",
+            "kubectl get deploy,svc cart -n shop": "y",
             "kubectl get pods -n shop": PODS_PLAIN,
         },
         tmp_path,
     )
     assert [key for key, _ in unreachable] == [
         "kubectl top pods -n shop",
-        "kubectl get deploy,svc -n shop",
+        "kubectl get deploy,svc cart -n shop",
     ]
 
 

@@ -10,11 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reasoning.layered.kubernetes.kubectl import (
+    SAME_WIDE,
     Event,
     Pod,
     Table,
+    asked_kinds,
     describe_events,
     describe_field,
+    kind_parts,
     parse_labels,
     pod_from_row,
     resource,
@@ -48,6 +51,11 @@ class Cluster:
     describes: dict[tuple[str, str, str], Observation] = field(default_factory=dict)
     logs: dict[tuple[str, str, bool], Observation] = field(default_factory=dict)
     yamls: dict[tuple[str, str, str], Observation] = field(default_factory=dict)
+    # (resource, ns) → whether a multi-kind get listed it wide, for each kind it answered (with
+    # objects or none); a kind the server could not answer there is left out.
+    surveyed: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # (resource, ns, wide) a multi-kind get asked and the server could not answer (a snapshot's gap).
+    unanswered: set[tuple[str, str, bool]] = field(default_factory=set)
 
     @classmethod
     def read(cls, observations: list[Observation]) -> "Cluster":
@@ -66,6 +74,17 @@ class Cluster:
 
     def has_list(self, kind: str, namespace: str) -> bool:
         return self.table(kind, namespace) is not None
+
+    def wants_list(self, kind: str, namespace: str, *, wide: bool) -> bool:
+        """A one-kind list of `kind` may still tell something: not listed, not answered by a
+        multi-kind get, and not already asked that way of a server that could not answer it."""
+        plural = resource(kind)
+        key = (plural, "" if plural == "nodes" else namespace)
+        return (
+            not self.has_list(kind, namespace)
+            and key not in self.surveyed
+            and (*key, wide) not in self.unanswered
+        )
 
     def pods(self, namespace: str) -> list[Pod]:
         table = self.table("pods", namespace)
@@ -198,6 +217,9 @@ def _read_list(cluster: Cluster, obs: Observation) -> None:
     """A list (`get <kind>`): a table per kind and namespace; a labelled list replaces an unlabelled one."""
     args = obs.arguments
     ns = _namespace(obs)
+    if len(asked_kinds(args)) > 1:
+        _read_kinds(cluster, obs)
+        return
     kind = resource(str(args.get("kind") or ""))
     if args.get("name") or args.get("selector"):
         return
@@ -215,6 +237,28 @@ def _read_list(cluster: Cluster, obs: Observation) -> None:
     )
     if current is None or (args.get("show_labels") and unlabelled):
         cluster.tables[key] = Table(obs, table_rows(obs))
+
+
+def _read_kinds(cluster: Cluster, obs: Observation) -> None:
+    """A multi-kind list: each kind's table as if listed alone (the first answer per kind wins)."""
+    if obs.arguments.get("selector") or obs.arguments.get("name"):
+        return
+    ns = _namespace(obs)
+    wide = bool(obs.arguments.get("wide"))
+    labels = bool(obs.arguments.get("show_labels"))
+    for part in kind_parts(obs):
+        key = (part.resource, "" if part.resource == "nodes" else ns)
+        if not part.is_captured:
+            cluster.unanswered.add((*key, wide))
+            if part.resource in SAME_WIDE:
+                cluster.unanswered.add((*key, not wide))
+            cluster.missing.add((part.resource, ns, labels))
+            continue
+        cluster.surveyed.setdefault(key, wide)
+        if not part.is_found:
+            cluster.missing.add((part.resource, ns, labels))
+        elif key not in cluster.tables:
+            cluster.tables[key] = Table(obs, part.rows, part.prefix)
 
 
 def _read_events(cluster: Cluster, obs: Observation) -> None:

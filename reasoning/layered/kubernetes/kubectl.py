@@ -6,6 +6,7 @@ Pure functions and dataclasses; no I/O. `cluster.py` gathers these per namespace
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from reasoning.layered.reading import as_dict, as_list
@@ -53,6 +54,13 @@ _RESOURCES = {
     "horizontalpodautoscaler": "horizontalpodautoscalers",
     "pdb": "poddisruptionbudgets",
     "poddisruptionbudget": "poddisruptionbudgets",
+    "limits": "limitranges",
+    "limitrange": "limitranges",
+    "endpointslice": "endpointslices",
+    "pv": "persistentvolumes",
+    "persistentvolume": "persistentvolumes",
+    "sc": "storageclasses",
+    "storageclass": "storageclasses",
 }
 _SINGULAR = {
     "pods": "pod",
@@ -76,7 +84,29 @@ _SINGULAR = {
     "networkpolicies": "networkpolicy",
     "horizontalpodautoscalers": "horizontalpodautoscaler",
     "poddisruptionbudgets": "poddisruptionbudget",
+    "limitranges": "limitrange",
+    "endpointslices": "endpointslice",
+    "persistentvolumes": "persistentvolume",
+    "storageclasses": "storageclass",
 }
+# Kinds whose `-o wide` table has no column more than the plain one (kubectl's printers): a list
+# asked wide and not answered is not answered plain either.
+SAME_WIDE = frozenset(
+    {
+        "endpoints",
+        "endpointslices",
+        "ingresses",
+        "networkpolicies",
+        "horizontalpodautoscalers",
+        "poddisruptionbudgets",
+        "configmaps",
+        "secrets",
+        "serviceaccounts",
+        "resourcequotas",
+        "limitranges",
+        "namespaces",
+    }
+)
 _GAP = re.compile(r"\s{2,}")
 _HEADER = re.compile(r"[A-Z][A-Z0-9()\-_ ./]*")
 
@@ -101,6 +131,9 @@ def ref(kind: str, name: str) -> str:
 class Table:
     obs: Observation
     rows: tuple[dict[str, str], ...]
+    # How the answer's text names this kind's rows: "" for a one-kind get, `deployment.apps/` in a
+    # multi-kind one.
+    prefix: str = ""
 
     def row(self, name: str) -> dict[str, str] | None:
         return next((r for r in self.rows if r.get("NAME") == name), None)
@@ -108,7 +141,7 @@ class Table:
     def line(self, name: str) -> str:
         """The row as kubectl printed it (for a fact), else its cells joined."""
         for text_line in self.obs.text.splitlines():
-            if text_line.split()[:1] == [name]:
+            if text_line.split()[:1] == [self.prefix + name]:
                 return " ".join(text_line.split())
         row = self.row(name)
         return " ".join(row.values()) if row else name
@@ -121,6 +154,82 @@ def table_rows(obs: Observation) -> tuple[dict[str, str], ...]:
     if rows:
         return tuple({str(k): str(v) for k, v in as_dict(r).items()} for r in rows if r)
     return parse_rows(obs.text)
+
+
+@dataclass(frozen=True)
+class KindPart:
+    """One kind of a multi-kind `get` answer."""
+
+    resource: str  # plural: deployments
+    rows: tuple[dict[str, str], ...]  # NAME without the kind prefix
+    prefix: str  # as the text names the rows: `deployment.apps/` ("" when none shown)
+    is_found: bool  # objects of the kind were listed
+    is_captured: bool = (
+        True  # False: the server could not answer this kind (a snapshot's gap)
+    )
+
+
+def asked_kinds(arguments: Mapping[str, object]) -> list[str]:
+    """The kinds a get_resources call asked, as plural resources: `kinds`, or `kind` ('po,svc')."""
+    many = arguments.get("kinds")
+    words = (
+        [str(k) for k in many]
+        if isinstance(many, list)
+        else str(arguments.get("kind") or "").split(",")
+    )
+    return [resource(w) for w in words if w.strip()]
+
+
+def kind_parts(obs: Observation) -> list[KindPart]:
+    """A multi-kind `get` read per kind: the server's per-kind rows when structured (each with
+    whether it was found and captured), else each table of the text by its rows' `kind/` prefix."""
+    blocks = _kind_blocks(obs.text)
+    structured = as_dict(as_dict(obs.result).get("kinds"))
+    parts: list[KindPart] = []
+    for plural in asked_kinds(obs.arguments):
+        block = blocks.get(plural)
+        part = as_dict(structured.get(plural))
+        if part:
+            rows = tuple(
+                {str(k): str(v) for k, v in as_dict(r).items()}
+                for r in as_list(part.get("rows"))
+                if r
+            )
+            parts.append(
+                KindPart(
+                    plural,
+                    rows,
+                    block[0] if block else "",
+                    part.get("found") is True and bool(rows),
+                    part.get("source") != "not_captured",
+                )
+            )
+        elif block is not None:
+            parts.append(KindPart(plural, block[1], block[0], bool(block[1])))
+        else:
+            # Not in the text: kubectl prints nothing for a kind with no object.
+            parts.append(
+                KindPart(plural, (), "", is_found=False, is_captured=not structured)
+            )
+    return parts
+
+
+def _kind_blocks(text: str) -> dict[str, tuple[str, tuple[dict[str, str], ...]]]:
+    """The tables of a multi-kind answer, by plural resource: (row prefix, rows without it)."""
+    out: dict[str, tuple[str, tuple[dict[str, str], ...]]] = {}
+    for block in re.split(r"\n\s*\n", text):
+        rows = parse_rows(block)
+        first = rows[0].get("NAME", "") if rows else ""
+        head, slash, _ = first.partition("/")
+        if not slash or resource(head) in out:
+            continue
+        out[resource(head)] = (
+            head + "/",
+            tuple(
+                {**r, "NAME": r.get("NAME", "").removeprefix(head + "/")} for r in rows
+            ),
+        )
+    return out
 
 
 def parse_rows(text: str) -> tuple[dict[str, str], ...]:

@@ -1,7 +1,8 @@
 """What to read next with kubectl: the lists of the namespaces, then the details worth a describe or logs.
 
-Planning, from the incident's service and namespace: the namespaces; pods (wide, labels), their
-owners (replica sets, deployments, stateful sets), services and endpoints, events, nodes and claims;
+Planning, from the incident's service and namespace: the namespaces; pods (wide, labels), every
+other kind in one multi-kind read where the server takes a kind list (else their owners, services,
+endpoints, claims and ingresses one by one), events and nodes;
 then `describe` of what is unhealthy and the previous logs of what restarts; then what those logs
 name (the services a pod calls, and the pods behind them). Each kind of detail has its reader
 (`DETAILS`, in the order they are asked); the planner drops the calls already asked.
@@ -35,8 +36,8 @@ from reasoning.layered.kubernetes.policies import selecting_policies, unreached_
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
-from reasoning.layered.reading import incident_text
-from reasoning.observations import Investigation, PlannedCall
+from reasoning.layered.reading import as_dict, incident_text
+from reasoning.observations import Investigation, PlannedCall, only_tool
 from reasoning.tools import (
     DESCRIBE,
     EVENTS,
@@ -56,6 +57,29 @@ LISTS: tuple[tuple[str, bool], ...] = (
     ("endpoints", False),
     ("persistentvolumeclaims", False),
     ("ingresses", False),
+)
+# Every namespaced kind of the kubernetes server's table but pods (read on their own, with labels),
+# events (their own tool) and secrets (nothing here reads them; often not readable): listed in one
+# multi-kind `kubectl get … -o wide` where the server takes a kind list (issue 21: survey every kind).
+SURVEY_KINDS: tuple[str, ...] = (
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "services",
+    "endpoints",
+    "endpointslices",
+    "ingresses",
+    "networkpolicies",
+    "horizontalpodautoscalers",
+    "poddisruptionbudgets",
+    "persistentvolumeclaims",
+    "configmaps",
+    "resourcequotas",
+    "limitranges",
+    "serviceaccounts",
 )
 
 
@@ -77,7 +101,7 @@ def plan(
     for ns in scanned:
         calls.append(_pods_call(cluster, ns, call, labels_only=anywhere))
     for ns in chosen_namespaces(inv, cluster):
-        calls += _namespace_lists(cluster, ns, call)
+        calls += _namespace_lists(inv, cluster, ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
@@ -117,7 +141,7 @@ def survey(
     ]
     for ns in listed:
         if any(not p.is_healthy for p in cluster.pods(ns)):
-            calls += _namespace_lists(cluster, ns, call)
+            calls += _namespace_lists(inv, cluster, ns, call)
             calls += _details(inv, facts, cluster, ns, call)[:max_details]
             calls += _explaining_objects(inv, facts, cluster, ns, call)
     return calls
@@ -163,16 +187,31 @@ def _pods_listed(cluster: Cluster, ns: str) -> bool:
     return cluster.has_list("pods", ns) or ("pods", ns, True) in cluster.missing
 
 
-def _namespace_lists(cluster: Cluster, ns: str, call: Call) -> Calls:
-    """The namespace's lists, its events and the nodes (unless listed already)."""
-    calls: Calls = [
-        call(
-            GET_RESOURCES,
-            {"kind": kind, "namespace": ns, **({"wide": True} if wide else {})},
-            f"the {kind} of namespace {ns}",
+def _namespace_lists(
+    inv: Investigation, cluster: Cluster, ns: str, call: Call
+) -> Calls:
+    """The namespace's lists (every kind in one read where the server takes a kind list, then one
+    by one what that read could not answer), its events and the nodes (unless listed already)."""
+    calls: Calls = []
+    if takes_kind_list(inv) and not _surveyed(inv, ns):
+        calls.append(
+            call(
+                GET_RESOURCES,
+                {"kinds": list(SURVEY_KINDS), "namespace": ns, "wide": True},
+                f"every kind of namespace {ns} in one read (workloads, services, "
+                "endpoints, ingresses, policies, autoscalers, budgets, jobs, claims …)",
+            )
         )
-        for kind, wide in LISTS
-    ]
+    else:
+        calls += [
+            call(
+                GET_RESOURCES,
+                {"kind": kind, "namespace": ns, **({"wide": True} if wide else {})},
+                f"the {kind} of namespace {ns}",
+            )
+            for kind, wide in LISTS
+            if cluster.wants_list(kind, ns, wide=wide)
+        ]
     calls.append(
         call(
             EVENTS,
@@ -183,6 +222,22 @@ def _namespace_lists(cluster: Cluster, ns: str, call: Call) -> Calls:
     if not cluster.has_list("nodes", ns):
         calls.append(_nodes_call(ns, call))
     return calls
+
+
+def takes_kind_list(inv: Investigation) -> bool:
+    """The kubernetes server's get_resources takes several kinds in one call (`kinds`)."""
+    tool = only_tool(inv, GET_RESOURCES)
+    return tool is not None and "kinds" in as_dict(tool.input_schema.get("properties"))
+
+
+def _surveyed(inv: Investigation, ns: str) -> bool:
+    """The multi-kind read of `ns` was asked (answered or not: a failed one falls back to lists)."""
+    return any(
+        o.tool == GET_RESOURCES
+        and o.arguments.get("namespace") == ns
+        and isinstance(o.arguments.get("kinds"), list)
+        for o in inv.observations
+    )
 
 
 def _nodes_call(ns: str, call: Call) -> PlannedCall | None:
@@ -246,7 +301,13 @@ def _explaining_objects(
     unreached = unreached_services(cluster, ns, path)
     if unreached:
         calls.append(
-            _list("networkpolicies", ns, call, f"can {unreached[0]}'s callers reach it")
+            _list(
+                cluster,
+                "networkpolicies",
+                ns,
+                call,
+                f"can {unreached[0]}'s callers reach it",
+            )
         )
         for service in unreached:
             calls += [
@@ -258,7 +319,9 @@ def _explaining_objects(
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
     if saturated(cluster, ns, path):
-        calls.append(_list("horizontalpodautoscalers", ns, call, "may it scale out"))
+        calls.append(
+            _list(cluster, "horizontalpodautoscalers", ns, call, "may it scale out")
+        )
         calls += [
             call(
                 DESCRIBE,
@@ -271,6 +334,7 @@ def _explaining_objects(
     if blocked:
         calls.append(
             _list(
+                cluster,
                 "poddisruptionbudgets",
                 ns,
                 call,
@@ -295,9 +359,9 @@ def _explaining_objects(
     }
     if failing_jobs:
         calls.append(
-            _list("cronjobs", ns, call, "which cron jobs own the failing jobs")
+            _list(cluster, "cronjobs", ns, call, "which cron jobs own the failing jobs")
         )
-        calls.append(_list("jobs", ns, call, "which jobs failed"))
+        calls.append(_list(cluster, "jobs", ns, call, "which jobs failed"))
         calls += [
             call(
                 DESCRIBE,
@@ -310,7 +374,12 @@ def _explaining_objects(
     return calls
 
 
-def _list(kind: str, ns: str, call: Call, why: str) -> PlannedCall | None:
+def _list(
+    cluster: Cluster, kind: str, ns: str, call: Call, why: str
+) -> PlannedCall | None:
+    """A one-kind list, unless the namespace's multi-kind read answered it (or could not)."""
+    if not cluster.wants_list(kind, ns, wide=False):
+        return None
     return call(
         GET_RESOURCES, {"kind": kind, "namespace": ns}, f"the {kind} of {ns}: {why}"
     )
