@@ -97,7 +97,7 @@ class Analysis(Board):
                 # Over before the incident's window: what happened, not what fails now.
                 c.status, c.confidence = "likely", 0.3
                 c.statement += (
-                    "; over before the incident's window (its pods run ready now)"
+                    "; over (its pods run ready now, none restarted recently)"
                 )
                 c.chain = list(f.chain)
             elif f.is_relevant:
