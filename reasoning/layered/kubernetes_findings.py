@@ -34,9 +34,7 @@ def kubernetes_findings(board: Board) -> None:
         elif f.is_stale:
             # Over before the incident's window: what happened, not what fails now.
             c.status, c.confidence = "likely", 0.3
-            c.statement += (
-                "; over before the incident's window (its pods run ready now)"
-            )
+            c.statement += "; over (its pods run ready now, none restarted recently)"
             c.chain = list(f.chain)
         elif f.is_relevant:
             c.status = "confirmed"

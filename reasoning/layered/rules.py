@@ -35,6 +35,7 @@ from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
+from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
@@ -43,6 +44,8 @@ from reasoning.layered.kubernetes.links import (
     node_victims,
     place_on_path,
 )
+from reasoning.layered.kubernetes.loading import loading_faults
+from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.neighbours import neighbour_faults
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
@@ -60,6 +63,7 @@ from reasoning.layered.kubernetes.stages.startup import startup
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
 from reasoning.layered.kubernetes.waits import waited_on
+from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import corroborate, mcp_endpoint, network
@@ -149,6 +153,17 @@ RULES: Final[tuple[Rule, ...]] = (
         autoscaling_faults,
         (1, 4),
     ),
+    Rule(
+        "k8s.dependency-loading",
+        NAMESPACE,
+        (layers.APPLICATION,),
+        loading_faults,
+        (1, 4),
+    ),
+    Rule("k8s.metrics-api", NAMESPACE, (layers.PLATFORM,), metrics_api_faults, (1, 4)),
+    Rule(
+        "k8s.admission-webhook", NAMESPACE, (layers.PLATFORM,), webhook_faults, (1, 4)
+    ),
     Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),
     Rule(
         "k8s.noisy-neighbour", NAMESPACE, (layers.PLATFORM,), neighbour_faults, (1, 4)
@@ -175,6 +190,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.kube-proxy-victims", LINKS, (layers.PLATFORM,), proxy_victims, (1, 4)),
     Rule("k8s.explained-victims", LINKS, (), explained_victims, (4,)),
     Rule("k8s.stale", LINKS, (), is_stale, (2,)),
+    Rule("k8s.declared-failure", LINKS, (), declare, (5,)),
     Rule("k8s.waiting-work", LINKS, (), waited_on, (4,)),
     # The board, in the order it runs.
     Rule("board.kubernetes", BOARD, _ALL, kubernetes_findings),

@@ -13,9 +13,12 @@ from datetime import datetime
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.links import link
+from reasoning.layered.kubernetes.loading import loading_faults
+from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
 from reasoning.layered.kubernetes.neighbours import neighbour_faults
 from reasoning.layered.kubernetes.nodes import (
@@ -29,6 +32,7 @@ from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.waits import waited_on
+from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
 from reasoning.observations import Investigation
 
@@ -107,6 +111,16 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
+    for finding in loading_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in metrics_api_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in webhook_faults(cluster, ns):
+        current = found.get(finding.component)
+        if current is not None:
+            # The webhook's back end failing in this namespace: why it fails is its evidence too.
+            finding.evidence += current.evidence
+        found[finding.component] = finding
     for finding in replica_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
@@ -119,6 +133,7 @@ def _namespace_faults(
             # A system pod's own fault says more than its workload's stage.
             found[finding.component] = finding
     link(cluster, ns, path, found, window_seconds(inv))
+    declare(cluster, ns, found)
     return list(found.values())
 
 

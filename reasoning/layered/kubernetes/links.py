@@ -16,7 +16,8 @@ Rules:
   autoscaler capping a saturated workload) makes their findings its victims, and is relevant, one
   hop deeper, when one of them lies on the path;
 - a workload's fault whose pods all run ready now and last restarted before the incident's
-  window is stale (`is_stale`): it happened, it is not what fails now.
+  window, or more than twice the kubelet's longest crash back-off ago, is stale (`is_stale`): it
+  happened, it is not what fails now.
 """
 
 from reasoning.layered.kubernetes.cluster import Cluster
@@ -144,8 +145,12 @@ def explained_victims(path: Path, found: dict[str, Finding]) -> None:
                 victim.victim_of = cause.component
 
 
+# Twice the kubelet's longest crash back-off (5 min): a pod ready since is not crash-looping.
+RECOVERED_S = 600.0
+
+
 def is_stale(cluster: Cluster, ns: str, f: Finding, window_s: float) -> bool:
-    """A runtime fault is stale when every pod of the workload runs ready now and its restarts all precede the window."""
+    """A runtime fault is stale when every pod of the workload runs ready now and its restarts all precede the window or are older than twice the kubelet's longest back-off."""
     if f.stage != "runtime":
         return False
     pods = cluster.pods_of(ns, f.component)
@@ -153,5 +158,5 @@ def is_stale(cluster: Cluster, ns: str, f: Finding, window_s: float) -> bool:
     return (
         bool(restarted)
         and all(p.status == "Running" and p.is_ready for p in pods)
-        and all(r is not None and r > window_s for r in restarted)
+        and all(r is not None and r > min(window_s, RECOVERED_S) for r in restarted)
     )

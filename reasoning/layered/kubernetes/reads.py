@@ -20,6 +20,10 @@ from reasoning.layered.kubernetes.disruptions import (
     exhausted_budgets,
 )
 from reasoning.layered.kubernetes.kubectl import Pod
+from reasoning.layered.kubernetes.metrics_api import (
+    blind_autoscalers,
+    failing_metrics_servers,
+)
 from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
     scanned_namespaces,
@@ -36,6 +40,7 @@ from reasoning.layered.kubernetes.policies import selecting_policies, unreached_
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
+from reasoning.layered.kubernetes.webhooks import backend_workloads, webhook_refusals
 from reasoning.layered.reading import as_dict, incident_text
 from reasoning.observations import Investigation, PlannedCall, only_tool
 from reasoning.tools import (
@@ -349,6 +354,8 @@ def _explaining_objects(
             )
             for name in exhausted_budgets(cluster, ns)[:2]
         ]
+    calls += _webhook_backends(cluster, ns, call)
+    calls += _metrics_servers(cluster, ns, call)
     failing_jobs = {
         owner
         for pod in cluster.pods(ns)
@@ -371,6 +378,59 @@ def _explaining_objects(
             for event in cluster.warnings(ns)
             if event.kind == "job" and event.reason == "BackoffLimitExceeded"
         ][:1]
+    return calls
+
+
+def _webhook_backends(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """A webhook that could not be called refuses pods here: its Service's namespace (the
+    services, endpoints and deployments behind it) and why its back end's pods fail."""
+    calls: Calls = []
+    for event, hook in webhook_refusals(cluster, ns)[:1]:
+        space = hook.namespace or ns
+        why = f"webhook {hook.webhook} refuses {event.name}'s pods: what backs {hook.service}"
+        if space != ns:
+            calls.append(_pods_call(cluster, space, call, labels_only=True))
+            calls += [
+                call(
+                    GET_RESOURCES,
+                    {
+                        "kind": kind,
+                        "namespace": space,
+                        **({"wide": True} if wide else {}),
+                    },
+                    why,
+                )
+                for kind, wide in (
+                    ("services", True),
+                    ("endpoints", False),
+                    ("deployments", True),
+                )
+            ]
+        seen: set[str] = set()
+        for workload in backend_workloads(cluster, hook, ns):
+            for pod in cluster.pods_of(space, workload):
+                if not pod.is_healthy and workload not in seen:
+                    seen.add(workload)
+                    calls += _unhealthy_pod(pod, space, call)
+    return calls
+
+
+def _metrics_servers(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """An autoscaler cannot read its metrics: the autoscalers, the blind one's conditions, and
+    why the metrics server's pods fail."""
+    blind = list(blind_autoscalers(cluster, ns))
+    if not blind:
+        return []
+    calls: Calls = [
+        _list(cluster, "horizontalpodautoscalers", ns, call, f"what {blind[0]} scales"),
+        call(
+            DESCRIBE,
+            {"kind": "horizontalpodautoscaler", "name": blind[0], "namespace": ns},
+            f"autoscaler {blind[0]} cannot read its metrics: its conditions",
+        ),
+    ]
+    for pod in failing_metrics_servers(cluster)[:1]:
+        calls += _unhealthy_pod(pod, pod.namespace, call)
     return calls
 
 

@@ -1,0 +1,146 @@
+"""The metrics API: an autoscaler that cannot read its metrics cannot scale what it should.
+
+Rule: a HorizontalPodAutoscaler warning that it cannot get its metrics (`FailedGetResourceMetric`
+and its kin, `ScalingActive False`) holds its target at the replicas it has however the load grows;
+the fault is the server of the metrics API — a metrics server's pods (`metrics-server`,
+`prometheus-adapter`, in whatever namespace was read) not ready or restarting — and, with no such
+pod shown failing, the autoscaler itself. The target and its callers are its victims (`explains`).
+"""
+
+import re
+
+from reasoning import layers
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import Event, Pod, ref
+from reasoning.layered.kubernetes.logs import FAILING
+from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.reading import short
+
+# The autoscaler controller's reasons for metrics it could not read.
+METRIC_FAILURES = frozenset(
+    {
+        "FailedGetResourceMetric",
+        "FailedGetPodsMetric",
+        "FailedGetObjectMetric",
+        "FailedGetExternalMetric",
+        "FailedGetContainerResourceMetric",
+    }
+)
+# The servers that serve the metrics APIs an autoscaler reads.
+_SERVER = re.compile(
+    r"^(metrics-server|prometheus-adapter|keda-operator-metrics-apiserver)"
+)
+_SERVER_LABELS = ("app.kubernetes.io/name", "k8s-app", "app")
+
+
+def blind_autoscalers(cluster: Cluster, ns: str) -> dict[str, list[Event]]:
+    """The namespace's autoscalers warned that they cannot read their metrics, with those warnings."""
+    out: dict[str, list[Event]] = {}
+    for event in cluster.warnings(ns):
+        if event.kind == "horizontalpodautoscaler" and event.reason in METRIC_FAILURES:
+            out.setdefault(event.name, []).append(event)
+    return out
+
+
+def is_metrics_server(pod: Pod) -> bool:
+    """A pod that serves a metrics API: named, or labelled, as one of the known servers."""
+    names = [pod.name, *((pod.labels or {}).get(k, "") for k in _SERVER_LABELS)]
+    return any(_SERVER.match(n) for n in names if n)
+
+
+def failing_metrics_servers(cluster: Cluster) -> list[Pod]:
+    """The metrics servers' pods, in every namespace whose pods were listed, not ready or restarting."""
+    spaces = cluster.namespaces or sorted({ns for _, ns in cluster.tables})
+    return [
+        pod
+        for space in spaces
+        for pod in cluster.pods(space)
+        if is_metrics_server(pod) and not pod.is_healthy
+    ]
+
+
+def _target(cluster: Cluster, ns: str, name: str) -> str:
+    """The workload an autoscaler scales: its REFERENCE, else the deployment of its own name."""
+    table = cluster.table("horizontalpodautoscalers", ns)
+    row = table.row(name) if table else None
+    kind, _, target = (row or {}).get("REFERENCE", "").partition("/")
+    return ref(kind, target) if target else f"deployment/{name}"
+
+
+def metrics_api_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
+    """The metrics server (else the autoscaler) behind autoscalers that cannot read their metrics."""
+    blind = blind_autoscalers(cluster, ns)
+    if not blind:
+        return []
+    servers = failing_metrics_servers(cluster)
+    found: dict[str, Finding] = {}
+    for name, warnings in blind.items():
+        target = _target(cluster, ns, name)
+        if servers:
+            pod = servers[0]
+            component = cluster.owner(pod.namespace, "pod", pod.name)
+            f = found.get(component) or _server_finding(cluster, ns, pod, component)
+        else:
+            component = f"horizontalpodautoscaler/{name}"
+            f = found.get(component) or Finding(
+                "performance",
+                warnings[0].reason,
+                component,
+                layers.PLATFORM,
+                f"autoscaler {name} cannot read its metrics and holds {target} at its replicas: "
+                f"{short(warnings[0].message, 160)}",
+                ns,
+            )
+        found[component] = f
+        for event in warnings[:2]:
+            f.cite(event.obs, event.fact)
+        described = cluster.describe("horizontalpodautoscalers", ns, name)
+        active = (
+            re.search(r"^\s*ScalingActive\s+False\b.*$", described.text, re.MULTILINE)
+            if described is not None
+            else None
+        )
+        if described is not None and active is not None:
+            f.cite(
+                described,
+                f"describe horizontalpodautoscaler {name}: {short(' '.join(active.group(0).split()), 200)}",
+            )
+        for victim in [target] + [
+            e.caller
+            for e in path.edges
+            if e.service is not None
+            and target in cluster.service_workloads(ns, e.service)
+        ]:
+            if victim not in f.explains:
+                f.explains.append(victim)
+        f.chain.insert(0, f"{target} stays at its replicas: autoscaler {name} is blind")
+        f.keywords += ["hpa", name, "metrics"]
+    return list(found.values())
+
+
+def _server_finding(cluster: Cluster, ns: str, pod: Pod, component: str) -> Finding:
+    f = Finding(
+        "performance",
+        "FailedGetResourceMetric",
+        component,
+        layers.PLATFORM,
+        f"{component} ({pod.namespace}) does not serve the metrics API (its pod {pod.name} is "
+        f"{pod.status}, {'/'.join(map(str, pod.ready))} ready): the autoscalers cannot read their "
+        "metrics and cannot scale out",
+        ns,
+    )
+    pods = cluster.table("pods", pod.namespace)
+    if pods is not None:
+        f.cite(pods.obs, f"get pods -n {pod.namespace}: {pod.line}")
+    for event in cluster.warnings(pod.namespace):
+        if event.name == pod.name and event.reason in ("Unhealthy", "BackOff"):
+            f.cite(event.obs, event.fact)
+            break
+    for obs, text in cluster.log_text(pod.namespace, pod.name):
+        tail = [line for line in text.splitlines() if FAILING.search(line)]
+        if tail:
+            f.cite(obs, f"logs {pod.name}: {short(tail[-1], 200)}")
+    f.keywords = ["metrics-server", "FailedGetResourceMetric", "metrics API"]
+    f.chain = [f.statement]
+    return f
