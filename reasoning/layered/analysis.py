@@ -13,12 +13,16 @@ from reasoning.layered import kubernetes
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import Board, dependency_services, spans
 from reasoning.layered.changes import changes
+from reasoning.layered.cut_bodies import cut_bodies
+from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.facts import FACT_CHARS, Facts, ToolFailure
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.reading import host_of, short
+from reasoning.layered.token_clock import token_clock
 from reasoning.layered.warning_leads import warning_leads
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
 from reasoning.report import EXCLUDED_REASON
@@ -57,8 +61,12 @@ class Analysis(Board):
         self._backend_support()
         network(self)
         network_delay(self)
+        cut_bodies(self)
         logged_paths(self)
         warning_leads(self)
+        local_exhaustion(self)
+        token_clock(self)
+        echoed_errors(self)
         http_symptoms(self)
         changes(self)
         healthy_services(self)

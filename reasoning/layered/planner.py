@@ -11,7 +11,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import changes, kubernetes, network_delay, remedies, survey
+from reasoning.layered import (
+    changes,
+    echoed_errors,
+    kubernetes,
+    network_delay,
+    remedies,
+    survey,
+)
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -379,6 +386,7 @@ class LayeredPlanner:
         )
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
+        calls += self._echo_searches(inv, facts)
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
             if (
@@ -418,6 +426,24 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _echo_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's lines with a back end's exhaustion words a caller quotes (`echoed_errors`),
+        where the logs server searches every service at once."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or "service" in as_list(search.input_schema.get("required"))
+        ):
+            return []
+        return echoed_errors.searches(
+            facts,
+            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            self._window(inv),
+        )
 
     def _path_searches(
         self, inv: Investigation, facts: Facts
