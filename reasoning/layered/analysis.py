@@ -22,6 +22,7 @@ from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import network, network_statement
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.reading import host_of, short
+from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.warning_leads import warning_leads
 from reasoning.observations import Investigation, ambiguous_tools, only_tool
@@ -67,6 +68,7 @@ class Analysis(Board):
         local_exhaustion(self)
         token_clock(self)
         echoed_errors(self)
+        retry_storms(self)
         http_symptoms(self)
         changes(self)
         healthy_services(self)

@@ -17,6 +17,7 @@ from reasoning.layered import (
     kubernetes,
     network_delay,
     remedies,
+    retry_storms,
     survey,
 )
 from reasoning.layered.analysis import Analysis
@@ -387,6 +388,7 @@ class LayeredPlanner:
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
         calls += self._echo_searches(inv, facts)
+        calls += self._retry_reads(inv, facts)
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
             if (
@@ -444,6 +446,42 @@ class LayeredPlanner:
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
             self._window(inv),
         )
+
+    def _retry_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """The caller a jumped request rate names (its own lines), then its retry settings (`retry_storms`)."""
+        window = self._window(inv)
+        calls = self._read_services(
+            inv,
+            facts,
+            (
+                (caller, f"{caller} sends most of a request rate that jumped")
+                for caller in retry_storms.callers(facts)
+            ),
+        )
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return calls
+        since = _parse_time(window["start"])
+        start = _iso(since - timedelta(hours=1)) if since else window["start"]
+        for caller in retry_storms.settings_searches(facts):
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "service": caller,
+                        "query": retry_storms.RETRY_SETTINGS,
+                        "regex": True,
+                        "start": start,
+                        "end": window["end"],
+                        "limit": 5,
+                    },
+                    f"{caller} retries its calls: its retry settings",
+                )
+            )
+        return calls
 
     def _path_searches(
         self, inv: Investigation, facts: Facts

@@ -7,13 +7,18 @@
 - a caller that quotes a back end's resource exhaustion relays it: the service whose own lines say it
   is the cause, found by one search over every service (`echoed_errors`);
 - a probe's body reset after part of its promised length is direct evidence of the HTTP path's fault,
-  conclusive with a caller's lines showing the same cut (`cut_bodies`).
+  conclusive with a caller's lines showing the same cut (`cut_bodies`);
+- the retrying top caller of a callee's jumped request rate is the cause, the callee its victim
+  (`retry_storms`).
 """
+
+import re
 
 from reasoning.layered.cut_bodies import CUT_BODY
 from reasoning.layered.echoed_errors import QUOTED_CALL, quoted_exhaustion
 from reasoning.layered.facts import ErrorGroup, Errors
 from reasoning.layered.local_exhaustion import LOCAL_EXHAUSTION
+from reasoning.layered.retry_storms import RATE_JUMP, RETRY_SETTINGS, RETRYING
 from reasoning.layered.token_clock import NOT_YET_VALID, _issuer
 from reasoning.observations import Observation
 from tests.reasoning.test_planner import World, health, incident, probe, targets
@@ -299,3 +304,77 @@ def test_a_body_cut_part_way_alone_is_confirmed_below_the_agreed_confidence():
     assert report.top.id == "http:files.tradepartner.example"
     assert report.top.status == "confirmed"
     assert 0.7 <= report.top.confidence < 0.9
+
+
+# --- a retry storm --------------------------------------------------------------------------------
+
+JUMP = "request rate 910/s is 6x the 1h average (top caller: quote-web, 91%)"
+RETRY = "pricing POST /v1/holds attempt 4/8 failed: timeout after 500ms; retrying immediately"
+SETTINGS = (
+    "quote-web 2.0.0 started; pricing client retry policy max_attempts=8 backoff=none"
+)
+
+
+def test_a_jumped_rate_names_its_top_caller_and_retries_are_recognised():
+    assert RATE_JUMP.search(JUMP).group(1) == "quote-web"
+    assert not RATE_JUMP.search(
+        "request rate 120/s (top caller: quote-web)"
+    )  # no jump said
+    assert RETRYING.search(RETRY)
+    assert re.search(RETRY_SETTINGS, SETTINGS, re.IGNORECASE)
+
+
+def _storm_world(caller_warnings):
+    return World(
+        {
+            ("service_health", "hold-svc"): health("hold-svc", "unhealthy", FAILING),
+            ("top_errors", "hold-svc"): logged(
+                "hold-svc",
+                errors=[
+                    group(
+                        "shedding load: 503 for POST /v1/holds, in-flight 700 > 400",
+                        count=900,
+                    )
+                ],
+                warnings=[
+                    group(JUMP, count=12),
+                    group("GC pause 3.4s (evacuation failure)", count=1),
+                ],
+            ),
+            ("service_health", "quote-web"): health("quote-web", "degraded", FAILING),
+            ("top_errors", "quote-web"): logged("quote-web", warnings=caller_warnings),
+            ("search_logs", "quote-web"): lines(
+                ("quote-web", "2030-01-01T09:40:00Z", SETTINGS)
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+
+def test_the_retrying_top_caller_of_a_jumped_rate_is_the_cause_and_the_callee_its_victim():
+    world = _storm_world([group(RETRY, count=400)])
+
+    _, _, report = run_with_schemas(
+        world, incident("hold-svc", title="holds overloaded"), names=NO_NETCHECK
+    )
+
+    assert ("top_errors", "quote-web") in world.asked
+    assert report.top.id == "application:quote-web"
+    assert report.top.status == "confirmed" and report.conclusive
+    cited = " ".join(e.fact for e in report.top.evidence)
+    assert "max_attempts=8" in cited and "top caller" in cited
+    victim = next(h for h in report.hypotheses if h.id == "application:hold-svc")
+    assert victim.status == "likely"
+
+
+def test_a_top_caller_that_does_not_retry_is_not_blamed():
+    world = _storm_world([])
+
+    _, _, report = run_with_schemas(
+        world, incident("hold-svc", title="holds overloaded"), names=NO_NETCHECK
+    )
+
+    assert not any(
+        h.id == "application:quote-web" and h.status == "confirmed"
+        for h in report.hypotheses
+    )
