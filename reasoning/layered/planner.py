@@ -11,7 +11,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered import changes, kubernetes, network_delay, remedies, survey
+from reasoning.layered import (
+    changes,
+    echoed_errors,
+    kubernetes,
+    network_delay,
+    remedies,
+    retry_storms,
+    survey,
+)
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
@@ -379,6 +387,8 @@ class LayeredPlanner:
         )
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
+        calls += self._echo_searches(inv, facts)
+        calls += self._retry_reads(inv, facts)
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
             if (
@@ -417,6 +427,60 @@ class LayeredPlanner:
                         f"lines of {c.component}'s own error, for their labels (pod, namespace)",
                     )
                 )
+        return calls
+
+    def _echo_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's lines with a back end's exhaustion words a caller quotes (`echoed_errors`),
+        where the logs server searches every service at once."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or "service" in as_list(search.input_schema.get("required"))
+        ):
+            return []
+        return echoed_errors.searches(
+            facts,
+            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            self._window(inv),
+        )
+
+    def _retry_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """The caller a jumped request rate names (its own lines), then its retry settings (`retry_storms`)."""
+        window = self._window(inv)
+        calls = self._read_services(
+            inv,
+            facts,
+            (
+                (caller, f"{caller} sends most of a request rate that jumped")
+                for caller in retry_storms.callers(facts)
+            ),
+        )
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return calls
+        since = _parse_time(window["start"])
+        start = _iso(since - timedelta(hours=1)) if since else window["start"]
+        for caller in retry_storms.settings_searches(facts):
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "service": caller,
+                        "query": retry_storms.RETRY_SETTINGS,
+                        "regex": True,
+                        "start": start,
+                        "end": window["end"],
+                        "limit": 5,
+                    },
+                    f"{caller} retries its calls: its retry settings",
+                )
+            )
         return calls
 
     def _path_searches(

@@ -31,6 +31,8 @@ from reasoning.layered import resolution
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.candidates import excluded
 from reasoning.layered.changes import changes
+from reasoning.layered.cut_bodies import cut_bodies
+from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -65,10 +67,13 @@ from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
+from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.retry_storms import retry_storms
+from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
     backend_support,
@@ -201,6 +206,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.backend-support", BOARD, (layers.TOOL_BACKEND,), backend_support),
     Rule("board.network", BOARD, (*layers.NETWORK_LAYERS, layers.MCP), network),
     Rule("board.network-delay", BOARD, (layers.CONNECT,), network_delay, (1,)),
+    Rule("board.cut-bodies", BOARD, (layers.HTTP,), cut_bodies, (5,)),
     Rule(
         "board.logged-paths",
         BOARD,
@@ -210,6 +216,12 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.warning-leads", BOARD, (layers.APPLICATION,), warning_leads, (2,)),
     Rule("board.rate-jumps", BOARD, (layers.APPLICATION,), rate_jumps, (2,)),
+    Rule(
+        "board.local-exhaustion", BOARD, (layers.APPLICATION,), local_exhaustion, (2,)
+    ),
+    Rule("board.token-clock", BOARD, (layers.APPLICATION,), token_clock, (4,)),
+    Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
+    Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule(
         "board.http-symptoms",
         BOARD,
