@@ -1087,6 +1087,21 @@ def _pdb(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
     ]
 
 
+def _storageclass(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    annotations = o["metadata"].get("annotations") or {}
+    is_default = (
+        annotations.get("storageclass.kubernetes.io/is-default-class") == "true"
+    )
+    return [
+        o["metadata"]["name"] + (" (default)" if is_default else ""),
+        o.get("provisioner", ""),
+        o.get("reclaimPolicy", "Delete"),
+        o.get("volumeBindingMode", "Immediate"),
+        str(bool(o.get("allowVolumeExpansion"))).lower(),
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
 def _endpointslice(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
     ports = ",".join(str(p["port"]) for p in o.get("ports") or []) or "<unset>"
     addresses = [a for e in o.get("endpoints") or [] for a in e["addresses"]]
@@ -1176,6 +1191,17 @@ _MORE_PRINTERS: dict[str, tuple[list[tuple[str, int]], Any]] = {
             ("Age", 0),
         ],
         _pdb,
+    ),
+    "StorageClass": (
+        [
+            ("Name", 0),
+            ("Provisioner", 0),
+            ("ReclaimPolicy", 0),
+            ("VolumeBindingMode", 0),
+            ("AllowVolumeExpansion", 0),
+            ("Age", 0),
+        ],
+        _storageclass,
     ),
     "EndpointSlice": (
         [
@@ -1275,10 +1301,10 @@ def resolve_times(value: Any, now: datetime, key: str = "") -> Any:
 
 
 def _early_in_a_second() -> datetime:
-    """The wall clock in whole seconds, waiting for the next second when this one is half gone, so
-    that kubectl, reading its own clock a few milliseconds later, is still inside the same second."""
+    """The wall clock in whole seconds, waiting for the next second when a fifth of this one is gone,
+    so that kubectl, reading its own clock a little later, is still inside the same second."""
     moment = time.time()
-    if moment % 1 > 0.5:
-        time.sleep(1.02 - moment % 1)
+    if moment % 1 > 0.2:
+        time.sleep(1.01 - moment % 1)
         moment = time.time()
     return datetime.fromtimestamp(int(moment), UTC)

@@ -3,7 +3,7 @@ served by the fake API on 127.0.0.1, captured with the real kubectl, equal to th
 
 Nothing is normalised: the objects' times are relative to the file's fixed `now` (tables print
 against it) and events follow the wall clock (kubectl computes their ages itself), so every run
-prints the same text.
+prints the same text. The regeneration tests are marked slow (a hundred kubectl runs each).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def test_some_bundled_scenarios_keep_their_objects() -> None:
     assert len(CONVERTED) >= 2
 
 
+@pytest.mark.slow  # about 15 s a scenario (a hundred kubectl runs), more on a loaded machine
 @pytest.mark.parametrize("folder", CONVERTED, ids=lambda p: p.name)
 def test_regenerated_snapshot_equals_the_committed_one(folder: Path) -> None:
     snapshot, failures = regenerate(folder)
