@@ -19,6 +19,8 @@ from mcpservers.kubernetes.kinds import find_kind
 from mcpservers.kubernetes.redaction import redact_object, safe_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from mcpservers.kubernetes.kinds import Kind
     from mcpservers.kubernetes.live import LiveBackend
 
@@ -84,8 +86,9 @@ async def capture_namespace(
     *,
     include_objects: bool = False,
     all_logs: bool = False,
+    also: Sequence[Command] = (),
 ) -> Capture:
-    """Run the read-only commands for `namespace` and collect their answers by command line."""
+    """Run the read-only commands for `namespace` (then `also`) and collect their answers by command line."""
     result = Capture(namespace)
 
     async def record(command: Command) -> None:
@@ -167,6 +170,9 @@ async def capture_namespace(
                         tail=LOG_TAIL,
                     )
                 )
+    for command in also:
+        if command.line() not in result.snapshot:
+            await record(command)
     return result
 
 
