@@ -113,7 +113,9 @@ def backend_relevance(board: Board) -> None:
     graph = build_graph(board, board.cluster)
     for c in backends:
         if c.component in graph.depends_on(graph.focus) or (
-            _tool_failed_on(board, c.component) and not _service_fails(board)
+            _tool_failed_on(board, c.component)
+            and _service_observed(board)
+            and not _service_fails(board)
         ):
             continue
         # Proven to fail, but not shown to be what the incident is about: it limits this
@@ -129,6 +131,15 @@ def _tool_failed_on(board: Board, backend: str) -> bool:
     return any(
         f.kind == "backend" and f.backend == backend for f in board.facts.failures
     )
+
+
+def _service_observed(board: Board) -> bool:
+    """Another source answered about the incident's service (its health or its log lines): "no
+    failure of its own" is then seen, not merely unread because the broken tool was its only source."""
+    health = board.facts.health.get(board.service)
+    return (
+        health is not None and health.verdict != "unknown"
+    ) or board.service in board.facts.errors
 
 
 def _service_fails(board: Board) -> bool:
