@@ -230,6 +230,16 @@ def _wait_ready(launcher: subprocess.Popen[bytes], port: int, log: Path) -> None
     )
 
 
+def _wait_for_output(log: Path, pattern: str, timeout: float = 20.0) -> str:
+    """The launcher's output once a line matches `pattern` (or at the timeout, for the assert)."""
+    deadline = time.monotonic() + timeout
+    output = log.read_text()
+    while not re.search(pattern, output) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        output = log.read_text()
+    return output
+
+
 def _stop_launcher(launcher: subprocess.Popen[bytes]) -> int:
     launcher.send_signal(signal.SIGINT)
     try:
@@ -301,8 +311,12 @@ def test_run_restarts_a_killed_worker_and_logs_it_without_stopping_the_rest(
                 break
             time.sleep(0.1)
         restart_s = time.monotonic() - killed
-        output = log.read_text()
-        assert restarted, f"no new worker; launcher output:\n{output}"
+        assert restarted, f"no new worker; launcher output:\n{log.read_text()}"
+        # The launcher logs the restart after it has spawned the process: wait for the line.
+        output = _wait_for_output(
+            log,
+            rf"launcher: worker \(celery\) restarted \(pid {restarted[0].pid}, restart 1\)",
+        )
         assert launcher.poll() is None, output
         assert "launcher: worker (celery) was killed by SIGKILL after" in output
         assert re.search(
