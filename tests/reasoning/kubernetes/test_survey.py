@@ -2,6 +2,8 @@
 every namespace are listed, each namespace with unhealthy pods is read in full, and the faults
 found there are diagnosed too, as leads off the incident's path."""
 
+from dataclasses import replace
+
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
@@ -97,3 +99,28 @@ def test_a_namespace_with_unhealthy_pods_is_read_in_full_and_its_fault_diagnosed
 def test_no_survey_before_the_namespaces_are_known():
     inv = investigation(identity_pods())
     assert kubernetes.survey(inv, Facts.read(inv.observations), call) == []
+
+
+def test_a_namespace_whose_pod_list_comes_back_empty_does_not_hold_the_others_back():
+    empty = answer(
+        "get_resources",
+        {"kind": "pods", "namespace": "tracing", "wide": True, "show_labels": True},
+        "No resources found in tracing namespace.\n",
+    )
+    empty = replace(empty, result={**empty.result, "found": False})
+    incident = IncidentBrief(
+        title="receipts are not printed",
+        service="receipts",
+        severity="sev3",
+        symptoms=(),
+    )
+    inv = Investigation(
+        incident=incident,
+        tools=[],
+        observations=[namespaces("identity", "tracing"), identity_pods(), empty],
+    )
+
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("events", None, "identity") in asked(calls)
+    assert ("events", None, "tracing") not in asked(calls)
