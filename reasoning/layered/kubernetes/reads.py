@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes import kernel
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
@@ -36,7 +37,11 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
-from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
+from reasoning.layered.kubernetes.policies import (
+    dns_policies,
+    selecting_policies,
+    unreached_services,
+)
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
@@ -109,6 +114,7 @@ def plan(
         calls += _namespace_lists(inv, cluster, ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
+        calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
         if _slow(inv, cluster, ns):
             calls.append(
                 call(
@@ -323,6 +329,14 @@ def _explaining_objects(
                 )
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "networkpolicy", "name": name, "namespace": ns},
+            f"pods policy {name} selects fail to resolve names: does it let DNS out",
+        )
+        for name in dns_policies(cluster, ns)[:2]
+    ]
     if saturated(cluster, ns, path):
         calls.append(
             _list(cluster, "horizontalpodautoscalers", ns, call, "may it scale out")
