@@ -1,8 +1,8 @@
 """Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
 
 Per namespace: the nodes (not ready, under a condition, a network table full), each workload's earliest blocking stage, CPU starvation (which replaces
-a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
+a probe or readiness finding on the same workload: the starving is the fault), the routing, an
+ingress's missing TLS secret, the network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
 blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
@@ -16,6 +16,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
@@ -109,6 +110,8 @@ def _namespace_faults(
             found[finding.component] = finding
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
+        found.setdefault(finding.component, finding)
+    for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

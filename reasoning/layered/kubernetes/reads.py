@@ -20,6 +20,7 @@ from reasoning.layered.kubernetes.disruptions import (
     blocked_evictions,
     exhausted_budgets,
 )
+from reasoning.layered.kubernetes.ingress_tls import wants_secrets
 from reasoning.layered.kubernetes.kubectl import Pod
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
@@ -69,8 +70,9 @@ LISTS: tuple[tuple[str, bool], ...] = (
     ("ingresses", False),
 )
 # Every namespaced kind of the kubernetes server's table but pods (read on their own, with labels),
-# events (their own tool) and secrets (nothing here reads them; often not readable): listed in one
-# multi-kind `kubectl get … -o wide` where the server takes a kind list (issue 21: survey every kind).
+# events (their own tool) and secrets (listed alone, only for an ingress's TLS; often not
+# readable): listed in one multi-kind `kubectl get … -o wide` where the server takes a kind list
+# (issue 21: survey every kind).
 SURVEY_KINDS: tuple[str, ...] = (
     "deployments",
     "replicasets",
@@ -302,7 +304,8 @@ def _explaining_objects(
     inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
 ) -> Calls:
     """The objects that can explain what the path shows, read only when it shows it: network
-    policies when a caller cannot connect to a service whose pods are all ready, autoscalers when a
+    policies when a caller cannot connect to a service whose pods are all ready (or when the pods
+    they select fail name lookups), the secrets when an ingress terminates TLS, autoscalers when a
     workload is saturated, disruption budgets when an eviction is refused, jobs and cron jobs when
     a job's pods fail."""
     if not cluster.has_list("pods", ns):
@@ -329,6 +332,14 @@ def _explaining_objects(
                 )
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
+    if wants_secrets(cluster, ns):
+        calls.append(
+            call(
+                GET_RESOURCES,
+                {"kind": "secrets", "namespace": ns},
+                f"an ingress of {ns} terminates TLS: does the namespace hold its secret",
+            )
+        )
     calls += [
         call(
             DESCRIBE,

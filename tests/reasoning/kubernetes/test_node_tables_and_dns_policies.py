@@ -224,3 +224,129 @@ def test_an_egress_policy_that_lets_dns_out_is_not_blamed():
 
     assert blocks_dns(LOCKDOWN) and not blocks_dns(admitting)
     assert "networkpolicy/lockdown" not in found
+
+
+# --- an ingress's TLS secret ---------------------------------------------------------------------
+
+INGRESS = """Name:             catalogue
+Namespace:        parcels
+Ingress Class:    nginx
+TLS:
+  catalogue-cert terminates shop.parcelpost.example,parcelpost.example
+Rules:
+  Host                      Path  Backends
+  ----                      ----  --------
+  shop.parcelpost.example
+                            /   catalogue:8080 (10.9.0.7:8080)
+"""
+
+
+def ingress_cluster(*secret_names):
+    observations = [
+        namespaces(APP),
+        nodes(("pool-c-3", "Ready")),
+        pods_with_ages(
+            (
+                "catalogue-7b6c5d4e3-m3n4b",
+                "1/1",
+                "Running",
+                "0",
+                "9d",
+                "pool-c-3",
+                "app=catalogue",
+            ),
+        ),
+        deployments(APP, ("catalogue", "1/1")),
+        events(APP),
+        listing(
+            "ingresses",
+            APP,
+            ("NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"),
+            ("catalogue", "nginx", "shop.parcelpost.example", "lb-1", "80, 443", "90d"),
+        ),
+        listing(
+            "services",
+            APP,
+            ("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"),
+            (
+                "catalogue",
+                "ClusterIP",
+                "10.100.4.2",
+                "<none>",
+                "8080/TCP",
+                "90d",
+                "app=catalogue",
+            ),
+        ),
+        describe("ingress", APP, "catalogue", INGRESS),
+    ]
+    if secret_names:
+        observations.append(
+            answer(
+                "get_resources",
+                {"kind": "secrets", "namespace": APP},
+                table(
+                    ("NAME", "TYPE", "DATA", "AGE"),
+                    *((n, "kubernetes.io/tls", "2", "9m") for n in secret_names),
+                ),
+            )
+        )
+    return observations
+
+
+def test_an_ingress_terminating_tls_has_the_namespaces_secrets_listed():
+    inv = investigation(*ingress_cluster(), service="catalogue")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("get_resources", "secrets", APP, None) in asked(calls)
+
+
+@pytest.mark.rule("k8s.ingress-tls-secret-missing")
+def test_an_ingress_whose_tls_secret_is_not_held_is_the_fault():
+    found = diagnosed(
+        *ingress_cluster("shop-parcelpost-cert", "default-token"), service="catalogue"
+    )
+
+    ingress = found["ingress/catalogue"]
+    assert (ingress.stage, ingress.reason, ingress.layer) == (
+        "service_routing",
+        "IngressTLSSecretMissing",
+        layers.TLS,
+    )
+    assert "catalogue-cert" in ingress.statement
+    assert any("no catalogue-cert" in fact for _, fact in ingress.evidence)
+
+
+def test_an_ingress_whose_tls_secret_is_held_is_not_blamed():
+    found = diagnosed(*ingress_cluster("catalogue-cert"), service="catalogue")
+
+    assert "ingress/catalogue" not in found
+
+
+@pytest.mark.rule("k8s.ingress-tls-secret-missing")
+def test_the_controller_logging_the_secret_not_found_is_enough_without_the_secrets_list():
+    warned = Observation(
+        span_id="w1",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "edge-controller"},
+        is_ok=True,
+        result={
+            "top": [],
+            "warnings": [
+                {
+                    "signature": "local SSL certificate <id> was not found",
+                    "sample": 'Error getting SSL certificate "parcels/catalogue-cert": local '
+                    "SSL certificate parcels/catalogue-cert was not found. Using default "
+                    "certificate",
+                    "count": 4,
+                }
+            ],
+        },
+        text="",
+    )
+    found = diagnosed(*ingress_cluster(), warned, service="catalogue")
+
+    ingress = found["ingress/catalogue"]
+    assert any("edge-controller" in fact for _, fact in ingress.evidence)
