@@ -344,12 +344,17 @@ class Prober:
         self.mcp_endpoints = tuple(str(AllowEntry.parse(u)) for u in mcp_endpoints)
 
     def target_timeout(self, url: str) -> float | None:
-        """The per-layer timeout configured for `url`: its own, else that of a configured URL of
-        the same origin (list_targets names a target by its origin, without the path)."""
+        """The per-layer timeout configured for `url`: its own; for a bare origin (how
+        list_targets names an allowlist entry: scheme, host and port, no path), that of a
+        configured URL under it."""
         url = url.strip()
         if url in self.target_timeouts:
             return self.target_timeouts[url]
-        origin = _origin(url)
+        try:
+            bare = urlsplit(url).path == ""
+        except ValueError:
+            return None
+        origin = _origin(url) if bare else None
         return next(
             (
                 seconds
