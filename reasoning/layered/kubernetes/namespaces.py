@@ -63,6 +63,11 @@ _NOT_NAMESPACES = frozenset(
 )
 
 
+def is_application(ns: str) -> bool:
+    """Not a system namespace, nor one of the platform's own tools (monitoring, ingress …)."""
+    return ns not in SYSTEM_NAMESPACES and _PLATFORM_NAMESPACE.search(ns) is None
+
+
 def named_namespaces(text: str) -> list[str]:
     """Namespaces the incident names ('namespace shop', 'shop namespace', '-n shop')."""
     found: list[str] = []

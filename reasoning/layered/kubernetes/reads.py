@@ -28,6 +28,7 @@ from reasoning.layered.kubernetes.metrics_api import (
 )
 from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
+    is_application,
     scanned_namespaces,
 )
 from reasoning.layered.kubernetes.neighbours import neighbours
@@ -138,11 +139,18 @@ _EMPTY_NAMESPACES = frozenset({"kube-public", "kube-node-lease"})
 
 
 def survey(
-    inv: Investigation, facts: Facts, call: Call, *, max_details: int = 6
+    inv: Investigation,
+    facts: Facts,
+    call: Call,
+    *,
+    max_details: int = 6,
+    max_quiet: int = 2,
 ) -> Calls:
     """Nothing read so far explains the incident: the pods of every namespace (the system's
     too: CoredNS and kube-proxy live there), then the lists and details of each namespace whose
-    pods are unhealthy (issue 21: survey everything, not only where the named service runs)."""
+    pods are unhealthy, and what fails around the healthy pods of (at most `max_quiet`)
+    application namespaces: ingresses and their TLS secrets, network policies (issue 21: survey
+    everything, not only where the named service runs)."""
     cluster = Cluster.read(inv.observations)
     if cluster.namespaces is None:
         return []
@@ -152,12 +160,68 @@ def survey(
         for ns in listed
         if not _pods_listed(cluster, ns)
     ]
+    quiet = 0
     for ns in listed:
-        if any(not p.is_healthy for p in cluster.pods(ns)):
+        pods = cluster.pods(ns)
+        if any(not p.is_healthy for p in pods):
             calls += _namespace_lists(inv, cluster, ns, call)
             calls += _details(inv, facts, cluster, ns, call)[:max_details]
             calls += _explaining_objects(inv, facts, cluster, ns, call)
+        elif pods and is_application(ns) and quiet < max_quiet:
+            quiet += 1
+            calls += _quiet_objects(inv, cluster, ns, call)
     return calls
+
+
+def _quiet_objects(inv: Investigation, cluster: Cluster, ns: str, call: Call) -> Calls:
+    """An application namespace whose pods all run ready: what fails around healthy pods (its
+    ingresses and network policies; in one read of every kind where the server takes a kind
+    list), the ingresses that terminate TLS described, and then their secrets."""
+    calls: Calls = []
+    if takes_kind_list(inv):
+        if not _surveyed(inv, ns):
+            calls.append(
+                call(
+                    GET_RESOURCES,
+                    {"kinds": list(SURVEY_KINDS), "namespace": ns, "wide": True},
+                    f"every pod of {ns} runs ready: every kind of it in one read (ingresses, "
+                    "policies … fail around healthy pods)",
+                )
+            )
+    else:
+        calls += [
+            call(
+                GET_RESOURCES,
+                {"kind": kind, "namespace": ns},
+                f"every pod of {ns} runs ready: its {kind}",
+            )
+            for kind in ("ingresses", "networkpolicies")
+            if cluster.wants_list(kind, ns, wide=False)
+        ]
+    ingresses = cluster.table("ingresses", ns)
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "ingress", "name": row["NAME"], "namespace": ns},
+            f"ingress {row['NAME']} terminates TLS: with which secret, for which hosts",
+        )
+        for row in (ingresses.rows if ingresses else ())
+        if row.get("NAME") and "443" in row.get("PORTS", "")
+    ][:2]
+    return [*calls, *_tls_secrets(cluster, ns, call)]
+
+
+def _tls_secrets(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """The namespace's secrets, once a described ingress terminates TLS with one."""
+    if not wants_secrets(cluster, ns):
+        return []
+    return [
+        call(
+            GET_RESOURCES,
+            {"kind": "secrets", "namespace": ns},
+            f"an ingress of {ns} terminates TLS: does the namespace hold its secret",
+        )
+    ]
 
 
 def cluster_reads(cluster: Cluster, call: Call) -> Calls:
@@ -332,14 +396,7 @@ def _explaining_objects(
                 )
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
-    if wants_secrets(cluster, ns):
-        calls.append(
-            call(
-                GET_RESOURCES,
-                {"kind": "secrets", "namespace": ns},
-                f"an ingress of {ns} terminates TLS: does the namespace hold its secret",
-            )
-        )
+    calls += _tls_secrets(cluster, ns, call)
     calls += [
         call(
             DESCRIBE,
