@@ -343,6 +343,27 @@ class Prober:
         # these with protocol="mcp". Each must also be covered by the policy.
         self.mcp_endpoints = tuple(str(AllowEntry.parse(u)) for u in mcp_endpoints)
 
+    def target_timeout(self, url: str) -> float | None:
+        """The per-layer timeout configured for `url`: its own; for a bare origin (how
+        list_targets names an allowlist entry: scheme, host and port, no path), that of a
+        configured URL under it."""
+        url = url.strip()
+        if url in self.target_timeouts:
+            return self.target_timeouts[url]
+        try:
+            bare = urlsplit(url).path == ""
+        except ValueError:
+            return None
+        origin = _origin(url) if bare else None
+        return next(
+            (
+                seconds
+                for configured, seconds in self.target_timeouts.items()
+                if origin is not None and _origin(configured) == origin
+            ),
+            None,
+        )
+
     async def probe(
         self,
         url: str,
@@ -373,7 +394,7 @@ class Prober:
                 f"stream_s must be between 0 and {MAX_STREAM_S:g} seconds, got {stream_s}"
             )
         if timeout_s is None:
-            timeout_s = self.target_timeouts.get(url.strip())
+            timeout_s = self.target_timeout(url)
         timeouts = self.timeouts if timeout_s is None else Timeouts.uniform(timeout_s)
         target = Target.parse(url)
         self.policy.check_url(
@@ -963,3 +984,19 @@ class _Body:
                     return
             if await within(self.reader.readexactly(2)) != b"\r\n":
                 raise ValueError("chunk not followed by CRLF")
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of `url`, the port defaulted by the scheme; None when it is not a URL."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if not scheme or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS.get(scheme)

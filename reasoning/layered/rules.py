@@ -39,6 +39,8 @@ from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
     explained_victims,
@@ -55,7 +57,7 @@ from reasoning.layered.kubernetes.nodes import (
     pressure_faults,
 )
 from reasoning.layered.kubernetes.performance import throttled
-from reasoning.layered.kubernetes.policies import policy_faults
+from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import routing_faults
 from reasoning.layered.kubernetes.stages.admission import admission
@@ -73,6 +75,7 @@ from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
+from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -148,9 +151,30 @@ RULES: Final[tuple[Rule, ...]] = (
     # Per namespace.
     Rule("k8s.node-not-ready", NAMESPACE, (layers.PLATFORM,), node_faults),
     Rule("k8s.node-pressure", NAMESPACE, (layers.PLATFORM,), pressure_faults, (1,)),
+    Rule(
+        "k8s.node-network-table-full",
+        NAMESPACE,
+        (layers.CONNECT,),
+        kernel_faults,
+        (1, 4),
+    ),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule(
+        "k8s.ingress-tls-secret-missing",
+        NAMESPACE,
+        (layers.TLS,),
+        ingress_tls_faults,
+        (1, 4),
+    ),
     Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),
+    Rule(
+        "k8s.network-policy-blocks-dns",
+        NAMESPACE,
+        (layers.DNS,),
+        dns_policy_faults,
+        (1, 4),
+    ),
     Rule(
         "k8s.autoscaler-at-max",
         NAMESPACE,
@@ -214,6 +238,7 @@ RULES: Final[tuple[Rule, ...]] = (
         logged_paths,
         (1,),
     ),
+    Rule("board.slow-lookups", BOARD, (layers.DNS,), slow_lookups, (1, 2)),
     Rule("board.warning-leads", BOARD, (layers.APPLICATION,), warning_leads, (2,)),
     Rule("board.rate-jumps", BOARD, (layers.APPLICATION,), rate_jumps, (2,)),
     Rule(

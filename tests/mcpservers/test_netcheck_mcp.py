@@ -281,6 +281,38 @@ async def test_a_url_given_its_own_timeout_gets_it_unless_the_caller_gives_one(
     assert given["failed_layer"] == "none"
 
 
+async def test_a_target_timeout_also_holds_for_a_probe_of_its_bare_origin(listeners):
+    async def late(request, writer):
+        await asyncio.sleep(0.6)
+        return Response(200, "late")
+
+    port = await listeners.http(late)
+    args = build_parser().parse_args(
+        [
+            "--allow",
+            f"slow.internal:{port}",
+            "--resolve",
+            "slow.internal=127.0.0.1",
+            "--timeout-for",
+            f"http://slow.internal:{port}/report=0.2",
+        ]
+    )
+    server = build_server(prober_from_args(args))
+
+    async with Client(server) as client, asyncio.timeout(10):
+        origin = (
+            await client.call_tool("probe_url", {"url": f"http://slow.internal:{port}"})
+        ).structured_content
+        other_path = (
+            await client.call_tool(
+                "probe_url", {"url": f"http://slow.internal:{port}/other"}
+            )
+        ).structured_content
+
+    assert (origin["failed_layer"], origin["reason"]) == ("http", "timeout")
+    assert other_path["failed_layer"] == "none"  # another URL keeps the default
+
+
 @pytest.mark.parametrize("spec", ["http://a.internal/x", "http://a.internal/=0", "x=1"])
 def test_a_bad_timeout_for_is_refused_by_name(spec):
     args = build_parser().parse_args(["--allow", "a.internal", "--timeout-for", spec])

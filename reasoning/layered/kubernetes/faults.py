@@ -1,8 +1,8 @@
 """Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
 
-Per namespace: the nodes, each workload's earliest blocking stage, CPU starvation (which replaces
-a probe or readiness finding on the same workload: the starving is the fault), the routing, the
-network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
+Per namespace: the nodes (not ready, under a condition, a network table full), each workload's earliest blocking stage, CPU starvation (which replaces
+a probe or readiness finding on the same workload: the starving is the fault), the routing, an
+ingress's missing TLS secret, the network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
 blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
@@ -16,6 +16,8 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
@@ -28,7 +30,7 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import throttled
-from reasoning.layered.kubernetes.policies import policy_faults
+from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -93,6 +95,8 @@ def _namespace_faults(
         found[node.component] = node
     for node in pressure_faults(cluster, ns):
         found.setdefault(node.component, node)
+    for node in kernel_faults(inv, cluster, ns):
+        found.setdefault(node.component, node)
     for workload in all_workloads(cluster, ns):
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:
@@ -107,7 +111,11 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in ingress_tls_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
     for finding in policy_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in dns_policy_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

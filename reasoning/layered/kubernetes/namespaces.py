@@ -63,6 +63,11 @@ _NOT_NAMESPACES = frozenset(
 )
 
 
+def is_application(ns: str) -> bool:
+    """Not a system namespace, nor one of the platform's own tools (monitoring, ingress …)."""
+    return ns not in SYSTEM_NAMESPACES and _PLATFORM_NAMESPACE.search(ns) is None
+
+
 def named_namespaces(text: str) -> list[str]:
     """Namespaces the incident names ('namespace shop', 'shop namespace', '-n shop')."""
     found: list[str] = []
@@ -130,13 +135,22 @@ def _holds(inv: Investigation, cluster: Cluster, ns: str) -> bool:
 
 
 def chosen_namespaces(inv: Investigation, cluster: Cluster) -> list[str]:
-    """The namespaces read in full: where the service's pods are, else the scanned ones."""
+    """The namespaces read in full: where the service's pods are, else the scanned ones that
+    run pods (a scanned namespace with no pods does not hold the others back)."""
     scanned = scanned_namespaces(inv, cluster)
     if len(scanned) <= 1:
         return scanned
     holding = [ns for ns in scanned if _holds(inv, cluster, ns)]
     if holding:
         return holding[:1]
-    if all(cluster.has_list("pods", ns) for ns in scanned):
-        return scanned[:2]
+    if all(_pods_answered(cluster, ns) for ns in scanned):
+        # A namespace whose pod list came back empty runs nothing to read in full.
+        return [ns for ns in scanned if cluster.has_list("pods", ns)][:2]
     return []
+
+
+def _pods_answered(cluster: Cluster, ns: str) -> bool:
+    """The pods of `ns` were listed, or the list came back with none."""
+    return cluster.has_list("pods", ns) or any(
+        ("pods", ns, labels) in cluster.missing for labels in (True, False)
+    )

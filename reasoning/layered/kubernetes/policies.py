@@ -5,6 +5,10 @@ caller's pods, while the caller's logs show its connections to that service timi
 drops the caller's traffic (`NetworkPolicy`); the caller's failure is its victim (`explains`).
 A rule that cannot be decided from the describe (an IP block, another namespace's selector) counts
 as admitting: no finding without a rule shown to leave the caller out.
+
+Rule: a NetworkPolicy that restricts egress (`Policy Types: Egress`) with no egress rule to port 53
+stops the name lookups of every pod it selects (cluster DNS is then "down" for them alone): the
+workloads whose logs show lookups timing out are its victims, at the DNS layer.
 """
 
 import re
@@ -13,10 +17,12 @@ from dataclasses import dataclass, field
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import parse_labels, selects
+from reasoning.layered.kubernetes.kubectl import age_seconds, parse_labels, selects
 from reasoning.layered.kubernetes.logs import Edge
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.kubernetes.system import LOOKUP_FAILED
 from reasoning.layered.reading import short
+from reasoning.observations import Observation
 
 _SELECTS_ALL = ("<none>", "")
 
@@ -188,3 +194,115 @@ def _finding(cluster: Cluster, ns: str, policy: Policy, edge: Edge) -> Finding:
         f.statement,
     ]
     return f
+
+
+# A rule of `Allowing egress traffic` that lets name lookups out: to port 53 (or named dns), or
+# to every port.
+_DNS_PORT = re.compile(
+    r"^\s*To Port:\s*(?:53\b|dns\b|<any>)", re.IGNORECASE | re.MULTILINE
+)
+
+
+def blocks_dns(text: str) -> bool:
+    """A policy restricting egress (`Policy Types: … Egress`) none of whose egress rules admit port 53."""
+    types = _field(text, "Policy Types")
+    if "Egress" not in types:
+        return False
+    section = text.partition("Allowing egress traffic:")[2].partition("Policy Types")[0]
+    return _DNS_PORT.search(section) is None
+
+
+def lookup_failures(cluster: Cluster, ns: str) -> dict[str, tuple[Observation, str]]:
+    """The workloads whose pods' logs show failed name lookups, each with one such line."""
+    out: dict[str, tuple[Observation, str]] = {}
+    for (space, pod, _), obs in sorted(cluster.logs.items()):
+        if space != ns:
+            continue
+        line = next(
+            (ln for ln in obs.text.splitlines() if LOOKUP_FAILED.search(ln)), None
+        )
+        if line is not None:
+            out.setdefault(cluster.owner(ns, "pod", pod), (obs, line.strip()))
+    return out
+
+
+def dns_policies(cluster: Cluster, ns: str) -> list[str]:
+    """The listed policies that select the pods whose logs show failed lookups (a policy selecting
+    every pod included), the youngest first."""
+    failing = lookup_failures(cluster, ns)
+    table = cluster.table("networkpolicies", ns)
+    if not failing or table is None:
+        return []
+    labels = [
+        p.labels
+        for w in failing
+        for p in cluster.pods_of(ns, w)
+        if p.labels is not None
+    ]
+    rows = [
+        row
+        for row in table.rows
+        if row.get("NAME")
+        and (
+            row.get("POD-SELECTOR", "").split(" ")[0] in _SELECTS_ALL
+            or any(
+                selects(parse_labels(row.get("POD-SELECTOR", "")), own)
+                for own in labels
+            )
+        )
+    ]
+    rows.sort(key=lambda r: age_seconds(r.get("AGE", "")) or float("inf"))
+    return [r["NAME"] for r in rows]
+
+
+def dns_policy_faults(cluster: Cluster, ns: str) -> list[Finding]:
+    """A NetworkPolicy restricting egress with no rule to port 53 makes every name lookup of the pods it selects time out: the workloads whose logs show failed lookups are its victims."""
+    failing = lookup_failures(cluster, ns)
+    out: list[Finding] = []
+    for (kind, space, name), obs in sorted(cluster.describes.items()):
+        if kind != "networkpolicies" or space != ns or not blocks_dns(obs.text):
+            continue
+        policy = read_policy(name, obs.text, ns)
+        victims = [
+            w
+            for w in failing
+            if any(
+                p.labels is not None and applies_to(policy, p.labels)
+                for p in cluster.pods_of(ns, w)
+            )
+        ]
+        if not victims:
+            continue
+        selector = (
+            "every pod"
+            if policy.is_all
+            else ",".join(f"{k}={v}" for k, v in policy.selector.items())
+        )
+        f = Finding(
+            "service_routing",
+            "NetworkPolicy",
+            f"networkpolicy/{name}",
+            layers.DNS,
+            f"network policy {name} restricts the egress of {selector} in {ns} and admits "
+            f"no DNS (port 53): name lookups of {', '.join(victims)} time out",
+            ns,
+        )
+        f.cite(
+            obs,
+            f"describe networkpolicy {name}: PodSelector {selector}; Policy Types "
+            f"{_field(obs.text, 'Policy Types')}; no egress rule to port 53",
+        )
+        table = cluster.table("networkpolicies", ns)
+        if table is not None and table.row(name) is not None:
+            f.cite(table.obs, f"get networkpolicies: {table.line(name)}")
+        for w in victims:
+            logs, line = failing[w]
+            f.cite(logs, f"{w} logs: {line}")
+        f.explains = victims
+        f.keywords = ["networkpolicy", "egress", name, "dns", "i/o timeout"]
+        f.chain = [
+            f"{victims[0]} cannot resolve names: {short(failing[victims[0]][1], 100)}",
+            f.statement,
+        ]
+        out.append(f)
+    return out

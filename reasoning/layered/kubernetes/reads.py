@@ -13,12 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes import kernel
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
     blocked_evictions,
     exhausted_budgets,
 )
+from reasoning.layered.kubernetes.ingress_tls import wants_secrets
 from reasoning.layered.kubernetes.kubectl import Pod
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
@@ -26,6 +28,7 @@ from reasoning.layered.kubernetes.metrics_api import (
 )
 from reasoning.layered.kubernetes.namespaces import (
     chosen_namespaces,
+    is_application,
     scanned_namespaces,
 )
 from reasoning.layered.kubernetes.neighbours import neighbours
@@ -36,7 +39,11 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
-from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
+from reasoning.layered.kubernetes.policies import (
+    dns_policies,
+    selecting_policies,
+    unreached_services,
+)
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
@@ -64,8 +71,9 @@ LISTS: tuple[tuple[str, bool], ...] = (
     ("ingresses", False),
 )
 # Every namespaced kind of the kubernetes server's table but pods (read on their own, with labels),
-# events (their own tool) and secrets (nothing here reads them; often not readable): listed in one
-# multi-kind `kubectl get … -o wide` where the server takes a kind list (issue 21: survey every kind).
+# events (their own tool) and secrets (listed alone, only for an ingress's TLS; often not
+# readable): listed in one multi-kind `kubectl get … -o wide` where the server takes a kind list
+# (issue 21: survey every kind).
 SURVEY_KINDS: tuple[str, ...] = (
     "deployments",
     "replicasets",
@@ -109,6 +117,7 @@ def plan(
         calls += _namespace_lists(inv, cluster, ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
+        calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
         if _slow(inv, cluster, ns):
             calls.append(
                 call(
@@ -130,11 +139,18 @@ _EMPTY_NAMESPACES = frozenset({"kube-public", "kube-node-lease"})
 
 
 def survey(
-    inv: Investigation, facts: Facts, call: Call, *, max_details: int = 6
+    inv: Investigation,
+    facts: Facts,
+    call: Call,
+    *,
+    max_details: int = 6,
+    max_quiet: int = 2,
 ) -> Calls:
     """Nothing read so far explains the incident: the pods of every namespace (the system's
     too: CoredNS and kube-proxy live there), then the lists and details of each namespace whose
-    pods are unhealthy (issue 21: survey everything, not only where the named service runs)."""
+    pods are unhealthy, and what fails around the healthy pods of (at most `max_quiet`)
+    application namespaces: ingresses and their TLS secrets, network policies (issue 21: survey
+    everything, not only where the named service runs)."""
     cluster = Cluster.read(inv.observations)
     if cluster.namespaces is None:
         return []
@@ -144,12 +160,68 @@ def survey(
         for ns in listed
         if not _pods_listed(cluster, ns)
     ]
+    quiet = 0
     for ns in listed:
-        if any(not p.is_healthy for p in cluster.pods(ns)):
+        pods = cluster.pods(ns)
+        if any(not p.is_healthy for p in pods):
             calls += _namespace_lists(inv, cluster, ns, call)
             calls += _details(inv, facts, cluster, ns, call)[:max_details]
             calls += _explaining_objects(inv, facts, cluster, ns, call)
+        elif pods and is_application(ns) and quiet < max_quiet:
+            quiet += 1
+            calls += _quiet_objects(inv, cluster, ns, call)
     return calls
+
+
+def _quiet_objects(inv: Investigation, cluster: Cluster, ns: str, call: Call) -> Calls:
+    """An application namespace whose pods all run ready: what fails around healthy pods (its
+    ingresses and network policies; in one read of every kind where the server takes a kind
+    list), the ingresses that terminate TLS described, and then their secrets."""
+    calls: Calls = []
+    if takes_kind_list(inv):
+        if not _surveyed(inv, ns):
+            calls.append(
+                call(
+                    GET_RESOURCES,
+                    {"kinds": list(SURVEY_KINDS), "namespace": ns, "wide": True},
+                    f"every pod of {ns} runs ready: every kind of it in one read (ingresses, "
+                    "policies … fail around healthy pods)",
+                )
+            )
+    else:
+        calls += [
+            call(
+                GET_RESOURCES,
+                {"kind": kind, "namespace": ns},
+                f"every pod of {ns} runs ready: its {kind}",
+            )
+            for kind in ("ingresses", "networkpolicies")
+            if cluster.wants_list(kind, ns, wide=False)
+        ]
+    ingresses = cluster.table("ingresses", ns)
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "ingress", "name": row["NAME"], "namespace": ns},
+            f"ingress {row['NAME']} terminates TLS: with which secret, for which hosts",
+        )
+        for row in (ingresses.rows if ingresses else ())
+        if row.get("NAME") and "443" in row.get("PORTS", "")
+    ][:2]
+    return [*calls, *_tls_secrets(cluster, ns, call)]
+
+
+def _tls_secrets(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """The namespace's secrets, once a described ingress terminates TLS with one."""
+    if not wants_secrets(cluster, ns):
+        return []
+    return [
+        call(
+            GET_RESOURCES,
+            {"kind": "secrets", "namespace": ns},
+            f"an ingress of {ns} terminates TLS: does the namespace hold its secret",
+        )
+    ]
 
 
 def cluster_reads(cluster: Cluster, call: Call) -> Calls:
@@ -296,7 +368,8 @@ def _explaining_objects(
     inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
 ) -> Calls:
     """The objects that can explain what the path shows, read only when it shows it: network
-    policies when a caller cannot connect to a service whose pods are all ready, autoscalers when a
+    policies when a caller cannot connect to a service whose pods are all ready (or when the pods
+    they select fail name lookups), the secrets when an ingress terminates TLS, autoscalers when a
     workload is saturated, disruption budgets when an eviction is refused, jobs and cron jobs when
     a job's pods fail."""
     if not cluster.has_list("pods", ns):
@@ -323,6 +396,15 @@ def _explaining_objects(
                 )
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
+    calls += _tls_secrets(cluster, ns, call)
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "networkpolicy", "name": name, "namespace": ns},
+            f"pods policy {name} selects fail to resolve names: does it let DNS out",
+        )
+        for name in dns_policies(cluster, ns)[:2]
+    ]
     if saturated(cluster, ns, path):
         calls.append(
             _list(cluster, "horizontalpodautoscalers", ns, call, "may it scale out")

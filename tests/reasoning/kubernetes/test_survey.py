@@ -2,6 +2,8 @@
 every namespace are listed, each namespace with unhealthy pods is read in full, and the faults
 found there are diagnosed too, as leads off the incident's path."""
 
+from dataclasses import replace
+
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
@@ -62,7 +64,7 @@ def test_every_namespace_but_the_empty_system_ones_has_its_pods_listed():
 
     calls = kubernetes.survey(inv, Facts.read(inv.observations), call)
 
-    assert asked(calls) == {
+    assert {a for a in asked(calls) if a[1] == "pods"} == {
         ("get_resources", "pods", "shop"),
         ("get_resources", "pods", "kube-system"),
     }
@@ -97,3 +99,53 @@ def test_a_namespace_with_unhealthy_pods_is_read_in_full_and_its_fault_diagnosed
 def test_no_survey_before_the_namespaces_are_known():
     inv = investigation(identity_pods())
     assert kubernetes.survey(inv, Facts.read(inv.observations), call) == []
+
+
+def test_a_namespace_whose_pod_list_comes_back_empty_does_not_hold_the_others_back():
+    empty = answer(
+        "get_resources",
+        {"kind": "pods", "namespace": "tracing", "wide": True, "show_labels": True},
+        "No resources found in tracing namespace.\n",
+    )
+    empty = replace(empty, result={**empty.result, "found": False})
+    incident = IncidentBrief(
+        title="receipts are not printed",
+        service="receipts",
+        severity="sev3",
+        symptoms=(),
+    )
+    inv = Investigation(
+        incident=incident,
+        tools=[],
+        observations=[namespaces("identity", "tracing"), identity_pods(), empty],
+    )
+
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("events", None, "identity") in asked(calls)
+    assert ("events", None, "tracing") not in asked(calls)
+
+
+def test_an_application_namespace_whose_pods_all_run_ready_has_its_quiet_objects_read():
+    before = [namespaces("identity", "monitoring"), identity_pods()]
+    inv = investigation(*before)
+    calls = kubernetes.survey(inv, Facts.read(inv.observations), call)
+
+    assert ("get_resources", "ingresses", "identity") in asked(calls)
+    assert ("get_resources", "networkpolicies", "identity") in asked(calls)
+    assert not any(a[2] == "monitoring" and a[1] != "pods" for a in asked(calls))
+
+    ingresses = answer(
+        "get_resources",
+        {"kind": "ingresses", "namespace": "identity"},
+        table(
+            ("NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"),
+            ("login", "nginx", "login.example.org", "lb-2", "80, 443", "40d"),
+            ("metrics", "nginx", "metrics.example.org", "lb-2", "80", "40d"),
+        ),
+    )
+    inv = investigation(*before, ingresses)
+    calls = kubernetes.survey(inv, Facts.read(inv.observations), call)
+
+    described = {c.arguments["name"] for c in calls if c.tool == "describe"}
+    assert described == {"login"}  # the one that terminates TLS
