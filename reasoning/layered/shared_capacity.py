@@ -7,8 +7,10 @@ them) say it is full, and often whose connections or keys fill it (`application_
 the logs know). When a caller's error quotes such words, the planner searches every service's lines
 for them (`SEARCH`) to find the back end, reads its logs, then the client it names
 (`to_read`). The named client is the cause, its demand stepping up at the start (its own pool or
-connection gauge, `metric_trends.stepped_up`) corroborating it; the callers are its victims. A back
-end full with no client named is a lead only: a full back end is as often a victim of what sends it
+connection gauge, `metric_trends.stepped_up`) corroborating it; the callers are its victims. When
+the back end names none, a client whose connections stepped up at the start and that does not fail
+itself is the cause (a failing caller's pool fills because the back end is slow: its symptom). A
+back end full with neither is a lead only: a full back end is as often a victim of what sends it
 more work.
 """
 
@@ -51,6 +53,7 @@ CLIENT: Final = re.compile(
 )
 SEARCH_LIMIT: Final = 50
 _CONFIDENCE = 0.88
+_STEPPED_CONFIDENCE = 0.86
 
 
 @dataclass(frozen=True)
@@ -146,15 +149,42 @@ def _fulls(inv: Investigation, facts: Facts) -> Iterator[Full]:
 
 
 def shared_capacity(board: Board) -> None:
-    """A shared back end whose own lines say it is full and name the client holding it: that client is the cause and the callers that fail are its victims; a full back end naming no client is a lead."""
+    """A shared back end whose own lines say it is full is filled by the client it names, else by a client that does not fail itself whose connections stepped up at the start: that client is the cause and the callers that fail are its victims; a full back end with neither is a lead."""
     fulls = list(_fulls(board.inv, board.facts))
-    named = [f for f in fulls if f.client is not None]
-    if named:
-        _blame(board, named[0], fulls)
+    named = next((f for f in fulls if f.client is not None), None)
+    if named is not None and named.client is not None:
+        _blame(board, named.client, named, fulls)
+        return
+    changed = _changed(board, fulls)
+    if changed is not None:
+        _blame(board, changed.service, fulls[0], fulls)
         return
     for full in fulls:
         if full.backend in board.facts.errors:
             _lead(board, full)
+
+
+def _changed(board: Board, fulls: list[Full]) -> metric_trends.Trend | None:
+    """A client whose connections or pool stepped up at the start and that does not fail itself
+    (a failing caller's pool fills because the back end is slow: that is its symptom)."""
+    if not fulls:
+        return None
+    backends = {f.backend for f in fulls}
+    callers = {e.service for e, _ in quoting(board.facts)}
+    for trend in metric_trends.stepped_up(board.inv):
+        if trend.service in backends or trend.service in callers:
+            continue
+        if not _fails(board.facts, trend.service):
+            return trend
+    return None
+
+
+def _fails(facts: Facts, service: str) -> bool:
+    health = facts.health.get(service)
+    errors = facts.errors.get(service)
+    return (health is not None and health.verdict in ("degraded", "unhealthy")) or (
+        errors is not None and any(not g.is_stale for g in errors.groups)
+    )
 
 
 def _lead(board: Board, full: Full) -> None:
@@ -170,14 +200,16 @@ def _lead(board: Board, full: Full) -> None:
         c.status, c.confidence = "likely", max(c.confidence, 0.5)
 
 
-def _blame(board: Board, full: Full, fulls: list[Full]) -> None:
-    client = full.client
-    assert client is not None
+def _blame(board: Board, client: str, full: Full, fulls: list[Full]) -> None:
+    how = (
+        f"names {client}'s connections or keys"
+        if full.client == client
+        else f"{client}'s connections to it stepped up at the start"
+    )
     c = board.get(
         layers.APPLICATION,
         client,
-        f"{client} fills the shared {full.backend}: {full.backend} is at its capacity limit and "
-        f"names {client}'s connections or keys",
+        f"{client} fills the shared {full.backend}: {full.backend} is at its capacity limit and {how}",
     )
     c.cite(full.obs, full.fact)
     for other in fulls:
@@ -192,7 +224,12 @@ def _blame(board: Board, full: Full, fulls: list[Full]) -> None:
     victims = [(e, g) for e, g in quoting(board.facts) if e.service != client]
     for errors, group in victims[:2]:
         c.cite(errors.obs, errors.fact(group))
-    confidence = _CONFIDENCE + 0.04 * (stepped is not None)
+    # Named by the back end (and its demand stepped up too), or shown only by its own metrics.
+    confidence = (
+        _CONFIDENCE + 0.04 * (stepped is not None)
+        if full.client == client
+        else _STEPPED_CONFIDENCE
+    )
     c.status, c.confidence = "confirmed", max(c.confidence, confidence)
     c.chain = [
         board.symptom(),

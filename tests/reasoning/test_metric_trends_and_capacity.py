@@ -230,6 +230,33 @@ def test_a_full_back_end_naming_no_client_is_only_a_lead():
     assert report.top.id == "application:ledger-api"
 
 
+@pytest.mark.rule("board.shared-capacity")
+def test_unnamed_the_client_whose_connections_stepped_up_and_that_does_not_fail_is_the_cause():
+    def world(stepping):
+        w = _capacity_world([])
+        w.answers[("query_metric", metric_trends.QUERY)] = _matrix(
+            _series("sql_pool_open", stepping, [8] * 60 + [32] * 61)
+        )
+        return w
+
+    _, _, quiet = run_with_schemas(
+        world("nightly-export"),
+        incident("ledger-api", "ledger writes fail"),
+        names=WITH_METRICS,
+    )
+    # The failing caller's own pool filling up is its symptom, not a change of demand.
+    _, _, loud = run_with_schemas(
+        world("ledger-api"),
+        incident("ledger-api", "ledger writes fail"),
+        names=WITH_METRICS,
+    )
+
+    assert quiet.top.id == "application:nightly-export" and quiet.conclusive
+    assert "stepped up" in quiet.top.statement
+    assert not any(h.id == "application:nightly-export" for h in loud.hypotheses)
+    assert loud.top.id == "application:ledger-api"
+
+
 MEDIA = "https://media.shop.test/upload"
 
 
