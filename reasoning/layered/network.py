@@ -8,6 +8,7 @@ import re
 from urllib.parse import urlsplit
 
 from reasoning import layers
+from reasoning.layered import host_lines
 from reasoning.layered.candidates import Board, Candidate, spans
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, Probe
@@ -152,10 +153,13 @@ def mcp_endpoint(board: Board, probe: Probe) -> None:
 
 
 def corroborate(board: Board, probe: Probe, c: Candidate) -> None:
-    """A probe's failure is confirmed by another server agreeing: logs naming the host or showing the same failure class, or the incident's metrics as its certificate expired (`expiry`)."""
+    """A probe's failure is confirmed by another server agreeing: logs naming the host or showing the same failure class (any service's lines a search for the host found, a change to it just before included), or the incident's metrics as its certificate expired (`expiry`)."""
     layer = probe.layer or layers.HTTP
     chain_mid = _cite_logs(board, probe, c, layer)
     _cite_probes(board, probe, c, layer)
+    for obs, fact, line in host_lines.agreeing(board.inv, board.facts, probe, layer):
+        c.cite(obs, fact)
+        chain_mid.append(line)
     fell = expired_while_traffic_fell(board, probe)
     if fell is not None:
         c.cite(fell.health.obs, fell.fact)

@@ -1,6 +1,7 @@
 """LayeredPlanner, the deterministic planner (seed 000 §1.2): which calls next, the report, actions, verification.
 
-Round 1 asks the service's health and errors, netcheck's targets and the runbooks by the symptoms; later rounds follow
+Round 1 asks the service's health and errors, netcheck's targets, the runbooks by the symptoms and every service's own
+series against the hour before (`metric_trends`); later rounds follow
 what the answers name, probe layer by layer and search the runbooks with the findings. Stateless; pure Python, no I/O (its `Planner` methods are coroutines only to share the one protocol).
 """
 
@@ -14,10 +15,13 @@ from reasoning import layers
 from reasoning.layered import (
     changes,
     echoed_errors,
+    host_lines,
     kubernetes,
+    metric_trends,
     network_delay,
     remedies,
     retry_storms,
+    shared_capacity,
     survey,
 )
 from reasoning.layered.analysis import Analysis
@@ -369,6 +373,17 @@ class LayeredPlanner:
                 "runbooks for the symptoms",
             ),
         ]
+        series = metric_trends.read(window)
+        if series is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    QUERY_METRIC,
+                    series,
+                    "every service's own series (goroutines, heap, rebalances, evictions …) "
+                    "against the hour before the window",
+                )
+            )
         if inv.tools_named(GET_RESOURCES):
             calls += kubernetes.plan(
                 inv,
@@ -388,7 +403,17 @@ class LayeredPlanner:
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
         calls += self._echo_searches(inv, facts)
+        calls += self._host_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
+        calls += self._capacity_reads(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s}'s own series rose steadily or jumped against the hour before")
+                for s in metric_trends.flagged(inv)[: self.max_dependencies]
+            ),
+        )
         analysis = Analysis(inv, facts)
         for c in analysis.candidates.values():
             if (
@@ -442,6 +467,61 @@ class LayeredPlanner:
         ):
             return []
         return echoed_errors.searches(
+            facts,
+            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            self._window(inv),
+        )
+
+    def _capacity_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A caller quoting a full back end: every service's lines with the capacity words, then
+        the back end's own logs and the client it names (`shared_capacity`)."""
+        calls = self._read_services(
+            inv,
+            facts,
+            (
+                (name, f"{name} is a full back end, or the client it names")
+                for name in shared_capacity.to_read(inv, facts)[: self.max_dependencies]
+            ),
+        )
+        search = only_tool(inv, SEARCH_LOGS)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or "service" in as_list(search.input_schema.get("required"))
+            or "regex" not in as_dict(search.input_schema.get("properties"))
+            or not shared_capacity.needs_search(inv, facts)
+        ):
+            return calls
+        calls.append(
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {
+                    "query": shared_capacity.SEARCH,
+                    "regex": True,
+                    **self._window(inv),
+                    "limit": shared_capacity.SEARCH_LIMIT,
+                },
+                "a caller quotes a full back end: whose own lines say it is full",
+            )
+        )
+        return calls
+
+    def _host_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's lines naming a host whose probe failed (`host_lines`), where the logs
+        server searches every service at once."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if (
+            search is None
+            or facts.is_backend_down(search.server)
+            or "service" in as_list(search.input_schema.get("required"))
+        ):
+            return []
+        return host_lines.searches(
             facts,
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
             self._window(inv),

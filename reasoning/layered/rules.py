@@ -71,10 +71,12 @@ from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.logged_paths import logged_paths
+from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
+from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
@@ -241,12 +243,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.slow-lookups", BOARD, (layers.DNS,), slow_lookups, (1, 2)),
     Rule("board.warning-leads", BOARD, (layers.APPLICATION,), warning_leads, (2,)),
     Rule("board.rate-jumps", BOARD, (layers.APPLICATION,), rate_jumps, (2,)),
+    Rule("board.metric-trends", BOARD, (layers.APPLICATION,), metric_trends, (2,)),
     Rule(
         "board.local-exhaustion", BOARD, (layers.APPLICATION,), local_exhaustion, (2,)
     ),
     Rule("board.token-clock", BOARD, (layers.APPLICATION,), token_clock, (4,)),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
+    Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
         "board.http-symptoms",
         BOARD,

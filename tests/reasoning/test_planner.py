@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reasoning import layers
-from reasoning.layered import LayeredPlanner
+from reasoning.layered import LayeredPlanner, metric_trends
 from reasoning.observations import (
     IncidentBrief,
     Investigation,
@@ -150,6 +150,8 @@ def test_round_one_asks_health_errors_targets_and_runbooks_of_the_incident(name)
         key(
             "search_runbooks", {"symptoms": " ".join(inv.incident.symptoms), "limit": 3}
         ),
+        # Every service's own series against the hour before (metric_trends).
+        key("query_metric", metric_trends.read(window)),
     }
     servers = {t.name: t.server for t in inv.tools}
     assert all(c.server == servers[c.tool] for c in calls)
@@ -200,18 +202,43 @@ def test_findings_are_searched_in_the_runbooks_and_cited_as_next_steps():
     assert "certificate" in runbooks[0].runbook_title.lower()
 
 
-def test_dns_names_the_host_from_the_logs_and_a_same_port_path_that_works():
+def test_dns_names_the_host_from_the_logs_and_a_path_by_address_that_works():
     _, _, _, reports = replay("dns-nxdomain")
     report = reports[-1]
     facts = " ".join(e.fact for e in report.top.evidence)
 
-    assert "no such host" in facts and "same port" in facts
+    # (The scenario's by-address target has its own listener since targets.json, so the recording
+    # no longer shows the same port: test_a_working_path_on_the_same_port_narrows_a_dns_failure.)
+    assert "no such host" in facts
     by_ip = next(h for h in report.hypotheses if h.component == "127.0.0.1")
     assert (
         by_ip.status == "ruled_out" and "passed every layer" in by_ip.reason_ruled_out
     )
     payments_api = next(h for h in report.hypotheses if h.component == "payments-api")
     assert payments_api.status == "ruled_out"
+
+
+def test_a_working_path_on_the_same_port_narrows_a_dns_failure():
+    named, by_ip = "https://ledger.bank.internal:8443", "https://127.0.0.1:8443"
+    world = World(
+        {
+            ("service_health", "tellers"): health(
+                "tellers", "unhealthy", [("error_ratio", "critical", "errors")]
+            ),
+            ("top_errors", "tellers"): errors(
+                "tellers",
+                "post failed: dial tcp: lookup ledger.bank.internal: no such host",
+            ),
+            ("list_targets", ""): targets(named, by_ip),
+            ("probe_url", named): probe(named, "dns", "nxdomain", ["NXDOMAIN"]),
+            ("probe_url", by_ip): probe(by_ip, status=200),
+        }
+    )
+
+    _, _, report = run(world, incident("tellers", "postings fail"))
+
+    assert report.top.id == "dns:ledger.bank.internal"
+    assert any("same port" in e.fact for e in report.top.evidence)
 
 
 def test_streams_in_the_symptoms_make_probes_watch_the_stream():
@@ -314,9 +341,10 @@ def test_no_action_without_a_confirmed_leak(name):
 def test_report_is_partial_until_the_planner_has_nothing_more_to_ask():
     _, _, _, reports = replay("tls-expired")
 
-    # Round 3 searches the logs for a change to the failing host; round 4 the runbooks.
+    # Round 1 also reads every service's own series; round 3 searches the logs for a change to
+    # the failing host and for every line naming each failing host; round 4 the runbooks.
     assert [r.partial for r in reports] == [True, True, True, False]
-    assert reports[0].tool_calls == 4 and reports[-1].tool_calls == 10
+    assert reports[0].tool_calls == 5 and reports[-1].tool_calls == 13
 
 
 # --- synthetic cases: a small world of tool answers --------------------------------------------
@@ -677,7 +705,8 @@ def test_the_call_budget_and_the_round_limit_hold():
 
     world.asked.clear()
     inv, _, _ = run(world, incident("web", "web fails"), LayeredPlanner(max_rounds=1))
-    assert inv.round == 1 and len(world.asked) == 4
+    # Health, errors, targets, runbooks and every service's own series.
+    assert inv.round == 1 and len(world.asked) == 5
 
 
 def test_absent_tools_are_not_planned_and_the_gap_is_an_open_question():
