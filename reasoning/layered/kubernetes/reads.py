@@ -40,6 +40,7 @@ from reasoning.layered.kubernetes.policies import selecting_policies, unreached_
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
+from reasoning.layered.kubernetes.volumes import blamed_claims
 from reasoning.layered.kubernetes.webhooks import backend_workloads, webhook_refusals
 from reasoning.layered.reading import as_dict, incident_text
 from reasoning.observations import Investigation, PlannedCall, only_tool
@@ -449,15 +450,22 @@ def _list(
 
 
 def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """One unhealthy pod per workload (the path's first; of a job's, the newest): describe, previous
+    """One unhealthy pod per workload (the path's first; not one being deleted when another is
+    unhealthy; of a job's, the newest): describe, previous
     logs, logs while unready; then the logs of a running pod of each of the path's first workloads
     not read yet."""
     order = {w: i for i, w in enumerate(path.workloads)}
 
-    def rank(pod: Pod) -> tuple[int, float]:
+    def rank(pod: Pod) -> tuple[int, bool, float]:
         owner = cluster.owner(ns, "pod", pod.name)
         newest = owner.startswith(("job/", "cronjob/")) and pod.age_s is not None
-        return order.get(owner, len(order)), (pod.age_s or 0.0) if newest else 0.0
+        # A pod being deleted is going away: its replacement's status says why the workload fails.
+        going = pod.status.startswith("Terminating")
+        return (
+            order.get(owner, len(order)),
+            going,
+            (pod.age_s or 0.0) if newest else 0.0,
+        )
 
     calls: Calls = []
     seen_owners: set[str] = set()
@@ -620,7 +628,7 @@ def _neighbours(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
 
 
 def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """Claims not bound."""
+    """Claims not bound, and claims whose volume a warning says cannot be attached."""
     calls: Calls = []
     pvcs = cluster.table("persistentvolumeclaims", ns)
     for row in pvcs.rows if pvcs else ():
@@ -636,6 +644,14 @@ def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
                     f"claim {row['NAME']} is {row.get('STATUS')}",
                 )
             )
+    for claim, event in blamed_claims(cluster, ns):
+        calls.append(
+            call(
+                DESCRIBE,
+                {"kind": "persistentvolumeclaim", "name": claim, "namespace": ns},
+                f"claim {claim}: {event.reason} on {event.name} (who uses its volume)",
+            )
+        )
     return calls
 
 
