@@ -37,6 +37,7 @@ from reasoning.layered.kubernetes.nodes import (
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
 from reasoning.layered.kubernetes.policies import selecting_policies, unreached_services
+from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
@@ -655,6 +656,19 @@ def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     return calls
 
 
+def _preemptors(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """A pod of each workload that preempted pods here: its priority class."""
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "pod", "name": p.pods[0].name, "namespace": p.namespace},
+            f"{p.workload} preempted {', '.join(p.victims)}: its priority class",
+        )
+        for p in preemptors(cluster, ns)
+        if p.pods
+    ]
+
+
 def _services(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     """The path's first services, and a pod behind each: selector, ports, probes."""
     calls: Calls = []
@@ -715,6 +729,7 @@ DETAILS: tuple[Detail, ...] = (
     _nodes,
     _neighbours,
     _claims,
+    _preemptors,
     _services,
     _ingresses,
     _control_plane,

@@ -5,6 +5,8 @@ Multi-Attach error among them, or `FailedMapVolume`), on a pod of a workload tha
 names the volume; the PersistentVolumeClaim bound to it (the claims' VOLUME column, or the
 volumes' CLAIM) is the object to fix, not the pod that waits: its finding explains the workload's
 (`explains`), and cites the warning, the waiting pod's describe, the claim's describe and rows.
+When the claim's describe names another pod using it (`Used By`), that pod and its node (a node
+not Ready among them) say where the volume is held: the statement names them and cites their rows.
 """
 
 import re
@@ -18,6 +20,7 @@ from reasoning.layered.reading import short
 
 _VOLUME = re.compile(r'volume "([^"]+)"')
 _WAITING = frozenset({"ContainerCreating", "Pending", "Init:0/1"})
+_USED_BY = re.compile(r"^Used By:[ \t]*(.*(?:\n[ \t]{8,}\S.*)*)", re.MULTILINE)
 
 
 def claim_of(cluster: Cluster, ns: str, volume: str) -> str | None:
@@ -32,6 +35,29 @@ def claim_of(cluster: Cluster, ns: str, volume: str) -> str | None:
     return claim if claim and claim_ns == ns else None
 
 
+def users_of(cluster: Cluster, ns: str, claim: str) -> list[str]:
+    """The pods the claim's describe says use it (`Used By`), when it was described."""
+    described = cluster.describe("persistentvolumeclaims", ns, claim)
+    used_by = _USED_BY.search(described.text) if described is not None else None
+    return used_by.group(1).split() if used_by else []
+
+
+def holder(cluster: Cluster, ns: str, claim: str, waiting: str) -> str:
+    """Where the volume is held, in words: another pod using the claim, on its node, and that
+    node's status when it is not Ready ("" when the claim's users are not known)."""
+    pods = {p.name: p for p in cluster.pods(ns)}
+    for name in users_of(cluster, ns, claim):
+        pod = pods.get(name)
+        if name == waiting or pod is None or not pod.node:
+            continue
+        nodes = cluster.table("nodes", ns)
+        row = nodes.row(pod.node) if nodes else None
+        status = (row or {}).get("STATUS", "")
+        down = f" ({status})" if status and status != "Ready" else ""
+        return f"held by pod {name} ({pod.status}) on node {pod.node}{down}"
+    return ""
+
+
 def _cite_claim(cluster: Cluster, ns: str, f: Finding, claim: str, volume: str) -> None:
     claims = cluster.table("persistentvolumeclaims", ns)
     if claims is not None and claims.row(claim) is not None:
@@ -41,13 +67,27 @@ def _cite_claim(cluster: Cluster, ns: str, f: Finding, claim: str, volume: str) 
         f.cite(volumes.obs, f"get persistentvolumes: {volumes.line(volume)}")
     described = cluster.describe("persistentvolumeclaims", ns, claim)
     if described is not None:
-        used_by = re.search(r"^Used By:\s*(.*(?:\n\s{8,}\S.*)*)", described.text, re.M)
-        users = " ".join(used_by.group(1).split()) if used_by else ""
+        users = " ".join(users_of(cluster, ns, claim))
         f.cite(
             described,
             f"describe persistentvolumeclaim {claim}: volume {volume}"
             + (f", used by {users}" if users else ""),
         )
+
+
+def _cite_holder(
+    cluster: Cluster, ns: str, f: Finding, claim: str, waiting: str
+) -> None:
+    """The rows of the other pods using the claim and of their nodes: where the volume is held."""
+    pods = cluster.table("pods", ns)
+    nodes = cluster.table("nodes", ns)
+    for name in users_of(cluster, ns, claim):
+        pod = next((p for p in cluster.pods(ns) if p.name == name), None)
+        if name == waiting or pod is None or pods is None:
+            continue
+        f.cite(pods.obs, f"get pods: {pod.line}")
+        if nodes is not None and pod.node and nodes.row(pod.node) is not None:
+            f.cite(nodes.obs, f"get nodes: {nodes.line(pod.node)}")
 
 
 def _waiting(cluster: Cluster, ns: str, event: Event) -> str | None:
@@ -88,6 +128,9 @@ def volume_faults(cluster: Cluster, ns: str) -> list[Finding]:
         if f is None:
             cause = cause_of(event.message)
             trouble = cause[1] if cause else "it cannot be attached"
+            held = holder(cluster, ns, claim, event.name)
+            if held:
+                trouble += f", {held}"
             f = Finding(
                 "startup",
                 event.reason,
@@ -102,6 +145,7 @@ def volume_faults(cluster: Cluster, ns: str) -> list[Finding]:
                 f.keywords.append(cause[1])
             f.chain = [f"{workload}: pods wait to start", f.statement]
             _cite_claim(cluster, ns, f, claim, named.group(1))
+            _cite_holder(cluster, ns, f, claim, event.name)
             out[component] = f
         f.cite(event.obs, event.fact)
         described = cluster.describe("pods", ns, event.name)

@@ -16,7 +16,7 @@ from reasoning.layered.kubernetes.view import workload_view
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
 
-from .answers import NS, answer, cited, events, listing
+from .answers import NS, answer, cited, describe, events, listing
 
 POD_HEADER = ("NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "LABELS")
 
@@ -387,3 +387,65 @@ def test_two_workloads_that_started_there_since_leave_the_preemptor_unknown():
         ns="batch",
     )
     assert preemption_faults(Cluster.read(observations), NS) == []
+
+
+@pytest.mark.rule("k8s.volume-attach")
+def test_the_claims_other_user_says_where_the_volume_is_held():
+    observations = ledger_cluster()
+    observations += [
+        describe(
+            "persistentvolumeclaim",
+            "ledger-data",
+            "Name:          ledger-data\n"
+            f"Namespace:     {NS}\n"
+            "Status:        Bound\n"
+            f"Volume:        {VOLUME}\n"
+            "Used By:       ledger-store-5d6e7f8a9b-new02\n"
+            "               ledger-store-5d6e7f8a9b-old01\n"
+            "Events:        <none>\n",
+        ),
+        answer(
+            "get_resources",
+            {"kind": "nodes", "wide": True},
+            _table(
+                ("NAME", "STATUS", "ROLES", "AGE", "VERSION"),
+                ("node-down", "NotReady", "<none>", "80d", "v1.31.2"),
+                ("node-up", "Ready", "<none>", "80d", "v1.31.2"),
+            ),
+        ),
+    ]
+    [f] = volume_faults(Cluster.read(observations), NS)
+    assert (
+        "held by pod ledger-store-5d6e7f8a9b-old01 (Terminating) on node node-down "
+        "(NotReady)" in f.statement
+    )
+    assert any(
+        fact.startswith("get nodes: node-down NotReady") for _, fact in f.evidence
+    )
+    assert any(
+        "used by ledger-store-5d6e7f8a9b-new02" in fact for _, fact in f.evidence
+    )
+
+
+@pytest.mark.rule("k8s.preemption")
+def test_the_preemptors_pod_is_described_and_its_priority_class_kept():
+    inv = investigation("quote-api", *preemption_cluster())
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert any(
+        c.tool == "describe"
+        and c.arguments.get("name") == "index-builder-7f8e9d0c1b-run01"
+        and c.arguments.get("namespace") == "batch"
+        for c in calls
+        if c
+    )
+    described = answer(
+        "describe",
+        {"kind": "pod", "name": "index-builder-7f8e9d0c1b-run01", "namespace": "batch"},
+        "Name:                 index-builder-7f8e9d0c1b-run01\n"
+        "Namespace:            batch\n"
+        "Priority:             900000\n"
+        "Priority Class Name:  bulk-urgent\n",
+    )
+    [f] = preemption_faults(Cluster.read([*preemption_cluster(), described]), NS)
+    assert "bulk-urgent" in f.keywords
+    assert cited(f.evidence, described)
