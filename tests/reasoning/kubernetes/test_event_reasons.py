@@ -155,7 +155,10 @@ def quoter(status: str, *warnings: tuple[str, str], logs: bool = False):
     pod = "quoter-6b7c8d9e5f-q2w3e"
     observations = [
         deployments("quoter"),
-        pods((pod, status, "9m", "node-b")),
+        pods(
+            (pod, status, "9m", "node-b"),
+            ("quoter-6b7c8d9e5f-r4t5y", "Running", "3d", "node-a"),
+        ),
         events(*(("Warning", reason, f"Pod/{pod}", msg) for reason, msg in warnings)),
     ]
     if logs:
@@ -181,6 +184,9 @@ def test_a_sandbox_without_a_pod_ip_blocks_the_workload_at_startup():
         layers.PLATFORM,
     )
     assert "pod IP addresses exhausted" in f.statement
+    # The pod that waits is cited, not its running sibling.
+    rows = [fact for _, fact in f.evidence if fact.startswith("get pods:")]
+    assert rows and all("q2w3e" in row for row in rows)
     assert cited(f.evidence, v.by_reason["FailedCreatePodSandBox"][0].obs)
     # The network plugin's own log says the same trouble: it joins, with the subnet it names.
     assert any("InsufficientFreeAddressesInSubnet" in fact for _, fact in f.evidence)

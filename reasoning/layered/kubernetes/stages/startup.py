@@ -114,7 +114,7 @@ def startup(view: WorkloadView) -> Finding | None:
         f"{workload}'s containers do not start ({reason}{said})"
         + (f": {short(detail, 220)}" if detail else ""),
     )
-    view.cite_pods(f, starting or view.pods)
+    view.cite_pods(f, starting or view.pods_with(_WAITING) or view.pods)
     view.cite_events(
         f,
         ["Failed", "BackOff", "ErrImagePull", "InspectFailed", *reasons_at("startup")],
