@@ -58,6 +58,7 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
+from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import routing_faults
 from reasoning.layered.kubernetes.stages.admission import admission
@@ -66,6 +67,7 @@ from reasoning.layered.kubernetes.stages.scheduling import scheduling
 from reasoning.layered.kubernetes.stages.startup import startup
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
+from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
@@ -160,6 +162,8 @@ RULES: Final[tuple[Rule, ...]] = (
         kernel_faults,
         (1, 4),
     ),
+    Rule("k8s.volume-attach", NAMESPACE, (layers.PLATFORM,), volume_faults, (1, 4)),
+    Rule("k8s.preemption", NAMESPACE, (layers.PLATFORM,), preemption_faults, (1, 4)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
     Rule(

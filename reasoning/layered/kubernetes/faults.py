@@ -1,9 +1,10 @@
 """Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
 
-Per namespace: the nodes (not ready, under a condition, a network table full), each workload's earliest blocking stage, CPU starvation (which replaces
-a probe or readiness finding on the same workload: the starving is the fault), the routing, an
-ingress's missing TLS secret, the network policies, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget
-blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
+Per namespace: the nodes (not ready, under a condition, a network table full), each workload's
+earliest blocking stage, the volume or the preemptor a waiting workload's events blame, CPU
+starvation (which replaces a probe or readiness finding on the same workload: the starving is the
+fault), the routing, an ingress's missing TLS secret, the network policies, the autoscalers, a
+replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
 
@@ -31,8 +32,10 @@ from reasoning.layered.kubernetes.nodes import (
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
+from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
@@ -101,6 +104,10 @@ def _namespace_faults(
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:
             found.setdefault(finding.component, finding)
+    for finding in volume_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
+    for finding in preemption_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
     for finding in throttled(inv, cluster, ns):
         current = found.get(finding.component)
         if current is None or current.reason in ("Unhealthy", "NotReady"):

@@ -277,6 +277,7 @@ class Event:
     kind: str  # lowercase singular: pod, replicaset, node …
     name: str
     message: str
+    seen_s: float | None = None  # since it was last seen (LAST SEEN, a describe's Age)
 
     @property
     def object(self) -> str:
@@ -300,6 +301,7 @@ def table_event(obs: Observation, row: dict[str, str]) -> Event | None:
         kind=singular(kind),
         name=name,
         message=row.get("MESSAGE", ""),
+        seen_s=age_seconds((row.get("LAST SEEN") or "").split(" ")[0]),
     )
 
 
@@ -314,8 +316,17 @@ def describe_events(obs: Observation, kind: str, name: str) -> list[Event]:
             parts = _GAP.split(line.strip())
             if len(parts) >= 4 and parts[0] in ("Normal", "Warning"):
                 message = "  ".join(parts[4:]) if len(parts) >= 5 else parts[-1]
+                seen = age_seconds(parts[2].split(" ")[0])
                 out.append(
-                    Event(obs, parts[0], parts[1], singular(kind), block_name, message)
+                    Event(
+                        obs,
+                        parts[0],
+                        parts[1],
+                        singular(kind),
+                        block_name,
+                        message,
+                        seen,
+                    )
                 )
             elif line and not line.startswith(" ") and not line.startswith("\t"):
                 break

@@ -44,9 +44,11 @@ from reasoning.layered.kubernetes.policies import (
     selecting_policies,
     unreached_services,
 )
+from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
+from reasoning.layered.kubernetes.volumes import blamed_claims
 from reasoning.layered.kubernetes.webhooks import backend_workloads, webhook_refusals
 from reasoning.layered.reading import as_dict, incident_text
 from reasoning.observations import Investigation, PlannedCall, only_tool
@@ -531,15 +533,22 @@ def _list(
 
 
 def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """One unhealthy pod per workload (the path's first; of a job's, the newest): describe, previous
+    """One unhealthy pod per workload (the path's first; not one being deleted when another is
+    unhealthy; of a job's, the newest): describe, previous
     logs, logs while unready; then the logs of a running pod of each of the path's first workloads
     not read yet."""
     order = {w: i for i, w in enumerate(path.workloads)}
 
-    def rank(pod: Pod) -> tuple[int, float]:
+    def rank(pod: Pod) -> tuple[int, bool, float]:
         owner = cluster.owner(ns, "pod", pod.name)
         newest = owner.startswith(("job/", "cronjob/")) and pod.age_s is not None
-        return order.get(owner, len(order)), (pod.age_s or 0.0) if newest else 0.0
+        # A pod being deleted is going away: its replacement's status says why the workload fails.
+        going = pod.status.startswith("Terminating")
+        return (
+            order.get(owner, len(order)),
+            going,
+            (pod.age_s or 0.0) if newest else 0.0,
+        )
 
     calls: Calls = []
     seen_owners: set[str] = set()
@@ -702,7 +711,7 @@ def _neighbours(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
 
 
 def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
-    """Claims not bound."""
+    """Claims not bound, and claims whose volume a warning says cannot be attached."""
     calls: Calls = []
     pvcs = cluster.table("persistentvolumeclaims", ns)
     for row in pvcs.rows if pvcs else ():
@@ -718,7 +727,28 @@ def _claims(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
                     f"claim {row['NAME']} is {row.get('STATUS')}",
                 )
             )
+    for claim, event in blamed_claims(cluster, ns):
+        calls.append(
+            call(
+                DESCRIBE,
+                {"kind": "persistentvolumeclaim", "name": claim, "namespace": ns},
+                f"claim {claim}: {event.reason} on {event.name} (who uses its volume)",
+            )
+        )
     return calls
+
+
+def _preemptors(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
+    """A pod of each workload that preempted pods here: its priority class."""
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "pod", "name": p.pods[0].name, "namespace": p.namespace},
+            f"{p.workload} preempted {', '.join(p.victims)}: its priority class",
+        )
+        for p in preemptors(cluster, ns)
+        if p.pods
+    ]
 
 
 def _services(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
@@ -781,6 +811,7 @@ DETAILS: tuple[Detail, ...] = (
     _nodes,
     _neighbours,
     _claims,
+    _preemptors,
     _services,
     _ingresses,
     _control_plane,
