@@ -39,6 +39,7 @@ from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
     explained_victims,
@@ -55,6 +56,7 @@ from reasoning.layered.kubernetes.nodes import (
     pressure_faults,
 )
 from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import policy_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.routing import routing_faults
@@ -149,6 +151,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.node-not-ready", NAMESPACE, (layers.PLATFORM,), node_faults),
     Rule("k8s.node-pressure", NAMESPACE, (layers.PLATFORM,), pressure_faults, (1,)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
+    Rule("k8s.cron-jobs", NAMESPACE, (layers.APPLICATION,), job_faults, (1,)),
+    Rule(
+        "k8s.permission-denied",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        permission_faults,
+        (1, 4),
+    ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
     Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),
     Rule(
