@@ -84,6 +84,8 @@ RESOURCES = (
     Resource("batch", "v1", "jobs", "Job"),
     Resource("batch", "v1", "cronjobs", "CronJob", short=("cj",)),
     Resource("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
+    Resource("rbac.authorization.k8s.io", "v1", "roles", "Role"),
+    Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),
     Resource(
         "storage.k8s.io",
         "v1",
@@ -1117,6 +1119,35 @@ def _endpointslice(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
     ]
 
 
+def _role(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    return [o["metadata"]["name"], o["metadata"]["creationTimestamp"]]
+
+
+def _rolebinding(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    """printRoleBinding: the role as Kind/name; users, groups and service accounts (ns/name)."""
+    subjects = o.get("subjects") or []
+
+    def named(kind: str) -> str:
+        return ", ".join(
+            (
+                f"{s.get('namespace', '')}/{s['name']}"
+                if kind == "ServiceAccount"
+                else s["name"]
+            )
+            for s in subjects
+            if s.get("kind") == kind
+        )
+
+    return [
+        o["metadata"]["name"],
+        f"{o['roleRef']['kind']}/{o['roleRef']['name']}",
+        age(o["metadata"]["creationTimestamp"]),
+        named("User"),
+        named("Group"),
+        named("ServiceAccount"),
+    ]
+
+
 _WIDE = [("Containers", 1), ("Images", 1), ("Selector", 1)]
 # The server-side printers of the kinds beyond the core ones (pkg/printers/internalversion).
 _MORE_PRINTERS: dict[str, tuple[list[tuple[str, int]], Any]] = {
@@ -1182,6 +1213,18 @@ _MORE_PRINTERS: dict[str, tuple[list[tuple[str, int]], Any]] = {
         _hpa,
     ),
     "NetworkPolicy": ([("Name", 0), ("Pod-Selector", 0), ("Age", 0)], _netpol),
+    "Role": ([("Name", 0), ("Created At", 0)], _role),
+    "RoleBinding": (
+        [
+            ("Name", 0),
+            ("Role", 0),
+            ("Age", 0),
+            ("Users", 1),
+            ("Groups", 1),
+            ("ServiceAccounts", 1),
+        ],
+        _rolebinding,
+    ),
     "PodDisruptionBudget": (
         [
             ("Name", 0),

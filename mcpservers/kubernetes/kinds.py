@@ -214,6 +214,15 @@ KINDS: tuple[Kind, ...] = (
         "policy",
         wide_is_plain=True,
     ),
+    Kind("roles", "role", "Role", (), "rbac.authorization.k8s.io", wide_is_plain=True),
+    Kind(
+        "rolebindings",
+        "rolebinding",
+        "RoleBinding",
+        (),
+        "rbac.authorization.k8s.io",
+        plain_columns=("NAME", "ROLE", "AGE"),
+    ),
 )
 
 _BY_ALIAS: dict[str, Kind] = {}

@@ -40,6 +40,7 @@ from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
+from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
@@ -57,6 +58,7 @@ from reasoning.layered.kubernetes.nodes import (
     pressure_faults,
 )
 from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
@@ -165,6 +167,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.volume-attach", NAMESPACE, (layers.PLATFORM,), volume_faults, (1, 4)),
     Rule("k8s.preemption", NAMESPACE, (layers.PLATFORM,), preemption_faults, (1, 4)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
+    Rule("k8s.cron-jobs", NAMESPACE, (layers.APPLICATION,), job_faults, (1,)),
+    Rule(
+        "k8s.permission-denied",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        permission_faults,
+        (1, 4),
+    ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
     Rule(
         "k8s.ingress-tls-secret-missing",

@@ -49,7 +49,8 @@ class Cluster:
     events: dict[str, list[Event]] = field(default_factory=dict)
     events_obs: dict[str, Observation] = field(default_factory=dict)
     describes: dict[tuple[str, str, str], Observation] = field(default_factory=dict)
-    logs: dict[tuple[str, str, bool], Observation] = field(default_factory=dict)
+    # (ns, pod, previous, container): the container as asked ("" for the pod's default one).
+    logs: dict[tuple[str, str, bool, str], Observation] = field(default_factory=dict)
     yamls: dict[tuple[str, str, str], Observation] = field(default_factory=dict)
     # (resource, ns) → whether a multi-kind get listed it wide, for each kind it answered (with
     # objects or none); a kind the server could not answer there is left out.
@@ -197,7 +198,7 @@ class Cluster:
     def log_text(self, namespace: str, pod: str) -> list[tuple[Observation, str]]:
         return [
             (obs, obs.text)
-            for (ns, name, _), obs in self.logs.items()
+            for (ns, name, _, _), obs in self.logs.items()
             if ns == namespace and name == pod
         ]
 
@@ -289,7 +290,9 @@ def _read_describe(cluster: Cluster, obs: Observation) -> None:
 def _read_logs(cluster: Cluster, obs: Observation) -> None:
     if _found(obs):
         key = (_namespace(obs), str(obs.arguments.get("pod") or ""))
-        cluster.logs.setdefault((*key, bool(obs.arguments.get("previous"))), obs)
+        previous = bool(obs.arguments.get("previous"))
+        container = str(obs.arguments.get("container") or "")
+        cluster.logs.setdefault((*key, previous, container), obs)
 
 
 def _read_yaml(cluster: Cluster, obs: Observation) -> None:

@@ -3,8 +3,10 @@
 Per namespace: the nodes (not ready, under a condition, a network table full), each workload's
 earliest blocking stage, the volume or the preemptor a waiting workload's events blame, CPU
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
-fault), the routing, an ingress's missing TLS secret, the network policies, the autoscalers, a
-replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane; then `links.link` says which lie on the incident's path,
+fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
+refused a permission, the routing, an ingress's missing TLS secret, the network policies, the
+autoscalers, a replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the
+control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
 
@@ -18,6 +20,7 @@ from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
+from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
@@ -31,6 +34,7 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
@@ -39,6 +43,7 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
+from reasoning.layered.reading import incident_text
 from reasoning.observations import Investigation
 
 
@@ -115,6 +120,11 @@ def _namespace_faults(
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
+    words = {inv.incident.service, *incident_text(inv).split()}
+    for finding in job_faults(cluster, ns, path, words):
+        found.setdefault(finding.component, finding)
+    for finding in permission_faults(cluster, ns, path, window_seconds(inv)):
+        found.setdefault(finding.component, finding)
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)

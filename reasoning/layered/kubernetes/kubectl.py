@@ -61,6 +61,8 @@ _RESOURCES = {
     "persistentvolume": "persistentvolumes",
     "sc": "storageclasses",
     "storageclass": "storageclasses",
+    "role": "roles",
+    "rolebinding": "rolebindings",
 }
 _SINGULAR = {
     "pods": "pod",
@@ -471,4 +473,43 @@ def read_containers(text: str) -> Containers:
     out.env = {k: v.strip() for k, v in env}
     limits = re.search(r"Limits:\s*\n(?:\s+\w+:.*\n)*?\s+cpu:\s*(\S+)", text)
     out.limits_cpu = limits.group(1) if limits else ""
+    return out
+
+
+@dataclass(frozen=True)
+class Container:
+    """One container of a pod's describe (`Containers:` section, in the pod spec's order)."""
+
+    name: str
+    restarts: int
+    waiting: str  # State: Waiting reason ("" when not waiting)
+    last: str  # Last State: Terminated reason ("" when none)
+
+    @property
+    def has_failed(self) -> bool:
+        """It restarts after ending badly (a clean exit, `Completed`, is another's doing)."""
+        return self.restarts > 0 and self.last != "Completed"
+
+
+def pod_containers(text: str) -> list[Container]:
+    """The containers (not the init containers) a pod's describe lists, in order."""
+    section = re.search(r"^Containers:\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
+    if section is None:
+        return []
+    blocks = re.split(r"^  (?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M)
+    out: list[Container] = []
+    for block in blocks:
+        head, _, body = block.partition(":")
+        if not head or " " in head or not body:
+            continue
+        state = read_containers(body)
+        restarts = re.search(r"^\s*Restart Count:\s*(\d+)", body, re.MULTILINE)
+        out.append(
+            Container(
+                head.strip(),
+                int(restarts.group(1)) if restarts else 0,
+                state.waiting[0] if state.waiting else "",
+                state.terminated[-1] if state.terminated else "",
+            )
+        )
     return out

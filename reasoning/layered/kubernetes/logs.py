@@ -34,6 +34,11 @@ FAILING = re.compile(
     r"cannot|can't|could not|unable|no such host|not known|reset",
     re.IGNORECASE,
 )
+# A loopback address (with its port when given): what a container reaches inside its own pod.
+LOOPBACK = re.compile(
+    r"(?<![\w.])(?:127\.0\.0\.1|localhost|\[::1\]|::1)(?::\d{2,5})?(?![\w.])",
+    re.IGNORECASE,
+)
 _HOST_PORT = re.compile(
     r"(?<![\w./-])((?:[a-z][a-z0-9-]*)(?:\.[a-z0-9-]+)*|\d{1,3}(?:\.\d{1,3}){3}):(\d{2,5})\b"
 )

@@ -251,7 +251,7 @@ def _cite_why(cluster: Cluster, pod: str, f: Finding) -> str | None:
     if described is not None:
         f.cite(described, f"describe pod {pod} -n kube-system: {f.reason}")
     for previous in (True, False):
-        logs = cluster.logs.get(("kube-system", pod, previous))
+        logs = cluster.logs.get(("kube-system", pod, previous, ""))
         lines = (
             [ln.strip() for ln in logs.text.splitlines() if ln.strip()] if logs else []
         )

@@ -215,7 +215,7 @@ def blocks_dns(text: str) -> bool:
 def lookup_failures(cluster: Cluster, ns: str) -> dict[str, tuple[Observation, str]]:
     """The workloads whose pods' logs show failed name lookups, each with one such line."""
     out: dict[str, tuple[Observation, str]] = {}
-    for (space, pod, _), obs in sorted(cluster.logs.items()):
+    for (space, pod, _, _), obs in sorted(cluster.logs.items()):
         if space != ns:
             continue
         line = next(

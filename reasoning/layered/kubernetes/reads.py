@@ -20,8 +20,9 @@ from reasoning.layered.kubernetes.disruptions import (
     blocked_evictions,
     exhausted_budgets,
 )
+from reasoning.layered.kubernetes.faults import window_seconds
 from reasoning.layered.kubernetes.ingress_tls import wants_secrets
-from reasoning.layered.kubernetes.kubectl import Pod
+from reasoning.layered.kubernetes.kubectl import Pod, pod_containers
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
     failing_metrics_servers,
@@ -39,6 +40,7 @@ from reasoning.layered.kubernetes.nodes import (
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
+from reasoning.layered.kubernetes.permissions import denials
 from reasoning.layered.kubernetes.policies import (
     dns_policies,
     selecting_policies,
@@ -120,6 +122,7 @@ def plan(
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
+        calls += _changed_workloads(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
             calls.append(
                 call(
@@ -258,7 +261,7 @@ def cluster_reads(cluster: Cluster, call: Call) -> Calls:
         owner = cluster.owner("kube-system", "pod", pod.name)
         if owner not in seen:
             seen.add(owner)
-            calls += _unhealthy_pod(pod, "kube-system", call)
+            calls += _unhealthy_pod(cluster, pod, "kube-system", call)
     return calls
 
 
@@ -465,6 +468,58 @@ def _explaining_objects(
     return calls
 
 
+def _changed_workloads(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
+) -> Calls:
+    """A change inside the incident's window is a suspect even when its pods look healthy: the logs
+    of one running pod of each workload (off the path's first) whose pods all started within the
+    window, newest first, two at most; then, when the logs read show the API server refusing a
+    ServiceAccount, the RoleBindings that should grant it."""
+    if not cluster.has_list("pods", ns):
+        return []
+    window = window_seconds(inv)
+    path = incident_path(inv, facts, cluster, ns)
+    read = set(path.workloads[:4])
+    newest: dict[str, Pod] = {}
+    ages: dict[str, list[float | None]] = {}
+    for pod in cluster.pods(ns):
+        owner = cluster.owner(ns, "pod", pod.name)
+        ages.setdefault(owner, []).append(pod.age_s)
+        if pod.is_healthy and pod.status == "Running":
+            current = newest.get(owner)
+            if current is None or (pod.age_s or 0.0) < (current.age_s or 0.0):
+                newest[owner] = pod
+    changed = [
+        pod
+        for owner, pod in newest.items()
+        if window is not None
+        and owner not in read
+        and not owner.startswith(("job/", "cronjob/", "pod/"))
+        and all(age is not None and age <= window for age in ages[owner])
+    ]
+    changed.sort(key=lambda p: p.age_s or 0.0)
+    calls: Calls = [
+        call(
+            POD_LOGS,
+            {"pod": pod.name, "namespace": ns, "tail": 200},
+            f"{cluster.owner(ns, 'pod', pod.name)} was rolled out within the incident's window: "
+            f"what {pod.name} logs",
+        )
+        for pod in changed[:2]
+    ]
+    if any(not d.is_cloud for d in denials(cluster, ns)):
+        calls.append(
+            call(
+                GET_RESOURCES,
+                {"kind": "rolebindings", "namespace": ns, "wide": True},
+                "the API server refuses a ServiceAccount: which RoleBindings grant what, to whom",
+            )
+            if cluster.wants_list("rolebindings", ns, wide=True)
+            else None
+        )
+    return calls
+
+
 def _webhook_backends(cluster: Cluster, ns: str, call: Call) -> Calls:
     """A webhook that could not be called refuses pods here: its Service's namespace (the
     services, endpoints and deployments behind it) and why its back end's pods fail."""
@@ -495,7 +550,7 @@ def _webhook_backends(cluster: Cluster, ns: str, call: Call) -> Calls:
             for pod in cluster.pods_of(space, workload):
                 if not pod.is_healthy and workload not in seen:
                     seen.add(workload)
-                    calls += _unhealthy_pod(pod, space, call)
+                    calls += _unhealthy_pod(cluster, pod, space, call)
     return calls
 
 
@@ -514,7 +569,7 @@ def _metrics_servers(cluster: Cluster, ns: str, call: Call) -> Calls:
         ),
     ]
     for pod in failing_metrics_servers(cluster)[:1]:
-        calls += _unhealthy_pod(pod, pod.namespace, call)
+        calls += _unhealthy_pod(cluster, pod, pod.namespace, call)
     return calls
 
 
@@ -557,7 +612,7 @@ def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
         if pod.is_healthy or owner in seen_owners:
             continue
         seen_owners.add(owner)
-        calls += _unhealthy_pod(pod, ns, call)
+        calls += _unhealthy_pod(cluster, pod, ns, call)
     # What the path's healthy pods log: whom they call and fail to reach.
     for workload in path.workloads[:4]:
         running = [p for p in cluster.pods_of(ns, workload) if p.status == "Running"]
@@ -582,7 +637,7 @@ def _pods(cluster: Cluster, ns: str, path: Path, call: Call) -> Calls:
     return calls
 
 
-def _unhealthy_pod(pod: Pod, ns: str, call: Call) -> Calls:
+def _unhealthy_pod(cluster: Cluster, pod: Pod, ns: str, call: Call) -> Calls:
     calls = [
         call(
             DESCRIBE,
@@ -590,6 +645,27 @@ def _unhealthy_pod(pod: Pod, ns: str, call: Call) -> Calls:
             f"why {pod.name} is {pod.status} ({'/'.join(map(str, pod.ready))} ready, {pod.restarts} restarts)",
         )
     ]
+    described = cluster.describe("pods", ns, pod.name)
+    containers = pod_containers(described.text) if described is not None else []
+    if len(containers) > 1:
+        # Several containers: kubectl's logs without -c show only the default one; read each
+        # that failed by name (the one that crashed, not a sidecar that exited cleanly).
+        calls += [
+            call(
+                POD_LOGS,
+                {
+                    "pod": pod.name,
+                    "namespace": ns,
+                    "container": container.name,
+                    "previous": True,
+                    "tail": 200,
+                },
+                f"what container {container.name} of {pod.name} logged before it last "
+                f"ended ({container.last or container.waiting})",
+            )
+            for container in containers
+            if container.has_failed
+        ][:2]
     if pod.restarts > 0:
         calls.append(
             call(

@@ -26,7 +26,7 @@ def failing_lines(
     cluster: Cluster, ns: str, pod: Pod
 ) -> tuple[Observation | None, list[str]]:
     """The current logs of a pod (None when not read) and their failing lines (not informational)."""
-    for (space, name, previous), obs in cluster.logs.items():
+    for (space, name, previous, _), obs in cluster.logs.items():
         if space == ns and name == pod.name and not previous:
             return obs, [
                 line

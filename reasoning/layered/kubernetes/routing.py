@@ -59,7 +59,7 @@ def failure_text(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) ->
     """The incident's words, the error groups and the pods' logs, for rules that need a failure seen."""
     parts = [incident_text(inv)]
     parts += [g.text for _, g in facts.error_texts()]
-    parts += [obs.text for (space, _, _), obs in cluster.logs.items() if space == ns]
+    parts += [obs.text for (space, _, _, _), obs in cluster.logs.items() if space == ns]
     return "\n".join(parts)
 
 

@@ -52,7 +52,7 @@ def dns_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], dns: Finding
 ) -> None:
     """The workloads whose pods log failed name lookups are the cluster DNS's victims."""
-    for (space, pod, _), obs in sorted(cluster.logs.items()):
+    for (space, pod, _, _), obs in sorted(cluster.logs.items()):
         if space != ns:
             continue
         line = next(

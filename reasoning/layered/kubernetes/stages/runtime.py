@@ -11,15 +11,29 @@ Rules, the first that holds naming the reason (over the pods that restart or run
 - a pod running again after restarts shows what ended its last run (describe's Terminated reason);
 - else a pod running but not ready is NotReady.
 A probe that failed while a pod started and passes now is no fault: only pods not ready or
-restarting make the probes' failures count. The last failing line of the pods' logs joins the
-evidence; when it shows a back end refusing credentials, the statement says so.
+restarting make the probes' failures count. The telling failing line of the pods' logs (the last
+that names a lookup, a connection or credentials, else the last failing one; each container's
+logs when read by name) joins the evidence; when it shows a back end refusing credentials, or a
+connection refused on a loopback address in a pod of several containers (the app started before
+its sidecar listens: start order), the statement says so.
 """
 
 import re
 
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
-from reasoning.layered.kubernetes.logs import AUTH_FAIL, FAILING
+from reasoning.layered.kubernetes.kubectl import (
+    Event,
+    Pod,
+    pod_containers,
+    read_containers,
+)
+from reasoning.layered.kubernetes.logs import (
+    AUTH_FAIL,
+    CONNECT_FAIL,
+    FAILING,
+    LOOPBACK,
+    failure_kind,
+)
 from reasoning.layered.kubernetes.view import WorkloadView
 from reasoning.layered.reading import short
 
@@ -71,25 +85,65 @@ def _statement(workload: str, reason: str, probes: list[Event]) -> str:
     }.get(reason, f"{workload}'s pods are {reason}")
 
 
+def telling_line(text: str) -> str | None:
+    """The failing line that says most: the last that names what failed (a lookup, a connection,
+    credentials), else the last failing line; None when no line fails."""
+    failing = [line.strip() for line in text.splitlines() if FAILING.search(line)]
+    named = [line for line in failing if failure_kind(line) != "other"]
+    chosen = named or failing
+    return chosen[-1] if chosen else None
+
+
 def _cite_logs(view: WorkloadView, f: Finding, selected: list[Pod]) -> None:
-    """The last failing line of the logs of the first two pods whose logs were read; credentials
-    refused, said."""
+    """The telling failing line of the logs of the first two pods whose logs were read;
+    credentials refused, or a connection refused inside the pod while it runs other containers,
+    said."""
     read = [
-        logs
+        (pod, logs)
         for pod in selected
         if (logs := view.cluster.log_text(view.namespace, pod.name))
     ]
-    for pod_logs in read[:2]:
+    said = False
+    for pod, pod_logs in read[:2]:
         for obs, text in pod_logs:
-            tail = [line for line in text.splitlines() if FAILING.search(line)]
-            if not tail:
+            line = telling_line(text)
+            if line is None:
                 continue
-            f.cite(obs, f"logs {obs.arguments.get('pod')}: {tail[-1]}")
-            f.keywords.append(short(tail[-1], 60))
-            if AUTH_FAIL.search(tail[-1]):
+            container = obs.arguments.get("container")
+            where = f" -c {container}" if container else ""
+            f.cite(obs, f"logs {obs.arguments.get('pod')}{where}: {line}")
+            f.keywords.append(short(line, 60))
+            if said:
+                continue
+            if AUTH_FAIL.search(line):
                 f.statement += (
-                    f": a back end refuses its credentials ({short(tail[-1], 120)})"
+                    f": a back end refuses its credentials ({short(line, 120)})"
                 )
+                said = True
+            elif (sidecars := _sidecars(view, pod, line, container)) is not None:
+                address = LOOPBACK.search(line)
+                f.statement += (
+                    f": it cannot connect to {address.group(0) if address else 'localhost'} "
+                    f"inside its own pod ({short(line, 120)}), where {', '.join(sidecars)} "
+                    "should listen: it starts before its sidecar is ready (start order)"
+                )
+                f.keywords.append("sidecar start order")
+                said = True
+
+
+def _sidecars(
+    view: WorkloadView, pod: Pod, line: str, container: object
+) -> list[str] | None:
+    """The pod's other containers, when `line` is a connection refused on a loopback address and
+    the pod's describe lists more than one container; None otherwise."""
+    if not (CONNECT_FAIL.search(line) and LOOPBACK.search(line)):
+        return None
+    described = view.cluster.describe("pods", view.namespace, pod.name)
+    containers = pod_containers(described.text) if described is not None else []
+    others = [c.name for c in containers[1:] if c.name != container] + [
+        c.name for c in containers[:1] if container and c.name != container
+    ]
+    return others if len(containers) > 1 and others else None
 
 
 def runtime(view: WorkloadView) -> Finding | None:

@@ -76,7 +76,7 @@ def _cite_agents(view: WorkloadView, f: Finding, message: str) -> None:
     if cause is None:
         return
     pattern = cause[0]
-    for (ns, pod, _), obs in view.cluster.logs.items():
+    for (ns, pod, _, _), obs in view.cluster.logs.items():
         if ns != _SYSTEM_NS:
             continue
         lines = [line for line in obs.text.splitlines() if pattern.search(line)]
