@@ -35,7 +35,9 @@ SYMPTOM = re.compile(
     re.IGNORECASE,
 )
 # An exception or error class named in the line: what the program itself says went wrong.
-_EXCEPTION = re.compile(r"\b[A-Za-z][\w.]*(?:Error|Exception|Fault)\b")
+_EXCEPTION = re.compile(
+    r"\b[A-Za-z][\w.]*(?:Error|Exception|Fault)\b|\b\w+\.(?:errors|exceptions)\.\w+"
+)
 
 _CONFIRMED = 0.78  # its own cause, quoted by the callers that fail
 _LEAD = 0.5  # its own cause, no caller quoting it

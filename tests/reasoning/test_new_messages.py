@@ -124,3 +124,8 @@ def test_a_message_of_waiting_alone_is_no_direct_evidence():
     assert not is_direct(g("order 77 not ready after 90s; line blocked"))
     assert is_direct(g("write failed: LedgerSealedError: ledger 7 is sealed"))
     assert is_direct(g("queue 'trays' holds 9000 messages, 1 consumer"))
+    # A 5xx answered beside the exception that caused it (a module's errors class) is direct.
+    assert is_direct(
+        g("POST /v1/trays 500: tinydb.errors.SealedLedger: ledger 7 is sealed")
+    )
+    assert not is_direct(g("POST /v1/trays 500: internal error"))
