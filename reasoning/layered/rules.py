@@ -78,6 +78,7 @@ from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
+from reasoning.layered.new_messages import new_messages
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
@@ -273,6 +274,9 @@ RULES: Final[tuple[Rule, ...]] = (
         (4,),
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule(
+        "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
+    ),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",
