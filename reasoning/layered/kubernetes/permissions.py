@@ -1,10 +1,10 @@
 """Permissions: a pod that runs and stays ready while what it asks is refused for its identity.
 
 Rule: a pod's logs show the Kubernetes API server refusing its ServiceAccount (`forbidden: User
-"system:serviceaccount:<ns>:<name>" cannot <verb> resource "<resource>"`), or a cloud provider
-refusing the pod's identity (`AccessDenied`, `is not authorized to perform`, `PERMISSION_DENIED`
-…, the identity being the pod's ServiceAccount as its describe names it): the ServiceAccount lacks
-the permission its workload needs (`Forbidden`, a platform fault). What shows why joins the
+"system:serviceaccount:<ns>:<name>" cannot <verb> resource "<resource>"`): the ServiceAccount lacks
+the permission its workload needs (`Forbidden`, a platform fault). A cloud provider refusing the
+pod's identity (`AccessDenied`) is not this rule's: the policy that lacks it lives outside the
+cluster, and the workload failing on it is the fault its own stage names (a failed Job, a crash). What shows why joins the
 evidence when it was read: the ServiceAccount's row (a young one: renamed or recreated), and the
 RoleBindings whose subjects name a ServiceAccount the namespace no longer has, or none that binds
 this one. Its workload's own failure is its victim (`explains`). It is relevant when the workload
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import age_seconds, describe_field
+from reasoning.layered.kubernetes.kubectl import age_seconds
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 from reasoning.observations import Observation
@@ -26,12 +26,6 @@ from reasoning.observations import Observation
 API_FORBIDDEN = re.compile(
     r"forbidden:?\s+User\s+\\?\"?system:serviceaccount:(?P<ns>[a-z0-9.-]+):(?P<sa>[a-z0-9.-]+)\\?\"?"
     r"\s+cannot\s+(?P<verb>[a-z]+)\s+resource\s+\\?\"?(?P<resource>[a-z0-9./-]+)",
-    re.IGNORECASE,
-)
-CLOUD_DENIED = re.compile(
-    r"\bAccessDenied(?:Exception)?\b|is not authorized to perform|\bPERMISSION_DENIED\b|"
-    r"\bAuthorizationFailed\b|Permission '[^']+' denied|does not have (?:the )?(?:required )?"
-    r"permission",
     re.IGNORECASE,
 )
 # A subject row of `kubectl describe rolebinding`: Kind, Name, Namespace.
@@ -45,18 +39,9 @@ class Denial:
     workload: str
     pod: str
     account: str
-    what: str  # "create pods" / "" for a cloud refusal
+    what: str  # "create pods"
     line: str
     obs: Observation
-    is_cloud: bool
-
-
-def _account(cluster: Cluster, ns: str, pod: str) -> str:
-    """The pod's ServiceAccount as its describe names it ("" when not read)."""
-    described = cluster.describe("pods", ns, pod)
-    if described is None:
-        return ""
-    return describe_field("\n" + described.text, "Service Account")
 
 
 def denials(cluster: Cluster, ns: str) -> list[Denial]:
@@ -68,14 +53,10 @@ def denials(cluster: Cluster, ns: str) -> list[Denial]:
         workload = cluster.owner(ns, "pod", pod)
         for line in reversed(obs.text.splitlines()):
             api = API_FORBIDDEN.search(line)
-            if api is not None and api.group("ns") == ns:
-                account = api.group("sa")
-                what = f"{api.group('verb')} {api.group('resource')}"
-            elif api is None and CLOUD_DENIED.search(line):
-                account = _account(cluster, ns, pod) or "default"
-                what = ""
-            else:
+            if api is None or api.group("ns") != ns:
                 continue
+            account = api.group("sa")
+            what = f"{api.group('verb')} {api.group('resource')}"
             found.setdefault(
                 account,
                 Denial(
@@ -85,7 +66,6 @@ def denials(cluster: Cluster, ns: str) -> list[Denial]:
                     what,
                     short(line.strip(), 240),
                     obs,
-                    api is None,
                 ),
             )
             break
@@ -142,16 +122,12 @@ def _bindings(cluster: Cluster, ns: str, account: str, f: Finding) -> str:
 def permission_faults(
     cluster: Cluster, ns: str, path: Path, window_s: float | None = None
 ) -> list[Finding]:
-    """A pod whose logs show the API server (403 forbidden) or a cloud provider (AccessDenied) refusing its ServiceAccount fails for that account's missing permission: a platform fault that its workload's failure follows from."""
+    """A pod whose logs show the API server refusing its ServiceAccount (403 forbidden) fails for that account's missing permission: a platform fault that its workload's failure follows from."""
     out: list[Finding] = []
     accounts = cluster.table("serviceaccounts", ns)
     for denial in denials(cluster, ns):
         who = f"serviceaccount/{denial.account}"
-        refused = (
-            f"a cloud provider refuses its identity ({denial.line})"
-            if denial.is_cloud
-            else f"the API server refuses it: it cannot {denial.what} (403 forbidden)"
-        )
+        refused = f"the API server refuses it: it cannot {denial.what} (403 forbidden)"
         f = Finding(
             "runtime",
             "Forbidden",

@@ -507,7 +507,7 @@ def _changed_workloads(
         )
         for pod in changed[:2]
     ]
-    if any(not d.is_cloud for d in denials(cluster, ns)):
+    if denials(cluster, ns):
         calls.append(
             call(
                 GET_RESOURCES,

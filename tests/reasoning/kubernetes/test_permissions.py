@@ -46,3 +46,15 @@ def test_no_refusal_no_fault():
     logs = pod_logs(POD, "INFO started\nERROR upstream timed out\n")
     cluster = Cluster.read([pods((POD, "1/1", "Running", "0")), logs])
     assert permission_faults(cluster, "shop", Path(resolved=True), 1800.0) == []
+
+
+@pytest.mark.rule("k8s.permission-denied")
+def test_a_cloud_providers_refusal_is_not_a_serviceaccount_fault():
+    line = (
+        "ERROR upload failed: An error occurred (AccessDenied) when calling the PutObject "
+        "operation: User: arn:aws:sts::1:assumed-role/billing-export-v3/x is not authorized"
+    )
+    cluster = Cluster.read(
+        [pods((POD, "1/1", "Running", "0")), pod_logs(POD, f"INFO started\n{line}\n")]
+    )
+    assert permission_faults(cluster, "shop", Path(resolved=True), 1800.0) == []
