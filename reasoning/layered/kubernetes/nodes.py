@@ -24,8 +24,25 @@ from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event, Pod
 
 CONTROL_PLANE = re.compile(
-    r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd)"
+    r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd"
+    r"|cilium(?!-operator)|calico-node|aws-node|kube-flannel|weave-net|antrea-agent"
+    r"|node-local-dns|nodelocaldns)"
 )
+# The per-node agents of kube-system (a DaemonSet pod on each node): what they provide fails on their node only.
+NODE_AGENTS = frozenset(
+    {
+        "kube-proxy",
+        "cilium",
+        "calico-node",
+        "aws-node",
+        "kube-flannel",
+        "weave-net",
+        "antrea-agent",
+        "node-local-dns",
+        "nodelocaldns",
+    }
+)
+NODE_DNS = frozenset({"coredns", "kube-dns", "node-local-dns", "nodelocaldns"})
 _NODE_CONDITION = re.compile(
     r"(Kubelet stopped posting node status\.?|container runtime[^\n]*|PLEG is not healthy[^\n]*|NetworkPluginNotReady[^\n]*)"
 )
@@ -211,7 +228,7 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
 
 
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
-    """A control-plane component in kube-system (scheduler, kube-proxy, CoreDNS …) with a pod that is not healthy is down."""
+    """A control-plane component or node agent in kube-system (scheduler, kube-proxy, CoreDNS, CNI, node-local DNS …) with a pod that is not healthy is down."""
     out: dict[str, Finding] = {}
     table = cluster.table("pods", "kube-system")
     for pod in cluster.pods("kube-system"):
@@ -225,9 +242,7 @@ def control_plane_faults(cluster: Cluster) -> list[Finding]:
                 "infrastructure",
                 pod.status or "NotReady",
                 owner,
-                layers.DNS
-                if match.group(1) in ("coredns", "kube-dns")
-                else layers.PLATFORM,
+                layers.DNS if match.group(1) in NODE_DNS else layers.PLATFORM,
                 f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
                 "kube-system",
             )

@@ -4,9 +4,10 @@ Rules:
 - cluster DNS (CoreDNS, kube-dns) failing is a DNS-layer fault; a workload whose pods' logs show
   name lookups failing (no such host, a lookup timing out against the cluster resolver on :53) is
   its victim, and it is relevant when such a workload is on the incident's path;
-- kube-proxy failing on a node leaves that node without Service rules: the pods on that node
-  cannot reach Services; a workload on the incident's path with a pod there makes it relevant, and
-  the faults of workloads with pods there are its victims.
+- a node agent (kube-proxy, the CNI agent, NodeLocal DNSCache) failing on a node leaves that node
+  without what it provides (Service rules, pod networking, name lookups): a workload on the
+  incident's path with a pod there makes it relevant, and the faults of workloads with pods there
+  are its victims.
 """
 
 import re
@@ -14,7 +15,7 @@ import re
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.logs import DNS_FAIL
-from reasoning.layered.kubernetes.nodes import CONTROL_PLANE
+from reasoning.layered.kubernetes.nodes import CONTROL_PLANE, NODE_AGENTS
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 
@@ -39,12 +40,12 @@ def system_component(f: Finding) -> str | None:
 def system_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding]
 ) -> None:
-    """Cluster DNS and kube-proxy faults: their victims in the namespace, and their relevance."""
+    """Cluster DNS and node agent faults: their victims in the namespace, and their relevance."""
     for f in list(found.values()):
         component = system_component(f)
         if component in CLUSTER_DNS:
             dns_victims(cluster, ns, path, found, f)
-        elif component == "kube-proxy":
+        if component in NODE_AGENTS:
             proxy_victims(cluster, ns, path, found, f)
 
 
@@ -71,7 +72,7 @@ def dns_victims(
 def proxy_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
 ) -> None:
-    """The workloads with a pod on a node where kube-proxy fails are its victims (that node has no Service rules)."""
+    """The workloads with a pod on a node where a node agent (kube-proxy, CNI, node-local DNS) fails are its victims."""
     broken = {
         p.node
         for p in cluster.pods("kube-system")
@@ -86,9 +87,7 @@ def proxy_victims(
         owner = cluster.owner(ns, "pod", pod.name)
         _blame(proxy, found.get(owner), owner, path)
         if owner in path.workloads:
-            fact = (
-                f"{pod.name} ({owner}) runs on {pod.node}, which has no Service rules"
-            )
+            fact = f"{pod.name} ({owner}) runs on {pod.node}, where {proxy.component} fails"
             proxy.context.append((table.obs, fact)) if table else None
             proxy.chain.insert(0, fact)
 

@@ -365,38 +365,38 @@ def test_cluster_dns_down_is_not_blamed_for_a_crash_that_is_not_a_lookup():
     assert not found["deployment/kube-dns"].is_relevant
 
 
-def proxy_cluster(node_of_tracker):
+def proxy_cluster(node_of_tracker, agent="kube-proxy"):
     return [
         namespaces(APP, "kube-system"),
         nodes(("pool-c-1", "Ready"), ("pool-c-2", "Ready")),
         pods(
             "kube-system",
             (
-                "kube-proxy-m4x7t",
+                f"{agent}-m4x7t",
                 "0/1",
                 "CrashLoopBackOff",
                 "12",
                 "pool-c-2",
-                "k8s-app=kube-proxy",
+                f"k8s-app={agent}",
             ),
             (
-                "kube-proxy-z8b3n",
+                f"{agent}-z8b3n",
                 "1/1",
                 "Running",
                 "0",
                 "pool-c-1",
-                "k8s-app=kube-proxy",
+                f"k8s-app={agent}",
             ),
         ),
         listing(
             "daemonsets",
             "kube-system",
             ("NAME", "DESIRED", "CURRENT", "READY", "SELECTOR"),
-            ("kube-proxy", "2", "2", "1", "k8s-app=kube-proxy"),
+            (agent, "2", "2", "1", f"k8s-app={agent}"),
         ),
         logs(
             "kube-system",
-            "kube-proxy-m4x7t",
+            f"{agent}-m4x7t",
             'E0101 10:00:00.1 1 proxier.go:1500] "Failed to execute iptables-restore"\n',
         ),
         pods(
@@ -437,6 +437,27 @@ def test_kube_proxy_down_on_a_node_the_incident_does_not_run_on_stays_a_lead():
     found = diagnosed(*proxy_cluster("pool-c-1"))
 
     assert not found["daemonset/kube-proxy"].is_relevant
+
+
+@pytest.mark.rule("k8s.control-plane", "k8s.kube-proxy-victims")
+@pytest.mark.parametrize(
+    ("agent", "layer"),
+    [("calico-node", layers.PLATFORM), ("nodelocaldns", layers.DNS)],
+)
+def test_any_node_agent_down_on_the_node_of_the_incidents_pod_is_the_fault_at_its_layer(
+    agent, layer
+):
+    found = diagnosed(*proxy_cluster("pool-c-2", agent))
+
+    daemon = found[f"daemonset/{agent}"]
+    assert (daemon.layer, daemon.stage) == (layer, "infrastructure")
+    assert daemon.is_relevant
+
+
+def test_a_node_agent_down_on_a_node_the_incident_does_not_run_on_stays_a_lead():
+    found = diagnosed(*proxy_cluster("pool-c-1", "calico-node"))
+
+    assert not found["daemonset/calico-node"].is_relevant
 
 
 # --- a static pod is named after its node -------------------------------------------------------
