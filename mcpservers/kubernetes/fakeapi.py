@@ -8,9 +8,10 @@ field selectors, and pod logs. It only ever binds 127.0.0.1 and refuses every wr
 Two clocks. A fixture with `recordedAt` is shifted so that moment is when the fake starts. A
 scenario object file (`cluster.json`, see `load_objects`) has a fixed `now` and its times are
 written relative to it ("-44m"); tables are printed against that `now`, so every run prints the
-same AGE. Events alone follow the wall clock (their times are `now`-relative offsets from the
-moment of the request, taken early in a second), because kubectl computes their ages itself
-(describe's Events, `kubectl events`) from its own clock, which cannot be set.
+same AGE. Events, and the pods `kubectl describe node` lists (by `spec.nodeName`), follow the wall
+clock (their times are `now`-relative offsets from the moment of the request, taken early in a
+second), because kubectl computes their ages itself (describe's Events and Non-terminated Pods,
+`kubectl events`) from its own clock, which cannot be set.
 """
 
 from __future__ import annotations
@@ -154,6 +155,7 @@ class FakeKubeAPI:
     def __init__(self, fixture: Path, *, now: datetime | None = None) -> None:
         data = json.loads(fixture.read_text(encoding="utf-8"))
         self.raw_events: list[dict[str, Any]] = []
+        self.raw_pods: list[dict[str, Any]] = []
         if "recordedAt" in data:
             self.now = now or datetime.now(UTC).replace(microsecond=0)
             shift = self.now - _parse_time(data["recordedAt"])
@@ -162,6 +164,7 @@ class FakeKubeAPI:
             ]
         else:
             self.now = now or _parse_time(data["now"])
+            self.raw_pods = [o for o in data["objects"] if o["kind"] == "Pod"]
             self.objects = [
                 resolve_times(obj, self.now)
                 for obj in data["objects"]
@@ -193,11 +196,21 @@ class FakeKubeAPI:
         self.requests: list[str] = []
         self._server: ThreadingHTTPServer | None = None
 
-    def _clock(self, kind: str) -> tuple[datetime, list[dict[str, Any]]]:
-        """The moment `kind` is served at, and its objects: events of a scenario follow the wall clock."""
+    def _clock(
+        self, kind: str, query: dict[str, str]
+    ) -> tuple[datetime, list[dict[str, Any]]]:
+        """The moment `kind` is served at, and its objects: a scenario's events, and its pods listed by
+        node (what `describe node` ages itself), follow the wall clock."""
         if kind == "Event" and self.raw_events:
             at = _early_in_a_second()
             return at, [resolve_times(o, at) for o in self.raw_events]
+        if (
+            kind == "Pod"
+            and self.raw_pods
+            and "spec.nodeName" in query.get("fieldSelector", "")
+        ):
+            at = _early_in_a_second()
+            return at, [resolve_times(o, at) for o in self.raw_pods]
         return self.now, self.objects
 
     def start(self) -> FakeKubeAPI:
@@ -356,7 +369,7 @@ class FakeKubeAPI:
             )
         if match["sub"] == "log":
             return self._log(namespace or "", match["name"], query)
-        now, objects = self._clock(resource.kind)
+        now, objects = self._clock(resource.kind, query)
         items = [
             o
             for o in objects
