@@ -279,18 +279,26 @@ class LayeredPlanner:
             arguments["baseline_s"] = BASELINE_S
         return self._call(inv, TOP_ERRORS, arguments, why)
 
+    @staticmethod
+    def _searches_every_service(
+        inv: Investigation, facts: Facts, *, regex: bool = False
+    ) -> bool:
+        """Whether the logs server, up, searches every service at once (its search_logs needs no
+        service), and by regular expression when `regex`."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return False
+        schema = search.input_schema
+        return "service" not in as_list(schema.get("required")) and (
+            not regex or "regex" in as_dict(schema.get("properties"))
+        )
+
     def _change_searches(
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
         """Every service's lines naming a failing host or service and a change word, in the half
         hour before its first failure (where the logs server searches every service by regex)."""
-        search = only_tool(inv, SEARCH_LOGS)
-        if search is None or facts.is_backend_down(search.server):
-            return []
-        schema = search.input_schema
-        if "service" in as_list(schema.get("required")) or "regex" not in as_dict(
-            schema.get("properties")
-        ):
+        if not self._searches_every_service(inv, facts, regex=True):
             return []
         searched = {
             o.arguments.get("query") for o in inv.observations if o.tool == SEARCH_LOGS
@@ -459,12 +467,7 @@ class LayeredPlanner:
     ) -> list[PlannedCall | None]:
         """Every service's lines with a back end's exhaustion words a caller quotes (`echoed_errors`),
         where the logs server searches every service at once."""
-        search = only_tool(inv, SEARCH_LOGS)
-        if (
-            search is None
-            or facts.is_backend_down(search.server)
-            or "service" in as_list(search.input_schema.get("required"))
-        ):
+        if not self._searches_every_service(inv, facts):
             return []
         return echoed_errors.searches(
             facts,
@@ -485,13 +488,9 @@ class LayeredPlanner:
                 for name in shared_capacity.to_read(inv, facts)[: self.max_dependencies]
             ),
         )
-        search = only_tool(inv, SEARCH_LOGS)
-        if (
-            search is None
-            or facts.is_backend_down(search.server)
-            or "service" in as_list(search.input_schema.get("required"))
-            or "regex" not in as_dict(search.input_schema.get("properties"))
-            or not shared_capacity.needs_search(inv, facts)
+        if not (
+            self._searches_every_service(inv, facts, regex=True)
+            and shared_capacity.needs_search(inv, facts)
         ):
             return calls
         calls.append(
@@ -514,12 +513,7 @@ class LayeredPlanner:
     ) -> list[PlannedCall | None]:
         """Every service's lines naming a host whose probe failed (`host_lines`), where the logs
         server searches every service at once."""
-        search = only_tool(inv, SEARCH_LOGS)
-        if (
-            search is None
-            or facts.is_backend_down(search.server)
-            or "service" in as_list(search.input_schema.get("required"))
-        ):
+        if not self._searches_every_service(inv, facts):
             return []
         return host_lines.searches(
             facts,
