@@ -10,6 +10,7 @@ not Ready among them) say where the volume is held: the statement names them and
 """
 
 import re
+from collections.abc import Iterator
 
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
@@ -97,32 +98,32 @@ def _waiting(cluster: Cluster, ns: str, event: Event) -> str | None:
     return workload if any(p.status in _WAITING for p in pods) else None
 
 
-def blamed_claims(cluster: Cluster, ns: str) -> list[tuple[str, Event]]:
-    """The claims whose volume a warning blames (the event table's) for a waiting pod, each with its first such warning."""
+def _blocking(cluster: Cluster, ns: str) -> Iterator[tuple[Event, str, str, str]]:
+    """Each volume warning (the event table's) on a waiting pod whose volume a claim is bound to:
+    the warning, the volume, the claim, the waiting workload."""
     reasons = reasons_at("startup", (VOLUME,))
-    out: dict[str, Event] = {}
-    for event in cluster.warnings(ns):
-        named = _VOLUME.search(event.message)
-        if event.reason not in reasons or event.kind != "pod" or named is None:
-            continue
-        claim = claim_of(cluster, ns, named.group(1))
-        if claim is not None and _waiting(cluster, ns, event) is not None:
-            out.setdefault(claim, event)
-    return list(out.items())
-
-
-def volume_faults(cluster: Cluster, ns: str) -> list[Finding]:
-    """A volume that cannot be attached to (or mapped into) a waiting pod blames the claim bound to it, not the pod's workload."""
-    reasons = reasons_at("startup", (VOLUME,))
-    out: dict[str, Finding] = {}
     for event in cluster.warnings(ns):
         named = _VOLUME.search(event.message)
         if event.reason not in reasons or event.kind != "pod" or named is None:
             continue
         workload = _waiting(cluster, ns, event)
         claim = claim_of(cluster, ns, named.group(1))
-        if workload is None or claim is None:
-            continue
+        if workload is not None and claim is not None:
+            yield event, named.group(1), claim, workload
+
+
+def blamed_claims(cluster: Cluster, ns: str) -> list[tuple[str, Event]]:
+    """The claims whose volume a warning blames (the event table's) for a waiting pod, each with its first such warning."""
+    out: dict[str, Event] = {}
+    for event, _, claim, _ in _blocking(cluster, ns):
+        out.setdefault(claim, event)
+    return list(out.items())
+
+
+def volume_faults(cluster: Cluster, ns: str) -> list[Finding]:
+    """A volume that cannot be attached to (or mapped into) a waiting pod blames the claim bound to it, not the pod's workload."""
+    out: dict[str, Finding] = {}
+    for event, volume, claim, workload in _blocking(cluster, ns):
         component = f"persistentvolumeclaim/{claim}"
         f = out.get(component)
         if f is None:
@@ -136,15 +137,15 @@ def volume_faults(cluster: Cluster, ns: str) -> list[Finding]:
                 event.reason,
                 component,
                 layers.PLATFORM,
-                f"claim {claim}'s volume {named.group(1)} keeps {workload}'s pods from "
+                f"claim {claim}'s volume {volume} keeps {workload}'s pods from "
                 f"starting: {trouble} ({event.reason}: {short(event.message, 160)})",
                 ns,
             )
-            f.keywords = [event.reason, claim, named.group(1), "volume"]
+            f.keywords = [event.reason, claim, volume, "volume"]
             if cause:
                 f.keywords.append(cause[1])
             f.chain = [f"{workload}: pods wait to start", f.statement]
-            _cite_claim(cluster, ns, f, claim, named.group(1))
+            _cite_claim(cluster, ns, f, claim, volume)
             _cite_holder(cluster, ns, f, claim, event.name)
             out[component] = f
         f.cite(event.obs, event.fact)
