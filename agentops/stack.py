@@ -3,7 +3,9 @@
 For `manage.py evaluate` and bench/engine.py: the children run the app's own settings against
 the database this process is connected to (its URL rebuilt from the connection settings, so a
 test database too) and the same Redis; each runs in its own session with its output in a log
-file, and is stopped (its whole session) on close.
+file, and is stopped (its whole session) on close. A child also gets SIGTERM when this process dies
+without closing (killed by its pid, even by SIGKILL: Linux's parent-death signal), so a killed
+`evaluate` leaves no worker consuming from its Redis.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import httpx
+
+from agentops.embedded import die_with_parent
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -166,6 +170,7 @@ class LocalStack:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent(os.getpid()),
             )
         self.procs[name] = proc
         return proc
