@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout6 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout7 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -12,7 +12,15 @@ from mcpservers import scenarios
 from mcpservers.kubernetes.commands import parse_command_line
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SETS = (
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+)
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
 
