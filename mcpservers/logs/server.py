@@ -38,6 +38,9 @@ MAX_LIMIT = 5000
 MAX_RESULT_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 16 * 1024
 TOP_ERRORS = 10
+TOP_ERRORS_EVERY = (
+    30  # groups of every service at once: room for a quiet service beside loud ones
+)
 _SERVICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -142,7 +145,13 @@ def build_server(
 
     @server.tool(annotations=_READ_ONLY)
     async def top_errors(
-        service: Annotated[str, Field(description="Service name, e.g. 'checkout'.")],
+        service: Annotated[
+            str,
+            Field(
+                description="Service name, e.g. 'checkout'; empty for every service (each "
+                "group then names its service)."
+            ),
+        ] = "",
         start: Annotated[
             str, Field(description='Window start: RFC 3339, Unix seconds, or "now-1h".')
         ] = "now-1h",
@@ -165,9 +174,10 @@ def build_server(
             ),
         ] = 0,
     ) -> dict[str, Any]:
-        """Group one service's error lines (and, asked, its warnings) in a window (at most 6 h) by message pattern, most frequent first."""
+        """Group one service's (or every service's) error lines (and, asked, its warnings) in a window (at most 6 h) by message pattern, most frequent first."""
         window = _window(start, end, clock())
-        _check_service(service)
+        if service:
+            _check_service(service)
         result = await backend.query(
             service=service,
             text="",
@@ -186,7 +196,7 @@ def build_server(
                 errors_only=True,
                 warnings=warnings,
             )
-            before = Counter(error_signature(r.message) for r in earlier.records)
+            before = Counter(_key(r, every=not service) for r in earlier.records)
         errors = [r for r in result.records if not r.is_warning]
         notes = []
         if result.has_more:
@@ -197,15 +207,15 @@ def build_server(
             "service": service,
             "window": window.as_dict(),
             "error_lines": len(errors),
-            "patterns": len({error_signature(r.message) for r in errors}),
-            "top": _grouped(errors, before),
+            "patterns": len({_key(r, every=not service) for r in errors}),
+            "top": _grouped(errors, before, every=not service),
             "truncated": result.has_more,
             "notes": notes,
         }
         if warnings:
             warned = [r for r in result.records if r.is_warning]
             response["warning_lines"] = len(warned)
-            response["warnings"] = _grouped(warned, before)
+            response["warnings"] = _grouped(warned, before, every=not service)
         if before is not None:
             response["baseline"] = Window(
                 window.start - baseline_s, window.start
@@ -215,17 +225,27 @@ def build_server(
     return server
 
 
+def _key(record: LogRecord, *, every: bool) -> str:
+    """The group a record falls in: its signature, prefixed by its service when every service is grouped."""
+    signature = error_signature(record.message)
+    return f"{record.service}\0{signature}" if every else signature
+
+
 def _grouped(
-    records: list[LogRecord], before: Counter[str] | None
+    records: list[LogRecord], before: Counter[str] | None, *, every: bool = False
 ) -> list[dict[str, Any]]:
-    """The records grouped by signature, most frequent first; with a baseline, each group's count there."""
+    """The records grouped by signature (by service and signature when `every` service was read),
+    most frequent first; with a baseline, each group's count there."""
     groups: dict[str, list[LogRecord]] = {}
     for record in records:
-        groups.setdefault(error_signature(record.message), []).append(record)
+        groups.setdefault(_key(record, every=every), []).append(record)
     ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
     top = []
-    for signature, group in ranked[:TOP_ERRORS]:
+    for key, group in ranked[: TOP_ERRORS_EVERY if every else TOP_ERRORS]:
+        signature = key.rpartition("\0")[2]
+        service = {"service": group[0].service} if every else {}
         entry: dict[str, Any] = {
+            **service,
             "signature": signature[:1000],
             "count": len(group),
             "first_seen": iso(min(r.ts for r in group)),
@@ -234,7 +254,7 @@ def _grouped(
             "sample": _masked(group[0].message, 2000),
         }
         if before is not None:
-            entry["before"] = before[signature]
+            entry["before"] = before[key]
         top.append(entry)
     return top
 

@@ -23,6 +23,7 @@ from reasoning.layered import (
     retry_storms,
     shared_capacity,
     survey,
+    unread_services,
 )
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
@@ -177,6 +178,7 @@ class LayeredPlanner:
             facts,
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
         )
+        calls += self._unread_reads(inv, facts)
         if start.ratios is not None:
             return (
                 calls  # an unknown name already started from the survey (`_resolving`)
@@ -210,6 +212,40 @@ class LayeredPlanner:
                 )
                 for service in failing[: self.max_survey]
             ),
+        )
+
+    def _unread_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's errors and warnings at once, then the services never read whose own
+        patterns are new since the start (`unread_services`): a quiet consumer no one named."""
+        logs = only_tool(inv, TOP_ERRORS)
+        if not unread_services.offered(inv) or (
+            logs is not None and facts.is_backend_down(logs.server)
+        ):
+            return []
+        asked = [o for o in inv.observations if unread_services.is_every_service(o)]
+        if not asked:
+            return [
+                self._call(
+                    inv,
+                    TOP_ERRORS,
+                    unread_services.arguments(self._window(inv), BASELINE_S),
+                    "nothing read so far explains the incident: which services log errors or "
+                    "warnings new since the start",
+                )
+            ]
+        ratios = survey.error_ratios(inv)
+        return self._read_services(
+            inv,
+            facts,
+            (
+                (lead.service, lead.why)
+                for lead in unread_services.leads(inv, facts.errors)[
+                    : self.max_dependencies
+                ]
+            ),
+            metric_known=ratios if ratios is not None else (),
         )
 
     def _resolving(

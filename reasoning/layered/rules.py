@@ -39,6 +39,7 @@ from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
@@ -182,6 +183,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.TLS,),
         ingress_tls_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-rewrite",
+        NAMESPACE,
+        (layers.CONNECT,),
+        rewrite_faults,
         (1, 4),
     ),
     Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),

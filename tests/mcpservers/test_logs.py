@@ -197,12 +197,44 @@ async def test_search_logs_without_a_service_searches_every_service_and_names_ea
         data = structured(
             await client.call_tool("search_logs", {"query": "vault.acme.test"})
         )
-        missing = error_text(await client.call_tool("top_errors", {}))
     assert [(line["service"], line["message"]) for line in data["lines"]] == [
         ("audit", "CNAME vault.acme.test changed"),
         ("ledger", "vault.acme.test rotated"),
     ]
-    assert "service" in missing
+
+
+@pytest.mark.anyio
+async def test_top_errors_of_every_service_groups_by_service_and_pattern() -> None:
+    def line(ago: float, service: str, level: str, message: str) -> LogRecord:
+        return LogRecord(ts=NOW - ago, service=service, level=level, message=message)
+
+    records = [
+        line(5000, "till-web", "error", "basket 17 not found"),  # baseline only
+        line(600, "till-web", "error", "basket 18 not found"),
+        line(500, "stock-feeder", "error", "record 9 rejected: bad encoding"),  # new
+        line(400, "stock-feeder", "error", "record 9 rejected: bad encoding"),
+        line(
+            300, "till-web", "warn", "record 9 rejected: bad encoding"
+        ),  # other service
+        line(200, "stock-feeder", "info", "poll ok"),
+    ]
+    server = build_server(FileBackend(records, source="t"), clock=lambda: NOW)
+    async with Client(server) as client:
+        data = structured(
+            await client.call_tool("top_errors", {"warnings": True, "baseline_s": 3600})
+        )
+        unknown = error_text(
+            await client.call_tool("top_errors", {"service": "no such one"})
+        )
+    assert [(g["service"], g["count"], g["before"]) for g in data["top"]] == [
+        ("stock-feeder", 2, 0),
+        ("till-web", 1, 1),
+    ]
+    assert [(g["service"], g["sample"]) for g in data["warnings"]] == [
+        ("till-web", "record 9 rejected: bad encoding")
+    ]
+    assert data["service"] == "" and data["patterns"] == 2
+    assert "service" in unknown
 
 
 @pytest.mark.anyio

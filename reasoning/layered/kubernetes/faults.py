@@ -19,6 +19,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
@@ -129,6 +130,8 @@ def _namespace_faults(
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
+    for finding in rewrite_faults(cluster, facts, ns, failing):
         found.setdefault(finding.component, finding)
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

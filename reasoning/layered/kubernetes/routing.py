@@ -9,8 +9,9 @@ Rules:
 - a caller whose logs fail to resolve a cluster-local name that no service in the namespace has
   points at the wrong name (`wrong_service_name`);
 - an ingress path that routes to a service other than the one the path names, while requests there
-  are seen failing (404/502/503), or to a backend that is not a service or has no endpoints, routes
-  to the wrong service (`wrong_service`).
+  are seen failing (404/502/503), or to a backend that is not a service (no service listed, no
+  endpoint addresses in the describe) or has no endpoints, routes to the wrong service
+  (`wrong_service`).
 """
 
 import re
@@ -26,6 +27,7 @@ from reasoning.layered.reading import incident_text, short
 from reasoning.observations import Investigation, Observation
 
 # describe ingress's rules: `<path>  <backend>:<port> (<endpoints>)`.
+_ADDRESS = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}:\d+")
 _INGRESS_RULE = re.compile(r"(/\S*)?\s+([a-z0-9][a-z0-9-]*):(\S+)\s+\(([^)]*\)?)\)")
 
 
@@ -206,7 +208,9 @@ def _ingress_fault(
             )
             f.chain = [f"requests to {prefix} reach {backend}", f.statement]
             return f
-        if backend not in known or "error" in detail or "<none>" in detail:
+        # Endpoint addresses listed: the controller resolved the service, whatever the table lists.
+        unlisted = backend not in known and not _ADDRESS.search(detail)
+        if unlisted or "error" in detail or "<none>" in detail:
             what = "is not a service" if backend not in known else "has no endpoints"
             f = _ingress_finding(
                 ingress,
