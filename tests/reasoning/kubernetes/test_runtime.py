@@ -194,10 +194,13 @@ def test_an_evicted_pod_is_evicted_with_the_kubelets_message_cited():
 
 
 @pytest.mark.rule("k8s.runtime")
-def test_a_pod_listed_evicted_is_evicted_though_nothing_else_was_read():
-    f = runtime(cart("Evicted", "0/1", "0"))
+def test_a_pod_listed_evicted_is_evicted_while_its_eviction_is_recent():
+    f = runtime(cart("Evicted", "0/1", "0", warnings=[("Evicted", OVER_LIMIT)]))
     assert f is not None and f.reason == "Evicted"
-    assert "own limit" not in f.statement
+
+
+def test_a_pod_listed_evicted_long_ago_is_no_fault_now():
+    assert runtime(cart("Evicted", "0/1", "0")) is None
 
 
 def test_a_node_short_of_memory_is_not_the_pods_own_limit():

@@ -6,7 +6,8 @@ Rules, the first that holds naming the reason (over the pods that restart or run
 - a pod the kubelet evicted (an `Evicted` warning about it, its describe's `Status: Failed,
   Reason: Evicted`, or the list's status `Evicted`) is `Evicted`; the eviction's message says why
   (a container's ephemeral storage or memory over its limit, the node low on a resource) and is
-  cited;
+  cited. A pod listed `Evicted` counts only while an `Evicted` warning about the workload is
+  still kept (events live about an hour; evicted pods stay listed long after);
 - a failed probe (`Unhealthy`) that is a liveness probe, or any probe while the pods do not crash
   loop, means the probe fails (the kubelet kills or withholds traffic from the container);
 - a pod in CrashLoopBackOff means the containers crash and restart;
@@ -197,7 +198,9 @@ def runtime(view: WorkloadView) -> Finding | None:
     crashing = [
         p
         for p in view.pods
-        if p.status in STATUSES or p.status == "Evicted" or p.restarts > 0
+        if p.status in STATUSES
+        or p.restarts > 0
+        or (p.status == "Evicted" and view.events("Evicted"))
     ]
     unready = [p for p in view.pods if p.status == "Running" and not p.is_ready]
     if not (crashing or unready):
