@@ -7,8 +7,9 @@ Rules, per cron job (or a job of no cron job), the first that holds naming the r
   listed, than `HUNG_FACTOR` of its schedule's intervals, is held by a hung run (`JobAlreadyActive`
   when the skips are shown, else `JobRunningLong`);
 - a job that failed as a whole (`BackoffLimitExceeded`, `DeadlineExceeded`, or the list's status
-  `Failed`) fails its cron job (unless a pod stage already named the workload's fault); its pods'
-  last failing line is cited (a pod gone from the list found by the job's `Created pod:` event);
+  `Failed`) fails its cron job (unless a pod stage already named the workload's fault); the last
+  line its newest pod logged is cited (a pod gone from the list found by the job's `Created pod:`
+  event);
   a workload the job prepares (named as the job's prefix, or running the job's image) whose pods
   log a schema object missing (`column … does not exist`, `no such table` …) runs code that needs
   what the failed job (a schema migration) did not apply: that line is cited and the workload is

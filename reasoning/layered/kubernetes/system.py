@@ -74,7 +74,7 @@ def dns_victims(
 def proxy_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
 ) -> None:
-    """The workloads with a pod on a node where a node agent (kube-proxy, CNI, node-local DNS) fails are its victims."""
+    """The workloads with a pod on a node where a node agent (kube-proxy, CNI, node-local DNS) fails are its victims, and their pods' warnings that show its failure (no sandbox, no pod network, the agent named) its evidence."""
     broken = {
         p.node
         for p in cluster.pods("kube-system")
