@@ -7,7 +7,13 @@ Rules, per cron job (or a job of no cron job), the first that holds naming the r
   listed, than `HUNG_FACTOR` of its schedule's intervals, is held by a hung run (`JobAlreadyActive`
   when the skips are shown, else `JobRunningLong`);
 - a job that failed as a whole (`BackoffLimitExceeded`, `DeadlineExceeded`, or the list's status
-  `Failed`) fails its cron job (unless a pod stage already named the workload's fault);
+  `Failed`) fails its cron job (unless a pod stage already named the workload's fault); the last
+  line its newest pod logged is cited (a pod gone from the list found by the job's `Created pod:`
+  event);
+  a workload the job prepares (named as the job's prefix, or running the job's image) whose pods
+  log a schema object missing (`column … does not exist`, `no such table` …) runs code that needs
+  what the failed job (a schema migration) did not apply: that line is cited and the workload is
+  what the job explains (its victim);
 - a suspended cron job whose last run is older than `HUNG_FACTOR` of its intervals runs no more
   (`Suspended`).
 A job has no service a user calls: what users see is its missing output. So the fault is relevant
@@ -25,10 +31,19 @@ from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event, Table, age_seconds
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
+from reasoning.observations import Observation
 
 HUNG_FACTOR = 3.0
 HUNG_MIN_S = 600.0
-_FAILED = ("BackoffLimitExceeded", "DeadlineExceeded")
+FAILED_JOB = ("BackoffLimitExceeded", "DeadlineExceeded")
+_CREATED = re.compile(r"Created pod:\s*(\S+)")
+# A query naming a schema object the database does not have (PostgreSQL, MySQL, SQLite, Oracle).
+SCHEMA_MISSING = re.compile(
+    r"\b(?:column|relation|table|function|type|schema|index|constraint)\s+\S+\s+does not exist"
+    r"|\bUndefined(?:Column|Table|Function|Object)\b|\bno such (?:table|column)\b"
+    r"|\bUnknown column\b|\bTable '[^']+' doesn't exist|\bORA-009(?:42|04)\b",
+    re.IGNORECASE,
+)
 _DESCRIBED_POLICY = re.compile(r"^Concurrency Policy:\s*(\S+)", re.MULTILINE)
 _DESCRIBED_DEADLINE = re.compile(r"^Active Deadline Seconds:\s*(\S+)", re.MULTILINE)
 
@@ -162,21 +177,81 @@ def _cite_table(f: Finding, table: Table | None, name: str, what: str) -> None:
         f.cite(table.obs, f"get {what}: {table.line(name)}")
 
 
+def created_pods(cluster: Cluster, ns: str, job: str) -> list[str]:
+    """The pods the job's `SuccessfulCreate` events name (`Created pod: <name>`), listed or not."""
+    return [
+        m.group(1)
+        for e in cluster.events.get(ns, [])
+        if e.kind == "job" and e.name == job and e.reason == "SuccessfulCreate"
+        if (m := _CREATED.search(e.message))
+    ]
+
+
 def _cite_run(cluster: Cluster, ns: str, f: Finding, run: Run) -> None:
-    """The run's pods: their row, and the last line their logs show (where the run stopped)."""
+    """The run's pods: their row, and the last line their logs show (where the run stopped); a
+    pod no longer listed, by the job's events, when its logs were read."""
     jobs = cluster.table("jobs", ns)
     _cite_table(f, jobs, run.name, "jobs")
     pods = cluster.table("pods", ns)
-    for pod in cluster.pods(ns):
-        if not pod.name.startswith(f"{run.name}-"):
-            continue
+    listed = [p for p in cluster.pods(ns) if p.name.startswith(f"{run.name}-")]
+    names = [p.name for p in listed[:1]] or created_pods(cluster, ns, run.name)
+    for pod in listed[:1]:
         if pods is not None:
             f.cite(pods.obs, f"get pods: {pod.line}")
-        for obs, text in cluster.log_text(ns, pod.name):
+    for name in names[-1:]:
+        for obs, text in cluster.log_text(ns, name):
             lines = [line for line in text.splitlines() if line.strip()]
             if lines:
-                f.cite(obs, f"logs {pod.name}, last line: {short(lines[-1], 200)}")
-        break
+                f.cite(obs, f"logs {name}, last line: {short(lines[-1], 200)}")
+
+
+def prepared_workloads(cluster: Cluster, ns: str, job: str) -> list[str]:
+    """The workloads a job prepares: named as the job's prefix (`orders-api` of
+    `orders-api-migrate-7`), or running the image repository the job runs."""
+    jobs = cluster.table("jobs", ns)
+    row = jobs.row(job) if jobs else None
+    images = {_repository(i) for i in (row or {}).get("IMAGES", "").split(",") if i}
+    out = []
+    for workload in cluster.workloads(ns):
+        kind, _, name = workload.partition("/")
+        table = cluster.table(kind + "s", ns)
+        mine = table.row(name) if table else None
+        theirs = {
+            _repository(i) for i in (mine or {}).get("IMAGES", "").split(",") if i
+        }
+        if job.startswith(f"{name}-") or (images & theirs):
+            out.append(workload)
+    return out
+
+
+def _repository(image: str) -> str:
+    """An image without its tag or digest."""
+    image = image.strip().partition("@")[0]
+    head, _, tag = image.rpartition(":")
+    return head if head and "/" not in tag else image
+
+
+def schema_errors(
+    cluster: Cluster, ns: str, job: str
+) -> list[tuple[str, Observation, str, str]]:
+    """The workloads the job prepares whose pods' logs (as read) name a schema object missing, as
+    (workload, span, pod, line): the first such line of each."""
+    out = []
+    for workload in prepared_workloads(cluster, ns, job):
+        for pod in cluster.pods_of(ns, workload):
+            hit = next(
+                (
+                    (obs, line.strip())
+                    for obs, text in cluster.log_text(ns, pod.name)
+                    for line in text.splitlines()
+                    if SCHEMA_MISSING.search(line)
+                ),
+                None,
+            )
+            if hit is not None:
+                out.append((workload, hit[0], pod.name, hit[1]))
+                break
+    return out
 
 
 def _held(
@@ -222,7 +297,7 @@ def _held(
 
 def _failed(cluster: Cluster, ns: str, owner: str, runs: list[Run]) -> Finding | None:
     """A job that failed as a whole (rule 2)."""
-    events = [e for e in _warnings(cluster, ns, owner) if e.reason in _FAILED]
+    events = [e for e in _warnings(cluster, ns, owner) if e.reason in FAILED_JOB]
     failed = [r for r in runs if r.status == "Failed"]
     if not (events or failed):
         return None
@@ -234,7 +309,20 @@ def _failed(cluster: Cluster, ns: str, owner: str, runs: list[Run]) -> Finding |
         f.cite(event.obs, event.fact)
     for run in [r for r in runs if r.name == job] + failed[:1]:
         _cite_run(cluster, ns, f, run)
+    if not runs:
+        _cite_run(cluster, ns, f, Run(job, "Failed", "", None))
     f.chain = [f"{owner}: job {job} failed", f.statement]
+    for workload, obs, pod, line in schema_errors(cluster, ns, job):
+        f.cite(obs, f"logs {pod}: {short(line, 200)}")
+        f.explains.append(workload)
+        f.statement += (
+            f"; {workload} runs code that needs the schema the job did not apply: "
+            f"{short(line, 140)}"
+        )
+        f.chain.insert(
+            0, f"{workload} fails on a schema object missing: {short(line, 100)}"
+        )
+        f.keywords.append("migration")
     return f
 
 
@@ -277,7 +365,7 @@ def _shares_words(name: str, words: set[str]) -> bool:
 def job_faults(
     cluster: Cluster, ns: str, path: Path, words: set[str] | None = None
 ) -> list[Finding]:
-    """A cron job whose active run hangs far past its usual duration (later runs skipped), whose job failed as a whole, or that is suspended past its schedule, fails at runtime: users see its missing output."""
+    """A cron job whose active run hangs far past its usual duration (later runs skipped), whose job failed as a whole, or that is suspended past its schedule, fails at runtime: users see its missing output, or (a failed schema migration) the errors of the workload it prepares."""
     if not (cluster.has_list("cronjobs", ns) or cluster.has_list("jobs", ns)):
         return []
     cronjobs = cluster.table("cronjobs", ns)
@@ -295,7 +383,7 @@ def job_faults(
         f.is_relevant = (
             owner in path.workloads
             or _shares_words(owner.partition("/")[2], words or set())
-            or (not path.resolved and f.reason not in (*_FAILED, "Failed"))
+            or (not path.resolved and f.reason not in (*FAILED_JOB, "Failed"))
         )
         f.depth = path.depth.get(owner, 0)
         out.append(f)

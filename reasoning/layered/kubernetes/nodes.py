@@ -4,7 +4,8 @@ Rules:
 - a node listed NotReady or Unknown cannot run its pods (its kubelet stopped posting status);
   describe's condition says why (container runtime, PLEG, network plugin);
 - a kube-system pod of the control plane (scheduler, proxy, DNS, controller manager, API server,
-  etcd) that is not healthy is that component down;
+  etcd) that is not healthy is that component down; when its describe shows its last run
+  Terminated: OOMKilled, the reason is OOMKilled (its memory limit said), not the crash loop;
 - a Ready node under DiskPressure, MemoryPressure, PIDPressure or NetworkUnavailable (describe's
   condition True, or the kubelet's EvictionThresholdMet / NodeHas*Pressure events) evicts its pods
   and is tainted NoSchedule/NoExecute: the condition is the fault, the pods evicted from it and the
@@ -21,7 +22,7 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event, Pod
+from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
 
 CONTROL_PLANE = re.compile(
     r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd"
@@ -43,6 +44,9 @@ NODE_AGENTS = frozenset(
     }
 )
 NODE_DNS = frozenset({"coredns", "kube-dns", "node-local-dns", "nodelocaldns"})
+_MEMORY_LIMIT = re.compile(
+    r"Limits:[ \t]*\n(?:[ \t]+\S+:.*\n)*?[ \t]+memory:[ \t]*(\S+)"
+)
 _NODE_CONDITION = re.compile(
     r"(Kubelet stopped posting node status\.?|container runtime[^\n]*|PLEG is not healthy[^\n]*|NetworkPluginNotReady[^\n]*)"
 )
@@ -228,7 +232,7 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
 
 
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
-    """A control-plane component or node agent in kube-system (scheduler, kube-proxy, CoreDNS, CNI, node-local DNS …) with a pod that is not healthy is down."""
+    """A control-plane component or node agent in kube-system (scheduler, kube-proxy, CoreDNS, CNI, node-local DNS …) with a pod that is not healthy is down (OOMKilled when its last run was killed for its memory)."""
     out: dict[str, Finding] = {}
     table = cluster.table("pods", "kube-system")
     for pod in cluster.pods("kube-system"):
@@ -237,18 +241,33 @@ def control_plane_faults(cluster: Cluster) -> list[Finding]:
             continue
         owner = cluster.owner("kube-system", "pod", pod.name)
         f = out.get(owner)
+        described = cluster.describe("pods", "kube-system", pod.name)
+        oom = described is not None and (
+            "OOMKilled" in read_containers(described.text).terminated
+        )
         if f is None:
+            limit = _MEMORY_LIMIT.search(described.text) if oom and described else None
             f = out[owner] = Finding(
                 "infrastructure",
-                pod.status or "NotReady",
+                "OOMKilled" if oom else pod.status or "NotReady",
                 owner,
                 layers.DNS if match.group(1) in NODE_DNS else layers.PLATFORM,
-                f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts)",
+                f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts"
+                + (
+                    f"; its last run was OOMKilled, memory limit {limit.group(1) if limit else 'set'})"
+                    if oom
+                    else ")"
+                ),
                 "kube-system",
             )
             f.keywords = [match.group(1), pod.status, "control plane"]
             f.node = pod.node
         f.cite(table.obs if table else None, f"get pods -n kube-system: {pod.line}")
+        if oom and described is not None:
+            f.cite(
+                described,
+                f"describe pod {pod.name} -n kube-system: Last State Terminated, Reason: OOMKilled",
+            )
         last_words = _cite_why(cluster, pod.name, f)
         if last_words and not f.chain:
             f.statement += f": {last_words[:160]}"

@@ -22,6 +22,11 @@ from reasoning.layered.kubernetes.disruptions import (
 )
 from reasoning.layered.kubernetes.faults import window_seconds
 from reasoning.layered.kubernetes.ingress_tls import wants_secrets
+from reasoning.layered.kubernetes.jobs import (
+    FAILED_JOB,
+    created_pods,
+    prepared_workloads,
+)
 from reasoning.layered.kubernetes.kubectl import Pod, pod_containers
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
@@ -443,6 +448,7 @@ def _explaining_objects(
         ]
     calls += _webhook_backends(cluster, ns, call)
     calls += _metrics_servers(cluster, ns, call)
+    calls += failed_job_logs(cluster, ns, call)
     failing_jobs = {
         owner
         for pod in cluster.pods(ns)
@@ -570,6 +576,47 @@ def _metrics_servers(cluster: Cluster, ns: str, call: Call) -> Calls:
     ]
     for pod in failing_metrics_servers(cluster)[:1]:
         calls += _unhealthy_pod(cluster, pod, pod.namespace, call)
+    return calls
+
+
+def failed_job_logs(cluster: Cluster, ns: str, call: Call, most: int = 2) -> Calls:
+    """A job that failed as a whole (at most `most`): the logs of its newest pod when the pods'
+    list no longer shows it (the job's events name it), and of a running pod of each workload it
+    prepares (a schema migration's app logs what the migration left missing)."""
+    failed = [
+        e.name
+        for e in cluster.warnings(ns)
+        if e.kind == "job" and e.reason in FAILED_JOB
+    ]
+    jobs = cluster.table("jobs", ns)
+    failed += [
+        r["NAME"]
+        for r in (jobs.rows if jobs else ())
+        if r.get("NAME") and r.get("STATUS") == "Failed"
+    ]
+    calls: Calls = []
+    for job in list(dict.fromkeys(failed))[:most]:
+        listed = any(p.name.startswith(f"{job}-") for p in cluster.pods(ns))
+        calls += [
+            call(
+                POD_LOGS,
+                {"pod": pod, "namespace": ns, "tail": 200},
+                f"what {pod} logged before job {job} failed",
+            )
+            for pod in ([] if listed else created_pods(cluster, ns, job)[-1:])
+        ]
+        for workload in prepared_workloads(cluster, ns, job)[:1]:
+            running = [
+                p for p in cluster.pods_of(ns, workload) if p.status == "Running"
+            ]
+            calls += [
+                call(
+                    POD_LOGS,
+                    {"pod": pod.name, "namespace": ns, "tail": 200},
+                    f"what {pod.name} ({workload}, which job {job} prepares) logs",
+                )
+                for pod in running[:1]
+            ]
     return calls
 
 

@@ -7,13 +7,15 @@ Rules:
 - a node agent (kube-proxy, the CNI agent, NodeLocal DNSCache) failing on a node leaves that node
   without what it provides (Service rules, pod networking, name lookups): a workload on the
   incident's path with a pod there makes it relevant, and the faults of workloads with pods there
-  are its victims.
+  are its victims; the warnings about those pods that show the agent's failure (a sandbox or
+  pod network not set up, a message naming the agent) are its evidence.
 """
 
 import re
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import Event
 from reasoning.layered.kubernetes.logs import DNS_FAIL
 from reasoning.layered.kubernetes.nodes import CONTROL_PLANE, NODE_AGENTS
 from reasoning.layered.kubernetes.path import Path
@@ -72,7 +74,7 @@ def dns_victims(
 def proxy_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], proxy: Finding
 ) -> None:
-    """The workloads with a pod on a node where a node agent (kube-proxy, CNI, node-local DNS) fails are its victims."""
+    """The workloads with a pod on a node where a node agent (kube-proxy, CNI, node-local DNS) fails are its victims, and their pods' warnings that show its failure (no sandbox, no pod network, the agent named) its evidence."""
     broken = {
         p.node
         for p in cluster.pods("kube-system")
@@ -81,15 +83,36 @@ def proxy_victims(
         and cluster.owner("kube-system", "pod", p.name) == proxy.component
     }
     table = cluster.table("pods", ns)
+    agent = system_component(proxy) or proxy.component.partition("/")[2]
     for pod in cluster.pods(ns):
         if pod.node not in broken:
             continue
         owner = cluster.owner(ns, "pod", pod.name)
         _blame(proxy, found.get(owner), owner, path)
+        for event in agent_failures(cluster, ns, pod.name, agent):
+            proxy.cite(event.obs, event.fact)
         if owner in path.workloads:
             fact = f"{pod.name} ({owner}) runs on {pod.node}, where {proxy.component} fails"
             proxy.context.append((table.obs, fact)) if table else None
             proxy.chain.insert(0, fact)
+
+
+# Warnings a pod gets when its node's network agent is missing: no sandbox, no pod network.
+_AGENT_REASONS = frozenset(
+    {"FailedCreatePodSandBox", "NetworkNotReady", "FailedKillPodSandBox"}
+)
+
+
+def agent_failures(cluster: Cluster, ns: str, pod: str, agent: str) -> list[Event]:
+    """The warnings about `pod` that show a node agent's failure: a sandbox or the pod network not
+    set up, or a message naming the agent (`agent`, as kube-system names it)."""
+    return [
+        e
+        for e in cluster.warnings(ns)
+        if e.kind == "pod"
+        and e.name == pod
+        and (e.reason in _AGENT_REASONS or agent.lower() in e.message.lower())
+    ]
 
 
 def _blame(cause: Finding, victim: Finding | None, owner: str, path: Path) -> None:

@@ -593,3 +593,73 @@ def test_pid_pressure_on_the_node_is_the_cause_of_the_crashes_there():
     assert node.is_relevant
     assert any("pid-pressure:NoSchedule" in fact for _, fact in node.evidence)
     assert found["deployment/sorter"].victim_of == "node/pool-c-3"
+
+
+# --- a node agent's victims: the events that show its failure -----------------------------------
+
+AGENT_DESCRIBE = """\
+Name:             calico-node-m4x7t
+Namespace:        kube-system
+Node:             pool-c-2/10.9.0.2
+Controlled By:    DaemonSet/calico-node
+Containers:
+  calico-node:
+    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+    Ready:          False
+    Restart Count:  12
+    Limits:
+      cpu:     250m
+      memory:  300Mi
+"""
+SANDBOX = (
+    'Failed to create pod sandbox: plugin type="calico" failed (add): stat '
+    "/var/lib/calico/nodename: no such file or directory: check that the calico/node "
+    "container is running"
+)
+
+
+def agent_with_victims():
+    cluster = proxy_cluster("pool-c-2", "calico-node")
+    cluster[5] = pods(
+        APP,
+        (
+            "tracker-7d6c5b4a3-r2d2x",
+            "0/1",
+            "ContainerCreating",
+            "0",
+            "pool-c-2",
+            "app=tracker",
+        ),
+        ("tracker-7d6c5b4a3-k9s1p", "1/1", "Running", "0", "pool-c-1", "app=tracker"),
+    )
+    victim = events(
+        APP,
+        ("Warning", "FailedCreatePodSandBox", "Pod/tracker-7d6c5b4a3-r2d2x", SANDBOX),
+        ("Warning", "BackOff", "Pod/tracker-7d6c5b4a3-k9s1p", "Back-off pulling image"),
+    )
+    cluster[7] = victim
+    described = describe("pod", "kube-system", "calico-node-m4x7t", AGENT_DESCRIBE)
+    return [*cluster, described], victim, described
+
+
+@pytest.mark.rule("k8s.control-plane", "k8s.kube-proxy-victims")
+def test_a_node_agent_cites_the_victims_events_that_name_its_failure_and_its_oom_kill():
+    observations, victim, described = agent_with_victims()
+    found = diagnosed(*observations)
+
+    agent = found["daemonset/calico-node"]
+    assert agent.reason == "OOMKilled"
+    assert "OOMKilled, memory limit 300Mi" in agent.statement
+    facts = [fact for o, fact in agent.evidence if o.span_id == victim.span_id]
+    assert len(facts) == 1 and "FailedCreatePodSandBox" in facts[0]
+    assert "tracker-7d6c5b4a3-r2d2x" in facts[0]
+    assert any(
+        "Reason: OOMKilled" in fact
+        for o, fact in agent.evidence
+        if o.span_id == described.span_id
+    )
+    assert found["deployment/tracker"].victim_of == "daemonset/calico-node"

@@ -4,10 +4,16 @@ import pytest
 
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
-from reasoning.layered.kubernetes.jobs import job_faults, schedule_interval
+from reasoning.layered.kubernetes.jobs import (
+    SCHEMA_MISSING,
+    job_faults,
+    schedule_interval,
+)
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.kubernetes.reads import failed_job_logs
+from reasoning.observations import PlannedCall
 
-from .answers import cited, events, listing, pods
+from .answers import cited, events, listing, pod_logs, pods
 
 CRON_COLUMNS = ("NAME", "SCHEDULE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE")
 JOB_COLUMNS = ("NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE")
@@ -125,3 +131,122 @@ def test_a_suspended_schedule_that_has_not_run_for_intervals():
 )
 def test_schedule_intervals(schedule, seconds):
     assert schedule_interval(schedule) == seconds
+
+
+# --- a failed schema migration and the workload it prepares --------------------------------------
+
+MIGRATION_JOBS = ("NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE", "IMAGES")
+APP_DEPLOYMENTS = ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "IMAGES")
+MISSING = "ERROR handler: GET /v1/invoices/ failed: pq: column invoices.tax_region does not exist"
+
+
+def migration_cluster(job: str, image: str):
+    """A failed job whose pod is gone from the list, and billing-api's pods logging the column."""
+    listed_jobs = listing(
+        "jobs",
+        MIGRATION_JOBS,
+        (job, "Failed", "0/1", "9m", "9m", image),
+    )
+    apps = listing(
+        "deployments",
+        APP_DEPLOYMENTS,
+        ("billing-api", "2/2", "2", "2", "200d", "registry.example/acme/billing:7.2.0"),
+        ("ledger-ui", "1/1", "1", "1", "200d", "registry.example/acme/ledger-ui:3.1.0"),
+    )
+    listed_pods = pods(
+        ("billing-api-5f6d7c8b9-q2w3e", "1/1", "Running", "0"),
+        ("ledger-ui-7c8d9e6f5-a1s2d", "1/1", "Running", "0"),
+    )
+    warned = events(
+        ("Normal", "SuccessfulCreate", f"Job/{job}", f"Created pod: {job}-x8k2p"),
+        (
+            "Warning",
+            "BackoffLimitExceeded",
+            f"Job/{job}",
+            "Job has reached the specified backoff limit",
+        ),
+    )
+    job_logs = pod_logs(
+        f"{job}-x8k2p",
+        "Applying 0087_tax_region...\nERROR: canceling statement due to lock timeout\n",
+    )
+    app_logs = pod_logs("billing-api-5f6d7c8b9-q2w3e", f"INFO started\n{MISSING}\n")
+    return (
+        [listed_jobs, apps, listed_pods, warned, job_logs, app_logs],
+        app_logs,
+        job_logs,
+    )
+
+
+@pytest.mark.rule("k8s.cron-jobs")
+@pytest.mark.parametrize(
+    ("job", "image"),
+    [
+        ("billing-api-migrate-7-2-0", "registry.example/acme/migrator:1.0"),
+        ("schema-upgrade-7-2-0", "registry.example/acme/billing:7.2.0"),
+    ],
+)
+def test_a_failed_migration_blames_the_job_and_cites_the_apps_missing_column(
+    job, image
+):
+    observations, app_logs, job_logs = migration_cluster(job, image)
+    found = faults(
+        *observations, path=Path(workloads=["deployment/billing-api"], resolved=True)
+    )
+    assert [(f.component, f.reason) for f in found] == [
+        (f"job/{job}", "BackoffLimitExceeded")
+    ]
+    f = found[0]
+    assert f.explains == ["deployment/billing-api"]
+    assert cited(f.evidence, app_logs) == [
+        f"logs billing-api-5f6d7c8b9-q2w3e: {MISSING}"
+    ]
+    assert any("lock timeout" in fact for fact in cited(f.evidence, job_logs))
+    assert "deployment/billing-api runs code that needs the schema" in f.statement
+
+
+def test_an_app_without_schema_errors_is_not_thefailed_job_logs_victim():
+    observations, _, _ = migration_cluster(
+        "billing-api-migrate-7-2-0", "registry.example/acme/migrator:1.0"
+    )
+    quiet = pod_logs("billing-api-5f6d7c8b9-q2w3e", "INFO GET /v1/invoices/ 200\n")
+    observations[-1] = quiet
+    (f,) = faults(*observations)
+    assert f.explains == []
+    assert cited(f.evidence, quiet) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'ERROR:  relation "shipments" does not exist at character 15',
+        "sqlite3.OperationalError: no such table: audit_log",
+        "pymysql.err.OperationalError: (1054, \"Unknown column 'tier' in 'field list'\")",
+        "psycopg.errors.UndefinedColumn: column users.locale does not exist",
+    ],
+)
+def test_schema_objects_missing_as_databases_say_it(line):
+    assert SCHEMA_MISSING.search(line)
+
+
+def test_a_missing_value_is_no_schema_object():
+    assert not SCHEMA_MISSING.search("user 42 does not exist")
+
+
+@pytest.mark.rule("k8s.cron-jobs")
+def test_a_failed_job_has_its_gone_pods_and_its_apps_logs_read():
+    observations, _, _ = migration_cluster(
+        "billing-api-migrate-7-2-0", "registry.example/acme/migrator:1.0"
+    )
+    cluster = Cluster.read(observations[:4])
+    calls = failed_job_logs(
+        cluster,
+        "shop",
+        lambda tool, arguments, why: PlannedCall(
+            "kubernetes", "kubernetes", tool, dict(arguments), why
+        ),
+    )
+    assert [(c.tool, c.arguments["pod"]) for c in calls] == [
+        ("pod_logs", "billing-api-migrate-7-2-0-x8k2p"),
+        ("pod_logs", "billing-api-5f6d7c8b9-q2w3e"),
+    ]

@@ -155,3 +155,57 @@ def test_a_probe_that_failed_while_starting_is_no_fault():
         )
     )
     assert f is None
+
+
+EVICTED_DESCRIBE = f"""\
+Name:             {POD}
+Namespace:        shop
+Node:             worker-1/10.0.0.11
+Status:           Failed
+Reason:           Evicted
+Message:          Pod ephemeral local storage usage exceeds the total limit of containers 1Gi.
+Containers:
+  server:
+    State:          Terminated
+      Reason:       ContainerStatusUnknown
+      Exit Code:    137
+    Ready:          False
+"""
+OVER_LIMIT = (
+    "Pod ephemeral local storage usage exceeds the total limit of containers 1Gi."
+)
+
+
+@pytest.mark.rule("k8s.runtime")
+def test_an_evicted_pod_is_evicted_with_the_kubelets_message_cited():
+    described = describe("pod", POD, EVICTED_DESCRIBE)
+    f = runtime(
+        cart("Error", "0/1", "0", described, warnings=[("Evicted", OVER_LIMIT)])
+    )
+    assert f is not None
+    assert (f.stage, f.reason, f.layer) == ("runtime", "Evicted", layers.APPLICATION)
+    assert OVER_LIMIT[:40] in f.statement
+    assert "use more than their own limit" in f.statement
+    assert any(
+        "Reason: Evicted, Message: Pod ephemeral local storage" in fact
+        for fact in cited(f.evidence, described)
+    )
+    assert any("Warning Evicted" in fact for _, fact in f.evidence)
+
+
+@pytest.mark.rule("k8s.runtime")
+def test_a_pod_listed_evicted_is_evicted_while_its_eviction_is_recent():
+    f = runtime(cart("Evicted", "0/1", "0", warnings=[("Evicted", OVER_LIMIT)]))
+    assert f is not None and f.reason == "Evicted"
+
+
+def test_a_pod_listed_evicted_long_ago_is_no_fault_now():
+    assert runtime(cart("Evicted", "0/1", "0")) is None
+
+
+def test_a_node_short_of_memory_is_not_the_pods_own_limit():
+    low = "The node was low on resource: memory. Threshold quantity: 100Mi."
+    f = runtime(cart("Error", "0/1", "0", warnings=[("Evicted", low)]))
+    assert f is not None and f.reason == "Evicted"
+    assert "low on resource: memory" in f.statement
+    assert "own limit" not in f.statement

@@ -3,6 +3,11 @@
 Rules, the first that holds naming the reason (over the pods that restart or run unready):
 - a pod OOMKilled, a container whose last state was Terminated: OOMKilled, or an `OOMKilling`
   warning means the containers exceed their memory limit;
+- a pod the kubelet evicted (an `Evicted` warning about it, its describe's `Status: Failed,
+  Reason: Evicted`, or the list's status `Evicted`) is `Evicted`; the eviction's message says why
+  (a container's ephemeral storage or memory over its limit, the node low on a resource) and is
+  cited. A pod listed `Evicted` counts only while an `Evicted` warning about the workload is
+  still kept (events live about an hour; evicted pods stay listed long after);
 - a failed probe (`Unhealthy`) that is a liveness probe, or any probe while the pods do not crash
   loop, means the probe fails (the kubelet kills or withholds traffic from the container);
 - a pod in CrashLoopBackOff means the containers crash and restart;
@@ -36,9 +41,15 @@ from reasoning.layered.kubernetes.logs import (
 )
 from reasoning.layered.kubernetes.view import WorkloadView
 from reasoning.layered.reading import short
+from reasoning.observations import Observation
 
 STATUSES = frozenset({"CrashLoopBackOff", "OOMKilled", "Error"})
 _PROBE = re.compile(r"(Liveness|Readiness|Startup) probe failed", re.IGNORECASE)
+# A describe's pod-level reason and message (column 0; a container's are indented).
+_POD_REASON = re.compile(r"^Reason:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+_POD_MESSAGE = re.compile(r"^Message:[ \t]*(.+)$", re.MULTILINE)
+# An eviction for a pod's own usage over its limits, not the node's shortage.
+_OWN_LIMIT = re.compile(r"exceeds the (?:total )?limit|usage exceeds", re.IGNORECASE)
 
 
 def runtime_reason(
@@ -48,6 +59,7 @@ def runtime_reason(
     terminated: list[str],
     *,
     crashing: bool,
+    evicted: bool = False,
 ) -> str:
     """The reason, by the rules above, for the selected pods."""
     oom = (
@@ -59,6 +71,8 @@ def runtime_reason(
     liveness = any("Liveness" in e.message for e in probes)
     if oom:
         return "OOMKilled"
+    if evicted:
+        return "Evicted"
     if probes and (liveness or not crash_looping):
         return "Unhealthy"
     if crash_looping:
@@ -76,7 +90,17 @@ def runtime_reason(
     return "NotReady"
 
 
-def _statement(workload: str, reason: str, probes: list[Event]) -> str:
+def _statement(
+    workload: str, reason: str, probes: list[Event], evicted: list[str]
+) -> str:
+    if reason == "Evicted":
+        why = short(evicted[0], 200) if evicted else "no message shown"
+        own = bool(evicted) and bool(_OWN_LIMIT.search(evicted[0]))
+        return f"{workload}'s pods are evicted by the kubelet (Evicted: {why})" + (
+            ": its containers use more than their own limit, the node is not short"
+            if own
+            else ""
+        )
     return {
         "OOMKilled": f"{workload}'s containers are killed for exceeding their memory limit (OOMKilled)",
         "Unhealthy": f"{workload}'s probes fail: {short(probes[0].message, 200) if probes else 'not ready'}",
@@ -146,9 +170,38 @@ def _sidecars(
     return others if len(containers) > 1 and others else None
 
 
+def evictions(
+    view: WorkloadView, describes: list[Observation]
+) -> list[tuple[Observation, str, str]]:
+    """Why the kubelet evicted the workload's pods, as (span, fact, message): each `Evicted`
+    warning about them, and each describe whose pod-level Reason is Evicted (with its Message)."""
+    out = [(e.obs, e.fact, e.message) for e in view.events("Evicted")]
+    for described in describes:
+        reason = _POD_REASON.search(described.text)
+        if reason is None or reason.group(1) != "Evicted":
+            continue
+        message = _POD_MESSAGE.search(described.text)
+        said = message.group(1).strip() if message else ""
+        name = described.arguments.get("name")
+        out.append(
+            (
+                described,
+                f"describe pod {name}: Status: Failed, Reason: Evicted, Message: {said}",
+                said,
+            )
+        )
+    return out
+
+
 def runtime(view: WorkloadView) -> Finding | None:
-    """Pods that restart or run unready fail at runtime, for the first reason that holds: OOM, failing probes, a crash loop, else what ended the run."""
-    crashing = [p for p in view.pods if p.status in STATUSES or p.restarts > 0]
+    """Pods that restart, run unready or were evicted fail at runtime, for the first reason that holds: OOM, an eviction, failing probes, a crash loop, else what ended the run."""
+    crashing = [
+        p
+        for p in view.pods
+        if p.status in STATUSES
+        or p.restarts > 0
+        or (p.status == "Evicted" and view.events("Evicted"))
+    ]
     unready = [p for p in view.pods if p.status == "Running" and not p.is_ready]
     if not (crashing or unready):
         return None  # (a failed probe counts only with a pod restarting or unready)
@@ -161,8 +214,21 @@ def runtime(view: WorkloadView) -> Finding | None:
         is not None
     ]
     terminated = [t for d in describes for t in read_containers(d.text).terminated]
-    reason = runtime_reason(view, selected, probes, terminated, crashing=bool(crashing))
-    f = view.finding("runtime", reason, _statement(view.workload, reason, probes))
+    evicted = evictions(view, describes) if crashing else []
+    reason = runtime_reason(
+        view,
+        selected,
+        probes,
+        terminated,
+        crashing=bool(crashing),
+        evicted=bool(evicted) or any(p.status == "Evicted" for p in selected),
+    )
+    said = [message for _, _, message in evicted if message]
+    f = view.finding("runtime", reason, _statement(view.workload, reason, probes, said))
+    if reason == "Evicted":
+        for obs, fact, _ in evicted:
+            f.cite(obs, fact)
+        f.keywords += ["Evicted", *(short(m, 60) for m in said[:1])]
     view.cite_pods(f, selected)
     for described in describes:
         if reason == "OOMKilled" and "OOMKilled" in described.text:
