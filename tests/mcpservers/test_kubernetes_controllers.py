@@ -161,6 +161,12 @@ async def test_the_live_path_reads_ingress_classes_and_vertical_autoscalers(
     assert [(r["NAME"], r["CONTROLLER"]) for r in data["rows"]] == [
         ("nginx", "k8s.io/ingress-nginx")
     ]
+    text, _ = await _call(
+        server,
+        "describe",
+        {"kind": "ingressclass", "name": "nginx", "namespace": "shop"},
+    )
+    assert "k8s.io/ingress-nginx" in text and "is-default-class: false" in text
     _, data = await _call(server, "get_resources", {"kind": "ing", "namespace": "shop"})
     assert {r["NAME"]: (r["CLASS"], r["ADDRESS"]) for r in data["rows"]} == {
         "shop": ("nginx", "34.120.8.15"),

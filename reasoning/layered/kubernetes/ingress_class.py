@@ -5,7 +5,9 @@ IngressClasses listed — or, where they could not be listed, none of the classe
 controller admitted (those with an ADDRESS) while this one has no address — is ignored by every
 ingress controller: its hosts fall through to the default backend (404) however healthy the pods
 behind it are. The Ingress is the fault (`service_routing`, connect layer); a controller's log line
-naming the class or the Ingress joins the evidence.
+naming the class or the Ingress joins the evidence. An Ingress naming no class, without an
+address, while no IngressClass described is the default, is the same fault. Failing log lines naming its hosts put it on
+the incident's path.
 """
 
 import re
@@ -49,10 +51,13 @@ def routed(cluster: Cluster, ns: str) -> list[Routed]:
 
 
 def wants_classes(cluster: Cluster, ns: str) -> bool:
-    """An ingress of `ns` names a class and the cluster's IngressClasses were not listed yet."""
-    return any(r.klass not in _NO_CLASS for r in routed(cluster, ns)) and (
+    """An ingress of `ns` names a class (or names none and has no address) and the cluster's
+    IngressClasses were not asked yet (a cluster-scoped list: asked from any namespace)."""
+    return any(
+        r.klass not in _NO_CLASS or not r.address for r in routed(cluster, ns)
+    ) and (
         cluster.wants_list("ingressclasses", "", wide=False)
-        and ("ingressclasses", "", False) not in cluster.missing
+        and not any(kind == "ingressclasses" for kind, _, _ in cluster.missing)
     )
 
 
@@ -83,6 +88,19 @@ def _controller_says(
     return None
 
 
+def _failing_on_hosts(facts: Facts, hosts: str) -> tuple[Observation, str] | None:
+    """A failing log line (error or warning, any service) naming one of the ingress's hosts."""
+    names = [h.lower() for h in hosts.split(",") if "." in h and "*" not in h]
+    for errors in facts.errors.values():
+        for group in (*errors.groups, *errors.warnings):
+            text = f"{group.sample} {group.signature}".lower()
+            if any(
+                re.search(rf"(?<![\w.-]){re.escape(h)}(?![\w-])", text) for h in names
+            ):
+                return errors.obs, errors.fact(group)
+    return None
+
+
 def ingress_class_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Finding]:
     """An Ingress naming an ingress class that no IngressClass has is ignored by every controller, so its hosts fall through to the default backend."""
     known = known_classes(cluster, ns)
@@ -92,7 +110,12 @@ def ingress_class_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Findin
     table = cluster.table("ingresses", ns)
     out: list[Finding] = []
     for r in routed(cluster, ns):
-        if r.klass in _NO_CLASS or r.klass in classes:
+        if r.klass in _NO_CLASS:
+            f_default = _without_default(cluster, ns, r)
+            if f_default is not None:
+                out.append(f_default)
+            continue
+        if r.klass in classes:
             continue
         if how != "get ingressclasses" and r.address:
             continue  # some controller serves it after all
@@ -120,6 +143,11 @@ def ingress_class_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Findin
         logged = _controller_says(facts, ns, r.name, r.klass)
         if logged is not None:
             f.cite(*logged)
+        failing = _failing_on_hosts(facts, r.hosts)
+        if failing is not None:
+            # Requests to its hosts fail: the incident's traffic goes through it.
+            f.cite(*failing)
+            f.is_relevant = True
         f.keywords = [
             "ingress",
             "ingressClassName",
@@ -139,6 +167,50 @@ def ingress_class_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Findin
         ]
         out.append(f)
     return out
+
+
+_DEFAULT = re.compile(r"ingressclass\.kubernetes\.io/is-default-class:\s*\"?true", re.I)
+
+
+def undescribed_classes(cluster: Cluster, ns: str) -> list[str]:
+    """The listed IngressClasses not described yet, when an ingress of `ns` names no class and has
+    no address (is one of them the cluster's default?)."""
+    if not any(r.klass in _NO_CLASS and not r.address for r in routed(cluster, ns)):
+        return []
+    return [
+        name
+        for name in cluster.names("ingressclasses", "")
+        if cluster.describe("ingressclasses", "", name) is None
+    ]
+
+
+def _without_default(cluster: Cluster, ns: str, r: Routed) -> Finding | None:
+    """An Ingress naming no class, without an address, while every IngressClass is described and
+    none is the default: no controller takes it."""
+    names = cluster.names("ingressclasses", "")
+    described = [cluster.describe("ingressclasses", "", n) for n in names]
+    if r.address or not names or any(d is None for d in described):
+        return None
+    if any(d is not None and _DEFAULT.search(d.text) for d in described):
+        return None
+    f = Finding(
+        "service_routing",
+        "IngressClassNotFound",
+        f"ingress/{r.name}",
+        layers.CONNECT,
+        f"ingress {r.name} names no ingress class and no IngressClass is the default "
+        f"({', '.join(names)}): no controller serves it, so {r.hosts or 'its hosts'} "
+        "fall through to the default backend",
+        ns,
+    )
+    table = cluster.table("ingresses", ns)
+    if table is not None:
+        f.cite(table.obs, f"get ingresses: {table.line(r.name)}")
+    for name, obs in zip(names, described, strict=True):
+        f.cite(obs, f"describe ingressclass {name}: not the default class")
+    f.keywords = ["ingress", "ingressClassName", "default", r.name]
+    f.chain = [f"ingress {r.name}: no class, no address", f.statement]
+    return f
 
 
 _BACKEND = re.compile(r"^\s+\S*\s+([a-z0-9][-a-z0-9.]*):\S+\s+\(", re.MULTILINE)

@@ -21,7 +21,10 @@ from reasoning.layered.kubernetes.disruptions import (
     exhausted_budgets,
 )
 from reasoning.layered.kubernetes.faults import window_seconds
-from reasoning.layered.kubernetes.ingress_class import wants_classes
+from reasoning.layered.kubernetes.ingress_class import (
+    undescribed_classes,
+    wants_classes,
+)
 from reasoning.layered.kubernetes.ingress_tls import wants_secrets
 from reasoning.layered.kubernetes.kubectl import Pod, pod_containers
 from reasoning.layered.kubernetes.metrics_api import (
@@ -250,15 +253,23 @@ def _resizing_autoscalers(cluster: Cluster, ns: str, call: Call) -> Calls:
 
 
 def _ingress_classes(cluster: Cluster, ns: str, call: Call) -> Calls:
-    """The cluster's IngressClasses, once an ingress of `ns` names a class."""
-    if not wants_classes(cluster, ns):
-        return []
+    """The cluster's IngressClasses, once an ingress of `ns` names a class; described (at most
+    three) when an ingress names none and has no address: is one of them the default."""
+    if wants_classes(cluster, ns):
+        return [
+            call(
+                GET_RESOURCES,
+                {"kind": "ingressclasses", "namespace": ns},
+                f"an ingress of {ns} names an ingress class: does that class exist",
+            )
+        ]
     return [
         call(
-            GET_RESOURCES,
-            {"kind": "ingressclasses", "namespace": ns},
-            f"an ingress of {ns} names an ingress class: does that class exist",
+            DESCRIBE,
+            {"kind": "ingressclass", "name": name, "namespace": ns},
+            f"an ingress of {ns} names no class and has no address: is {name} the default",
         )
+        for name in undescribed_classes(cluster, ns)[:3]
     ]
 
 

@@ -9,6 +9,7 @@ from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.resizing import memory_bytes
+from reasoning.observations import Observation
 
 from .answers import answer, table
 from .test_infrastructure import (
@@ -159,6 +160,44 @@ def test_without_the_classes_the_admitted_ingresses_say_which_classes_exist():
     )
 
 
+def edge_warnings(*samples):
+    return Observation(
+        span_id="edge-1",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "edge-router"},
+        is_ok=True,
+        result={
+            "top": [],
+            "warnings": [
+                {"signature": sample, "sample": sample, "count": 30}
+                for sample in samples
+            ],
+        },
+        text="",
+    )
+
+
+@pytest.mark.rule("k8s.ingress-class-missing")
+def test_the_controller_ignoring_it_and_404s_on_its_host_are_evidence_and_put_it_on_the_path():
+    warned = edge_warnings(
+        "Ignoring ingress because of error while validating ingress class "
+        'ingress="parcels/tracking-web" error="no object matching key \\"trafeik-edge\\""',
+        '"GET /track HTTP/1.1" 404 146 host=track.parcelpost.example upstream=default-backend',
+    )
+    found = diagnosed(*ingress_cluster(TYPO, ADMITTED), warned, service="label-api")
+
+    ingress = found["ingress/tracking-web"]
+    facts = " ".join(fact for _, fact in ingress.evidence)
+    assert "Ignoring ingress" in facts and "host=track.parcelpost.example" in facts
+    assert ingress.is_relevant
+    # A 404 on another host says nothing of this ingress.
+    other = edge_warnings('"GET / HTTP/1.1" 404 146 host=labels.parcelpost.example')
+    found = diagnosed(*ingress_cluster(TYPO, ADMITTED), other, service="label-api")
+    assert not found["ingress/tracking-web"].is_relevant
+
+
 def test_an_ingress_of_an_existing_class_or_with_an_address_is_not_blamed():
     fine = (
         "tracking-web",
@@ -197,6 +236,53 @@ def test_an_ingress_naming_a_class_has_the_ingress_classes_listed_once():
     inv = investigation(*ingress_cluster(TYPO, ADMITTED, classes=("traefik-edge",)))
     calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
     assert ("get_resources", "ingressclasses", APP, None) not in asked(calls)
+
+
+def class_described(name, *, default):
+    return describe(
+        "ingressclass",
+        APP,
+        name,
+        f"Name:         {name}\nLabels:       <none>\nAnnotations:  "
+        f"ingressclass.kubernetes.io/is-default-class: {str(default).lower()}\n"
+        "Controller:   traefik.io/ingress-controller\nEvents:       <none>\n",
+    )
+
+
+CLASSLESS = ("tracking-web", "<none>", "track.parcelpost.example", "", "80", "300d")
+
+
+@pytest.mark.rule("k8s.ingress-class-missing")
+def test_an_ingress_naming_no_class_where_no_class_is_the_default_is_the_fault():
+    observations = [
+        describe(
+            "ingress",
+            APP,
+            "tracking-web",
+            TRACKING_INGRESS.replace("trafeik-edge", "<none>"),
+        )
+        if o.tool == "describe"
+        else o
+        for o in ingress_cluster(CLASSLESS, ADMITTED, classes=("traefik-edge",))
+    ]
+    inv = investigation(*observations, service="tracking-web")
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    assert ("describe", "ingressclass", APP, "traefik-edge") in asked(calls)
+
+    found = diagnosed(
+        *observations,
+        class_described("traefik-edge", default=False),
+        service="tracking-web",
+    )
+    assert "no IngressClass is the default" in found["ingress/tracking-web"].statement
+    found = diagnosed(
+        *observations,
+        class_described("traefik-edge", default=True),
+        service="tracking-web",
+    )
+    assert found.get("ingress/tracking-web") is None or (
+        found["ingress/tracking-web"].reason != "IngressClassNotFound"
+    )
 
 
 # --- a vertical autoscaler that shrank the memory of pods now OOMKilled -----------------------
