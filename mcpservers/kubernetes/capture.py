@@ -3,6 +3,8 @@
 Lists (pods wide with labels, workloads, services, endpoints, events, nodes, PVCs, quotas, service
 accounts, config maps, secrets' names), then `describe` of every unhealthy object and of every object
 a Warning event names, then the logs of unhealthy pods and the previous logs of restarting containers.
+The IngressClasses are listed when the namespace has ingresses; the VerticalPodAutoscalers (a custom
+resource) listed and described when a pod carries their annotations or an event their eviction.
 Each value is kubectl's text with Secret data and credentials masked, as the live tools answer it.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from mcpservers.kubernetes.answers import BackendError
@@ -135,6 +137,22 @@ async def capture_namespace(
         for resource in DESCRIBED
         for item in objects.get(resource) or []
     ]
+    if objects.get("ingresses"):
+        # Which classes exist: an Ingress naming none is served by no controller.
+        await record(Command("get", namespace, kind=_kind("ingressclasses")))
+    if vpa_managed(objects):
+        # A custom resource, read only where its updater left its marks (most clusters lack it).
+        vpas = Command("get", namespace, kind=_kind("verticalpodautoscalers"))
+        await record(vpas)
+        json_vpas = replace(vpas, output="json")
+        items = await _items(backend, json_vpas, result)
+        if include_objects and items:
+            result.snapshot[json_vpas.line()] = json.dumps(
+                {"apiVersion": "v1", "kind": "List", "items": redact_object(items)},
+                indent=4,
+                ensure_ascii=False,
+            )
+        described += [("verticalpodautoscalers", _name(item)) for item in items]
     for resource, name in dict.fromkeys(described):
         await record(Command("describe", namespace, kind=_kind(resource), name=name))
     for pod in objects.get("pods") or []:
@@ -247,6 +265,21 @@ def unhealthy(objects: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str]]
         ):
             found[(kind.resource, str(involved["name"]))] = None
     return list(found)
+
+
+# What the VerticalPodAutoscaler's admission plugin writes on the pods it resized, and the reason
+# of its updater's evictions.
+VPA_ANNOTATIONS = ("vpaUpdates", "vpaObservedContainers")
+VPA_EVICTION = "EvictedByVPA"
+
+
+def vpa_managed(objects: dict[str, list[dict[str, Any]]]) -> bool:
+    """A pod carries the autoscaler's annotations, or an event says its updater evicted one."""
+    return any(
+        key in ((pod.get("metadata") or {}).get("annotations") or {})
+        for pod in objects.get("pods") or []
+        for key in VPA_ANNOTATIONS
+    ) or any(e.get("reason") == VPA_EVICTION for e in objects.get("events") or [])
 
 
 def _pod_problem(pod: dict[str, Any]) -> bool:

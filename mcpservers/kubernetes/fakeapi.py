@@ -97,6 +97,9 @@ RESOURCES = (
     ),
     Resource("networking.k8s.io", "v1", "ingresses", "Ingress", short=("ing",)),
     Resource(
+        "networking.k8s.io", "v1", "ingressclasses", "IngressClass", is_namespaced=False
+    ),
+    Resource(
         "networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", short=("netpol",)
     ),
     Resource(
@@ -105,6 +108,13 @@ RESOURCES = (
         "horizontalpodautoscalers",
         "HorizontalPodAutoscaler",
         short=("hpa",),
+    ),
+    Resource(
+        "autoscaling.k8s.io",
+        "v1",
+        "verticalpodautoscalers",
+        "VerticalPodAutoscaler",
+        short=("vpa",),
     ),
     Resource(
         "policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", short=("pdb",)
@@ -1052,6 +1062,44 @@ def _ingress(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
     ]
 
 
+def _ingressclass(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    """printIngressClass: the controller, the parameters as Kind/name (or <none>)."""
+    spec = o.get("spec", {})
+    params = spec.get("parameters")
+    return [
+        o["metadata"]["name"],
+        spec.get("controller", ""),
+        f"{params.get('kind', '')}/{params.get('name', '')}" if params else "<none>",
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
+def _vpa(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
+    """The VerticalPodAutoscaler CRD's printer columns: the update mode, the first container's
+    target recommendation, whether a recommendation is provided."""
+    spec, st = o.get("spec", {}), o.get("status", {})
+    recommended = (st.get("recommendation") or {}).get("containerRecommendations") or [
+        {}
+    ]
+    target = recommended[0].get("target") or {}
+    provided = next(
+        (
+            c.get("status", "")
+            for c in st.get("conditions") or []
+            if c.get("type") == "RecommendationProvided"
+        ),
+        "",
+    )
+    return [
+        o["metadata"]["name"],
+        (spec.get("updatePolicy") or {}).get("updateMode", ""),
+        target.get("cpu", ""),
+        target.get("memory", ""),
+        provided,
+        age(o["metadata"]["creationTimestamp"]),
+    ]
+
+
 def _hpa(o: dict[str, Any], age: Any, now: datetime) -> list[Any]:
     spec, st = o["spec"], o.get("status", {})
     ref = spec["scaleTargetRef"]
@@ -1224,6 +1272,21 @@ _MORE_PRINTERS: dict[str, tuple[list[tuple[str, int]], Any]] = {
             ("Age", 0),
         ],
         _hpa,
+    ),
+    "IngressClass": (
+        [("Name", 0), ("Controller", 0), ("Parameters", 0), ("Age", 0)],
+        _ingressclass,
+    ),
+    "VerticalPodAutoscaler": (
+        [
+            ("Name", 0),
+            ("Mode", 0),
+            ("CPU", 0),
+            ("Mem", 0),
+            ("Provided", 0),
+            ("Age", 0),
+        ],
+        _vpa,
     ),
     "NetworkPolicy": ([("Name", 0), ("Pod-Selector", 0), ("Age", 0)], _netpol),
     "Role": ([("Name", 0), ("Created At", 0)], _role),

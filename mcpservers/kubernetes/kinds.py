@@ -190,6 +190,16 @@ KINDS: tuple[Kind, ...] = (
         "networking.k8s.io",
         wide_is_plain=True,
     ),
+    # Cluster-scoped: which controller serves an Ingress naming it (`spec.ingressClassName`).
+    Kind(
+        "ingressclasses",
+        "ingressclass",
+        "IngressClass",
+        (),
+        "networking.k8s.io",
+        is_namespaced=False,
+        wide_is_plain=True,
+    ),
     Kind(
         "networkpolicies",
         "networkpolicy",
@@ -204,6 +214,16 @@ KINDS: tuple[Kind, ...] = (
         "HorizontalPodAutoscaler",
         ("hpa",),
         "autoscaling",
+        wide_is_plain=True,
+    ),
+    # A custom resource (the autoscaler add-on's CRD): absent from clusters without it, so never
+    # part of a multi-kind survey (kubectl refuses the whole read for one unknown kind).
+    Kind(
+        "verticalpodautoscalers",
+        "verticalpodautoscaler",
+        "VerticalPodAutoscaler",
+        ("vpa",),
+        "autoscaling.k8s.io",
         wide_is_plain=True,
     ),
     Kind(

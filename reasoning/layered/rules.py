@@ -39,6 +39,7 @@ from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
@@ -63,6 +64,7 @@ from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
+from reasoning.layered.kubernetes.resizing import resizing_faults
 from reasoning.layered.kubernetes.routing import routing_faults
 from reasoning.layered.kubernetes.stages.admission import admission
 from reasoning.layered.kubernetes.stages.runtime import runtime
@@ -166,6 +168,13 @@ RULES: Final[tuple[Rule, ...]] = (
         kernel_faults,
         (1, 4),
     ),
+    Rule(
+        "k8s.autoscaler-shrank-memory",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        resizing_faults,
+        (1, 4),
+    ),
     Rule("k8s.volume-attach", NAMESPACE, (layers.PLATFORM,), volume_faults, (1, 4)),
     Rule("k8s.preemption", NAMESPACE, (layers.PLATFORM,), preemption_faults, (1, 4)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
@@ -190,6 +199,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         rewrite_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-class-missing",
+        NAMESPACE,
+        (layers.CONNECT,),
+        ingress_class_faults,
         (1, 4),
     ),
     Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),

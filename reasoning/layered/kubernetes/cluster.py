@@ -21,6 +21,7 @@ from reasoning.layered.kubernetes.kubectl import (
     parse_labels,
     pod_from_row,
     resource,
+    scope,
     selects,
     singular,
     table_event,
@@ -71,7 +72,7 @@ class Cluster:
 
     def table(self, kind: str, namespace: str) -> Table | None:
         plural = resource(kind)
-        return self.tables.get((plural, "" if plural == "nodes" else namespace))
+        return self.tables.get((plural, scope(plural, namespace)))
 
     def has_list(self, kind: str, namespace: str) -> bool:
         return self.table(kind, namespace) is not None
@@ -80,7 +81,7 @@ class Cluster:
         """A one-kind list of `kind` may still tell something: not listed, not answered by a
         multi-kind get, and not already asked that way of a server that could not answer it."""
         plural = resource(kind)
-        key = (plural, "" if plural == "nodes" else namespace)
+        key = (plural, scope(plural, namespace))
         return (
             not self.has_list(kind, namespace)
             and key not in self.surveyed
@@ -103,9 +104,7 @@ class Cluster:
 
     def describe(self, kind: str, namespace: str, name: str) -> Observation | None:
         plural = resource(kind)
-        return self.describes.get(
-            (plural, "" if plural == "nodes" else namespace, name)
-        )
+        return self.describes.get((plural, scope(plural, namespace), name))
 
     def warnings(self, namespace: str) -> list[Event]:
         seen: set[tuple[str, str, str]] = set()
@@ -231,7 +230,7 @@ def _read_list(cluster: Cluster, obs: Observation) -> None:
         if cluster.namespaces is None:
             cluster.namespaces = [r["NAME"] for r in table_rows(obs) if r.get("NAME")]
         return
-    key = (kind, "" if kind == "nodes" else ns)
+    key = (kind, scope(kind, ns))
     current = cluster.tables.get(key)
     unlabelled = current is not None and "LABELS" not in (
         current.rows[0] if current.rows else {"LABELS": ""}
@@ -248,7 +247,7 @@ def _read_kinds(cluster: Cluster, obs: Observation) -> None:
     wide = bool(obs.arguments.get("wide"))
     labels = bool(obs.arguments.get("show_labels"))
     for part in kind_parts(obs):
-        key = (part.resource, "" if part.resource == "nodes" else ns)
+        key = (part.resource, scope(part.resource, ns))
         if not part.is_captured:
             cluster.unanswered.add((*key, wide))
             if part.resource in SAME_WIDE:
@@ -283,7 +282,7 @@ def _read_describe(cluster: Cluster, obs: Observation) -> None:
     ns = _namespace(obs)
     kind = resource(str(obs.arguments.get("kind") or ""))
     name = str(obs.arguments.get("name") or "")
-    cluster.describes.setdefault((kind, "" if kind == "nodes" else ns, name), obs)
+    cluster.describes.setdefault((kind, scope(kind, ns), name), obs)
     cluster.events.setdefault(ns, []).extend(describe_events(obs, kind, name))
 
 

@@ -1,10 +1,10 @@
 """Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
 
 Per namespace: the nodes (not ready, under a condition, a network table full), each workload's
-earliest blocking stage, the volume or the preemptor a waiting workload's events blame, CPU
+earliest blocking stage, an autoscaler that shrank what its pods may use, the volume or the preemptor a waiting workload's events blame, CPU
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
 fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
-refused a permission, the routing, an ingress's missing TLS secret, the network policies, the
+refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, the
 autoscalers, a replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the
 control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
@@ -19,6 +19,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
@@ -39,6 +40,7 @@ from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
+from reasoning.layered.kubernetes.resizing import resizing_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -110,6 +112,8 @@ def _namespace_faults(
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:
             found.setdefault(finding.component, finding)
+    for finding in resizing_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
     for finding in volume_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in preemption_faults(cluster, ns):
@@ -132,6 +136,8 @@ def _namespace_faults(
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in rewrite_faults(cluster, facts, ns, failing):
+        found.setdefault(finding.component, finding)
+    for finding in ingress_class_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

@@ -63,6 +63,9 @@ _RESOURCES = {
     "storageclass": "storageclasses",
     "role": "roles",
     "rolebinding": "rolebindings",
+    "ingressclass": "ingressclasses",
+    "vpa": "verticalpodautoscalers",
+    "verticalpodautoscaler": "verticalpodautoscalers",
 }
 _SINGULAR = {
     "pods": "pod",
@@ -90,7 +93,20 @@ _SINGULAR = {
     "endpointslices": "endpointslice",
     "persistentvolumes": "persistentvolume",
     "storageclasses": "storageclass",
+    "ingressclasses": "ingressclass",
+    "verticalpodautoscalers": "verticalpodautoscaler",
 }
+# Kinds without a namespace: one table and one describe per cluster, whatever namespace was asked.
+CLUSTER_SCOPED = frozenset(
+    {"nodes", "persistentvolumes", "storageclasses", "ingressclasses"}
+)
+
+
+def scope(plural: str, namespace: str) -> str:
+    """The namespace a kind's table or describe is kept under ("" for a cluster-scoped kind)."""
+    return "" if plural in CLUSTER_SCOPED else namespace
+
+
 # Kinds whose `-o wide` table has no column more than the plain one (kubectl's printers): a list
 # asked wide and not answered is not answered plain either.
 SAME_WIDE = frozenset(
@@ -107,6 +123,8 @@ SAME_WIDE = frozenset(
         "resourcequotas",
         "limitranges",
         "namespaces",
+        "ingressclasses",
+        "verticalpodautoscalers",
     }
 )
 _GAP = re.compile(r"\s{2,}")

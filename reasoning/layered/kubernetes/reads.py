@@ -21,6 +21,10 @@ from reasoning.layered.kubernetes.disruptions import (
     exhausted_budgets,
 )
 from reasoning.layered.kubernetes.faults import window_seconds
+from reasoning.layered.kubernetes.ingress_class import (
+    undescribed_classes,
+    wants_classes,
+)
 from reasoning.layered.kubernetes.ingress_tls import wants_secrets
 from reasoning.layered.kubernetes.jobs import (
     FAILED_JOB,
@@ -53,6 +57,7 @@ from reasoning.layered.kubernetes.policies import (
 )
 from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
+from reasoning.layered.kubernetes.resizing import resized, wants_autoscalers
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.kubernetes.volumes import blamed_claims
@@ -218,7 +223,59 @@ def _quiet_objects(inv: Investigation, cluster: Cluster, ns: str, call: Call) ->
         for row in (ingresses.rows if ingresses else ())
         if row.get("NAME") and "443" in row.get("PORTS", "")
     ][:2]
-    return [*calls, *_tls_secrets(cluster, ns, call)]
+    return [
+        *calls,
+        *_tls_secrets(cluster, ns, call),
+        *_ingress_classes(cluster, ns, call),
+    ]
+
+
+def _resizing_autoscalers(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """The VerticalPodAutoscalers, once a pod of `ns` was resized or evicted by one, and the one
+    its annotation names described (its mode, its recommendation)."""
+    calls: Calls = []
+    if wants_autoscalers(cluster, ns):
+        calls.append(
+            _list(
+                cluster,
+                "verticalpodautoscalers",
+                ns,
+                call,
+                "a vertical autoscaler resized its pods: in which mode, to what",
+            )
+        )
+    named = {r.autoscaler for r in resized(cluster, ns).values() if r.autoscaler}
+    listed = set(cluster.names("verticalpodautoscalers", ns))
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "verticalpodautoscaler", "name": name, "namespace": ns},
+            f"vertical autoscaler {name} rewrote its pods' resources: its mode and recommendation",
+        )
+        for name in sorted(named & listed)[:2]
+    ]
+    return calls
+
+
+def _ingress_classes(cluster: Cluster, ns: str, call: Call) -> Calls:
+    """The cluster's IngressClasses, once an ingress of `ns` names a class; described (at most
+    three) when an ingress names none and has no address: is one of them the default."""
+    if wants_classes(cluster, ns):
+        return [
+            call(
+                GET_RESOURCES,
+                {"kind": "ingressclasses", "namespace": ns},
+                f"an ingress of {ns} names an ingress class: does that class exist",
+            )
+        ]
+    return [
+        call(
+            DESCRIBE,
+            {"kind": "ingressclass", "name": name, "namespace": ns},
+            f"an ingress of {ns} names no class and has no address: is {name} the default",
+        )
+        for name in undescribed_classes(cluster, ns)[:3]
+    ]
 
 
 def _tls_secrets(cluster: Cluster, ns: str, call: Call) -> Calls:
@@ -407,6 +464,8 @@ def _explaining_objects(
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
     calls += _tls_secrets(cluster, ns, call)
+    calls += _ingress_classes(cluster, ns, call)
+    calls += _resizing_autoscalers(cluster, ns, call)
     calls += [
         call(
             DESCRIBE,
