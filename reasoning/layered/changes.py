@@ -1,7 +1,9 @@
 """Changes shortly before the failures began (issue 21 item 4): a deploy, a migration, a config or DNS record edit.
 
-What fails is a subject: a host whose path fails below HTTP, or a service with a new cause in its
-logs. The planner searches every service's logs for lines naming the subject and a change word in
+What fails is a subject: a host whose path fails below HTTP, a service with a new cause in its
+logs, or a caller the graph of new messages blames for its own failing calls (`blamed`: its callee
+shows no fault of its own, so a change of the caller's is what to look for). A release starting and
+the values it says it was configured with count as a change (`facts._CHANGE`). The planner searches every service's logs for lines naming the subject and a change word in
 the half hour before its first failure (`searches`); a change found there strengthens the subject's
 hypothesis, and a DNS record change places the host's failing connects at the DNS layer.
 """
@@ -13,8 +15,9 @@ from datetime import datetime, timedelta
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
-from reasoning.layered.facts import Change, Facts, parse_time
-from reasoning.layered.reading import APP_ERROR, hosts_in, short
+from reasoning.layered.facts import Change, ErrorGroup, Facts, parse_time
+from reasoning.layered.new_messages import client_side, graph
+from reasoning.layered.reading import APP_ERROR, error_classes, hosts_in, short
 from reasoning.layered.warning_leads import CAUSE, names_service
 
 LEAD = timedelta(
@@ -26,6 +29,7 @@ CHANGE_WORDS = (
     r"upsert|record|drop index|alter table|image)"
 )
 _RELAYERED = (layers.CONNECT, layers.TLS)  # what a wrong DNS record shows as
+_PATH = {layers.DNS, layers.CONNECT, layers.TLS}  # a host's fault: searched as the host
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,22 @@ def subjects(facts: Facts, window_start: datetime | None) -> list[Subject]:
         times = [t for g in new if (t := parse_time(g.first_seen)) is not None]
         if times:
             found.setdefault(errors.service, min(times))
+    for service, line in blamed(facts):
+        began = parse_time(line.first_seen)
+        if began is not None:
+            found.setdefault(service, began)
     return [Subject(name, first) for name, first in found.items()]
+
+
+def blamed(facts: Facts) -> list[tuple[str, ErrorGroup]]:
+    """Callers the graph of new messages blames for their own failing calls (their callee shows no
+    fault of its own), each with its new line: a change of theirs is what to look for."""
+    nodes = graph(facts, [*facts.errors, *facts.health])
+    return [
+        (caller.service, line)
+        for caller, line, _, _ in client_side(nodes, facts.health)
+        if not error_classes(line.text) & _PATH
+    ]
 
 
 def _failing_hosts(

@@ -51,7 +51,9 @@ _CHANGE = re.compile(
     r"migrat(?:e|ed|ion)|config(?:uration|map)? (?:change|changed|edit|edited|updated?|reload(?:ed)?)|"
     r"(?:applied|apply) (?:by|change)|change [A-Z0-9]{4,} applied|terraform|helm (?:upgrade|install)|"
     r"image (?:updated|changed|set)|DROP (?:INDEX|TABLE|COLUMN)|ALTER TABLE|UPSERT|"
-    r"(?:A|AAAA|CNAME) record|dns record|record set|resource record)\b",
+    r"(?:A|AAAA|CNAME) record|dns record|record set|resource record|"
+    # a release starting (a version that starts), values it says it was configured with
+    r"\d+\.\d+\.\d+[\w.+-]* (?:started|starting)|configured)\b",
     re.IGNORECASE,
 )
 _NOT_CHANGE_LEVELS = frozenset(

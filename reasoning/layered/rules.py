@@ -297,10 +297,10 @@ RULES: Final[tuple[Rule, ...]] = (
         http_symptoms,
         (4,),
     ),
-    Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
+    Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",
