@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
@@ -27,6 +29,7 @@ from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
 from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
@@ -105,6 +108,7 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
+    kubelet_reasons(inv, cluster, list(found.values()))
     for workload in all_workloads(cluster, ns):
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:
@@ -128,6 +132,8 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in affinity_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in policy_faults(cluster, ns, path):
@@ -135,6 +141,8 @@ def _namespace_faults(
     for finding in dns_policy_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in flapping_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in loading_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes import kernel
+from reasoning.layered.kubernetes import affinity, flapping, kernel, node_logs
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
@@ -122,6 +122,9 @@ def plan(
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
+        calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
+        calls += flapping.reads(cluster, ns, call)
+        calls += affinity.reads(cluster, ns, call)
         calls += _changed_workloads(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
             calls.append(
