@@ -36,9 +36,11 @@ from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import kernel_faults
@@ -52,6 +54,7 @@ from reasoning.layered.kubernetes.links import (
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
@@ -165,6 +168,7 @@ RULES: Final[tuple[Rule, ...]] = (
         kernel_faults,
         (1, 4),
     ),
+    Rule("k8s.node-kubelet-logs", NAMESPACE, (layers.PLATFORM,), kubelet_reasons, (1,)),
     Rule("k8s.volume-attach", NAMESPACE, (layers.PLATFORM,), volume_faults, (1, 4)),
     Rule("k8s.preemption", NAMESPACE, (layers.PLATFORM,), preemption_faults, (1, 4)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
@@ -177,6 +181,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
     Rule(
         "k8s.ingress-tls-secret-missing",
         NAMESPACE,
@@ -197,6 +202,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.PLATFORM,),
         autoscaling_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.autoscaler-flapping",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        flapping_faults,
         (1, 4),
     ),
     Rule(

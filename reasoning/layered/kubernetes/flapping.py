@@ -1,7 +1,8 @@
 """Autoscalers that oscillate: a HorizontalPodAutoscaler rescaling its target up and down, again and again.
 
 Rule: an autoscaler whose `SuccessfulRescale` events in the namespace go both ways (a new size
-above target, then a smaller one "below target"), at least `FLAPS` times in all (kubectl's
+above target, then a smaller one "below target"), each way at least twice and at least `FLAPS`
+times in all (kubectl's
 `(xN over …)` counts), is flapping: each scale-up starts cold pods that are not ready yet, each
 scale-down kills pods in the middle of their requests. The autoscaler (its behaviour: a scale-down
 stabilization window of 0 seconds, a target too low) is the fault (`HPAFlapping`); its target
@@ -73,13 +74,13 @@ def rescales(cluster: Cluster, ns: str) -> dict[str, list[Rescale]]:
 
 
 def flapping(cluster: Cluster, ns: str) -> dict[str, list[Rescale]]:
-    """The autoscalers whose rescales go both ways, at least `FLAPS` of them."""
+    """The autoscalers whose rescales go both ways, each at least twice, at least `FLAPS` in all."""
     out: dict[str, list[Rescale]] = {}
     for name, lines in rescales(cluster, ns).items():
         sizes = {r.size for r in lines}
         ups = sum(r.count for r in lines if not r.down)
         downs = sum(r.count for r in lines if r.down)
-        if len(sizes) > 1 and ups and downs and ups + downs >= FLAPS:
+        if len(sizes) > 1 and min(ups, downs) >= 2 and ups + downs >= FLAPS:
             out[name] = lines
     return out
 
@@ -120,7 +121,7 @@ def _target(cluster: Cluster, ns: str, name: str) -> str:
 
 
 def flapping_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """An autoscaler rescaling its target up and down again and again (events both ways, at least four) kills pods mid-request and starts cold ones: it is the fault, its target's failures its victims."""
+    """An autoscaler rescaling its target up and down again and again (both ways at least twice) kills pods mid-request and starts cold ones: it is the fault, its target's failures its victims."""
     out: list[Finding] = []
     table = cluster.table("horizontalpodautoscalers", ns)
     for name, lines in flapping(cluster, ns).items():
