@@ -53,7 +53,7 @@ from reasoning.layered.kubernetes.links import (
 )
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
-from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
 from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
@@ -225,6 +225,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),
     Rule(
         "k8s.noisy-neighbour", NAMESPACE, (layers.PLATFORM,), neighbour_faults, (1, 4)
+    ),
+    Rule(
+        "k8s.noisy-neighbour-node-wide",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        hog_faults,
+        (1, 4),
     ),
     Rule(
         "k8s.disruption-budget",
