@@ -12,7 +12,7 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
+from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers, ref
 from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.performance import SLOW
 
@@ -131,15 +131,20 @@ def neighbour_faults(
 
 # --- node-wide neighbours: a recent pod without a CPU limit beside a slow workload on its nodes --
 
+_CONTROLLED = re.compile(r"^Controlled By:\s*(\w+)/(\S+)", re.MULTILINE)
 _WARNED = re.compile(r"\b(?:warn(?:ing)?|error|fail(?:ed|ing)?)\b", re.IGNORECASE)
 
 
 def _owner_of(cluster: Cluster, ns: str, pod: Pod) -> str:
-    """A pod's workload; a DaemonSet's pod (`pod-template-generation` label) names its set."""
-    owner = cluster.owner(ns, "pod", pod.name)
-    if owner.startswith("pod/") and "pod-template-generation" in (pod.labels or {}):
+    """A pod's workload: its describe's controller when that is not a replica set, a DaemonSet's
+    pod (`pod-template-generation` label) its set, else what the lists say."""
+    described = cluster.describe("pods", ns, pod.name)
+    controller = _CONTROLLED.search(described.text) if described is not None else None
+    if controller is not None and controller.group(1) != "ReplicaSet":
+        return ref(controller.group(1), controller.group(2))
+    if "pod-template-generation" in (pod.labels or {}):
         return f"daemonset/{pod.name.rsplit('-', 1)[0]}"
-    return owner
+    return cluster.owner(ns, "pod", pod.name)
 
 
 def hogs(
