@@ -36,9 +36,11 @@ from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
@@ -53,7 +55,8 @@ from reasoning.layered.kubernetes.links import (
 )
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
-from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
+from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
@@ -168,6 +171,7 @@ RULES: Final[tuple[Rule, ...]] = (
         kernel_faults,
         (1, 4),
     ),
+    Rule("k8s.node-kubelet-logs", NAMESPACE, (layers.PLATFORM,), kubelet_reasons, (1,)),
     Rule(
         "k8s.autoscaler-shrank-memory",
         NAMESPACE,
@@ -187,6 +191,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
     Rule(
         "k8s.ingress-tls-secret-missing",
         NAMESPACE,
@@ -224,6 +229,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.autoscaler-flapping",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        flapping_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.dependency-loading",
         NAMESPACE,
         (layers.APPLICATION,),
@@ -237,6 +249,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),
     Rule(
         "k8s.noisy-neighbour", NAMESPACE, (layers.PLATFORM,), neighbour_faults, (1, 4)
+    ),
+    Rule(
+        "k8s.noisy-neighbour-node-wide",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        hog_faults,
+        (1, 4),
     ),
     Rule(
         "k8s.disruption-budget",

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
+from reasoning.layered.kubernetes.affinity import affinity_faults
+from reasoning.layered.kubernetes.autoscaling import autoscaling_faults, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
@@ -28,14 +30,15 @@ from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
-from reasoning.layered.kubernetes.neighbours import neighbour_faults
+from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
+from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
     node_faults,
     pressure_faults,
 )
 from reasoning.layered.kubernetes.path import Path, incident_path
-from reasoning.layered.kubernetes.performance import throttled
+from reasoning.layered.kubernetes.performance import SLOW, throttled
 from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
 from reasoning.layered.kubernetes.preemption import preemption_faults
@@ -108,6 +111,7 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
+    kubelet_reasons(inv, cluster, list(found.values()))
     for workload in all_workloads(cluster, ns):
         finding = workload_fault(cluster, ns, workload)
         if finding is not None:
@@ -133,6 +137,8 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in affinity_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in rewrite_faults(cluster, facts, ns, failing):
@@ -144,6 +150,8 @@ def _namespace_faults(
     for finding in dns_policy_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in flapping_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in loading_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
@@ -159,6 +167,9 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in neighbour_faults(cluster, ns, window_seconds(inv)):
         found.setdefault(finding.component, finding)
+    if is_slow(inv, cluster, ns, path):
+        for finding in hog_faults(cluster, ns, path.workloads[:4], window_seconds(inv)):
+            found.setdefault(finding.component, finding)
     for finding in disruption_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
@@ -169,6 +180,11 @@ def _namespace_faults(
     link(cluster, ns, path, found, window_seconds(inv))
     declare(cluster, ns, found)
     return list(found.values())
+
+
+def is_slow(inv: Investigation, cluster: Cluster, ns: str, path: Path) -> bool:
+    """The incident says slow, or the path's callers time out on a workload (or its probes do)."""
+    return bool(SLOW.search(incident_text(inv))) or bool(saturated(cluster, ns, path))
 
 
 def window_seconds(inv: Investigation) -> float | None:

@@ -12,7 +12,7 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
+from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers, ref
 from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.performance import SLOW
 
@@ -127,3 +127,111 @@ def neighbour_faults(
                     (table.obs, f"get pods: {serving[0].line} (serves on another node)")
                 )
     return list(out.values())
+
+
+# --- node-wide neighbours: a recent pod without a CPU limit beside a slow workload on its nodes --
+
+_CONTROLLED = re.compile(r"^Controlled By:\s*(\w+)/(\S+)", re.MULTILINE)
+_WARNED = re.compile(r"\b(?:warn(?:ing)?|error|fail(?:ed|ing)?)\b", re.IGNORECASE)
+
+
+def _owner_of(cluster: Cluster, ns: str, pod: Pod) -> str:
+    """A pod's workload: its describe's controller when that is not a replica set, a DaemonSet's
+    pod (`pod-template-generation` label) its set, else what the lists say."""
+    described = cluster.describe("pods", ns, pod.name)
+    controller = _CONTROLLED.search(described.text) if described is not None else None
+    if controller is not None and controller.group(1) != "ReplicaSet":
+        return ref(controller.group(1), controller.group(2))
+    if "pod-template-generation" in (pod.labels or {}):
+        return f"daemonset/{pod.name.rsplit('-', 1)[0]}"
+    return cluster.owner(ns, "pod", pod.name)
+
+
+def hogs(
+    cluster: Cluster,
+    ns: str,
+    workloads: list[str],
+    window_s: float | None,
+    *,
+    most: int = 1,
+) -> list[Pod]:
+    """The running pods of other namespaces (not kube-system) on the nodes of `workloads`'
+    pods, started within the window (or `BEFORE_WINDOW_S` before) and after those workloads'
+    oldest pod there, one per owner, youngest first."""
+    victims = [p for w in workloads for p in cluster.pods_of(ns, w) if p.node]
+    oldest: dict[str, float] = {}
+    for p in victims:
+        if p.age_s is not None:
+            oldest[p.node] = max(oldest.get(p.node, 0.0), p.age_s)
+    out: dict[str, Pod] = {}
+    for space in cluster.namespaces or ():
+        if space in (ns, "kube-system"):
+            continue
+        for pod in cluster.pods(space):
+            if (
+                pod.status != "Running"
+                or pod.node not in oldest
+                or pod.age_s is None
+                or pod.age_s >= oldest[pod.node]
+                or window_s is None
+                or pod.age_s > window_s + BEFORE_WINDOW_S
+            ):
+                continue
+            current = out.get(_owner_of(cluster, space, pod))
+            if current is None or pod.age_s < (current.age_s or 0.0):
+                out[_owner_of(cluster, space, pod)] = pod
+    return sorted(out.values(), key=lambda p: p.age_s or 0.0)[:most]
+
+
+def hog_faults(
+    cluster: Cluster,
+    ns: str,
+    workloads: list[str],
+    window_s: float | None,
+) -> list[Finding]:
+    """A pod without a CPU limit, started just before, beside the slow incident's workload on its nodes, takes their CPU: its owner is the fault, the slow workload its victim."""
+    out: list[Finding] = []
+    for pod in hogs(cluster, ns, workloads, window_s, most=3):
+        space = pod.namespace
+        described = cluster.describe("pods", space, pod.name)
+        why = _unlimited(described.text) if described is not None else ""
+        if described is None or not why:
+            continue
+        owner = _owner_of(cluster, space, pod)
+        victims = [
+            w
+            for w in workloads
+            if any(p.node == pod.node for p in cluster.pods_of(ns, w))
+        ]
+        siblings = [
+            p for p in cluster.pods(space) if _owner_of(cluster, space, p) == owner
+        ]
+        nodes = sorted({p.node for p in siblings if p.node})
+        f = Finding(
+            "performance",
+            "NoisyNeighbour",
+            owner,
+            layers.PLATFORM,
+            f"{owner} ({pod.name}, {why}) started {len(siblings)} pod(s) on node(s) "
+            f"{', '.join(nodes[:3])} just before {', '.join(victims)} slowed down there: it "
+            "takes the nodes' CPU from them",
+            space,
+        )
+        table = cluster.table("pods", space)
+        if table is not None:
+            f.cite(table.obs, f"get pods -n {space}: {pod.line}")
+        f.cite(described, f"describe pod {pod.name}: {why}")
+        for (s, name, previous, _), obs in cluster.logs.items():
+            if s == space and name == pod.name and not previous:
+                warned = [ln for ln in obs.text.splitlines() if _WARNED.search(ln)]
+                for line in warned[-2:]:
+                    f.cite(obs, f"logs {pod.name}: {line.strip()}")
+        f.explains = list(victims)
+        f.keywords = ["noisy neighbour", "cpu", pod.name, owner.partition("/")[2]]
+        f.chain = [
+            f"{', '.join(victims)} slow on the nodes {owner} runs on",
+            f"{owner} runs there without a CPU limit, started just before",
+            f.statement,
+        ]
+        out.append(f)
+    return out

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes import kernel
+from reasoning.layered.kubernetes import affinity, flapping, kernel, node_logs
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
     blocked_evictions,
     exhausted_budgets,
 )
-from reasoning.layered.kubernetes.faults import window_seconds
+from reasoning.layered.kubernetes.faults import is_slow, window_seconds
 from reasoning.layered.kubernetes.ingress_class import (
     undescribed_classes,
     wants_classes,
@@ -41,7 +41,7 @@ from reasoning.layered.kubernetes.namespaces import (
     is_application,
     scanned_namespaces,
 )
-from reasoning.layered.kubernetes.neighbours import neighbours
+from reasoning.layered.kubernetes.neighbours import hogs, neighbours
 from reasoning.layered.kubernetes.nodes import (
     CONTROL_PLANE,
     condition_nodes,
@@ -132,6 +132,10 @@ def plan(
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
+        calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
+        calls += flapping.reads(cluster, ns, call)
+        calls += affinity.reads(cluster, ns, call)
+        calls += _hogs(inv, facts, cluster, ns, call)
         calls += _changed_workloads(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
             calls.append(
@@ -582,6 +586,32 @@ def _changed_workloads(
             if cluster.wants_list("rolebindings", ns, wide=True)
             else None
         )
+    return calls
+
+
+def _hogs(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
+) -> Calls:
+    """The path is slow: a pod of another namespace started just before on its nodes, its QoS
+    and limits described and its logs read (`neighbours.hogs`)."""
+    path = incident_path(inv, facts, cluster, ns)
+    if not is_slow(inv, cluster, ns, path):
+        return []
+    calls: Calls = []
+    for pod in hogs(cluster, ns, path.workloads[:4], window_seconds(inv)):
+        calls += [
+            call(
+                DESCRIBE,
+                {"kind": "pod", "name": pod.name, "namespace": pod.namespace},
+                f"{pod.name} started on {pod.node} just before {ns}'s pods there slowed "
+                "down: its CPU limits",
+            ),
+            call(
+                POD_LOGS,
+                {"pod": pod.name, "namespace": pod.namespace, "tail": 200},
+                f"what {pod.name}, started beside the slow pods, logs",
+            ),
+        ]
     return calls
 
 

@@ -354,3 +354,135 @@ def test_no_refused_eviction_no_budget_fault():
     inv = investigation("fleet-rotation", *observations, budgets(), title="drain stuck")
 
     assert "poddisruptionbudget/keyvault" not in found(inv)
+
+
+# --- a node-wide neighbour: a recent agent without limits beside a slow workload ---------------
+
+SHIPPER = "log-shipper"
+
+
+def shipper_cluster(shipper_age="15m"):
+    """tariff (three pods, 9 days old, all ready) is slow; the log-shipper DaemonSet's pods in
+    namespace telemetry started 15 minutes ago on the same nodes."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            "NAME        STATUS   AGE\nshop        Active   90d\ntelemetry   Active   90d\n",
+        ),
+        answer(
+            "get_resources",
+            {"kind": "nodes", "namespace": "default", "wide": True},
+            "NAME       STATUS   ROLES    AGE   VERSION\n"
+            "worker-a   Ready    <none>   90d   v1.30.6\n"
+            "worker-b   Ready    <none>   90d   v1.30.6\n",
+        ),
+        pods(
+            (f"{TARIFF}-a1b2c", "1/1", "Running", "9d", "worker-a", "app=tariff"),
+            (f"{TARIFF}-d3e4f", "1/1", "Running", "9d", "worker-b", "app=tariff"),
+        ),
+        listing(
+            "deployments",
+            ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+            ("tariff", "2/2", "2", "2", "90d", "app=tariff"),
+        ),
+        answer(
+            "get_resources",
+            {
+                "kind": "pods",
+                "namespace": "telemetry",
+                "wide": True,
+                "show_labels": True,
+            },
+            "NAME                READY   STATUS    RESTARTS   AGE   IP          NODE       LABELS\n"
+            + "".join(
+                f"{SHIPPER}-{s}   1/1     Running   0          {shipper_age}   10.7.9.{i}   "
+                f"{node}   app={SHIPPER},controller-revision-hash=5c4b,pod-template-generation=7\n"
+                for i, (s, node) in enumerate(
+                    (("k2m4p", "worker-a"), ("q7r9t", "worker-b")), 1
+                )
+            ),
+        ),
+    ]
+
+
+SHIPPER_DESCRIBE = f"""\
+Name:         {SHIPPER}-k2m4p
+Namespace:    telemetry
+Node:         worker-a/10.7.1.1
+Controlled By:  DaemonSet/{SHIPPER}
+Containers:
+  shipper:
+    Image:    registry.example/shipper:4.1
+    Limits:   <none>
+    Requests: <none>
+QoS Class:    BestEffort
+"""
+
+
+def shipper_answers(describe_text=SHIPPER_DESCRIBE):
+    return [
+        answer(
+            "describe",
+            {"kind": "pod", "name": f"{SHIPPER}-k2m4p", "namespace": "telemetry"},
+            describe_text,
+        ),
+        answer(
+            "pod_logs",
+            {"pod": f"{SHIPPER}-k2m4p", "namespace": "telemetry", "tail": 200},
+            "2031-03-02T11:40:00Z [ info] shipper started\n"
+            "2031-03-02T11:41:00Z [ warn] parser backlog 90000 lines, re-reading chunk\n",
+        ),
+    ]
+
+
+def test_a_recent_pod_beside_a_slow_workload_is_described_and_its_logs_read():
+    inv = investigation("tariff", *shipper_cluster())
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("describe", "pod", f"{SHIPPER}-k2m4p") in asked(calls)
+    assert ("pod_logs", None, None) in asked(calls)
+
+
+@pytest.mark.rule("k8s.noisy-neighbour-node-wide")
+def test_a_best_effort_agent_started_beside_a_slow_workload_is_the_noisy_neighbour():
+    inv = investigation("tariff", *shipper_cluster(), *shipper_answers())
+    result = found(inv)
+
+    noisy = result[f"daemonset/{SHIPPER}"]
+    assert (noisy.stage, noisy.reason, noisy.layer) == (
+        "performance",
+        "NoisyNeighbour",
+        layers.PLATFORM,
+    )
+    assert noisy.explains == ["deployment/tariff"]
+    assert noisy.is_relevant
+    facts = [fact for _, fact in noisy.evidence]
+    assert any("BestEffort" in f for f in facts)
+    assert any("re-reading chunk" in f for f in facts)
+
+
+def test_an_agent_with_a_cpu_limit_or_older_than_the_window_is_not_blamed():
+    limited = SHIPPER_DESCRIBE.replace(
+        "    Limits:   <none>\n", "    Limits:\n      cpu:     200m\n"
+    ).replace("BestEffort", "Burstable")
+    inv = investigation("tariff", *shipper_cluster(), *shipper_answers(limited))
+    assert f"daemonset/{SHIPPER}" not in found(inv)
+
+    old = investigation("tariff", *shipper_cluster("3d"), *shipper_answers())
+    assert f"daemonset/{SHIPPER}" not in found(old)
+
+
+def test_a_recent_agent_is_not_read_when_nothing_is_slow():
+    inv = investigation("tariff", *shipper_cluster(), title="orders fail")
+    inv.incident = IncidentBrief(
+        title="orders fail",
+        service="tariff",
+        severity="sev3",
+        symptoms=("errors on submit",),
+        window_start="2031-03-02T11:30:00Z",
+        window_end="2031-03-02T12:00:00Z",
+    )
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("describe", "pod", f"{SHIPPER}-k2m4p") not in asked(calls)
