@@ -86,6 +86,7 @@ from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
+from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -297,6 +298,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
+    Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",

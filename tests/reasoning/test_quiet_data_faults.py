@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reasoning.layered import backend_gauges
+from reasoning.layered import backend_gauges, metric_trends
 from tests.reasoning.test_planner import World, health, incident
 from tests.reasoning.test_warnings_and_changes import (
     FAILING,
@@ -268,3 +268,70 @@ def test_weights_set_after_the_errors_began_are_not_their_cause():
     )
 
     assert not any("weight=90" in e.fact for h in report.hypotheses for e in h.evidence)
+
+
+STALE = (
+    "ConnPool-2 - Failed to validate connection PgConn@5521 (This connection has been "
+    "closed.). Possibly consider using a shorter maxLifetime value."
+)
+SLOW_REQUEST = "GET /v2/invoices?account=88 200 8400ms (slow)"
+SLOW = [("p99_latency_s", "critical", "p99 latency 8.4 s since 10:12")]
+
+
+def _pool_world(idle, warnings):
+    return World(
+        {
+            ("service_health", "invoice-api"): health("invoice-api", "degraded", SLOW),
+            ("top_errors", "invoice-api"): logged(
+                "invoice-api",
+                warnings=[group(SLOW_REQUEST, count=300), *warnings],
+            ),
+            ("query_metric", metric_trends.QUERY): {
+                "series": [
+                    {
+                        "metric": {
+                            "__name__": "pool_connections_idle",
+                            "service": "invoice-api",
+                        },
+                        "values": [
+                            [(_BASE + timedelta(minutes=i)).timestamp(), str(v)]
+                            for i, v in enumerate(idle)
+                        ],
+                    }
+                ]
+            },
+        }
+    )
+
+
+# Six idle connections until the window, forty after.
+STEPPED = [6 if i < 60 else 40 for i in range(121)]
+STEADY_IDLE = [6 for _ in range(121)]
+
+
+@pytest.mark.rule("board.stale-pool")
+def test_a_pool_whose_idle_connections_stepped_up_and_fail_validation_is_the_fault():
+    _, _, report = run_with_schemas(
+        _pool_world(STEPPED, [group(STALE, count=200)]),
+        incident("invoice-api", "invoices slow sometimes"),
+        names=WITH_METRICS,
+    )
+
+    top = report.top
+    assert top.id == "application:invoice-api" and report.conclusive
+    assert any("shorter maxLifetime" in e.fact for e in top.evidence)
+    assert any("pool_connections_idle" in e.fact for e in top.evidence)
+
+
+@pytest.mark.rule("board.stale-pool")
+def test_stale_warnings_without_a_pool_that_grew_stay_a_lead():
+    _, _, report = run_with_schemas(
+        _pool_world(STEADY_IDLE, [group(STALE, count=200)]),
+        incident("invoice-api", "invoices slow sometimes"),
+        names=WITH_METRICS,
+    )
+
+    assert not any(
+        "go stale while idle" in h.statement and h.status == "confirmed"
+        for h in report.hypotheses
+    )
