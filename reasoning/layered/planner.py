@@ -13,6 +13,7 @@ from typing import Any
 
 from reasoning import layers
 from reasoning.layered import (
+    backend_gauges,
     changes,
     echoed_errors,
     host_lines,
@@ -22,6 +23,7 @@ from reasoning.layered import (
     remedies,
     retry_storms,
     shared_capacity,
+    silent_lines,
     survey,
     unread_services,
 )
@@ -179,6 +181,12 @@ class LayeredPlanner:
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
         )
         calls += self._unread_reads(inv, facts)
+        calls += self._silent_search(
+            inv,
+            facts,
+            "nothing read so far explains the incident: lines that say data went quietly "
+            "wrong (replica lag, offsets reset, a traffic split)",
+        )
         if start.ratios is not None:
             return (
                 calls  # an unknown name already started from the survey (`_resolving`)
@@ -213,6 +221,18 @@ class LayeredPlanner:
                 for service in failing[: self.max_survey]
             ),
         )
+
+    def _silent_search(
+        self, inv: Investigation, facts: Facts, why: str
+    ) -> list[PlannedCall | None]:
+        """Every service's lines of replica lag, offsets out of range and traffic weights
+        (`silent_lines`), where the logs server searches every service by regex."""
+        arguments = silent_lines.arguments(self._window(inv))
+        if arguments is None or not self._searches_every_service(
+            inv, facts, regex=True
+        ):
+            return []
+        return [self._call(inv, SEARCH_LOGS, arguments, why)]
 
     def _unread_reads(
         self, inv: Investigation, facts: Facts
@@ -428,6 +448,17 @@ class LayeredPlanner:
                     "against the hour before the window",
                 )
             )
+        unlabelled = backend_gauges.read(window)
+        if unlabelled is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    QUERY_METRIC,
+                    unlabelled,
+                    "every exporter's series (disks, volumes, replicas …) against the hour "
+                    "before the window",
+                )
+            )
         if inv.tools_named(GET_RESOURCES):
             calls += kubernetes.plan(
                 inv,
@@ -436,6 +467,10 @@ class LayeredPlanner:
             )
         if not inv.observations:
             return calls
+        if any(g.kind == "lagging" for g in backend_gauges.gauges(inv, facts)):
+            calls += self._silent_search(
+                inv, facts, "a replica's lag climbs: what the databases log about it"
+            )
         calls += self._read_services(
             inv,
             facts,

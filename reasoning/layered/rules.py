@@ -29,6 +29,7 @@ from typing import Any, Final
 from reasoning import layers
 from reasoning.layered import resolution
 from reasoning.layered.application import applications, healthy_services
+from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
 from reasoning.layered.changes import changes
 from reasoning.layered.cut_bodies import cut_bodies
@@ -88,7 +89,9 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
+from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
+from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -310,6 +313,16 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
+        "board.depleted-resource",
+        BOARD,
+        (layers.APPLICATION,),
+        depleted_resource,
+        (1, 4),
+    ),
+    Rule("board.replica-lag", BOARD, (layers.APPLICATION,), replica_lag, (1, 4)),
+    Rule("board.offset-reset", BOARD, (layers.APPLICATION,), offset_reset, (1, 4)),
+    Rule("board.traffic-split", BOARD, (layers.APPLICATION,), traffic_split, (1, 4)),
+    Rule(
         "board.http-symptoms",
         BOARD,
         (layers.APPLICATION, layers.HTTP),
@@ -319,6 +332,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
+    Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(

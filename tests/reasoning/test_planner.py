@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reasoning import layers
-from reasoning.layered import LayeredPlanner, metric_trends
+from reasoning.layered import LayeredPlanner, backend_gauges, metric_trends
 from reasoning.observations import (
     IncidentBrief,
     Investigation,
@@ -150,8 +150,10 @@ def test_round_one_asks_health_errors_targets_and_runbooks_of_the_incident(name)
         key(
             "search_runbooks", {"symptoms": " ".join(inv.incident.symptoms), "limit": 3}
         ),
-        # Every service's own series against the hour before (metric_trends).
+        # Every service's own series against the hour before (metric_trends), and every
+        # exporter's without a service label (backend_gauges).
         key("query_metric", metric_trends.read(window)),
+        key("query_metric", backend_gauges.read(window)),
     }
     servers = {t.name: t.server for t in inv.tools}
     assert all(c.server == servers[c.tool] for c in calls)
@@ -341,10 +343,10 @@ def test_no_action_without_a_confirmed_leak(name):
 def test_report_is_partial_until_the_planner_has_nothing_more_to_ask():
     _, _, _, reports = replay("tls-expired")
 
-    # Round 1 also reads every service's own series; round 3 searches the logs for a change to
+    # Round 1 also reads every service's and every exporter's own series; round 3 searches the logs for a change to
     # the failing host and for every line naming each failing host; round 4 the runbooks.
     assert [r.partial for r in reports] == [True, True, True, False]
-    assert reports[0].tool_calls == 5 and reports[-1].tool_calls == 13
+    assert reports[0].tool_calls == 6 and reports[-1].tool_calls == 14
 
 
 # --- synthetic cases: a small world of tool answers --------------------------------------------
@@ -705,8 +707,8 @@ def test_the_call_budget_and_the_round_limit_hold():
 
     world.asked.clear()
     inv, _, _ = run(world, incident("web", "web fails"), LayeredPlanner(max_rounds=1))
-    # Health, errors, targets, runbooks and every service's own series.
-    assert inv.round == 1 and len(world.asked) == 5
+    # Health, errors, targets, runbooks, every service's own series and every exporter's.
+    assert inv.round == 1 and len(world.asked) == 6
 
 
 def test_absent_tools_are_not_planned_and_the_gap_is_an_open_question():
