@@ -17,7 +17,6 @@ service the logs or metrics know when it is one):
 
 import itertools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from statistics import median
 from typing import Final
@@ -26,9 +25,8 @@ from reasoning import layers
 from reasoning.layered import metric_trends, silent_lines
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import FACT_CHARS, Facts, parse_time
-from reasoning.layered.reading import as_dict, as_list, short
+from reasoning.layered.reading import short
 from reasoning.observations import Investigation, Observation
-from reasoning.tools import QUERY_METRIC
 
 # Every series without a service label (an exporter's), the request metrics aside.
 QUERY: Final = '{__name__=~".+", __name__!~"http_.*|.*_bucket|.*_count|.*_sum|kube_.*|up", service=""}'
@@ -87,23 +85,6 @@ def read(window: dict[str, str]) -> dict[str, str] | None:
     return None if arguments is None else {**arguments, "promql": QUERY}
 
 
-def _answered(
-    inv: Investigation,
-) -> Iterator[tuple[Observation, str, dict[str, object], list[tuple[float, float]]]]:
-    for obs in inv.observations:
-        if obs.tool != QUERY_METRIC or not obs.is_ok:
-            continue
-        if obs.arguments.get("promql") != QUERY:
-            continue
-        for series in map(as_dict, as_list(as_dict(obs.result).get("series"))):
-            labels = as_dict(series.get("metric"))
-            name = str(labels.get("__name__") or "")
-            points = metric_trends._points(series)
-            if name and len(points) >= 4:
-                yield obs, name, labels, points
-        return
-
-
 def owner(labels: dict[str, object], known: set[str]) -> str | None:
     """What the series measures: its instance (or host, volume …) label, without a port, as the
     service read when the name is that service's with a host or pod number."""
@@ -126,7 +107,7 @@ def gauges(inv: Investigation, facts: Facts) -> list[Gauge]:
         return []
     known = {*facts.errors, *facts.health}  # the services read
     found: list[Gauge] = []
-    for obs, name, labels, points in _answered(inv):
+    for obs, name, labels, points in metric_trends.answered_series(inv, QUERY):
         if name.endswith("_total"):
             continue
         who = owner(labels, known)
@@ -158,7 +139,7 @@ def _depleted(points: list[tuple[float, float]]) -> str | None:
     if len(moving) < 3 or sum(1 for a, b in moving if b < a) / len(moving) < FALLING:
         return None
     return (
-        f"fell from {metric_trends._number(peak)} to {metric_trends._number(values[-1])}: "
+        f"fell from {metric_trends.number_text(peak)} to {metric_trends.number_text(values[-1])}: "
         "the resource is spent"
     )
 
@@ -174,8 +155,8 @@ def _lagging(name: str, points: list[tuple[float, float]], start: float) -> str 
     if peak < LAG_SECONDS * scale or peak < LAG_GROWTH * max(was, 1e-9):
         return None
     return (
-        f"rose from {metric_trends._number(was)} the hour before the window to "
-        f"{metric_trends._number(peak)}: the replica lags its primary"
+        f"rose from {metric_trends.number_text(was)} the hour before the window to "
+        f"{metric_trends.number_text(peak)}: the replica lags its primary"
     )
 
 

@@ -101,23 +101,33 @@ def read(window: dict[str, str]) -> dict[str, str] | None:
     }
 
 
-def _answered(
-    inv: Investigation,
-) -> Iterator[tuple[Observation, str, str, list[tuple[float, float]]]]:
-    """(answer, metric, service, points) of each series the first answered `QUERY` holds."""
+def answered_series(
+    inv: Investigation, query: str
+) -> Iterator[tuple[Observation, str, dict[str, object], list[tuple[float, float]]]]:
+    """(answer, metric, labels, points) of each series of at least four points that the first
+    answered range query `query` holds."""
     for obs in inv.observations:
         if obs.tool != QUERY_METRIC or not obs.is_ok:
             continue
-        if obs.arguments.get("promql") != QUERY:
+        if obs.arguments.get("promql") != query:
             continue
         for series in map(as_dict, as_list(as_dict(obs.result).get("series"))):
             labels = as_dict(series.get("metric"))
             name = str(labels.get("__name__") or "")
-            service = str(labels.get("service") or "").lower()
-            points = _points(series)
-            if name and service and len(points) >= 4:
-                yield obs, name, service, points
+            points = series_points(series)
+            if name and len(points) >= 4:
+                yield obs, name, labels, points
         return
+
+
+def _answered(
+    inv: Investigation,
+) -> Iterator[tuple[Observation, str, str, list[tuple[float, float]]]]:
+    """(answer, metric, service, points) of each series of a service the answered `QUERY` holds."""
+    for obs, name, labels, points in answered_series(inv, QUERY):
+        service = str(labels.get("service") or "").lower()
+        if service:
+            yield obs, name, service, points
 
 
 def trends(inv: Investigation) -> list[Trend]:
@@ -151,9 +161,7 @@ def stepped_up(inv: Investigation) -> list[Trend]:
             continue
         was, now = median(before), median(after[len(after) // 2 :])
         if was > 0 and now >= STEP * was:
-            words = (
-                f"rose from {_number(was)} the hour before the window to {_number(now)}"
-            )
+            words = f"rose from {number_text(was)} the hour before the window to {number_text(now)}"
             found.append(Trend(obs, service, name, "step", words))
     return found
 
@@ -163,7 +171,8 @@ def flagged(inv: Investigation) -> list[str]:
     return list(dict.fromkeys(t.service for t in trends(inv)))
 
 
-def _points(series: dict[str, object]) -> list[tuple[float, float]]:
+def series_points(series: dict[str, object]) -> list[tuple[float, float]]:
+    """A range query's series as (time, value) pairs, the unreadable ones left out."""
     points: list[tuple[float, float]] = []
     for pair in as_list(series.get("values")):
         try:
@@ -194,8 +203,8 @@ def _leak(
     ):
         return None
     return (
-        f"rose at {rising:.0%} of its steps from {_number(values[0])} an hour before the window "
-        f"to {_number(values[-1])}, without levelling off"
+        f"rose at {rising:.0%} of its steps from {number_text(values[0])} an hour before the window "
+        f"to {number_text(values[-1])}, without levelling off"
     )
 
 
@@ -233,7 +242,8 @@ def _rate(points: list[tuple[float, float]]) -> float:
     return increase / seconds if seconds > 0 else 0.0
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
+    """A gauge's value as a statement writes it (four significant digits)."""
     return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.3g}"
 
 

@@ -24,6 +24,7 @@ from reasoning import layers
 from reasoning.layered.facts import parse_time
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.node_search import search_once
 from reasoning.layered.reading import as_dict, as_list, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
@@ -64,22 +65,16 @@ def searches(
     nodes: list[str],
 ) -> list[PlannedCall | None]:
     """Once a node is worth a look: every service's lines (the node's kernel among them) that say a network table of a node is full."""
-    if not nodes or any(
-        o.tool == SEARCH_LOGS and o.arguments.get("query") == SEARCH
-        for o in inv.observations
-    ):
+    if not nodes:
         return []
-    window: dict[str, str] = {}
-    if inv.incident.window_start and inv.incident.window_end:
-        window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
-    return [
-        call(
-            SEARCH_LOGS,
-            {"query": SEARCH, "regex": True, **window, "limit": 20},
-            f"failures follow node {nodes[0]}: does a node's kernel log a full network "
-            "table (conntrack, neighbour, ephemeral ports)",
-        )
-    ]
+    return search_once(
+        inv,
+        call,
+        SEARCH,
+        limit=20,
+        why=f"failures follow node {nodes[0]}: does a node's kernel log a full network "
+        "table (conntrack, neighbour, ephemeral ports)",
+    )
 
 
 def kernel_lines(inv: Investigation, cluster: Cluster) -> list[KernelLine]:

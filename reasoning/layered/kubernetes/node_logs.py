@@ -15,6 +15,7 @@ from typing import Any
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.node_search import search_once
 from reasoning.layered.reading import as_dict, as_list, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
@@ -55,22 +56,16 @@ def searches(
     nodes: list[str],
 ) -> list[PlannedCall | None]:
     """Once a node is not ready: the lines of every service (its kubelet's among them) that say why a node cannot stay ready."""
-    if not nodes or any(
-        o.tool == SEARCH_LOGS and o.arguments.get("query") == SEARCH
-        for o in inv.observations
-    ):
+    if not nodes:
         return []
-    window: dict[str, str] = {}
-    if inv.incident.window_start and inv.incident.window_end:
-        window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
-    return [
-        call(
-            SEARCH_LOGS,
-            {"query": SEARCH, "regex": True, **window, "limit": 40},
-            f"node {nodes[0]} is not ready: what its kubelet logs (certificate, runtime, "
-            "network plugin)",
-        )
-    ]
+    return search_once(
+        inv,
+        call,
+        SEARCH,
+        limit=40,
+        why=f"node {nodes[0]} is not ready: what its kubelet logs (certificate, runtime, "
+        "network plugin)",
+    )
 
 
 def node_lines(
