@@ -160,6 +160,27 @@ def evaluator_token_revoke(*, secret: str) -> None:
 # --- the driver ----------------------------------------------------------------------------------
 
 
+async def _create(
+    client: httpx.AsyncClient, scenario: Scenario, *, deadline: float
+) -> httpx.Response:
+    """Open the scenario's demo incident; over the tenant's quota (429) ask again after the
+    server's Retry-After, as any client should, until `deadline`."""
+    loop = asyncio.get_running_loop()
+    while True:
+        response = await client.post(
+            "/api/incidents/demo", json={"environment": scenario.environment}
+        )
+        if response.status_code != 429:
+            return response
+        try:
+            wait = max(1.0, float(response.headers.get("Retry-After", "1")))
+        except ValueError:
+            wait = 1.0
+        if loop.time() + wait > deadline:
+            return response
+        await asyncio.sleep(wait)
+
+
 async def run_scenario(
     client: httpx.AsyncClient,
     scenario: Scenario,
@@ -177,9 +198,7 @@ async def run_scenario(
     run.created_at = time.time()
     started = loop.time()
     try:
-        response = await client.post(
-            "/api/incidents/demo", json={"environment": scenario.environment}
-        )
+        response = await _create(client, scenario, deadline=started + timeout)
         if response.status_code != 201:
             run.error = f"create: HTTP {response.status_code} {response.text[:300]}"
             return run

@@ -2,12 +2,15 @@
 the test database; the bundled scenarios all count, another folder runs through a registry of its
 own, and the scoring rules on hand-made reports."""
 
+import asyncio
 import io
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -238,3 +241,67 @@ def test_expected_layers_are_normalized(tmp_path):
     (scenario,) = evaluation.load_scenarios(tmp_path)
     assert scenario.expected_layer == "application"  # expected.json says "app"
     assert scenario.environment == demo_environment_name("pool-exhaustion")
+
+
+def _quota_server(refusals: int):
+    """An API that refuses the first `refusals` creates with 429 + Retry-After: 1."""
+    calls: list[float] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        calls.append(time.monotonic())
+        if len(calls) <= refusals:
+            return httpx.Response(
+                429,
+                headers={"Retry-After": "1"},
+                json={"error": "too many incidents opened; retry in 1 s"},
+            )
+        return httpx.Response(201, json={"task": {"id": "t-1"}})
+
+    return httpx.MockTransport(handle), calls
+
+
+def test_the_driver_asks_again_after_retry_after_when_over_the_quota(tmp_path):
+    transport, calls = _quota_server(refusals=2)
+    scenario = evaluation.Scenario(
+        folder=str(tmp_path),
+        environment="demo-x",
+        expected_layer="application",
+        components=("a",),
+        signal="s",
+    )
+
+    async def go():
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://t"
+        ) as client:
+            loop = asyncio.get_running_loop()
+            return await evaluation._create(client, scenario, deadline=loop.time() + 30)
+
+    response = asyncio.run(go())
+    assert response.status_code == 201
+    assert len(calls) == 3
+    assert calls[1] - calls[0] >= 0.9 and calls[2] - calls[1] >= 0.9
+
+
+def test_the_driver_gives_up_on_the_quota_at_its_deadline(tmp_path):
+    transport, calls = _quota_server(refusals=100)
+    scenario = evaluation.Scenario(
+        folder=str(tmp_path),
+        environment="demo-x",
+        expected_layer="application",
+        components=("a",),
+        signal="s",
+    )
+
+    async def go():
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://t"
+        ) as client:
+            loop = asyncio.get_running_loop()
+            return await evaluation._create(
+                client, scenario, deadline=loop.time() + 1.5
+            )
+
+    response = asyncio.run(go())
+    assert response.status_code == 429
+    assert len(calls) == 2
