@@ -38,9 +38,8 @@ MAX_LIMIT = 5000
 MAX_RESULT_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 16 * 1024
 TOP_ERRORS = 10
-TOP_ERRORS_EVERY = (
-    30  # groups of every service at once: room for a quiet service beside loud ones
-)
+# Groups when every service is read at once: room for a quiet service beside the loud ones.
+TOP_ERRORS_EVERY = 30
 _SERVICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
