@@ -711,6 +711,12 @@ def csi_node_plugin_missing_tainted_nodes() -> dict[str, Any]:
                 ),
             ],
         )
+    for sfx in ("c7lqp", "j4wzs", "v9mtk"):
+        key = f"kubectl describe pods {pod_name(ds_app, sfx)} -n {ns}"
+        k8s[key] = k8s[key].replace(
+            "Tolerations:                 node.kubernetes.io/not-ready",
+            "Tolerations:                 dedicated=apps:NoSchedule op=Exists\n                             node.kubernetes.io/not-ready",
+        )
     k8s[f"kubectl get persistentvolumeclaims -n {ns}"] = table(
         [
             [
@@ -781,17 +787,27 @@ def csi_node_plugin_missing_tainted_nodes() -> dict[str, Any]:
         "  Priority Class Name:  system-node-critical\n  Tolerations:          CriticalAddonsOnly op=Exists\nEvents:\n  Type    Reason            Age   From                  Message\n  ----    ------            ----  ----                  -------\n"
         "  Normal  SuccessfulDelete  41m   daemonset-controller  Deleted pod: efs-csi-node-7xq2m\n  Normal  SuccessfulDelete  38m   daemonset-controller  Deleted pod: efs-csi-node-l9vbt\n  Normal  SuccessfulDelete  35m   daemonset-controller  Deleted pod: efs-csi-node-c4np8\n"
     )
-    for n in nodes:
-        k8s[f"kubectl describe nodes {n[0]}"] = node_describe(
-            n[0],
-            n[2],
-            pods_rows=[
-                ("kube-system", "aws-node-" + n[2][-3:].replace(".", "x")),
-                ("kube-system", "kube-proxy-" + n[2][-3:].replace(".", "k")),
-            ],
-        ).replace(
-            "Taints:             <none>",
-            "Taints:             dedicated=apps:NoSchedule",
+    sfx_ds = [("q7m2x", "d8w4n"), ("l3k9v", "t5p2c"), ("z6r8f", "h2x7m")]
+    for i, n in enumerate(nodes):
+        on_node = [pod_name(ds_app, s[0]) for s in ds_app["pods"] if s[5] == i]
+        on_node += [pod_name(web, s[0]) for s in web["pods"] if s[5] == i]
+        k8s[f"kubectl describe nodes {n[0]}"] = (
+            node_describe(
+                n[0],
+                n[2],
+                pods_rows=[
+                    *[(ns, p) for p in on_node],
+                    ("kube-system", f"aws-node-{sfx_ds[i][0]}"),
+                    ("kube-system", f"ebs-csi-node-{sfx_ds[i][1]}"),
+                    ("kube-system", f"kube-proxy-{sfx_ds[i][1][::-1]}"),
+                ],
+            )
+            .replace(
+                "Taints:             <none>",
+                "Taints:             dedicated=apps:NoSchedule",
+            )
+            .replace("          3h\n", "          29m\n")
+            .replace(when(-3542400), when(-2100))
         )
     dsp = [pod_name(ds_app, s[0]) for s in ds_app["pods"]]
     k8s[f"kubectl events -n {ns}"] = events(
@@ -1272,19 +1288,24 @@ def inotify_instances_hardened_node() -> dict[str, Any]:
                 (-129, err),
             ]
         )
-    k8s[f"kubectl describe nodes {bad}"] = node_describe(
-        bad,
-        "10.90.4.131",
-        pods_rows=[
-            (ns, pod_name(ca, "t6rdx")),
-            (ns, pod_name(ca, "y9lfs")),
-            ("kube-system", "aws-node-7k2xq"),
-            ("kube-system", "kube-proxy-q8n4d"),
-            ("monitoring", "node-exporter-w5lrp"),
-        ],
-    ).replace(
-        "                    node.kubernetes.io/instance-type=m6i.2xlarge\n",
-        "                    node.kubernetes.io/instance-type=m6i.2xlarge\n                    eks.amazonaws.com/nodegroup=ng-hardened-v1\n                    brightcart.io/ami=ami-0c4e91d7a25f83b60-cis-l1\n",
+    k8s[f"kubectl describe nodes {bad}"] = (
+        node_describe(
+            bad,
+            "10.90.4.131",
+            pods_rows=[
+                (ns, pod_name(ca, "t6rdx")),
+                (ns, pod_name(ca, "y9lfs")),
+                ("kube-system", "aws-node-7k2xq"),
+                ("kube-system", "kube-proxy-q8n4d"),
+                ("monitoring", "node-exporter-w5lrp"),
+            ],
+        )
+        .replace(
+            "                    node.kubernetes.io/instance-type=m6i.2xlarge\n",
+            "                    node.kubernetes.io/instance-type=m6i.2xlarge\n                    eks.amazonaws.com/nodegroup=ng-hardened-v1\n                    brightcart.io/ami=ami-0c4e91d7a25f83b60-cis-l1\n",
+        )
+        .replace("          3h\n", "          32m\n")
+        .replace(when(-3542400), when(-2020))
     )
     cp = [pod_name(ca, s[0]) for s in ca["pods"]]
     k8s[f"kubectl events -n {ns}"] = events(
