@@ -8,10 +8,13 @@ import pytest
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
+from reasoning.layered.graph import Graph
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.faults import diagnosis
 from reasoning.layered.kubernetes.kubectl import init_containers
 from reasoning.layered.kubernetes.pod_spec import pod_specs, read_spec
 from reasoning.layered.kubernetes.stages.initialization import targets
+from reasoning.layered.kubernetes.topology import add_cluster
 
 from .answers import answer, table
 from .test_infrastructure import (
@@ -389,3 +392,27 @@ def test_a_pod_held_in_its_init_container_has_that_containers_logs_read():
     ]
     assert [c.arguments.get("container") for c in init_logs] == ["await-cache"]
     assert not init_logs[0].arguments.get("previous")
+
+
+def _edges(observations, service):
+    inv = investigation(*observations, service=service)
+    graph = Graph()
+    add_cluster(graph, diagnosis(inv, Facts.read(inv.observations)))
+    return {(e.caller, e.callee, e.kind) for e in graph.edges}
+
+
+def test_the_dependency_graph_carries_what_pod_specs_refer_to():
+    edges = _edges(fetcher_cluster(OWN_RESOLVER + PINNED, TIMEOUTS), "rate-fetcher")
+    assert ("deployment/rate-fetcher", "172.31.8.2", "resolves_with") in edges
+    assert ("deployment/rate-fetcher", "198.18.7.21", "pins") in edges
+    assert ("deployment/rate-fetcher", "198.18.9.4", "pins") in edges
+
+    # An init container's target: the Service when one is named so, else the host as written.
+    edges = _edges(
+        init_cluster(
+            "until nc -z geo-redis 6379 && nslookup geo-cache; do sleep 2; done"
+        ),
+        "route-planner",
+    )
+    assert ("deployment/route-planner", "service/geo-redis", "waits_for") in edges
+    assert ("deployment/route-planner", "geo-cache", "waits_for") in edges
