@@ -62,7 +62,7 @@ _TARGETS = (
 )
 _UNRESOLVED = re.compile(
     rf"{DNS_FAIL.pattern}|bad address|can't resolve|cannot resolve|server can't find|"
-    r"could not translate host name|NXDOMAIN|not found",
+    r"could not translate host name|NXDOMAIN",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
