@@ -70,7 +70,12 @@ from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
 from reasoning.layered.kubernetes.routing import routing_faults
+from reasoning.layered.kubernetes.spec_references import (
+    host_alias_faults,
+    resolver_faults,
+)
 from reasoning.layered.kubernetes.stages.admission import admission
+from reasoning.layered.kubernetes.stages.initialization import initialization
 from reasoning.layered.kubernetes.stages.runtime import runtime
 from reasoning.layered.kubernetes.stages.scheduling import scheduling
 from reasoning.layered.kubernetes.stages.startup import startup
@@ -162,6 +167,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.admission", WORKLOAD, (layers.PLATFORM,), admission, (1,)),
     Rule("k8s.scheduling", WORKLOAD, (layers.PLATFORM,), scheduling),
     Rule("k8s.startup", WORKLOAD, (layers.PLATFORM,), startup, (1,)),
+    Rule(
+        "k8s.init-waits-missing-target",
+        WORKLOAD,
+        (layers.APPLICATION,),
+        initialization,
+        (1, 4),
+    ),
     Rule("k8s.runtime", WORKLOAD, (layers.APPLICATION,), runtime, (1,)),
     Rule("k8s.zero-replicas", WORKLOAD, (layers.APPLICATION,), zero_replicas),
     # Per namespace.
@@ -222,6 +234,14 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.DNS,),
         dns_policy_faults,
+        (1, 4),
+    ),
+    Rule("k8s.pod-spec-resolver", NAMESPACE, (layers.DNS,), resolver_faults, (1, 4)),
+    Rule(
+        "k8s.pod-spec-host-alias",
+        NAMESPACE,
+        (layers.CONNECT,),
+        host_alias_faults,
         (1, 4),
     ),
     Rule(

@@ -198,6 +198,7 @@ def test_the_engine_runs_the_board_and_the_workload_stages_from_the_table():
         "k8s.admission",
         "k8s.scheduling",
         "k8s.startup",
+        "k8s.init-waits-missing-target",
         "k8s.runtime",
         "k8s.zero-replicas",
     ]

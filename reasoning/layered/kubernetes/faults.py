@@ -4,8 +4,8 @@ Per namespace: the nodes (not ready, under a condition, a network table full), e
 earliest blocking stage, an autoscaler that shrank what its pods may use, the volume or the preemptor a waiting workload's events blame, CPU
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
 fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
-refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, the
-autoscalers, a replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the
+refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, a
+pod spec's resolver or pinned address its failing lookups or connections go to, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the
 control plane; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
@@ -45,6 +45,10 @@ from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
 from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.spec_references import (
+    host_alias_faults,
+    resolver_faults,
+)
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
@@ -149,6 +153,16 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in dns_policy_faults(cluster, ns):
         found.setdefault(finding.component, finding)
+    for finding in [
+        *resolver_faults(cluster, facts, ns),
+        *host_alias_faults(cluster, facts, ns),
+    ]:
+        # The workload's spec sends its traffic astray: that says more than a runtime symptom.
+        current = found.get(finding.component)
+        if current is None or current.stage in ("runtime", "performance"):
+            if current is not None:
+                finding.evidence += current.evidence
+            found[finding.component] = finding
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in flapping_faults(cluster, ns, path):

@@ -531,3 +531,48 @@ def pod_containers(text: str) -> list[Container]:
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class InitContainer:
+    """One init container of a pod's describe (`Init Containers:` section): what it runs, its state."""
+
+    name: str
+    command: str  # its Command and Args lines, joined by spaces
+    state: str  # Running, Waiting, Terminated ("" when not shown)
+    restarts: int
+
+
+def init_containers(text: str) -> list[InitContainer]:
+    """The init containers a pod's describe lists, in order."""
+    section = re.search(r"^Init Containers:\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
+    if section is None:
+        return []
+    blocks = re.split(r"^  (?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M)
+    out: list[InitContainer] = []
+    for block in blocks:
+        head, _, body = block.partition(":")
+        if not head or " " in head or not body:
+            continue
+        words: list[str] = []
+        lines = body.splitlines()
+        for i, line in enumerate(lines):
+            key = line.strip().partition(":")[0]
+            if key not in ("Command", "Args") or line.strip() != f"{key}:":
+                continue
+            indent = len(line) - len(line.lstrip())
+            for item in lines[i + 1 :]:
+                if not item.strip() or len(item) - len(item.lstrip()) <= indent:
+                    break
+                words.append(item.strip())
+        state = re.search(r"^\s*State:\s*(\S+)", body, re.MULTILINE)
+        restarts = re.search(r"^\s*Restart Count:\s*(\d+)", body, re.MULTILINE)
+        out.append(
+            InitContainer(
+                head.strip(),
+                " ".join(words),
+                state.group(1) if state else "",
+                int(restarts.group(1)) if restarts else 0,
+            )
+        )
+    return out

@@ -88,7 +88,7 @@ def _seed(
     return seeds, seed_services, resolved
 
 
-def _texts(
+def workload_texts(
     facts: Facts, cluster: Cluster, ns: str, workload: str
 ) -> list[tuple[Observation, str]]:
     """What a workload logged: its pods' logs, the error groups the logs server gave for it, and
@@ -111,7 +111,7 @@ def _follow(
     ips = addresses(cluster, ns)
     while queue:
         workload = queue.pop(0)
-        for obs, text in _texts(facts, cluster, ns, workload):
+        for obs, text in workload_texts(facts, cluster, ns, workload):
             for edge in log_edges(workload, obs, text, services, ns, ips):
                 path.edges.append(edge)
                 if edge.service is None:

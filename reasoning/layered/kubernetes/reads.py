@@ -31,7 +31,7 @@ from reasoning.layered.kubernetes.jobs import (
     created_pods,
     prepared_workloads,
 )
-from reasoning.layered.kubernetes.kubectl import Pod, pod_containers
+from reasoning.layered.kubernetes.kubectl import Pod, init_containers, pod_containers
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
     failing_metrics_servers,
@@ -58,6 +58,7 @@ from reasoning.layered.kubernetes.policies import (
 from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.resizing import resized, wants_autoscalers
+from reasoning.layered.kubernetes.spec_references import outside_failures
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.kubernetes.volumes import blamed_claims
@@ -68,6 +69,7 @@ from reasoning.tools import (
     DESCRIBE,
     EVENTS,
     GET_RESOURCES,
+    GET_YAML,
     POD_LOGS,
     QUERY_METRIC,
 )
@@ -131,6 +133,7 @@ def plan(
         calls += _namespace_lists(inv, cluster, ns, call)
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
+        calls += _pod_specs(inv, facts, cluster, ns, call)
         calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
         calls += flapping.reads(cluster, ns, call)
@@ -709,6 +712,40 @@ def failed_job_logs(cluster: Cluster, ns: str, call: Call, most: int = 2) -> Cal
     return calls
 
 
+def _pod_specs(
+    inv: Investigation,
+    facts: Facts,
+    cluster: Cluster,
+    ns: str,
+    call: Call,
+    most: int = 2,
+) -> Calls:
+    """The pod spec (`-o yaml`) of each workload whose own logs show lookups or connections to a
+    host outside the namespace failing: where its spec sends that traffic (its resolvers, the
+    addresses it pins host names to) decides whether the host or the spec is at fault. The path's
+    workloads first, `most` in all."""
+    if not cluster.has_list("pods", ns):
+        return []
+    path = incident_path(inv, facts, cluster, ns)
+    order = {w: i for i, w in enumerate(path.workloads)}
+    egress = [
+        w
+        for w in cluster.workloads(ns)
+        if w.startswith(("deployment/", "statefulset/", "daemonset/"))
+        and outside_failures(facts, cluster, ns, w)
+    ]
+    egress.sort(key=lambda w: order.get(w, len(order)))
+    return [
+        call(
+            GET_YAML,
+            {"kind": w.partition("/")[0], "name": w.partition("/")[2], "namespace": ns},
+            f"{w} fails to reach {outside_failures(facts, cluster, ns, w)[0]}: where its pod "
+            "spec sends that traffic (dnsConfig, hostAliases)",
+        )
+        for w in egress[:most]
+    ]
+
+
 def _list(
     cluster: Cluster, kind: str, ns: str, call: Call, why: str
 ) -> PlannedCall | None:
@@ -783,6 +820,23 @@ def _unhealthy_pod(cluster: Cluster, pod: Pod, ns: str, call: Call) -> Calls:
     ]
     described = cluster.describe("pods", ns, pod.name)
     containers = pod_containers(described.text) if described is not None else []
+    if pod.status.startswith("Init:") and described is not None:
+        # Held in its init containers: what the one still running (or restarting) says.
+        calls += [
+            call(
+                POD_LOGS,
+                {
+                    "pod": pod.name,
+                    "namespace": ns,
+                    "container": init.name,
+                    "previous": init.restarts > 0 and init.state != "Running",
+                    "tail": 200,
+                },
+                f"{pod.name} is {pod.status}: what its init container {init.name} logs",
+            )
+            for init in init_containers(described.text)
+            if init.state != "Terminated" or init.restarts > 0
+        ][:1]
     if len(containers) > 1:
         # Several containers: kubectl's logs without -c show only the default one; read each
         # that failed by name (the one that crashed, not a sidecar that exited cleanly).

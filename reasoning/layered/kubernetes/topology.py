@@ -9,6 +9,10 @@ Rules (each edge carries the span that showed it):
   the host or address as written);
 - a workload is configured to call the Services its pods' environment variables name (a
   described pod's `Environment:` values naming a host of the namespace);
+- a workload depends on what its pod spec refers to: the resolvers its `dnsConfig` names
+  (`resolves_with`), the addresses its `hostAliases` pin host names to (`pins`), the hosts (a
+  Service of the namespace, else the host as written) its pods' init containers wait for
+  (`waits_for`);
 - a finding's victims depend on their cause (`victim_of`, and what a quiet object explains: a
   policy's dropped caller, an autoscaler's saturated target).
 """
@@ -18,10 +22,12 @@ from typing import TYPE_CHECKING
 from reasoning.layered.graph import Graph
 from reasoning.layered.kubernetes.cluster import Cluster, service_of_host
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import read_containers
+from reasoning.layered.kubernetes.kubectl import init_containers, read_containers
 from reasoning.layered.kubernetes.logs import line_targets
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.kubernetes.pod_spec import pod_specs
 from reasoning.layered.kubernetes.routing import ingress_backends
+from reasoning.layered.kubernetes.stages.initialization import targets
 from reasoning.layered.reading import short
 
 if TYPE_CHECKING:
@@ -45,6 +51,7 @@ def add_cluster(graph: Graph, result: "Diagnosis") -> None:
         _runs_on(graph, cluster, ns)
         _calls(graph, path)
         _configured(graph, cluster, ns)
+        _spec_references(graph, cluster, ns)
     by_component = {f.component: f for f in result.findings}
     for f in result.findings:
         for victim in f.explains:
@@ -156,4 +163,47 @@ def _configured(graph: Graph, cluster: Cluster, ns: str) -> None:
                     obs.span_id,
                     f"describe pod {name}: {variable}={short(value, 120)}",
                     caller_kind=kind_of(owner),
+                )
+
+
+def _spec_references(graph: Graph, cluster: Cluster, ns: str) -> None:
+    for spec in pod_specs(cluster, ns):
+        kind, _, name = spec.workload.partition("/")
+        for ip in spec.nameservers:
+            graph.link(
+                spec.workload,
+                ip,
+                "resolves_with",
+                spec.obs.span_id,
+                f"get {kind} {name} -o yaml: dnsPolicy: {spec.dns_policy or '(default)'}; "
+                f"dnsConfig.nameservers: {ip}",
+                caller_kind=kind,
+                callee_kind="host",
+            )
+        for alias in spec.host_aliases:
+            graph.link(
+                spec.workload,
+                alias.ip,
+                "pins",
+                spec.obs.span_id,
+                f"get {kind} {name} -o yaml: hostAliases: {', '.join(alias.hostnames)} -> {alias.ip}",
+                caller_kind=kind,
+                callee_kind="host",
+            )
+    services = cluster.names("services", ns)
+    for (plural, space, pod), obs in cluster.describes.items():
+        if plural != "pods" or space != ns:
+            continue
+        owner = cluster.owner(ns, "pod", pod)
+        for init in init_containers(obs.text):
+            for host in targets(init.command):
+                service = service_of_host(host, services, ns)
+                graph.link(
+                    owner,
+                    f"service/{service}" if service else host,
+                    "waits_for",
+                    obs.span_id,
+                    f"describe pod {pod}: init container {init.name}: {short(init.command, 120)}",
+                    caller_kind=kind_of(owner),
+                    callee_kind="service" if service else "host",
                 )
