@@ -606,6 +606,8 @@ class LayeredPlanner:
                     "a caller's statements time out waiting on a database: whose lock they wait on",
                 )
             )
+        if "regex" not in as_dict(search.input_schema.get("properties")):
+            return calls  # the holder's runs are found by a regular expression
         since = _parse_time(window["start"])
         start = _iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
         for holder in lock_holders.to_search(inv, facts)[:1]:
