@@ -4,6 +4,8 @@ Edges, each with the span that showed it:
 - a service calls the upstreams, URL services and hosts its error lines name (logs);
 - the cluster's edges (`kubernetes.topology`): Ingress → Service → workloads → nodes, a
   workload's failing calls and its environment's hosts, a finding's victims → their cause;
+- a database's lock-wait line: the waiting client calls the database, and the database is
+  `held_by` the session holding the lock (`lock_holders`);
 - a tool server depends on the back end its failed call names (a logs or metrics tool failing
   because its back end is down);
 - a service is served at the netcheck targets on its hosts (a probe of `payments.example`
@@ -19,6 +21,7 @@ Service of that name, else its workload, else the bare name when the logs or met
 
 from typing import TYPE_CHECKING
 
+from reasoning.layered import lock_holders
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.graph import Fault, Graph
 from reasoning.layered.kubernetes.topology import add_cluster, kind_of
@@ -39,6 +42,7 @@ def build_graph(board: Board, diagnosis: "Diagnosis | None" = None) -> Graph:
     _logged_calls(graph, board)
     _tool_backends(graph, board)
     _served_at(graph, board)
+    _lock_waits(graph, board)
     attach_faults(graph, board)
     for change in board.facts.changes:
         graph.add_fault(
@@ -136,6 +140,35 @@ def _tool_backends(graph: Graph, board: Board) -> None:
                     failure.obs.span_id,
                     failure.fact,
                 ),
+            )
+
+
+def _lock_waits(graph: Graph, board: Board) -> None:
+    """A database's lock-wait line: the waiting client calls the database, whose locks are
+    held by the holder it names (`lock_holders`), so the holder's fault explains both."""
+    for wait in lock_holders.waits(board.inv, board.facts):
+        backend = canonical(graph, wait.backend)
+        if wait.waiter is not None:
+            waiter = canonical(graph, wait.waiter)
+            graph.link(
+                waiter,
+                backend,
+                "calls",
+                wait.obs.span_id,
+                wait.fact,
+                caller_kind=kind_of(waiter),
+                callee_kind=kind_of(backend),
+            )
+        if wait.holder is not None:
+            holder = canonical(graph, wait.holder)
+            graph.link(
+                backend,
+                holder,
+                "held_by",
+                wait.obs.span_id,
+                wait.fact,
+                caller_kind=kind_of(backend),
+                callee_kind=kind_of(holder),
             )
 
 

@@ -18,6 +18,7 @@ from reasoning.layered import (
     echoed_errors,
     host_lines,
     kubernetes,
+    lock_holders,
     metric_trends,
     network_delay,
     remedies,
@@ -485,6 +486,7 @@ class LayeredPlanner:
         calls += self._host_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
+        calls += self._lock_reads(inv, facts)
         calls += self._read_services(
             inv,
             facts,
@@ -577,6 +579,53 @@ class LayeredPlanner:
                 "a caller quotes a full back end: whose own lines say it is full",
             )
         )
+        return calls
+
+    def _lock_reads(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
+        """A caller's statements time out waiting on a database: every service's lock-wait lines
+        (the database names the holder), then the holder's own lines about its runs over the
+        window and the hour before (`lock_holders`)."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return []
+        window = self._window(inv)
+        calls: list[PlannedCall | None] = []
+        if self._searches_every_service(
+            inv, facts, regex=True
+        ) and lock_holders.needs_search(inv, facts):
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "query": lock_holders.SEARCH,
+                        "regex": True,
+                        **window,
+                        "limit": lock_holders.SEARCH_LIMIT,
+                    },
+                    "a caller's statements time out waiting on a database: whose lock they wait on",
+                )
+            )
+        if "regex" not in as_dict(search.input_schema.get("properties")):
+            return calls  # the holder's runs are found by a regular expression
+        since = _parse_time(window["start"])
+        start = _iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
+        for holder in lock_holders.to_search(inv, facts)[:1]:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "service": holder,
+                        "query": lock_holders.JOB_SEARCH,
+                        "regex": True,
+                        "start": start,
+                        "end": window["end"],
+                        "limit": lock_holders.JOB_LIMIT,
+                    },
+                    f"the database names {holder} as holding the locks: when its runs started and ended",
+                )
+            )
         return calls
 
     def _host_searches(

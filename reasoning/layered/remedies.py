@@ -91,6 +91,12 @@ def remediation(h: Hypothesis, *, keywords: list[str], leaks: set[str]) -> str |
             )
         return text.format(component=component, reason=h.reason, stage=h.stage)
     if h.layer == layers.APPLICATION:
+        if "lock holder" in keywords:
+            return (
+                f"Stop the run of {component} that holds the locks, then schedule it out of peak "
+                "hours or make it commit in small batches (short transactions, SKIP LOCKED) so it no "
+                "longer holds the rows and tables the other clients use"
+            )
         if component in leaks:
             return (
                 f"Fix the connection leak in {component} (connections left in CLOSE_WAIT, "
@@ -160,6 +166,8 @@ def cause_terms(h: Hypothesis, *, keywords: list[str]) -> set[str]:
         terms.update({"connect", "connection refused", "connect timeouts"})
     elif h.layer == layers.HTTP and "stream_cut" in keywords:
         terms.add("idle timeout")
+    elif h.layer == layers.APPLICATION and "lock holder" in keywords:
+        terms.update({"lock", "locks", "blocking", "long transaction"})
     elif h.layer == layers.APPLICATION and "connection leak" in keywords:
         terms.update({"connection pool", "connection-pool", "close_wait"})
     elif h.layer == layers.TOOL_BACKEND:

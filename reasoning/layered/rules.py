@@ -86,6 +86,7 @@ from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.local_exhaustion import local_exhaustion
+from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.network import corroborate, mcp_endpoint, network
@@ -353,6 +354,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
+    Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
