@@ -36,6 +36,11 @@ CUT: Final = re.compile(
     r"in[- ]flight|aborted|prematurely",
     re.IGNORECASE,
 )
+# The balancer's side of it: a gateway status, or its words for what it sends to (an app's own
+# "SIGTERM: draining, 12 in-flight requests aborted" is a shutdown, not a balancer's cut).
+BALANCER: Final = re.compile(
+    r"\b50[234]\b|\btarget|\bupstream|\bbackend|balancer|\b[ae]lb\b", re.IGNORECASE
+)
 # The pool a balancer's line names: `target_group=x`, `target=x`, `tg=x`, `backend=x`, `upstream=x`.
 _POOL: Final = re.compile(
     r"\b(?:target[_ -]?group|target|tg|backend|upstream|pool)\s*[=:]\s*[\"']?"
@@ -78,7 +83,9 @@ def drained(facts: Facts) -> list[Drained]:
     out: list[Drained] = []
     for errors, group in facts.error_texts():
         text = group.sample or group.signature
-        if group.is_stale or not (DRAINED.search(text) and CUT.search(text)):
+        if group.is_stale or not (
+            DRAINED.search(text) and CUT.search(text) and BALANCER.search(text)
+        ):
             continue
         pool = _POOL.search(text)
         out.append(Drained(errors, group, pool.group(1) if pool else errors.service))

@@ -85,6 +85,7 @@ from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.metric_trends import metric_trends
+from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
@@ -304,6 +305,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.network-delay", BOARD, (layers.CONNECT,), network_delay, (1,)),
     Rule("board.cut-bodies", BOARD, (layers.HTTP,), cut_bodies, (5,)),
     Rule("board.lb-draining", BOARD, (layers.HTTP,), lb_draining, (1, 4)),
+    Rule("board.namespace-lines", BOARD, (layers.PLATFORM,), namespace_lines, (1, 4)),
     Rule(
         "board.logged-paths",
         BOARD,

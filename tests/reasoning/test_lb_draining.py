@@ -138,3 +138,10 @@ def test_drain_words_without_a_failed_request_are_not_a_cut():
     assert not lb_draining.CUT.search("node pool-b-3 draining for upgrade")
     assert lb_draining.SETTING_CHANGE.search('deregistration_delay: "300" => "10"')
     assert not lb_draining.SETTING_CHANGE.search("deregistration_delay 5s")
+
+
+@pytest.mark.rule("board.lb-draining")
+def test_an_app_aborting_its_own_requests_on_shutdown_is_not_a_balancer_cut():
+    _, _, report = _report(_world("SIGTERM: draining, 57 in-flight requests aborted"))
+
+    assert not any(h.layer == layers.HTTP for h in report.hypotheses)

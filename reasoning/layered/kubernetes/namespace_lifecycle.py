@@ -21,6 +21,7 @@ from reasoning import layers
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.logs import FAILING
 from reasoning.layered.reading import short
 from reasoning.observations import Observation, PlannedCall
 from reasoning.tools import DESCRIBE
@@ -92,7 +93,7 @@ def _lines(
             out.append((errors.obs, errors.service, text))
     for (_, pod, _, _), obs in cluster.logs.items():
         for line in obs.text.splitlines():
-            if word.search(line) and re.search(r"\b(?:ERROR|WARN|FATAL)", line):
+            if word.search(line) and (FAILING.search(line) or STUCK.search(line)):
                 out.append((obs, pod, line.strip()))
     return out
 

@@ -266,3 +266,19 @@ def test_the_apiservice_of_a_group_version():
         "v1beta1.metrics.k8s.io"
     )
     assert apiservice("nothing here") is None
+
+
+@pytest.mark.rule("k8s.namespace-terminating")
+def test_a_lowercase_log_line_saying_it_still_terminates_is_enough_without_a_describe():
+    found = findings(
+        namespaces(),
+        operator_pods(),
+        deployments(),
+        operator_logs(
+            f'ts=2026-06-01T10:31:00Z level=warn msg="namespace {STUCK} still terminating '
+            'after 12m, retrying site bootstrap"'
+        ),
+    )
+
+    f = found[f"namespace/{STUCK}"]
+    assert f.reason == "NamespaceTerminating" and f.is_relevant
