@@ -18,6 +18,7 @@ from reasoning.layered import (
     echoed_errors,
     host_lines,
     kubernetes,
+    lb_draining,
     lock_holders,
     metric_trends,
     network_delay,
@@ -484,6 +485,7 @@ class LayeredPlanner:
         calls += self._change_searches(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._host_searches(inv, facts)
+        calls += self._drain_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
@@ -636,6 +638,20 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts):
             return []
         return host_lines.searches(
+            facts,
+            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            self._window(inv),
+        )
+
+    def _drain_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A balancer's lines say requests were cut when their target drained: every service's
+        lines that change a draining setting (`lb_draining`), where the logs server searches every
+        service by regex."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return lb_draining.searches(
             facts,
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
             self._window(inv),

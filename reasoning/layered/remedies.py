@@ -46,6 +46,12 @@ _KUBERNETES: dict[str, str] = {
     "wrong_service_name": "Point the configuration of {component} at the name of the service it calls",
     "wrong_service": "Point {component} at the service that serves the path",
     "NodeNotReady": "Bring {component} back (its kubelet, network or resources) or drain it so its pods move",
+    "NamespaceDeletionDiscoveryFailure": "Delete the stale APIService whose group version discovery cannot reach (kubectl get apiservices: the one not Available), or reinstall its server; {component} then finishes terminating and can be created again",
+    "NamespaceDeletionGroupVersionParsingFailure": "Fix or delete the API group version the namespace controller cannot parse; {component} then finishes terminating",
+    "NamespaceDeletionContentFailure": "Delete what the namespace controller cannot delete in {component} (its condition names it); it then finishes terminating",
+    "NamespaceContentRemaining": "Delete the objects left in {component} (their own finalizers hold them); it then finishes terminating",
+    "NamespaceFinalizersRemaining": "Clear the finalizers left on objects in {component} (the controller that owned them is gone); it then finishes terminating",
+    "NamespaceTerminating": "Find what holds the deletion of {component} (kubectl describe its conditions: a stale APIService, objects with finalizers) and clear it; it then finishes terminating",
     "cpu_throttling": "Raise the CPU limit of {component} (or remove it) so it is no longer throttled",
 }
 _ADMISSION: dict[str, str] = {
@@ -83,7 +89,11 @@ def remediation(h: Hypothesis, *, keywords: list[str], leaks: set[str]) -> str |
             text = "Restore the credentials {component} uses (the secret its back end accepts), then restart its pods"
         elif "PersistentVolumeClaim" in " ".join(keywords):
             text = "Bind the PersistentVolumeClaim of {component}: create a matching PersistentVolume or fix the claim's storage class"
-        elif h.stage == "infrastructure" and h.reason != "NodeNotReady":
+        elif (
+            h.stage == "infrastructure"
+            and h.reason != "NodeNotReady"
+            and not h.component.startswith("namespace/")
+        ):
             text = "Restore {component} in kube-system (its pod is down)"
         else:
             text = _KUBERNETES.get(
@@ -117,6 +127,11 @@ def remediation(h: Hypothesis, *, keywords: list[str], leaks: set[str]) -> str |
         )
     if h.layer == layers.HTTP and "stream_cut" in keywords:
         return f"Raise the idle timeout of the proxy in front of {component} above the stream's quiet gaps (or send keep-alives)"
+    if h.layer == layers.HTTP and "draining" in keywords:
+        return (
+            f"Raise the draining time (deregistration delay, connection draining) of {component} "
+            "above its longest request, and let the targets finish in-flight requests on SIGTERM"
+        )
     if h.layer in _NETWORK:
         return _NETWORK[h.layer].format(component=component)
     if h.layer == layers.TOOL_BACKEND:
@@ -168,6 +183,8 @@ def cause_terms(h: Hypothesis, *, keywords: list[str]) -> set[str]:
         terms.add("idle timeout")
     elif h.layer == layers.APPLICATION and "lock holder" in keywords:
         terms.update({"lock", "locks", "blocking", "long transaction"})
+    elif h.layer == layers.HTTP and "draining" in keywords:
+        terms.update({"draining", "deregistration"})
     elif h.layer == layers.APPLICATION and "connection leak" in keywords:
         terms.update({"connection pool", "connection-pool", "close_wait"})
     elif h.layer == layers.TOOL_BACKEND:

@@ -56,6 +56,7 @@ from reasoning.layered.kubernetes.links import (
 )
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
+from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
 from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
@@ -85,10 +86,12 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
+from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.metric_trends import metric_trends
+from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
@@ -295,6 +298,13 @@ RULES: Final[tuple[Rule, ...]] = (
         control_plane_faults,
         (1,),
     ),
+    Rule(
+        "k8s.namespace-terminating",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        namespace_faults,
+        (1, 4),
+    ),
     # How the findings relate (blame propagation).
     Rule("k8s.on-path", LINKS, (), place_on_path),
     Rule("k8s.node-victims", LINKS, (layers.PLATFORM,), node_victims, (4,)),
@@ -315,6 +325,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.network", BOARD, (*layers.NETWORK_LAYERS, layers.MCP), network),
     Rule("board.network-delay", BOARD, (layers.CONNECT,), network_delay, (1,)),
     Rule("board.cut-bodies", BOARD, (layers.HTTP,), cut_bodies, (5,)),
+    Rule("board.lb-draining", BOARD, (layers.HTTP,), lb_draining, (1, 4)),
+    Rule("board.namespace-lines", BOARD, (layers.PLATFORM,), namespace_lines, (1, 4)),
     Rule(
         "board.logged-paths",
         BOARD,

@@ -228,7 +228,10 @@ def _read_list(cluster: Cluster, obs: Observation) -> None:
         return
     if kind == "namespaces":
         if cluster.namespaces is None:
-            cluster.namespaces = [r["NAME"] for r in table_rows(obs) if r.get("NAME")]
+            rows = table_rows(obs)
+            cluster.namespaces = [r["NAME"] for r in rows if r.get("NAME")]
+            # Their STATUS too: a namespace stuck Terminating is a fault of its own.
+            cluster.tables.setdefault((kind, ""), Table(obs, rows))
         return
     key = (kind, scope(kind, ns))
     current = cluster.tables.get(key)

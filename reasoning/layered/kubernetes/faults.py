@@ -5,8 +5,9 @@ earliest blocking stage, an autoscaler that shrank what its pods may use, the vo
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
 fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
 refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, a
-pod spec's resolver or pinned address its failing lookups or connections go to, the autoscalers, a replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the
-control plane; then `links.link` says which lie on the incident's path,
+pod spec's resolver or pinned address its failing lookups or connections go to, the autoscalers, a
+replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane, a
+namespace stuck Terminating; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
 """
 
@@ -29,6 +30,7 @@ from reasoning.layered.kubernetes.kernel import kernel_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
+from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
 from reasoning.layered.kubernetes.node_logs import kubelet_reasons
@@ -191,6 +193,8 @@ def _namespace_faults(
         if current is None or current.namespace == "kube-system":
             # A system pod's own fault says more than its workload's stage.
             found[finding.component] = finding
+    for finding in namespace_faults(facts, cluster):
+        found.setdefault(finding.component, finding)
     link(cluster, ns, path, found, window_seconds(inv))
     declare(cluster, ns, found)
     return list(found.values())

@@ -98,7 +98,7 @@ _SINGULAR = {
 }
 # Kinds without a namespace: one table and one describe per cluster, whatever namespace was asked.
 CLUSTER_SCOPED = frozenset(
-    {"nodes", "persistentvolumes", "storageclasses", "ingressclasses"}
+    {"nodes", "namespaces", "persistentvolumes", "storageclasses", "ingressclasses"}
 )
 
 

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes import affinity, flapping, kernel, node_logs
+from reasoning.layered.kubernetes import (
+    affinity,
+    flapping,
+    kernel,
+    namespace_lifecycle,
+    node_logs,
+)
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
@@ -299,12 +305,14 @@ def _tls_secrets(cluster: Cluster, ns: str, call: Call) -> Calls:
 
 
 def cluster_reads(cluster: Cluster, call: Call) -> Calls:
-    """From round one, beside the namespace's reads: the nodes, then the system namespace's pods,
+    """From round one, beside the namespace's reads: the nodes, each namespace stuck Terminating
+    described, then the system namespace's pods,
     then why each of its unhealthy platform pods (DNS, proxy, scheduler …) fails and what owns it,
     so that a fault under every application is seen before the round limit."""
     calls: Calls = (
         [] if cluster.has_list("nodes", "") else [_nodes_call("default", call)]
     )
+    calls += namespace_lifecycle.reads(cluster, call)
     if "kube-system" not in (cluster.namespaces or []):
         return calls
     if not _pods_listed(cluster, "kube-system"):
