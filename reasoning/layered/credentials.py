@@ -8,7 +8,9 @@ renew it), at the application layer, however the remote's message reads: a help 
 "certificate credentials" in it are not a TLS path (`logged_paths` reads such a line only up to the
 remote's answer). A verifier refusing its own clients' credentials ("for user 42", "from client x")
 is not this rule's: that is the client's doing. Confirmed when the caller's own metrics fail or
-another service fails quoting it; one line alone is a strong lead.
+another service fails quoting it; one line alone is a strong lead. When netcheck probed the host
+the caller calls and saw the same refusal on the wire (an HTTP 401 or 403), the probe's `http`
+hypothesis on that host stands, as the earlier sets score it, and this one is a lead below it.
 """
 
 import re
@@ -16,7 +18,7 @@ import re
 from reasoning import layers
 from reasoning.layered.candidates import Board
 from reasoning.layered.facts import ErrorGroup, Errors
-from reasoning.layered.reading import short
+from reasoning.layered.reading import before_answer, hosts_in, short
 from reasoning.layered.warning_leads import names_service
 
 # What a credential is called: a client secret, API or access key, service account key ...
@@ -52,6 +54,7 @@ _CLIENTS_CREDENTIAL = re.compile(
 _FAILING = ("degraded", "unhealthy")
 _CONFIRMED = 0.88
 _LEAD = 0.62
+_REFUSALS = (401, 403)  # a probe's HTTP answer refusing the credential it was not sent
 
 
 def refuses_own_credential(text: str) -> bool:
@@ -99,7 +102,16 @@ def _hypothesis(board: Board, errors: Errors, group: ErrorGroup) -> None:
     ]
     for e, g in quoting:
         c.cite(e.obs, e.fact(g))
-    confirmed = failing or bool(quoting)
+    called = hosts_in(before_answer(group.sample or group.signature))
+    probed = next(
+        (
+            p
+            for p in board.facts.probes.values()
+            if p.host in called and p.layer == layers.HTTP and p.status in _REFUSALS
+        ),
+        None,
+    )
+    confirmed = (failing or bool(quoting)) and probed is None
     if c.status != "confirmed" or c.confidence < _CONFIRMED:
         c.status = "confirmed" if confirmed else "likely"
         c.confidence = _CONFIRMED if confirmed else _LEAD

@@ -17,7 +17,7 @@ from reasoning.layered.own_limiter import limits_by_key
 from reasoning.layered.reading import before_answer, error_classes, hosts_in
 from reasoning.layered.signed_lifetime import EXPIRED_SIGNED, SETTING_QUERY, lowered
 from reasoning.observations import Observation
-from tests.reasoning.test_planner import World, health, incident
+from tests.reasoning.test_planner import World, health, incident, probe, targets
 from tests.reasoning.test_warnings_and_changes import (
     FAILING,
     NO_NETCHECK,
@@ -130,6 +130,36 @@ def test_a_revoked_api_key_at_a_third_party_blames_the_service_that_presents_it(
     assert report.top.id == "application:digest-mailer"
     assert report.top.status == "confirmed"
     assert "API key revoked" in " ".join(e.fact for e in report.top.evidence)
+
+
+@pytest.mark.rule("board.expired-credential")
+def test_a_probe_seeing_the_same_refusal_keeps_the_http_hypothesis_of_the_remote_on_top():
+    """netcheck's own 401 from the remote host is the path's answer: the caller's line is a lead below it."""
+    url = "https://api.textgate.example/v2/send"
+    world = World(
+        {
+            ("service_health", "code-sender"): health(
+                "code-sender", "unhealthy", FAILING
+            ),
+            ("top_errors", "code-sender"): logged(
+                "code-sender",
+                errors=[
+                    group(f"POST {url} -> 401 Unauthorized: API key expired", count=90)
+                ],
+            ),
+            ("list_targets", ""): targets(url),
+            ("probe_url", url): probe(
+                url, "http", "http_401", ["HTTP 401"], status=401, body="key expired"
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+    _, _, report = run_with_schemas(world, incident("code-sender", "codes not sent"))
+
+    assert report.top.id == "http:api.textgate.example"
+    own = next(h for h in report.hypotheses if h.id == "application:code-sender")
+    assert own.status == "likely" and own.confidence < report.top.confidence
 
 
 # --- a hop's own rate limiter --------------------------------------------------------------------
