@@ -39,6 +39,10 @@ _FROM_ELSEWHERE = re.compile(
     r"\b(?:returned|answered|responded|got|received)\b[^\n]{0,20}?\b429\b",
     re.IGNORECASE,
 )
+# A client the limiter names by a service's name: that client's load is the fault (`new_messages`).
+_NAMED_CLIENT = re.compile(
+    r"\b(?:client|consumer|caller|tenant)[\s=:'\"]+[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"
+)
 # A caller's line saying it was refused as too many: the hop's refusal, passed on.
 _REFUSED = re.compile(r"\b429\b|too many requests|rate[ -]?limit", re.IGNORECASE)
 _CONFIRMED = 0.86
@@ -51,6 +55,7 @@ def limits_by_key(text: str) -> bool:
         LIMITING.search(text)
         and _KEYED.search(text)
         and not _FROM_ELSEWHERE.search(text)
+        and not _NAMED_CLIENT.search(text)
     )
 
 

@@ -181,6 +181,10 @@ def test_a_limiters_own_refusal_is_told_from_a_429_it_got():
     assert not limits_by_key(
         "rate limit exceeded for key sk_88 (429 from api.partner-x)"
     )
+    # A limiter naming a client by a service's name blames that client's load, not itself.
+    assert not limits_by_key(
+        "POST /token 429: rate limit 50/s exceeded for client order-sync"
+    )
 
 
 @pytest.mark.rule("board.own-rate-limiter")
