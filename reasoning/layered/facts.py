@@ -53,7 +53,9 @@ _CHANGE = re.compile(
     r"image (?:updated|changed|set)|DROP (?:INDEX|TABLE|COLUMN)|ALTER TABLE|UPSERT|"
     r"(?:A|AAAA|CNAME) record|dns record|record set|resource record|"
     # a release starting (a version that starts), values it says it was configured with
-    r"\d+\.\d+\.\d+[\w.+-]* (?:started|starting)|configured)\b",
+    r"\d+\.\d+\.\d+[\w.+-]* (?:started|starting)|configured)\b|"
+    # a setting (a dotted or snake-case name) going from one value to another
+    r"\b[A-Za-z]+(?:[_.][A-Za-z0-9]+)+[ =:]+[\w.]+ ?(?:->|=>|→) ?[\w.]+",
     re.IGNORECASE,
 )
 _NOT_CHANGE_LEVELS = frozenset(

@@ -15,7 +15,7 @@ from reasoning import layers
 from reasoning.layered.application import stale
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import ErrorGroup, Errors
-from reasoning.layered.reading import error_classes, hosts_in, short
+from reasoning.layered.reading import before_answer, error_classes, hosts_in, short
 
 SPECIFIC: tuple[str, ...] = (
     layers.DNS,
@@ -55,14 +55,17 @@ def _failing_paths(board: Board) -> Iterator[tuple[Errors, ErrorGroup, str, str]
     """(errors, group, layer, host) for each error group naming a host and a specific class.
 
     A line can show several classes (a TLS error mentions the connection); the lowest layer that
-    fails is the one the path fails at first.
+    fails is the one the path fails at first. A line reporting the remote's HTTP answer is read
+    only up to it: the remote was reached, and the hosts and words of its message (a help link,
+    "certificate credentials") are not a path that failed.
     """
     for errors, group in board.facts.error_texts():
-        classes = error_classes(group.text)
+        text = "\n".join(before_answer(part) for part in group.text.split("\n"))
+        classes = error_classes(text)
         layer = next((k for k in SPECIFIC if k in classes), None)
         if layer is None:
             continue
-        for host in hosts_in(group.text):
+        for host in hosts_in(text):
             yield errors, group, layer, host
 
 

@@ -25,6 +25,7 @@ from reasoning.layered import (
     remedies,
     retry_storms,
     shared_capacity,
+    signed_lifetime,
     silent_lines,
     survey,
     unread_services,
@@ -384,6 +385,30 @@ class LayeredPlanner:
             for subject in pending[: max(room, 0)]
         ]
 
+    def _lifetime_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Signed links or tokens refused as expired: every service's lines changing a lifetime
+        setting in the half hour before the first refusal (`signed_lifetime`)."""
+        first = signed_lifetime.first_refusal(facts)
+        if first is None or not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {
+                    "query": signed_lifetime.SETTING_QUERY,
+                    "regex": True,
+                    "start": _iso(first - signed_lifetime.LEAD),
+                    "end": _iso(first),
+                    "limit": 20,
+                },
+                "signed links or tokens are refused as expired: which service changed the "
+                "lifetime it signs them with",
+            )
+        ]
+
     def _fresh(
         self, calls: Iterable[PlannedCall | None], asked: set[str]
     ) -> list[PlannedCall]:
@@ -483,6 +508,7 @@ class LayeredPlanner:
         )
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
+        calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._host_searches(inv, facts)
         calls += self._drain_searches(inv, facts)

@@ -51,7 +51,10 @@ _CLASS_PATTERNS = {
         r"connection reset|connect timeout",
         re.IGNORECASE,
     ),
-    layers.TLS: re.compile(r"certificate|x509|\btls|\bssl|handshake", re.IGNORECASE),
+    # "certificate credentials" (a client's key pair at an identity provider) is not TLS.
+    layers.TLS: re.compile(
+        r"certificate(?!s? credentials?)|x509|\btls|\bssl|handshake", re.IGNORECASE
+    ),
     layers.MCP: re.compile(
         r"json-?rpc|\b-32[0-7]\d\d\b|\bmcp (?:client|server|session)|tools/(?:list|call)",
         re.IGNORECASE,
@@ -107,6 +110,24 @@ def hosts_in(text: str) -> list[str]:
         if name not in found:
             found.append(name)
     return found
+
+
+# A remote's HTTP answer a line reports (`failed: 401 invalid_client`, `returned 403`,
+# `HTTP/1.1 400`, `403 Forbidden`): the request reached it, so the path to it worked.
+_ANSWERED = re.compile(
+    r"(?i:\b(?:HTTP(?:/[\d.]+)?|status(?: code)?|failed|returned|answered|responded|got))"
+    r"[ =:]+4(?:0\d|1\d|2\d|51)\b(?![.:]\d)|"
+    r"\b4(?:0\d|1\d|2\d|51) (?:[A-Z][a-z]+|(?i:invalid_\w+|unauthori[sz]ed|forbidden))"
+)
+
+
+def before_answer(text: str) -> str:
+    """`text` up to the remote's HTTP answer it reports (all of it without one).
+
+    What follows such an answer is the remote's own message: its words and the links it offers
+    (a help URL, "consider certificate credentials") say nothing about the path to it."""
+    answer = _ANSWERED.search(text)
+    return text if answer is None else text[: answer.start()]
 
 
 def error_classes(text: str) -> set[str]:

@@ -32,6 +32,7 @@ from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
 from reasoning.layered.changes import changes
+from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.expiry import expired_while_traffic_fell
@@ -95,9 +96,11 @@ from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
+from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
+from reasoning.layered.signed_lifetime import signed_lifetime
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
@@ -342,6 +345,13 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.local-exhaustion", BOARD, (layers.APPLICATION,), local_exhaustion, (2,)
     ),
     Rule("board.token-clock", BOARD, (layers.APPLICATION,), token_clock, (4,)),
+    Rule(
+        "board.expired-credential",
+        BOARD,
+        (layers.APPLICATION,),
+        expired_credentials,
+        (1, 4),
+    ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
@@ -364,6 +374,14 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
+    ),
+    Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
+    Rule(
+        "board.signed-lifetime",
+        BOARD,
+        (layers.APPLICATION,),
+        signed_lifetime,
+        (1, 4),
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
