@@ -15,11 +15,14 @@ from reasoning import layers
 from reasoning.layered import (
     backend_gauges,
     changes,
+    cors,
     echoed_errors,
+    edge_filters,
     host_lines,
     kubernetes,
     lb_draining,
     lock_holders,
+    mesh_mtls,
     metric_trends,
     network_delay,
     remedies,
@@ -512,6 +515,7 @@ class LayeredPlanner:
         calls += self._echo_searches(inv, facts)
         calls += self._host_searches(inv, facts)
         calls += self._drain_searches(inv, facts)
+        calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
@@ -682,6 +686,25 @@ class LayeredPlanner:
             lambda tool, arguments, why: self._call(inv, tool, arguments, why),
             self._window(inv),
         )
+
+    def _refusal_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Every service's lines of a filter blocking a refused path (`edge_filters`), of a CORS
+        allow-list changing (`cors`) and of a mesh refusing plaintext (`mesh_mtls`), where the logs
+        server searches every service by regex."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        window = self._window(inv)
+
+        def call(tool: str, arguments: dict[str, Any], why: str) -> PlannedCall | None:
+            return self._call(inv, tool, arguments, why)
+
+        return [
+            *edge_filters.searches(inv, facts, call, window),
+            *cors.searches(facts, call, window),
+            *mesh_mtls.searches(facts, call, window),
+        ]
 
     def _retry_reads(
         self, inv: Investigation, facts: Facts

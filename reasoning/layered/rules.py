@@ -32,9 +32,11 @@ from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
 from reasoning.layered.changes import changes
+from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
 from reasoning.layered.echoed_errors import echoed_errors
+from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -91,6 +93,7 @@ from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.logged_paths import logged_paths
+from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
@@ -386,6 +389,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
+    Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
+    Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",
