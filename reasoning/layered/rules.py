@@ -86,12 +86,15 @@ from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
+from reasoning.layered.path_elements import path_elements
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
+from reasoning.layered.shared_limits import shared_limits
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
+from reasoning.layered.stalled_output import stalled_output
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -333,6 +336,11 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
+    Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
+    Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
+    Rule(
+        "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
+    ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
