@@ -24,12 +24,15 @@ from reasoning.layered import (
     lock_holders,
     mesh_mtls,
     metric_trends,
+    named_lines,
     network_delay,
+    path_elements,
     remedies,
     retry_storms,
     shared_capacity,
     signed_lifetime,
     silent_lines,
+    stalled_output,
     survey,
     unread_services,
 )
@@ -519,6 +522,7 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._quiet_fault_searches(inv, facts)
         calls += self._read_services(
             inv,
             facts,
@@ -565,6 +569,49 @@ class LayeredPlanner:
                         f"lines of {c.component}'s own error, for their labels (pod, namespace)",
                     )
                 )
+        return calls
+
+    def _quiet_fault_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A path element down while a service times out: every service's lines naming it; a quiet
+        producer whose backlog climbs: its own lease and heartbeat lines (`named_lines`)."""
+        window = self._window(inv)
+        calls = self._read_services(
+            inv,
+            facts,
+            (
+                (
+                    owner,
+                    f"{owner}'s backlog climbs from the window's start: is it failing",
+                )
+                for owner in stalled_output.owners(inv)[:2]
+            ),
+        )
+        if self._searches_every_service(inv, facts):
+            calls += [
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    named_lines.element_search(element, window),
+                    f"{element} reports itself down while calls time out: what the lines say of it",
+                )
+                for element in path_elements.searches(inv, facts)[:2]
+            ]
+        search = only_tool(inv, SEARCH_LOGS)
+        regex = search is not None and "regex" in as_dict(
+            search.input_schema.get("properties")
+        )
+        if search is not None and regex and not facts.is_backend_down(search.server):
+            calls += [
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    named_lines.liveness_search(service, window),
+                    f"{service}'s backlog climbs while it is quiet: its lease and heartbeat lines",
+                )
+                for service in stalled_output.searches(inv, facts)[:2]
+            ]
         return calls
 
     def _echo_searches(

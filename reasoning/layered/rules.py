@@ -100,13 +100,16 @@ from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
+from reasoning.layered.path_elements import path_elements
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
+from reasoning.layered.shared_limits import shared_limits
 from reasoning.layered.signed_lifetime import signed_lifetime
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
+from reasoning.layered.stalled_output import stalled_output
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -388,6 +391,11 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
+    Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
+    Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
+    Rule(
+        "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
+    ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),

@@ -246,7 +246,13 @@ def test_a_third_party_limiting_us_is_not_a_hop_fault_of_ours():
         world, incident("fx-poller", "rates stale"), names=NO_NETCHECK
     )
 
-    assert not any(h.layer == "http" for h in _standing(report))
+    # The partner's limit is the partner's http fault (`board.shared-rate-limit`), never one of
+    # fx-poller as a hop of ours.
+    standing = _standing(report)
+    assert not any(h.layer == "http" and h.component == "fx-poller" for h in standing)
+    assert any(
+        h.layer == "http" and h.component == "api.partner-x.example" for h in standing
+    )
 
 
 # --- a signed artifact's lifetime lowered by its issuer ------------------------------------------

@@ -1,0 +1,162 @@
+"""A third party rate-limiting us (issue 21): its 429s are the fault at the http layer, and a co-tenant whose burst began just before is why.
+
+A provider outside our services (a host the error lines name that is no service read) answering 429,
+"Too Many Requests" or "rate limit" to a service's calls is an http-layer fault of that provider's
+limit, not of the service that quotes it: its own failure counts only echo the 429s. When the account
+or key is shared, the limit was used up by someone: another service whose own send or request rate
+(a series it exports, not a count of failures) jumped from the hour before the window is the
+co-tenant whose burst exhausts it, and the fault is its (http layer). Without such a burst in view,
+the provider's limit itself is the fault.
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from statistics import median
+from typing import Final
+
+from reasoning import layers
+from reasoning.layered import metric_trends
+from reasoning.layered.candidates import Board
+from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, parse_time
+from reasoning.layered.reading import hosts_in, short
+from reasoning.observations import Observation
+
+# A provider's words for a caller over its limit.
+LIMITED: Final = re.compile(
+    r"\b429\b|too many requests|rate[ -]?limit(?:ed|ing)?\b|throttl\w*|quota exceeded",
+    re.IGNORECASE,
+)
+# A series that counts what a service sends or asks (its own load), not what fails.
+_LOAD: Final = re.compile(
+    r"sent|send|request|call|message|dispatch|deliver|publish|push|api", re.IGNORECASE
+)
+_BURST: Final = (
+    10.0  # a co-tenant's rate in the window's second half over the hour before's
+)
+_MIN_RATE: Final = 1.0  # … and at least one a second: a trickle is no burst
+_CO_TENANT = 0.88
+_PROVIDER = 0.86
+_PROVIDER_BEHIND = 0.6  # the provider, when a co-tenant's burst explains its answers
+
+
+@dataclass(frozen=True)
+class Limited:
+    """A service's new error lines quoting a provider's rate-limit answer."""
+
+    errors: Errors
+    group: ErrorGroup
+    provider: str
+
+    @property
+    def fact(self) -> str:
+        return self.errors.fact(self.group)
+
+
+@dataclass(frozen=True)
+class Burst:
+    obs: Observation
+    service: str
+    metric: str
+    was: float
+    now: float
+
+    @property
+    def fact(self) -> str:
+        return short(
+            f"query_metric {self.metric}{{service={self.service}}}: "
+            f"{metric_trends.number_text(self.was)}/s the hour before the window, "
+            f"{metric_trends.number_text(self.now)}/s now",
+            FACT_CHARS,
+        )
+
+
+def limited_by_provider(board: Board) -> list[Limited]:
+    """The services whose new error lines quote a rate-limit answer of a host that is no service read."""
+    known = {s.lower() for s in (*board.facts.errors, *board.facts.health) if s}
+    found: list[Limited] = []
+    for service, errors in board.facts.errors.items():
+        if not service:
+            continue
+        for group in (*errors.groups, *errors.warnings):
+            if not group.is_new or not LIMITED.search(group.text):
+                continue
+            hosts = [
+                h
+                for h in hosts_in(group.sample or group.signature)
+                if not any(h == k or h.startswith(f"{k}.") for k in known)
+            ]
+            if hosts:
+                found.append(Limited(errors, group, hosts[0]))
+                break
+    return found
+
+
+def bursts(board: Board, start: datetime, limited: set[str]) -> list[Burst]:
+    """Other services whose own send or request rate jumped from the hour before the window."""
+    found: list[Burst] = []
+    for obs, name, labels, points in metric_trends.answered_series(
+        board.inv, metric_trends.QUERY
+    ):
+        service = str(labels.get("service") or "").lower()
+        if not service or service in limited or metric_trends.FAULTS.search(name):
+            continue
+        if not _LOAD.search(name) or not re.search(
+            r"_rate$|per_?s(?:ec(?:ond)?)?$", name
+        ):
+            continue
+        before = [v for t, v in points if t < start.timestamp()]
+        after = [v for t, v in points if t >= start.timestamp()]
+        recent = after[len(after) // 2 :]
+        if not before or not recent:
+            continue
+        was, now = median(before), median(recent)
+        if now >= _MIN_RATE and now >= _BURST * was:
+            found.append(Burst(obs, service, name, was, now))
+    found.sort(key=lambda b: -b.now)
+    return found
+
+
+def shared_limits(board: Board) -> None:
+    """A provider outside our services answering a service's calls with 429 or a rate limit is an http-layer fault: another service whose own send or request rate jumped from before the window used the shared limit up and is the cause, else the provider's limit is."""
+    start = parse_time(board.inv.incident.window_start or "")
+    if start is None:
+        return
+    limited = limited_by_provider(board)
+    if not limited:
+        return
+    first = limited[0]
+    others = bursts(board, start, {lim.errors.service for lim in limited})
+    provider = board.get(
+        layers.HTTP,
+        first.provider,
+        f"{first.provider} answers {first.errors.service}'s calls with a rate limit (429): "
+        "the limit of the account is used up",
+    )
+    for lim in limited:
+        provider.cite(lim.errors.obs, lim.fact)
+    provider.keywords = [first.provider, "429", "rate limit", layers.HTTP]
+    if not others:
+        provider.chain = [board.symptom(), first.fact, provider.statement]
+        provider.status, provider.confidence = (
+            "confirmed",
+            max(provider.confidence, _PROVIDER),
+        )
+        return
+    burst = others[0]
+    provider.status, provider.confidence = (
+        "likely",
+        max(provider.confidence, _PROVIDER_BEHIND),
+    )
+    c = board.get(
+        layers.HTTP,
+        burst.service,
+        f"{burst.service}'s burst ({burst.metric} jumped) uses up the rate limit it shares "
+        f"with {first.errors.service} at {first.provider}, which answers 429",
+    )
+    c.cite(burst.obs, burst.fact)
+    for lim in limited:
+        c.cite(lim.errors.obs, lim.fact)
+    c.chain = [board.symptom(), first.fact, burst.fact, c.statement]
+    c.status, c.confidence = "confirmed", max(c.confidence, _CO_TENANT)
+    c.keywords = [burst.service, first.provider, "429", "rate limit", layers.HTTP]
