@@ -13,7 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes import affinity, flapping, kernel, node_logs
+from reasoning.layered.kubernetes import (
+    affinity,
+    csi_drivers,
+    dns_upstream,
+    flapping,
+    kernel,
+    node_logs,
+    traffic_policy,
+)
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.disruptions import (
@@ -58,6 +66,7 @@ from reasoning.layered.kubernetes.policies import (
 from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.resizing import resized, wants_autoscalers
+from reasoning.layered.kubernetes.routing import failure_text
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
 from reasoning.layered.kubernetes.volumes import blamed_claims
@@ -135,6 +144,10 @@ def plan(
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
         calls += flapping.reads(cluster, ns, call)
         calls += affinity.reads(cluster, ns, call)
+        calls += csi_drivers.reads(cluster, ns, call)
+        failing = failure_text(inv, facts, cluster, ns)
+        calls += traffic_policy.reads(cluster, ns, failing, call)
+        calls += dns_upstream.reads(cluster, ns, failing, call)
         calls += _hogs(inv, facts, cluster, ns, call)
         calls += _changed_workloads(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):
