@@ -42,8 +42,10 @@ from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
+from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.dns_upstream import upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
@@ -61,6 +63,7 @@ from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
+from reasoning.layered.kubernetes.node_confined import node_confined_faults
 from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
@@ -85,6 +88,7 @@ from reasoning.layered.kubernetes.stages.scheduling import scheduling
 from reasoning.layered.kubernetes.stages.startup import startup
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
+from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
@@ -199,6 +203,13 @@ RULES: Final[tuple[Rule, ...]] = (
         kernel_faults,
         (1, 4),
     ),
+    Rule(
+        "k8s.node-confined-failure",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        node_confined_faults,
+        (1, 4),
+    ),
     Rule("k8s.node-kubelet-logs", NAMESPACE, (layers.PLATFORM,), kubelet_reasons, (1,)),
     Rule(
         "k8s.autoscaler-shrank-memory",
@@ -208,6 +219,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.volume-attach", NAMESPACE, (layers.PLATFORM,), volume_faults, (1, 4)),
+    Rule(
+        "k8s.csi-driver-not-registered",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        csi_driver_faults,
+        (1, 4),
+    ),
     Rule("k8s.preemption", NAMESPACE, (layers.PLATFORM,), preemption_faults, (1, 4)),
     Rule("k8s.cpu-throttling", NAMESPACE, (layers.APPLICATION,), throttled),
     Rule("k8s.cron-jobs", NAMESPACE, (layers.APPLICATION,), job_faults, (1,)),
@@ -220,6 +238,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
     Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
+    Rule(
+        "k8s.traffic-policy-local",
+        NAMESPACE,
+        (layers.CONNECT,),
+        traffic_policy_faults,
+        (1, 4),
+    ),
     Rule(
         "k8s.ingress-tls-secret-missing",
         NAMESPACE,
@@ -255,6 +280,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         host_alias_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.cluster-dns-upstream",
+        NAMESPACE,
+        (layers.DNS,),
+        upstream_faults,
         (1, 4),
     ),
     Rule(

@@ -18,8 +18,10 @@ from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
+from reasoning.layered.kubernetes.dns_upstream import upstream_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
@@ -33,6 +35,7 @@ from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
 from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
+from reasoning.layered.kubernetes.node_confined import node_confined_faults
 from reasoning.layered.kubernetes.node_logs import kubelet_reasons
 from reasoning.layered.kubernetes.nodes import (
     control_plane_faults,
@@ -51,6 +54,7 @@ from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
     resolver_faults,
 )
+from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
@@ -117,6 +121,8 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
+    for node in node_confined_faults(cluster, ns):
+        found.setdefault(node.component, node)
     kubelet_reasons(inv, cluster, list(found.values()))
     for workload in all_workloads(cluster, ns):
         finding = workload_fault(cluster, ns, workload)
@@ -125,6 +131,8 @@ def _namespace_faults(
     for finding in resizing_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in volume_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
+    for finding in csi_driver_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in preemption_faults(cluster, ns):
         found.setdefault(finding.component, finding)
@@ -144,6 +152,8 @@ def _namespace_faults(
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
     for finding in affinity_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in traffic_policy_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
@@ -165,6 +175,8 @@ def _namespace_faults(
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
+    for finding in upstream_faults(cluster, facts, ns, path, failing):
+        found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in flapping_faults(cluster, ns, path):

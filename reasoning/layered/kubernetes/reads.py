@@ -15,10 +15,13 @@ from typing import Any
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes import (
     affinity,
+    csi_drivers,
+    dns_upstream,
     flapping,
     kernel,
     namespace_lifecycle,
     node_logs,
+    traffic_policy,
 )
 from reasoning.layered.kubernetes.autoscaling import capped_autoscalers, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
@@ -64,6 +67,7 @@ from reasoning.layered.kubernetes.policies import (
 from reasoning.layered.kubernetes.preemption import preemptors
 from reasoning.layered.kubernetes.replicas import failing_lines
 from reasoning.layered.kubernetes.resizing import resized, wants_autoscalers
+from reasoning.layered.kubernetes.routing import failure_text
 from reasoning.layered.kubernetes.spec_references import outside_failures
 from reasoning.layered.kubernetes.stages.admission import QUOTA
 from reasoning.layered.kubernetes.stages.runtime import STATUSES as CRASHING
@@ -144,6 +148,10 @@ def plan(
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
         calls += flapping.reads(cluster, ns, call)
         calls += affinity.reads(cluster, ns, call)
+        calls += csi_drivers.reads(cluster, ns, call)
+        failing = failure_text(inv, facts, cluster, ns)
+        calls += traffic_policy.reads(cluster, ns, failing, call)
+        calls += dns_upstream.reads(cluster, ns, failing, call)
         calls += _hogs(inv, facts, cluster, ns, call)
         calls += _changed_workloads(inv, facts, cluster, ns, call)
         if _slow(inv, cluster, ns):

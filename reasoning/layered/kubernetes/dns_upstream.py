@@ -1,0 +1,189 @@
+"""Cluster DNS forwarding a zone to upstream servers that do not answer: its configuration, not its pods.
+
+Rule: when pods' name lookups fail (EAI_AGAIN, `server misbehaving`, a lookup timing out against
+the cluster resolver) while the cluster DNS pods (CoreDNS, kube-dns) run ready and their own lines
+show the queries they forward failing upstream (`read udp <pod>-><upstream>:53: i/o timeout`,
+`no healthy upstream`, a refused or unreachable forwarder), the fault is where the forward targets
+are written — the cluster DNS's ConfigMap (a Corefile `forward` or stub domain) — at the DNS layer
+(`service_routing`, `UpstreamDNSUnreachable`), naming the zone (the failing names' common suffix)
+and the upstream addresses; the workloads whose lookups fail are its victims. Once lookups are seen
+failing, a cluster DNS pod's logs and its ConfigMap are read (`reads`).
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from reasoning import layers
+from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.kubernetes.system import CLUSTER_DNS, LOOKUP_FAILED
+from reasoning.layered.reading import short
+from reasoning.observations import Observation, PlannedCall
+from reasoning.tools import GET_YAML, POD_LOGS
+
+_SYSTEM = "kube-system"
+_DNS_POD = re.compile(r"^(coredns|kube-dns)-")
+# A forwarded query failing upstream, as CoreDNS's errors and forward plugins log it.
+_UPSTREAM = re.compile(
+    r"(?:read|dial|write) (?:udp|tcp) (?:\S+->)?(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]):53\b"
+    r"[^\n]*?(?:i/o timeout|connection refused|no route to host|network is unreachable)"
+    r"|\bno healthy upstream\b|plugin/forward\b[^\n]*\b(?:timeout|unreachable|refused)",
+    re.IGNORECASE,
+)
+_ADDRESS = re.compile(r"->(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]):53\b")
+# The name a CoreDNS error line is about: `2 <name>. <type>:`.
+_QUERY = re.compile(
+    r"\b\d+ ([a-z0-9][a-z0-9.-]*[a-z0-9])\.? (?:A|AAAA|SRV|MX|TXT|PTR|CNAME|NS|SOA)\b",
+    re.IGNORECASE,
+)
+
+Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
+
+
+def dns_pods(cluster: Cluster) -> list[str]:
+    return [p.name for p in cluster.pods(_SYSTEM) if _DNS_POD.match(p.name)]
+
+
+def _upstream_lines(cluster: Cluster, facts: Facts) -> list[tuple[Observation, str]]:
+    """The cluster DNS's own lines (its pods' logs, its service's error groups) that fail upstream."""
+    out: list[tuple[Observation, str]] = []
+    for (space, pod, _, _), obs in cluster.logs.items():
+        if space == _SYSTEM and _DNS_POD.match(pod):
+            out += [
+                (obs, f"{pod} logs: {ln.strip()}")
+                for ln in obs.text.splitlines()
+                if _UPSTREAM.search(ln)
+            ]
+    for service, errors in facts.errors.items():
+        if service.lower() in CLUSTER_DNS:
+            for group in (*errors.groups, *errors.warnings):
+                if _UPSTREAM.search(group.sample or group.signature):
+                    out.append((errors.obs, errors.fact(group)))
+    return out
+
+
+def _zone(names: list[str]) -> str:
+    """The longest common suffix (whole labels) of the failing names; one name: its parent."""
+    split = [n.lower().rstrip(".").split(".") for n in names if "." in n]
+    if not split:
+        return ""
+    common: list[str] = []
+    for labels in zip(*(reversed(s) for s in split), strict=False):
+        if len(set(labels)) != 1:
+            break
+        common.insert(0, labels[0])
+    if len(split) == 1 or len(common) == len(split[0]):
+        common = split[0][1:]
+    return ".".join(common) if len(common) >= 2 else ""
+
+
+def upstream_faults(
+    cluster: Cluster, facts: Facts, ns: str, path: Path, failing: str
+) -> list[Finding]:
+    """Lookups failing while the cluster DNS's own lines show the queries it forwards timing out upstream make its ConfigMap's forwarding the fault, at the DNS layer."""
+    pods = [p for p in cluster.pods(_SYSTEM) if _DNS_POD.match(p.name)]
+    if not pods or any(not p.is_healthy for p in pods):
+        return []  # a cluster DNS pod down is the control plane's fault (`nodes`)
+    lookups = [ln.strip() for ln in failing.splitlines() if LOOKUP_FAILED.search(ln)]
+    upstream = _upstream_lines(cluster, facts)
+    if not lookups or not upstream:
+        return []
+    prefix = _DNS_POD.match(pods[0].name)
+    name = prefix.group(1) if prefix else "coredns"
+    names = [m.group(1) for _, fact in upstream for m in _QUERY.finditer(fact)]
+    zone = _zone(names)
+    servers = sorted(
+        {m.group(1) for _, fact in upstream for m in _ADDRESS.finditer(fact)}
+    )
+    f = Finding(
+        "service_routing",
+        "UpstreamDNSUnreachable",
+        f"configmap/{name}",
+        layers.DNS,
+        f"cluster DNS ({name}) forwards "
+        + (f"zone {zone}" if zone else "queries")
+        + (
+            f" to {', '.join(servers[:3])}, which do"
+            if servers
+            else " to upstream servers that do"
+        )
+        + f" not answer ({short(upstream[-1][1], 120)}): the forwarding in ConfigMap {name} is the "
+        f"fault, its pods run; lookups fail ({short(lookups[-1], 100)})",
+        ns,
+    )
+    for obs, fact in upstream[:2]:
+        f.cite(obs, fact)
+    config = cluster.yamls.get(("configmaps", _SYSTEM, name))
+    if config is not None:
+        block = _forward_of(config.text, zone)
+        if block:
+            f.cite(config, f"configmap {name}: {block}")
+    victims: list[str] = []
+    for (space, pod, _, _), obs in cluster.logs.items():
+        if space == ns and any(
+            LOOKUP_FAILED.search(ln) for ln in obs.text.splitlines()
+        ):
+            owner = cluster.owner(ns, "pod", pod)
+            if owner not in victims:
+                victims.append(owner)
+    workloads = {w.partition("/")[2]: w for w in cluster.workloads(ns)}
+    for service, errors in facts.errors.items():
+        workload = workloads.get(service)
+        if (
+            workload
+            and workload not in victims
+            and any(
+                LOOKUP_FAILED.search(g.sample or g.signature) for g in errors.groups
+            )
+        ):
+            victims.append(workload)
+            f.context.append((errors.obs, f"{service}'s lookups fail"))
+    f.explains = victims
+    f.is_relevant = not path.workloads or any(v in path.workloads for v in victims)
+    f.keywords = [name, *([zone] if zone else []), *servers[:2], "forward"]
+    f.chain = [
+        f"lookups fail: {short(lookups[-1], 100)}",
+        f"{name} fails upstream: {short(upstream[-1][1], 100)}",
+        f.statement,
+    ]
+    return [f]
+
+
+def _forward_of(corefile: str, zone: str) -> str:
+    """The server block line and forward line for `zone` (or the first forward), on one line."""
+    lines = corefile.splitlines()
+    for i, line in enumerate(lines):
+        if zone and line.strip().startswith(zone):
+            forward = next(
+                (ln.strip() for ln in lines[i + 1 : i + 12] if "forward" in ln), ""
+            )
+            return f"{line.strip()} {forward}".strip()
+    return ""
+
+
+def reads(
+    cluster: Cluster, ns: str, failing: str, call: Call
+) -> list[PlannedCall | None]:
+    """Once pods' lookups fail: a cluster DNS pod's logs, and its ConfigMap (forward targets, stub domains)."""
+    if not any(LOOKUP_FAILED.search(ln) for ln in failing.splitlines()):
+        return []
+    pods = dns_pods(cluster)
+    if not pods:
+        return []
+    prefix = _DNS_POD.match(pods[0])
+    name = prefix.group(1) if prefix else "coredns"
+    return [
+        call(
+            POD_LOGS,
+            {"pod": pods[0], "namespace": _SYSTEM, "tail": 200},
+            f"lookups fail in {ns}: does the cluster DNS ({pods[0]}) fail upstream",
+        ),
+        call(
+            GET_YAML,
+            {"kind": "configmap", "name": name, "namespace": _SYSTEM},
+            f"lookups fail in {ns}: where the cluster DNS forwards (ConfigMap {name})",
+        ),
+    ]
