@@ -155,11 +155,10 @@ def stepped_up(inv: Investigation) -> list[Trend]:
     for obs, name, service, points in _answered(inv):
         if not DEMAND.search(name) or name.endswith("_total"):
             continue
-        before = [v for t, v in points if t < start.timestamp()]
-        after = [v for t, v in points if t >= start.timestamp()]
-        if not before or not after:
+        medians = before_and_recent(points, start)
+        if medians is None:
             continue
-        was, now = median(before), median(after[len(after) // 2 :])
+        was, now = medians
         if was > 0 and now >= STEP * was:
             words = f"rose from {number_text(was)} the hour before the window to {number_text(now)}"
             found.append(Trend(obs, service, name, "step", words))
@@ -169,6 +168,18 @@ def stepped_up(inv: Investigation) -> list[Trend]:
 def flagged(inv: Investigation) -> list[str]:
     """The services whose own series show a leak or a jump: their health and logs are read next."""
     return list(dict.fromkeys(t.service for t in trends(inv)))
+
+
+def before_and_recent(
+    points: list[tuple[float, float]], start: datetime
+) -> tuple[float, float] | None:
+    """A series' median before the window and over the window's second half (None when either
+    has no point): what it was, and what it has settled at."""
+    before = [v for t, v in points if t < start.timestamp()]
+    after = [v for t, v in points if t >= start.timestamp()]
+    if not before or not after:
+        return None
+    return median(before), median(after[len(after) // 2 :])
 
 
 def series_points(series: dict[str, object]) -> list[tuple[float, float]]:

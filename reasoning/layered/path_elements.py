@@ -13,7 +13,6 @@ confirms it.
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from statistics import median
 from typing import Final
 
 from reasoning import layers
@@ -216,12 +215,10 @@ def _confirmation(
         sibling = down.element in {v.lower() for v in labels.values()}
         if not sibling and not LOSS.search(name):
             continue
-        before = [v for t, v in points if t < start.timestamp()]
-        after = [v for t, v in points if t >= start.timestamp()]
-        recent = after[len(after) // 2 :]
-        if not before or not recent:
+        medians = metric_trends.before_and_recent(points, start)
+        if medians is None:
             continue
-        was, now = median(before), median(recent)
+        was, now = medians
         factor = _RISE if sibling else metric_trends.JUMP
         if now > 0 and now >= factor * max(was, 1e-9):
             shown.append(

@@ -12,7 +12,6 @@ the provider's limit itself is the fault.
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from statistics import median
 from typing import Final
 
 from reasoning import layers
@@ -105,12 +104,10 @@ def bursts(board: Board, start: datetime, limited: set[str]) -> list[Burst]:
             r"_rate$|per_?s(?:ec(?:ond)?)?$", name
         ):
             continue
-        before = [v for t, v in points if t < start.timestamp()]
-        after = [v for t, v in points if t >= start.timestamp()]
-        recent = after[len(after) // 2 :]
-        if not before or not recent:
+        medians = metric_trends.before_and_recent(points, start)
+        if medians is None:
             continue
-        was, now = median(before), median(recent)
+        was, now = medians
         if now >= _MIN_RATE and now >= _BURST * was:
             found.append(Burst(obs, service, name, was, now))
     found.sort(key=lambda b: -b.now)
