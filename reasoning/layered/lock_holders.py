@@ -178,8 +178,8 @@ def label_of(text: str) -> str | None:
 
 
 def _name(value: str, known: set[str]) -> str:
-    """A label's value as the service the logs know (`loyalty_rollup` is loyalty-rollup, the pod
-    `loyalty-rollup-29041-x7k2p` and the host `loyalty-rollup-1.jobs.internal` too)."""
+    """A label's value as the service the logs know (`ledger_export` is ledger-export, the pod
+    `ledger-export-29041-x7k2p` and the host `ledger-export-1.jobs.internal` too)."""
     lowered = value.lower()
     for candidate in (lowered, lowered.replace("_", "-")):
         if candidate in known:
