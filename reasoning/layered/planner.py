@@ -9,6 +9,7 @@ import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from reasoning import layers
@@ -187,7 +188,7 @@ class LayeredPlanner:
         calls: list[PlannedCall | None] = network_delay.reads(
             start.inv,
             facts,
-            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            partial(self._call, inv),
         )
         calls += self._unread_reads(inv, facts)
         calls += self._silent_search(
@@ -204,7 +205,7 @@ class LayeredPlanner:
             calls += kubernetes.survey(
                 inv,
                 facts,
-                lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+                partial(self._call, inv),
             )
         ratios = survey.error_ratios(inv)
         if ratios is None:
@@ -496,7 +497,7 @@ class LayeredPlanner:
             calls += kubernetes.plan(
                 inv,
                 facts,
-                lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+                partial(self._call, inv),
             )
         if not inv.observations:
             return calls
@@ -623,7 +624,7 @@ class LayeredPlanner:
             return []
         return echoed_errors.searches(
             facts,
-            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            partial(self._call, inv),
             self._window(inv),
         )
 
@@ -716,7 +717,7 @@ class LayeredPlanner:
             return []
         return host_lines.searches(
             facts,
-            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            partial(self._call, inv),
             self._window(inv),
         )
 
@@ -730,7 +731,7 @@ class LayeredPlanner:
             return []
         return lb_draining.searches(
             facts,
-            lambda tool, arguments, why: self._call(inv, tool, arguments, why),
+            partial(self._call, inv),
             self._window(inv),
         )
 
@@ -743,10 +744,7 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts, regex=True):
             return []
         window = self._window(inv)
-
-        def call(tool: str, arguments: dict[str, Any], why: str) -> PlannedCall | None:
-            return self._call(inv, tool, arguments, why)
-
+        call = partial(self._call, inv)
         return [
             *edge_filters.searches(inv, facts, call, window),
             *cors.searches(facts, call, window),
