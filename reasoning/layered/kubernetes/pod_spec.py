@@ -46,6 +46,19 @@ class PodSpec:
     searches: tuple[str, ...] = ()
     host_aliases: tuple[HostAlias, ...] = ()
 
+    def _read(self) -> str:
+        kind, _, name = self.workload.partition("/")
+        return f"get {kind} {name} -o yaml"
+
+    def resolvers_fact(self, shown: str) -> str:
+        """The spec's resolver lines as a cited fact, `shown` the nameservers quoted."""
+        policy = self.dns_policy or "(default)"
+        return f"{self._read()}: dnsPolicy: {policy}; dnsConfig.nameservers: {shown}"
+
+    def alias_fact(self, hosts: str, ip: str) -> str:
+        """One `hostAliases` entry as a cited fact."""
+        return f"{self._read()}: hostAliases: {hosts} -> {ip}"
+
 
 def _scalar(value: str) -> str:
     return value.strip().strip("'\"")

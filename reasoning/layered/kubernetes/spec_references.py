@@ -140,12 +140,8 @@ def _resolver_finding(
         + f": the resolver {resolver} its spec names does not answer, not the hosts it looks up",
         ns,
     )
-    kind, _, name = spec.workload.partition("/")
-    f.cite(
-        spec.obs,
-        f"get {kind} {name} -o yaml: dnsPolicy: {spec.dns_policy or '(default)'}; "
-        f"dnsConfig.nameservers: [{', '.join(spec.nameservers)}]",
-    )
+    name = spec.workload.partition("/")[2]
+    f.cite(spec.obs, spec.resolvers_fact(f"[{', '.join(spec.nameservers)}]"))
     for obs, line in lines[:3]:
         f.cite(obs, f"{name} logs: {line}")
     f.keywords = [
@@ -194,7 +190,7 @@ def host_alias_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Finding]:
 def _alias_finding(
     spec: PodSpec, ns: str, ip: str, hostnames: tuple[str, ...], failing: list[Line]
 ) -> Finding:
-    kind, _, name = spec.workload.partition("/")
+    name = spec.workload.partition("/")[2]
     hosts = ", ".join(hostnames)
     f = Finding(
         "service_routing",
@@ -206,7 +202,7 @@ def _alias_finding(
         "pinned in its spec is stale, not the remote host",
         ns,
     )
-    f.cite(spec.obs, f"get {kind} {name} -o yaml: hostAliases: {hosts} -> {ip}")
+    f.cite(spec.obs, spec.alias_fact(hosts, ip))
     for obs, line in failing[:3]:
         f.cite(obs, f"{name} logs: {line}")
     f.keywords = [ip, *hostnames, "hostAliases", name]

@@ -168,15 +168,14 @@ def _configured(graph: Graph, cluster: Cluster, ns: str) -> None:
 
 def _spec_references(graph: Graph, cluster: Cluster, ns: str) -> None:
     for spec in pod_specs(cluster, ns):
-        kind, _, name = spec.workload.partition("/")
+        kind = spec.workload.partition("/")[0]
         for ip in spec.nameservers:
             graph.link(
                 spec.workload,
                 ip,
                 "resolves_with",
                 spec.obs.span_id,
-                f"get {kind} {name} -o yaml: dnsPolicy: {spec.dns_policy or '(default)'}; "
-                f"dnsConfig.nameservers: {ip}",
+                spec.resolvers_fact(ip),
                 caller_kind=kind,
                 callee_kind="host",
             )
@@ -186,7 +185,7 @@ def _spec_references(graph: Graph, cluster: Cluster, ns: str) -> None:
                 alias.ip,
                 "pins",
                 spec.obs.span_id,
-                f"get {kind} {name} -o yaml: hostAliases: {', '.join(alias.hostnames)} -> {alias.ip}",
+                spec.alias_fact(", ".join(alias.hostnames), alias.ip),
                 caller_kind=kind,
                 callee_kind="host",
             )
