@@ -416,3 +416,15 @@ def test_the_dependency_graph_carries_what_pod_specs_refer_to():
     )
     assert ("deployment/route-planner", "service/geo-redis", "waits_for") in edges
     assert ("deployment/route-planner", "geo-cache", "waits_for") in edges
+
+
+@pytest.mark.timeout(20)
+def test_a_hostile_init_command_is_read_in_linear_time():
+    # A tool result is not ours to trust: one 200 000-character token (every position a possible
+    # URL scheme start) took minutes before the scheme was anchored where a word starts.
+    token = "a" * 200_000
+    assert targets(token) == []
+    assert targets(f"{token} until nc -z ledger-db 5432; do sleep 2; done") == [
+        "ledger-db"
+    ]
+    assert targets("\ud800 wait-for-it billing-db:5432") == ["billing-db"]

@@ -57,7 +57,8 @@ _TARGETS = (
     # `-h HOST` as pg_isready and mysqladmin take it (case kept: curl's -H is a header).
     re.compile(rf"(?:\s-h\s*|--host[= ])'?{_HOST}"),
     re.compile(rf"\bwait-for(?:-it)?(?:\.sh)?\s+(?:-\S+\s+)*{_HOST}:\d+", re.I),
-    re.compile(rf"[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?{_HOST}", re.I),
+    # A scheme starts where a word does: tried at every letter of a long token, it is quadratic.
+    re.compile(rf"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?{_HOST}", re.I),
     re.compile(rf"(?<![\w./:-]){_HOST}:\d{{2,5}}\b", re.I),
 )
 _UNRESOLVED = re.compile(
