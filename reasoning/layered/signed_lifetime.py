@@ -34,7 +34,8 @@ _LIFETIME_WORDS = (
 # A lifetime setting changed from one value to another: `PRESIGNED_TTL 86400 -> 300`,
 # `link.max_age: 3600 => 60`, `token lifetime changed from 3600 to 60`.
 LOWERED = re.compile(
-    rf"\b(?P<name>(?:[A-Za-z][\w.-]*?)?{_LIFETIME_WORDS}[\w.-]*)"
+    # A setting's name is short: bounded, the scan stays linear on a long dotted token.
+    rf"\b(?P<name>(?:[A-Za-z][\w.-]{{0,60}}?)?{_LIFETIME_WORDS}[\w.-]{{0,60}})"
     r"(?:[ =:]+|[^\n]{0,30}?\bfrom )(?P<old>\d+)[a-z]* ?(?:->|=>|→| to ) ?(?P<new>\d+)",
     re.IGNORECASE,
 )

@@ -325,3 +325,12 @@ def test_links_refused_as_expired_blame_the_issuer_that_shortened_their_lifetime
     assert report.top.status == "confirmed" and report.conclusive
     cited = " ".join(e.fact for e in report.top.evidence)
     assert "DOWNLOAD_LINK_TTL" in cited and "Signature has expired" in cited
+
+
+@pytest.mark.timeout(20)
+def test_a_hostile_change_line_is_read_in_linear_time():
+    # A log line is not ours to trust: a 100 000-character dotted token took seconds per line
+    # before the setting's name was bounded.
+    assert lowered(_change("a." * 50_000)) is None
+    found = lowered(_change("a-" * 50_000 + " LINK_TTL 3600 -> 60"))
+    assert found is not None and found.new == 60

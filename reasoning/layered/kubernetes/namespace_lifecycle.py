@@ -45,7 +45,8 @@ STUCK = re.compile(
 )
 # An API group/version discovery failed for (`metrics.k8s.io/v1beta1`).
 _GROUP_VERSION = re.compile(
-    r"\b((?:[a-z0-9-]+\.)+[a-z]{2,})/(v\d+(?:(?:alpha|beta)\d+)?)\b"
+    # DNS labels (63 at most), a few of them: linear on a long dotted token.
+    r"\b((?:[a-z0-9-]{1,63}\.){1,10}[a-z]{2,63})/(v\d+(?:(?:alpha|beta)\d+)?)\b"
 )
 _MOST_DESCRIBED = 2
 _CITED_LINES = 3
