@@ -188,11 +188,11 @@ def refused_own_certificate(board: Board) -> None:
         if server_fault:
             continue
         for host in peers:
-            _explained(board, board.candidates.get(f"{layers.TLS}:{host}"), c)
+            _explained(board.candidates.get(f"{layers.TLS}:{host}"), c)
 
 
-def _explained(board: Board, victim: Candidate | None, cause: Candidate) -> None:
-    del board
+def _explained(victim: Candidate | None, cause: Candidate) -> None:
+    """`victim` fails because of `cause`: a symptom, kept as a lead below it."""
     if victim is None or victim is cause or victim.status == "ruled_out":
         return
     victim.status, victim.confidence = "likely", min(victim.confidence, 0.4)
@@ -237,7 +237,7 @@ def issuer_failed_at_start(board: Board) -> None:
         for name in dependents:
             for victim in list(board.candidates.values()):
                 if victim is not c and _is(victim.component, name):
-                    _explained(board, victim, c)
+                    _explained(victim, c)
 
 
 def _is(component: str, name: str) -> bool:

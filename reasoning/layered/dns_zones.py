@@ -86,9 +86,11 @@ class ZoneChange:
 
 
 def parents(name: str) -> list[str]:
-    """The parent domains of `name`, nearest first, down to two labels (`a.b.example.io` → `b.example.io`, `example.io`)."""
+    """The parent domains of `name`, nearest first, down to two labels (`a.b.example.io` → `b.example.io`, `example.io`); the widest four of a longer name."""
     labels = name.lower().rstrip(".").split(".")
-    return [".".join(labels[i:]) for i in range(1, len(labels) - 1)][:_MAX_PARENTS]
+    # The widest few only: a zone shadows from the apex side, and a hostile name stays linear.
+    first = max(1, len(labels) - 1 - _MAX_PARENTS)
+    return [".".join(labels[i:]) for i in range(first, len(labels) - 1)]
 
 
 def failing_names(facts: Facts) -> dict[str, datetime | None]:
