@@ -15,8 +15,10 @@ from typing import Any
 from reasoning import layers
 from reasoning.layered import (
     backend_gauges,
+    certificates,
     changes,
     cors,
+    dns_zones,
     echoed_errors,
     edge_filters,
     host_lines,
@@ -513,6 +515,17 @@ class LayeredPlanner:
                 for dep in dependency_services(inv, facts)[: self.max_dependencies]
             ),
         )
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (
+                    issuer,
+                    f"workloads fail to get an identity or certificate from {issuer}",
+                )
+                for issuer in certificates.issuers_waited_on(facts)
+            ),
+        )
         calls += self._probes(inv, facts)
         calls += self._change_searches(inv, facts)
         calls += self._lifetime_search(inv, facts)
@@ -739,8 +752,9 @@ class LayeredPlanner:
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
         """Every service's lines of a filter blocking a refused path (`edge_filters`), of a CORS
-        allow-list changing (`cors`) and of a mesh refusing plaintext (`mesh_mtls`), where the logs
-        server searches every service by regex."""
+        allow-list changing (`cors`), of a mesh refusing plaintext (`mesh_mtls`) and of a zone
+        shadowing names that do not resolve (`dns_zones`), where the logs server searches every
+        service by regex."""
         if not self._searches_every_service(inv, facts, regex=True):
             return []
         window = self._window(inv)
@@ -749,6 +763,7 @@ class LayeredPlanner:
             *edge_filters.searches(inv, facts, call, window),
             *cors.searches(facts, call, window),
             *mesh_mtls.searches(facts, call, window),
+            *dns_zones.searches(facts, call, window),
         ]
 
     def _retry_reads(

@@ -31,10 +31,15 @@ from reasoning.layered import resolution
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
+from reasoning.layered.certificates import (
+    issuer_failed_at_start,
+    refused_own_certificate,
+)
 from reasoning.layered.changes import changes
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
+from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.expiry import expired_while_traffic_fell
@@ -429,9 +434,24 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
     Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
+    Rule(
+        "board.own-certificate-refused",
+        BOARD,
+        (layers.TLS,),
+        refused_own_certificate,
+        (1, 4),
+    ),
+    Rule(
+        "board.issuer-failed-at-start",
+        BOARD,
+        (layers.TLS,),
+        issuer_failed_at_start,
+        (1, 4),
+    ),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",
