@@ -30,6 +30,7 @@ from reasoning.layered import (
     path_elements,
     remedies,
     retry_storms,
+    shared_backend,
     shared_capacity,
     signed_lifetime,
     silent_lines,
@@ -523,6 +524,7 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._backend_search(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._read_services(
             inv,
@@ -707,6 +709,30 @@ class LayeredPlanner:
                 )
             )
         return calls
+
+    def _backend_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A shared back end says it holds its clients and names none: every service's lines about
+        starting something just before it began (`shared_backend`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        window = shared_backend.search_window(inv, facts)
+        if window is None:
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {
+                    "query": shared_backend.START_SEARCH,
+                    "regex": True,
+                    **window,
+                    "limit": shared_backend.SEARCH_LIMIT,
+                },
+                "a shared back end holds its clients: who started something just before",
+            )
+        ]
 
     def _host_searches(
         self, inv: Investigation, facts: Facts
