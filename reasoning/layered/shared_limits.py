@@ -17,9 +17,16 @@ from typing import Final
 from reasoning import layers
 from reasoning.layered import metric_trends, unread_services
 from reasoning.layered.candidates import Board, Candidate
-from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, _groups, parse_time
+from reasoning.layered.facts import (
+    FACT_CHARS,
+    ErrorGroup,
+    Errors,
+    Facts,
+    _groups,
+    parse_time,
+)
 from reasoning.layered.reading import as_dict, as_list, hosts_in, short
-from reasoning.observations import Observation
+from reasoning.observations import Investigation, Observation
 
 # A provider's words for a caller over its limit: a 429, or the words in the body of any answer
 # (many APIs answer 200 with a status: OVER_QUERY_LIMIT, RESOURCE_EXHAUSTED, quota_exceeded).
@@ -82,9 +89,21 @@ class Burst:
 
 def limited_by_provider(board: Board) -> list[Limited]:
     """The services whose new error lines quote a rate-limit answer of a host that is no service read."""
-    known = {s.lower() for s in (*board.facts.errors, *board.facts.health) if s}
+    return _limited(board.facts)
+
+
+def needs_tenants(inv: Investigation, facts: Facts) -> bool:
+    """A provider limits a service and no answer of every service's errors at once shows who
+    else quotes its limit (a batch on the same key) yet."""
+    return bool(_limited(facts)) and not any(
+        unread_services.is_every_service(o) for o in inv.observations
+    )
+
+
+def _limited(facts: Facts) -> list[Limited]:
+    known = {s.lower() for s in (*facts.errors, *facts.health) if s}
     found: list[Limited] = []
-    for service, errors in board.facts.errors.items():
+    for service, errors in facts.errors.items():
         if not service:
             continue
         for group in (*errors.groups, *errors.warnings):

@@ -6,15 +6,17 @@ Names and wordings are invented (a MySQL metadata lock, a Kafka broker's full di
 evictions, a SaaS API answering 200 with `quota_exceeded`); the servers' shapes are their own.
 """
 
+import asyncio
 import time
 
 import pytest
 
-from reasoning.layered import shared_backend, shared_limits
+from reasoning.layered import LayeredPlanner, shared_backend, shared_limits
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
 from reasoning.observations import Investigation, Observation
 from tests.reasoning.test_planner import World, health, incident
+from tests.reasoning.test_unread_services import EVERY, _every, _tools, _with
 from tests.reasoning.test_warnings_and_changes import (
     FAILING,
     group,
@@ -318,3 +320,40 @@ def test_a_batch_quoting_the_same_limit_is_the_co_tenant_that_used_it_up():
     top = _top(analysis)
     assert top.id == "http:newsletter-import" and top.status == "confirmed"
     assert analysis.candidates["http:api.mailforge.example"].status == "likely"
+
+
+@pytest.mark.rule("board.shared-rate-limit")
+def test_the_planner_reads_every_services_errors_to_find_the_batch_on_the_same_key():
+    world = World(
+        {
+            ("service_health", "receipts"): health("receipts", "unhealthy", FAILING),
+            ("top_errors", "receipts"): logged(
+                "receipts", errors=[group(QUOTA_200, count=400)]
+            ),
+            ("top_errors", ""): _every(
+                _with("receipts", QUOTA_200, count=400),
+                warnings=[
+                    _with(
+                        "crm-backfill",
+                        "contact 77 not enriched: 200 OVER_QUOTA, retrying",
+                        count=900,
+                    )
+                ],
+            ),
+        }
+    )
+    planner = LayeredPlanner()
+    inv = Investigation(
+        incident=incident("receipts", "receipts not sent"), tools=_tools(EVERY)
+    )
+    while calls := asyncio.run(planner.next_round(inv)):
+        n = inv.round + 1
+        inv.observations.extend(
+            world.answer(c, f"s{n}-{i}") for i, c in enumerate(calls, 1)
+        )
+        inv.round = n
+    report = asyncio.run(planner.conclude(inv))
+
+    assert ("top_errors", "") in world.asked
+    assert report.top.id == "http:crm-backfill" and report.conclusive
+    assert any(h.id == "http:api.mailforge.example" for h in report.hypotheses)
