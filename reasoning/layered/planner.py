@@ -32,7 +32,9 @@ from reasoning.layered import (
     path_elements,
     remedies,
     retry_storms,
+    shared_backend,
     shared_capacity,
+    shared_limits,
     signed_lifetime,
     silent_lines,
     stalled_output,
@@ -536,6 +538,8 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._backend_search(inv, facts)
+        calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._read_services(
             inv,
@@ -720,6 +724,51 @@ class LayeredPlanner:
                 )
             )
         return calls
+
+    def _tenant_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A provider limits a service: every service's errors and warnings at once, for who else
+        quotes its limit (`shared_limits`: a batch on the same key uses it up)."""
+        logs = only_tool(inv, TOP_ERRORS)
+        if (
+            not unread_services.offered(inv)
+            or (logs is not None and facts.is_backend_down(logs.server))
+            or not shared_limits.needs_tenants(inv, facts)
+        ):
+            return []
+        return [
+            self._call(
+                inv,
+                TOP_ERRORS,
+                unread_services.arguments(self._window(inv), BASELINE_S),
+                "a provider limits a service: who else quotes its limit",
+            )
+        ]
+
+    def _backend_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A shared back end says it holds its clients and names none: every service's lines about
+        starting something just before it began (`shared_backend`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        window = shared_backend.search_window(inv, facts)
+        if window is None:
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {
+                    "query": shared_backend.START_SEARCH,
+                    "regex": True,
+                    **window,
+                    "limit": shared_backend.SEARCH_LIMIT,
+                },
+                "a shared back end holds its clients: who started something just before",
+            )
+        ]
 
     def _host_searches(
         self, inv: Investigation, facts: Facts

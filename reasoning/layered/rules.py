@@ -112,6 +112,7 @@ from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.path_elements import path_elements
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
+from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.shared_limits import shared_limits
 from reasoning.layered.signed_lifetime import signed_lifetime
@@ -428,6 +429,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
+    Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
     Rule(

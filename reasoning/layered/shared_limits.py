@@ -15,26 +15,43 @@ from datetime import datetime
 from typing import Final
 
 from reasoning import layers
-from reasoning.layered import metric_trends
-from reasoning.layered.candidates import Board
-from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, parse_time
-from reasoning.layered.reading import hosts_in, short
-from reasoning.observations import Observation
+from reasoning.layered import metric_trends, unread_services
+from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.facts import (
+    FACT_CHARS,
+    ErrorGroup,
+    Errors,
+    Facts,
+    _groups,
+    parse_time,
+)
+from reasoning.layered.reading import as_dict, as_list, hosts_in, short
+from reasoning.observations import Investigation, Observation
 
-# A provider's words for a caller over its limit.
+# A provider's words for a caller over its limit: a 429, or the words in the body of any answer
+# (many APIs answer 200 with a status: OVER_QUERY_LIMIT, RESOURCE_EXHAUSTED, quota_exceeded).
 LIMITED: Final = re.compile(
-    r"\b429\b|too many requests|rate[ -]?limit(?:ed|ing)?\b|throttl\w*|quota exceeded",
+    r"\b429\b|too many requests|rate[ _-]?limit(?:ed|ing)?\b|rate[ _-]?limit[ _-]?exceeded|"
+    r"throttl\w*|quota[ _-]?(?:exceeded|exhausted|reached)|over[ _-]?(?:query[ _-]?)?(?:limit|quota)|"
+    r"exceeded (?:your |the )?(?:\w{1,20} ){0,3}(?:quota|rate limit|request limit)|"
+    r"resource[ _-]?exhausted|usage limit (?:exceeded|reached)",
     re.IGNORECASE,
 )
 # A series that counts what a service sends or asks (its own load), not what fails.
 _LOAD: Final = re.compile(
     r"sent|send|request|call|message|dispatch|deliver|publish|push|api", re.IGNORECASE
 )
+# A batch of work (a backfill, an import, a migration or replay job), by a service's name or lines.
+_BATCH: Final = re.compile(
+    r"backfill|\bbatch|\bbulk\b|\bimport|migrat|re-?index|\breplay|resync|\bcron|\bjob\b",
+    re.IGNORECASE,
+)
 _BURST: Final = (
     10.0  # a co-tenant's rate in the window's second half over the hour before's
 )
 _MIN_RATE: Final = 1.0  # … and at least one a second: a trickle is no burst
 _CO_TENANT = 0.88
+_BATCH_TENANT = 0.87  # a batch that quotes the same limit, without a burst in view
 _PROVIDER = 0.86
 _PROVIDER_BEHIND = 0.6  # the provider, when a co-tenant's burst explains its answers
 
@@ -72,9 +89,21 @@ class Burst:
 
 def limited_by_provider(board: Board) -> list[Limited]:
     """The services whose new error lines quote a rate-limit answer of a host that is no service read."""
-    known = {s.lower() for s in (*board.facts.errors, *board.facts.health) if s}
+    return _limited(board.facts)
+
+
+def needs_tenants(inv: Investigation, facts: Facts) -> bool:
+    """A provider limits a service and no answer of every service's errors at once shows who
+    else quotes its limit (a batch on the same key) yet."""
+    return bool(_limited(facts)) and not any(
+        unread_services.is_every_service(o) for o in inv.observations
+    )
+
+
+def _limited(facts: Facts) -> list[Limited]:
+    known = {s.lower() for s in (*facts.errors, *facts.health) if s}
     found: list[Limited] = []
-    for service, errors in board.facts.errors.items():
+    for service, errors in facts.errors.items():
         if not service:
             continue
         for group in (*errors.groups, *errors.warnings):
@@ -114,6 +143,54 @@ def bursts(board: Board, start: datetime, limited: set[str]) -> list[Burst]:
     return found
 
 
+def _errors_everywhere(board: Board) -> list[tuple[str, Errors]]:
+    """Each service's errors read, then those a top_errors of every service at once shows."""
+    found = list(board.facts.errors.items())
+    for obs in board.inv.observations:
+        if not (unread_services.is_every_service(obs) and obs.is_ok):
+            continue
+        result = as_dict(obs.result)
+        for key, warn in (("top", False), ("warnings", True)):
+            for raw in map(as_dict, as_list(result.get(key))):
+                service = str(raw.get("service") or "").lower()
+                if not service or service in board.facts.errors:
+                    continue
+                groups = _groups([raw])
+                found.append(
+                    (
+                        service,
+                        Errors(
+                            obs,
+                            service,
+                            () if warn else groups,
+                            groups if warn else (),
+                        ),
+                    )
+                )
+    return found
+
+
+def batch_tenants(
+    board: Board, limited: list[Limited]
+) -> list[tuple[Errors, ErrorGroup]]:
+    """Other services whose own new lines quote a limit too and that run a batch of work (by their
+    name or those lines): a backfill or import on the shared key is what uses the quota up."""
+    callers = {lim.errors.service for lim in limited}
+    found = []
+    for service, errors in _errors_everywhere(board):
+        if not service or service in callers:
+            continue
+        for group in (*errors.groups, *errors.warnings):
+            if (
+                group.is_new
+                and LIMITED.search(group.text)
+                and (_BATCH.search(service) or _BATCH.search(group.text))
+            ):
+                found.append((errors, group))
+                break
+    return found
+
+
 def shared_limits(board: Board) -> None:
     """A provider outside our services answering a service's calls with 429 or a rate limit is an http-layer fault: another service whose own send or request rate jumped from before the window used the shared limit up and is the cause, else the provider's limit is."""
     start = parse_time(board.inv.incident.window_start or "")
@@ -127,13 +204,18 @@ def shared_limits(board: Board) -> None:
     provider = board.get(
         layers.HTTP,
         first.provider,
-        f"{first.provider} answers {first.errors.service}'s calls with a rate limit (429): "
-        "the limit of the account is used up",
+        f"{first.provider} answers {first.errors.service}'s calls with a rate limit or "
+        f"quota answer ({short(_limit_words(first.group.text), 40)}): the limit of the account "
+        "is used up",
     )
     for lim in limited:
         provider.cite(lim.errors.obs, lim.fact)
     provider.keywords = [first.provider, "429", "rate limit", layers.HTTP]
     if not others:
+        batches = batch_tenants(board, limited)
+        if batches:
+            _batch(board, provider, first, limited, *batches[0])
+            return
         provider.chain = [board.symptom(), first.fact, provider.statement]
         provider.status, provider.confidence = (
             "confirmed",
@@ -157,3 +239,35 @@ def shared_limits(board: Board) -> None:
     c.chain = [board.symptom(), first.fact, burst.fact, c.statement]
     c.status, c.confidence = "confirmed", max(c.confidence, _CO_TENANT)
     c.keywords = [burst.service, first.provider, "429", "rate limit", layers.HTTP]
+
+
+def _limit_words(text: str) -> str:
+    match = LIMITED.search(text)
+    return match.group(0) if match else "429"
+
+
+def _batch(
+    board: Board,
+    provider: Candidate,
+    first: Limited,
+    limited: list[Limited],
+    errors: Errors,
+    group: ErrorGroup,
+) -> None:
+    """A batch that quotes the same limit is the co-tenant using it up; the provider is how."""
+    provider.status, provider.confidence = (
+        "likely",
+        max(provider.confidence, _PROVIDER_BEHIND),
+    )
+    c = board.get(
+        layers.HTTP,
+        errors.service,
+        f"{errors.service}, a batch of work, is limited at {first.provider} too: it uses up the "
+        f"limit it shares with {first.errors.service}, which {first.provider} now refuses",
+    )
+    c.cite(errors.obs, errors.fact(group))
+    for lim in limited:
+        c.cite(lim.errors.obs, lim.fact)
+    c.chain = [board.symptom(), first.fact, errors.fact(group), c.statement]
+    c.status, c.confidence = "confirmed", max(c.confidence, _BATCH_TENANT)
+    c.keywords = [errors.service, first.provider, "quota", "rate limit", layers.HTTP]

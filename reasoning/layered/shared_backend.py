@@ -1,0 +1,379 @@
+"""A shared back end blocked by one of its users (issue 21 class 4): the party that started something new just before is the cause, the back end the mechanism, the failing callers its victims.
+
+A database, cache or broker several services use says in its own lines, at any level, that it
+holds its clients: statements queue behind a lock (`still waiting for AccessExclusiveLock`,
+`Waiting for table metadata lock`), a broker's disk or memory alarm blocks publishers (`disk
+resource limit alarm set`, `no space left on device`), a command stalls the single thread of a
+cache (its slow log), keys are evicted en masse. Its callers then fail in their own words (pool
+exhausted, timeouts), louder than it, and soon after it began. What is new is the cause:
+
+- a client the back end's own line names (`client_name=…`, a service the logs know; not in a
+  lock-wait line, whose label is the waiting session's);
+- else a service whose own line says it started something (a release starting, a migration, a
+  backfill or batch job, a reindex) in the `LEAD` before the back end's first such line: the
+  planner searches every service's lines for those words (`START_SEARCH`) around that moment;
+- else, when the back end says it blocks every client (an alarm, a full disk), the back end itself.
+
+A blocking line that was already logged before the window, or callers that began failing long
+before or after it, are not this.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final
+
+from reasoning import layers
+from reasoning.layered import lock_holders, shared_capacity, unread_services
+from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.facts import ErrorGroup, Errors, Facts, parse_time
+from reasoning.layered.reading import arg, as_dict, as_list, short
+from reasoning.observations import Investigation, Observation
+from reasoning.tools import SEARCH_LOGS
+
+# A lock queue: the back end's sessions wait for a lock (the holder need not be named).
+_LOCK_QUEUE: Final = (
+    r"still waiting for [A-Za-z]{0,30}Lock|waiting for (?:table |the )?metadata lock|"
+    r"lock wait queue|queued behind (?:a |an |the )?(?:lock|ddl|alter)"
+)
+# The back end blocks every client: an alarm, a full disk, publishers or writes blocked.
+_HARD: Final = (
+    r"\b(?:disk|memory|mem|resource)[ _-](?:resource[ _-])?(?:limit[ _-])?alarm|"
+    r"\balarm (?:set|raised)|publishers? (?:will be |are |were |is )?blocked|"
+    r"blocking (?:all |every )?(?:publishers|producers|writes|writers|clients)|"
+    r"free disk space is insufficient|no space left on device|disk (?:is )?full|"
+    r"log director(?:y|ies) \S{0,200} (?:offline|failed)|read[ -]only mode|writes? (?:are )?rejected"
+)
+# A single command or client stalling the back end, or keys evicted en masse.
+_STALL: Final = (
+    r"\bslow ?log\b|\bslowlog\b|slow (?:command|query)\b|blocked the event loop|"
+    r"\bevict(?:ed|ing|ions?)\b"
+)
+BLOCKED: Final = re.compile(f"{_LOCK_QUEUE}|{_HARD}|{_STALL}", re.IGNORECASE)
+HARD: Final = re.compile(_HARD, re.IGNORECASE)
+LOCK_QUEUE: Final = re.compile(_LOCK_QUEUE, re.IGNORECASE)
+# A party's own words that it started something new (RE2, for the search of every service).
+START_SEARCH: Final = (
+    r"(?i)(start(ed|ing)|launch|\bbegin|began|deploy|rolled out|migrat|backfill|"
+    r"alter table|create index|reindex|vacuum full|declar|enabled|bulk (load|import|export))"
+)
+_START: Final = re.compile(START_SEARCH.removeprefix("(?i)"), re.IGNORECASE)
+_NOT_START_LEVELS: Final = frozenset(
+    {"error", "err", "fatal", "critical", "crit", "panic"}
+)
+SEARCH_LIMIT: Final = 60
+LEAD: Final = timedelta(minutes=15)  # a start this long before the first blocking line
+SLACK: Final = timedelta(
+    minutes=1
+)  # a start logged just after it (log clocks, buffering)
+_VICTIM_BEFORE: Final = timedelta(
+    minutes=2
+)  # a caller may fail before the slow log is written
+_VICTIM_AFTER: Final = timedelta(minutes=15)
+_NAMED = 0.88  # the back end names the client
+_STARTED = 0.88  # a party started something just before the back end blocked
+_BACKEND = 0.84  # the back end says it blocks every client; nobody new in view
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A back end's own line saying it blocks or holds its clients."""
+
+    backend: str
+    obs: Observation
+    fact: str
+    line: str
+    at: datetime | None
+    client: str | None
+
+    @property
+    def is_hard(self) -> bool:
+        return HARD.search(self.line) is not None
+
+
+@dataclass(frozen=True)
+class Start:
+    """A line of a party's own saying it started something."""
+
+    service: str
+    obs: Observation
+    fact: str
+    line: str
+    at: datetime
+
+
+def _own(text: str) -> bool:
+    """A back end's own blocking words, not a caller's request line quoting them."""
+    return bool(BLOCKED.search(text)) and not shared_capacity.REQUEST_LINE.search(text)
+
+
+def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
+    """Every back end's own new lines saying it blocks its clients, earliest first."""
+    known = shared_capacity._known(facts, inv)
+    found: list[Blocked] = []
+    for errors in facts.errors.values():
+        if not errors.service:
+            continue
+        for group in (*errors.groups, *errors.warnings):
+            text = group.sample or group.signature
+            if not group.is_new or not _own(text):
+                continue
+            found.append(
+                Blocked(
+                    errors.service,
+                    errors.obs,
+                    errors.fact(group),
+                    text,
+                    parse_time(group.first_seen),
+                    _client(text, errors.service, known),
+                )
+            )
+    for obs in inv.observations:
+        if unread_services.is_every_service(obs) and obs.is_ok:
+            found += _every_service_groups(obs, known)
+        if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
+            continue
+        if arg(obs, "query") == START_SEARCH:
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            service = str(line.get("service") or "").lower()
+            text = str(line.get("message") or "")
+            if not service or not _own(text):
+                continue
+            found.append(
+                Blocked(
+                    service,
+                    obs,
+                    short(f"search_logs(every service): {service}: {text}", 300),
+                    text,
+                    parse_time(str(line.get("time") or "")),
+                    _client(text, service, known),
+                )
+            )
+    found.sort(key=lambda b: (b.at is None, b.at or datetime.min))
+    return found
+
+
+def _every_service_groups(obs: Observation, known: set[str]) -> list[Blocked]:
+    """The blocking lines of a top_errors of every service at once (each group names its service)."""
+    found = []
+    result = as_dict(obs.result)
+    for raw in map(
+        as_dict, (*as_list(result.get("top")), *as_list(result.get("warnings")))
+    ):
+        service = str(raw.get("service") or "").lower()
+        text = str(raw.get("sample") or raw.get("signature") or "")
+        if not service or raw.get("before") != 0 or not _own(text):
+            continue
+        found.append(
+            Blocked(
+                service,
+                obs,
+                short(f"top_errors(every service): {service}: {text}", 300),
+                text,
+                parse_time(str(raw.get("first_seen") or "")),
+                _client(text, service, known),
+            )
+        )
+    return found
+
+
+def _client(text: str, backend: str, known: set[str]) -> str | None:
+    """The client a blocking line names; none in a lock wait (its label is the waiter's)."""
+    if LOCK_QUEUE.search(text):
+        return None
+    return shared_capacity._client(text, backend, known)
+
+
+def _first(found: list[Blocked], backend: str) -> datetime | None:
+    return next((b.at for b in found if b.backend == backend and b.at), None)
+
+
+def search_window(inv: Investigation, facts: Facts) -> dict[str, str] | None:
+    """Where to search every service's start lines: around the first blocking line of a back end
+    that names no client, when no such search was made yet."""
+    if any(
+        o.tool == SEARCH_LOGS and arg(o, "query") == START_SEARCH
+        for o in inv.observations
+    ):
+        return None
+    found = blocked(inv, facts)
+    if not found or any(b.client for b in found):
+        return None
+    first = _first(found, found[0].backend)
+    if first is None:
+        return None
+    return {"start": _iso(first - LEAD), "end": _iso(first + SLACK)}
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def starts(inv: Investigation) -> Iterator[Start]:
+    """Every service's own lines about starting something, from the search of every service."""
+    for obs in inv.observations:
+        if not (
+            obs.tool == SEARCH_LOGS
+            and obs.is_ok
+            and not arg(obs, "service")
+            and arg(obs, "query") == START_SEARCH
+        ):
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            service = str(line.get("service") or "").lower()
+            text = str(line.get("message") or "")
+            at = parse_time(str(line.get("time") or ""))
+            level = str(line.get("level") or "").lower()
+            if (
+                not service
+                or at is None
+                or level in _NOT_START_LEVELS
+                or not _START.search(text)
+                or lock_holders.REQUEST_LINE.search(text)
+                or BLOCKED.search(text)
+            ):
+                continue
+            yield Start(
+                service,
+                obs,
+                short(f"search_logs(every service): {service}: {text}", 300),
+                text,
+                at,
+            )
+
+
+def _victims(
+    facts: Facts, backend: str, party: str, first: datetime | None
+) -> list[tuple[Errors, ErrorGroup]]:
+    """Other services whose new errors began around the back end's first blocking line."""
+    found = []
+    for errors in facts.errors.values():
+        if errors.service in ("", backend, party):
+            continue
+        for group in errors.groups:
+            began = parse_time(group.first_seen)
+            if not group.is_new or began is None:
+                continue
+            if (
+                first is None
+                or first - _VICTIM_BEFORE <= began <= first + _VICTIM_AFTER
+            ):
+                found.append((errors, group))
+                break
+    return found
+
+
+def shared_backend(board: Board) -> None:
+    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions) while other services begin failing is blocked by the client it names, else by the service that started something just before, else (an alarm, a full disk) it is the fault itself; the failing callers are its victims."""
+    found = blocked(board.inv, board.facts)
+    if not found:
+        return
+    named = next((b for b in found if b.client), None)
+    if named is not None and named.client is not None:
+        first = _first(found, named.backend)
+        victims = _victims(board.facts, named.backend, named.client, first)
+        if victims and not _explained(board, named.backend):
+            _blame(board, named.client, named, victims, None)
+        return
+    backend = found[0].backend
+    if _explained(board, backend):
+        return
+    first = _first(found, backend)
+    started = _started(board.inv, backend, first)
+    party = started.service if started else backend
+    victims = _victims(board.facts, backend, party, first)
+    if not victims:
+        return
+    if started is not None:
+        _blame(board, started.service, found[0], victims, started)
+        return
+    hard = next((b for b in found if b.backend == backend and b.is_hard), None)
+    if hard is not None:
+        _blame(board, backend, hard, victims, None)
+
+
+def _explained(board: Board, backend: str) -> bool:
+    """Another rule already confirmed who holds or fills this back end."""
+    return any(
+        c.status == "confirmed" and backend in c.keywords and c.component != backend
+        for c in board.candidates.values()
+    )
+
+
+def _started(inv: Investigation, backend: str, first: datetime | None) -> Start | None:
+    """The last start of a service other than the back end in the `LEAD` before its first
+    blocking line (or just after it)."""
+    if first is None:
+        return None
+    near = [
+        s
+        for s in starts(inv)
+        if s.service != backend and first - LEAD <= s.at <= first + SLACK
+    ]
+    return max(near, key=lambda s: s.at) if near else None
+
+
+def _blame(
+    board: Board,
+    party: str,
+    line: Blocked,
+    victims: list[tuple[Errors, ErrorGroup]],
+    started: Start | None,
+) -> None:
+    backend = line.backend
+    who = ", ".join(e.service for e, _ in victims[:3])
+    if party == backend:
+        statement = f"{backend} blocks every client ({short(line.line, 90)}): {who} fail behind it"
+        confidence = _BACKEND
+    elif started is not None:
+        statement = (
+            f"{party} started something just before the shared {backend} began holding its "
+            f"clients ({short(started.line, 90)}); {who} fail behind it"
+        )
+        confidence = _STARTED
+    else:
+        statement = (
+            f"{party} blocks the shared {backend}, which names it in its own lines "
+            f"({short(line.line, 90)}); {who} fail behind it"
+        )
+        confidence = _NAMED
+    c = board.get(layers.APPLICATION, party, statement)
+    if c.stage is not None:
+        return
+    if c.status != "confirmed" or c.confidence < confidence:
+        c.statement = (
+            statement  # what it was read as alone is the symptom, not the cause
+        )
+    c.cite(line.obs, line.fact)
+    if started is not None:
+        c.cite(started.obs, started.fact)
+    for errors, group in victims[:2]:
+        c.cite(errors.obs, errors.fact(group))
+    c.status, c.confidence = "confirmed", max(c.confidence, confidence)
+    c.chain = [
+        board.symptom(),
+        *(
+            f"{e.service} fails: {short(g.sample or g.signature, 100)}"
+            for e, g in victims[:2]
+        ),
+        f"{backend} logs: {short(line.line, 140)}",
+        *([f"{party} logs: {short(started.line, 120)}"] if started else []),
+        c.statement,
+    ]
+    c.keywords = list(
+        dict.fromkeys([party, backend, "shared back end", "blocked clients"])
+    )
+    for errors, _ in victims:
+        _victim(board.candidates.get(f"{layers.APPLICATION}:{errors.service}"), c)
+    if party != backend:
+        _victim(board.candidates.get(f"{layers.APPLICATION}:{backend}"), c)
+
+
+def _victim(victim: Candidate | None, cause: Candidate) -> None:
+    if victim is None or victim.status == "ruled_out" or victim is cause:
+        return
+    victim.status, victim.confidence = "likely", min(victim.confidence, 0.4)
+    if cause.id not in victim.statement:
+        victim.statement += f"; a victim of {cause.id} (it blocks the shared back end)"

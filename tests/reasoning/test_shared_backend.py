@@ -1,0 +1,359 @@
+"""Issue 21 class 4: a shared back end degraded by one party, its other users the loud victims
+(reasoning/layered/shared_backend.py), and a provider's quota answered in the body of a 200
+(reasoning/layered/shared_limits.py).
+
+Names and wordings are invented (a MySQL metadata lock, a Kafka broker's full disk, Memcached
+evictions, a SaaS API answering 200 with `quota_exceeded`); the servers' shapes are their own.
+"""
+
+import asyncio
+import time
+
+import pytest
+
+from reasoning.layered import LayeredPlanner, shared_backend, shared_limits
+from reasoning.layered.analysis import Analysis
+from reasoning.layered.facts import Facts
+from reasoning.observations import Investigation, Observation
+from tests.reasoning.test_planner import World, health, incident
+from tests.reasoning.test_unread_services import EVERY, _every, _tools, _with
+from tests.reasoning.test_warnings_and_changes import (
+    FAILING,
+    group,
+    logged,
+    run_with_schemas,
+)
+
+TOOLS = ("service_health", "top_errors", "search_logs", "search_runbooks")
+
+
+def _obs(span, tool, arguments, result):
+    return Observation(
+        span_id=span,
+        agent="logs",
+        server="logbook",
+        tool=tool,
+        arguments=arguments,
+        is_ok=True,
+        result=result,
+    )
+
+
+def _lines(*entries):
+    """search_logs lines: (service, time, level, message)."""
+    return {
+        "lines": [
+            {"service": s, "time": t, "level": lv, "message": m, "labels": {}}
+            for s, t, lv, m in entries
+        ]
+    }
+
+
+def _analysis(service, observations):
+    inv = Investigation(incident=incident(service, "it hangs"), tools=[])
+    inv.observations.extend(observations)
+    return Analysis(inv, Facts.read(inv.observations))
+
+
+def _errors(span, service, errors=(), warnings=()):
+    return _obs(
+        span,
+        "top_errors",
+        {"service": service, "warnings": True, "baseline_s": 3600},
+        logged(service, errors=errors, warnings=warnings),
+    )
+
+
+def _starts(span, *entries):
+    return _obs(
+        span,
+        "search_logs",
+        {"query": shared_backend.START_SEARCH, "regex": True},
+        _lines(*entries),
+    )
+
+
+def _top(analysis):
+    live = [c for c in analysis.candidates.values() if c.status != "ruled_out"]
+    return max(live, key=lambda c: c.confidence)
+
+
+# --- a Kafka broker's disk fills: the new replay job that writes to it is the cause ------------
+
+KAFKA_FULL = "ERROR Error while writing to checkpoint file /data/kafka-logs: No space left on device"
+PRODUCER = "POST /events 503: KafkaTimeoutException: Topic clicks not present in metadata after 60000 ms"
+
+
+def _kafka(start_lines):
+    return [
+        _errors(
+            "s1",
+            "event-gateway",
+            errors=[group(PRODUCER, count=300, first_seen="2030-01-01T10:21:30Z")],
+        ),
+        _errors(
+            "s2",
+            "broker-3",
+            errors=[group(KAFKA_FULL, count=40, first_seen="2030-01-01T10:20:10Z")],
+        ),
+        _starts("s3", *start_lines),
+    ]
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_party_that_started_a_job_just_before_a_broker_ran_out_of_disk_is_the_cause():
+    analysis = _analysis(
+        "event-gateway",
+        _kafka(
+            [
+                (
+                    "clickstream-replayer",
+                    "2030-01-01T10:12:00Z",
+                    "info",
+                    "replay of 30 days of clicks started, writing to topic clicks-replay",
+                ),
+                # too early: an hour before the broker filled
+                ("web-shop", "2030-01-01T09:10:00Z", "info", "web-shop 3.1.0 deployed"),
+            ]
+        ),
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:clickstream-replayer" and top.status == "confirmed"
+    assert "broker-3" in top.statement and "replay of 30 days" in top.statement
+    gateway = analysis.candidates.get("application:event-gateway")
+    assert gateway is None or gateway.confidence <= 0.4
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_broker_that_blocks_every_client_with_nobody_new_in_view_is_the_fault_itself():
+    analysis = _analysis("event-gateway", _kafka([]))
+
+    top = _top(analysis)
+    assert top.id == "application:broker-3" and top.status == "confirmed"
+    assert "No space left on device" in top.statement
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_blocking_line_already_logged_before_the_window_blames_nobody():
+    observations = [
+        _errors(
+            "s1",
+            "event-gateway",
+            errors=[group(PRODUCER, count=300, first_seen="2030-01-01T10:21:30Z")],
+        ),
+        _errors(
+            "s2",
+            "broker-3",
+            errors=[
+                group(
+                    KAFKA_FULL, count=40, first_seen="2030-01-01T10:20:10Z", before=12
+                )
+            ],
+        ),
+    ]
+    analysis = _analysis("event-gateway", observations)
+
+    assert "application:broker-3" not in analysis.candidates or (
+        analysis.candidates["application:broker-3"].status != "confirmed"
+    )
+
+
+# --- Memcached evicting keys, naming the client that floods it ----------------------------------
+
+EVICTIONS = "evictions 52k/s in slab class 9; top setter client_name=thumb-prewarmer"
+MISSES = "GET /catalog/42 504: upstream product-db timeout after cache miss storm"
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_the_client_a_caches_own_eviction_line_names_is_the_cause():
+    analysis = _analysis(
+        "catalog-api",
+        [
+            _errors(
+                "s1",
+                "catalog-api",
+                errors=[group(MISSES, count=200, first_seen="2030-01-01T10:31:00Z")],
+            ),
+            _errors(
+                "s2",
+                "memcached-pool",
+                warnings=[
+                    group(EVICTIONS, count=30, first_seen="2030-01-01T10:30:00Z")
+                ],
+            ),
+            _errors("s3", "thumb-prewarmer"),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:thumb-prewarmer" and top.status == "confirmed"
+    assert "memcached-pool" in top.statement
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_callers_failing_long_after_the_blocking_line_are_not_its_victims():
+    analysis = _analysis(
+        "catalog-api",
+        [
+            _errors(
+                "s1",
+                "catalog-api",
+                errors=[group(MISSES, count=200, first_seen="2030-01-01T10:58:00Z")],
+            ),
+            _errors(
+                "s2",
+                "memcached-pool",
+                warnings=[
+                    group(EVICTIONS, count=30, first_seen="2030-01-01T10:05:00Z")
+                ],
+            ),
+        ],
+    )
+
+    assert "application:thumb-prewarmer" not in analysis.candidates
+
+
+# --- a MySQL metadata lock queue: the schema migration that started just before ---------------
+
+MDL_CALLER = "POST /api/orders 500: (1205, 'Lock wait timeout exceeded; try restarting transaction')"
+MDL_WAIT = (
+    "Waiting for table metadata lock: ALTER TABLE orders ADD INDEX idx_region (region)"
+)
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_migration_that_started_just_before_a_metadata_lock_queue_is_the_cause():
+    every = _lines(
+        ("orders-mysql", "2030-01-01T10:16:05Z", "warning", MDL_WAIT),
+        (
+            "fulfilment-svc",
+            "2030-01-01T10:16:00Z",
+            "info",
+            "gh-ost: starting migration of orders (add index idx_region)",
+        ),
+        ("orders-mysql", "2030-01-01T10:16:40Z", "warning", MDL_WAIT),
+    )
+    world = World(
+        {
+            ("service_health", "order-api"): health("order-api", "unhealthy", FAILING),
+            ("top_errors", "order-api"): logged(
+                "order-api",
+                errors=[
+                    group(MDL_CALLER, count=500, first_seen="2030-01-01T10:16:30Z")
+                ],
+            ),
+            ("search_logs", ""): every,
+        }
+    )
+
+    inv, _, report = run_with_schemas(
+        world, incident("order-api", "orders hang"), names=TOOLS
+    )
+
+    assert any(
+        o.arguments.get("query") == shared_backend.START_SEARCH
+        for o in inv.observations
+    )
+    top = report.top
+    assert top.id == "application:fulfilment-svc" and report.conclusive
+    assert "orders-mysql" in top.statement
+
+
+def test_blocking_and_quota_words_read_in_linear_time_on_hostile_lines():
+    lines = (
+        "log directory " * 2000 + "a" * 20000,
+        "still waiting for " + "A" * 20000,
+        "exceeded " + "x " * 10000,
+        "over_" * 4000 + "quota",
+    )
+    began = time.perf_counter()
+    for line in lines:
+        shared_backend.BLOCKED.search(line)
+        shared_backend._START.search(line)
+        shared_limits.LIMITED.search(line)
+    assert time.perf_counter() - began < 0.5
+
+
+# --- a SaaS API answering 200 with a quota status -----------------------------------------------
+
+QUOTA_200 = 'send receipt 8812: POST https://api.mailforge.example/v2/send 200 {"status":"quota_exceeded"}'
+
+
+def _quota_world(batch=False):
+    answers = {
+        ("service_health", "receipts"): health("receipts", "unhealthy", FAILING),
+        ("top_errors", "receipts"): logged(
+            "receipts", errors=[group(QUOTA_200, count=400)]
+        ),
+    }
+    return answers, batch
+
+
+@pytest.mark.rule("board.shared-rate-limit")
+def test_a_quota_status_in_the_body_of_a_200_is_the_providers_limit():
+    answers, _ = _quota_world()
+    _, _, report = run_with_schemas(
+        World(answers), incident("receipts", "receipts not sent"), names=TOOLS
+    )
+
+    assert report.top.id == "http:api.mailforge.example" and report.conclusive
+    assert "quota_exceeded" in report.top.statement
+
+
+@pytest.mark.rule("board.shared-rate-limit")
+def test_a_batch_quoting_the_same_limit_is_the_co_tenant_that_used_it_up():
+    analysis = _analysis(
+        "receipts",
+        [
+            _errors("s1", "receipts", errors=[group(QUOTA_200, count=400)]),
+            _errors(
+                "s2",
+                "newsletter-import",
+                warnings=[
+                    group("contact 77 skipped: RESOURCE_EXHAUSTED, retrying next batch")
+                ],
+            ),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "http:newsletter-import" and top.status == "confirmed"
+    assert analysis.candidates["http:api.mailforge.example"].status == "likely"
+
+
+@pytest.mark.rule("board.shared-rate-limit")
+def test_the_planner_reads_every_services_errors_to_find_the_batch_on_the_same_key():
+    world = World(
+        {
+            ("service_health", "receipts"): health("receipts", "unhealthy", FAILING),
+            ("top_errors", "receipts"): logged(
+                "receipts", errors=[group(QUOTA_200, count=400)]
+            ),
+            ("top_errors", ""): _every(
+                _with("receipts", QUOTA_200, count=400),
+                warnings=[
+                    _with(
+                        "crm-backfill",
+                        "contact 77 not enriched: 200 OVER_QUOTA, retrying",
+                        count=900,
+                    )
+                ],
+            ),
+        }
+    )
+    planner = LayeredPlanner()
+    inv = Investigation(
+        incident=incident("receipts", "receipts not sent"), tools=_tools(EVERY)
+    )
+    while calls := asyncio.run(planner.next_round(inv)):
+        n = inv.round + 1
+        inv.observations.extend(
+            world.answer(c, f"s{n}-{i}") for i, c in enumerate(calls, 1)
+        )
+        inv.round = n
+    report = asyncio.run(planner.conclude(inv))
+
+    assert ("top_errors", "") in world.asked
+    assert report.top.id == "http:crm-backfill" and report.conclusive
+    assert any(h.id == "http:api.mailforge.example" for h in report.hypotheses)
