@@ -21,7 +21,6 @@ import copy
 import json
 import re
 import threading
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -129,6 +128,8 @@ def _parse_time(value: str) -> datetime:
 
 
 def _format_time(value: datetime) -> str:
+    if value.microsecond:  # the wall clock's (_wall_clock); kubectl reads the fraction
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -212,14 +213,14 @@ class FakeKubeAPI:
         """The moment `kind` is served at, and its objects: a scenario's events, and its pods listed by
         node (what `describe node` ages itself), follow the wall clock."""
         if kind == "Event" and self.raw_events:
-            at = _early_in_a_second()
+            at = _wall_clock()
             return at, [resolve_times(o, at) for o in self.raw_events]
         if (
             kind == "Pod"
             and self.raw_pods
             and "spec.nodeName" in query.get("fieldSelector", "")
         ):
-            at = _early_in_a_second()
+            at = _wall_clock()
             return at, [resolve_times(o, at) for o in self.raw_pods]
         return self.now, self.objects
 
@@ -1419,11 +1420,10 @@ def resolve_times(value: Any, now: datetime, key: str = "") -> Any:
     return copy.copy(value)
 
 
-def _early_in_a_second() -> datetime:
-    """The wall clock in whole seconds, waiting for the next second when a fifth of this one is gone,
-    so that kubectl, reading its own clock a little later, is still inside the same second."""
-    moment = time.time()
-    if moment % 1 > 0.2:
-        time.sleep(1.01 - moment % 1)
-        moment = time.time()
-    return datetime.fromtimestamp(int(moment), UTC)
+def _wall_clock() -> datetime:
+    """The wall clock to the microsecond, and times written against it keep the fraction: kubectl,
+    reading its own clock a little later (less than a second), ages them to the whole relative
+    seconds they were written with, as it truncates. (Whole seconds instead meant waiting for the
+    start of the next second, most of a second per events request.)"""
+    moment = datetime.now(UTC)
+    return moment if moment.microsecond else moment.replace(microsecond=1)

@@ -12,11 +12,14 @@ from tests import factories
 from tests.diagnosis import daphneproc
 from tests.livestack import child_database_url
 
-pytestmark = pytest.mark.slow
+# Transactional: the rows a test writes must be visible to Daphne's own connections.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def daphne(transactional_db):
+@pytest.fixture(scope="module")
+def daphne(django_db_setup, django_db_blocker):
+    """One Daphne for the module: it keeps no state of its own between requests (the tests'
+    rows are in the test database, emptied after each test)."""
     env = {"DATABASE_URL": child_database_url()}
     if settings.REDIS_URL.startswith("redis://"):
         # A broker database no worker reads: the queued row is all this test needs.
