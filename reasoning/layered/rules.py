@@ -105,6 +105,7 @@ from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_capacity import shared_capacity
@@ -429,6 +430,13 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule(
+        "board.quiet-changes",
+        BOARD,
+        (layers.APPLICATION, layers.CONNECT, layers.HTTP),
+        quiet_changes,
+        (1, 4),
+    ),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
     Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
