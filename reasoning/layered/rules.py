@@ -115,6 +115,7 @@ from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
+from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -413,6 +414,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
+    ),
+    Rule(
+        "board.statement-errors",
+        BOARD,
+        (layers.APPLICATION,),
+        statement_errors,
+        (4,),
     ),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
     Rule(
