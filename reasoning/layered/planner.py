@@ -30,6 +30,7 @@ from reasoning.layered import (
     named_lines,
     network_delay,
     path_elements,
+    quiet_changes,
     remedies,
     retry_storms,
     shared_backend,
@@ -541,6 +542,7 @@ class LayeredPlanner:
         calls += self._backend_search(inv, facts)
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
+        calls += self._quiet_change_searches(inv, facts)
         calls += self._read_services(
             inv,
             facts,
@@ -588,6 +590,17 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _quiet_change_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """No service logs an error of its own: every service's lines that change a setting before
+        the incident, then every line naming what they touched (`quiet_changes`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return quiet_changes.searches(
+            inv, facts, partial(self._call, inv), self._window(inv)
+        )
 
     def _quiet_fault_searches(
         self, inv: Investigation, facts: Facts

@@ -110,6 +110,7 @@ from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_backend import shared_backend
@@ -120,6 +121,7 @@ from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
+from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -419,6 +421,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
+    Rule(
+        "board.statement-errors",
+        BOARD,
+        (layers.APPLICATION,),
+        statement_errors,
+        (4,),
+    ),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
     Rule(
         "board.signed-lifetime",
@@ -437,6 +446,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
+    Rule(
+        "board.quiet-changes",
+        BOARD,
+        (layers.APPLICATION, layers.CONNECT, layers.HTTP),
+        quiet_changes,
+        (1, 4),
+    ),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
     Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
