@@ -280,8 +280,8 @@ class Facts:
             self.errors[service] = Errors(
                 obs=obs,
                 service=service,
-                groups=_groups(result.get("top")),
-                warnings=_groups(result.get("warnings")),
+                groups=groups_of(result.get("top")),
+                warnings=groups_of(result.get("warnings")),
             )
 
     def _read_log_lines(self, obs: Observation, result: dict[str, Any]) -> None:
@@ -395,7 +395,7 @@ READERS: dict[str, Callable[[Facts, Observation, dict[str, Any]], None]] = {
 }
 
 
-def _groups(value: Any) -> tuple[ErrorGroup, ...]:
+def groups_of(value: Any) -> tuple[ErrorGroup, ...]:
     """top_errors' groups (its `top` or its `warnings`) as ErrorGroups."""
     return tuple(
         ErrorGroup(

@@ -27,7 +27,7 @@ from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import ErrorGroup, Errors, Facts, parse_time
 from reasoning.layered.reading import arg, as_dict, as_list, belongs, short
-from reasoning.layered.resolution import known_names
+from reasoning.layered.shared_capacity import known_services
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS
 
@@ -150,11 +150,7 @@ def to_search(inv: Investigation, facts: Facts) -> list[str]:
 
 
 def _known(inv: Investigation, facts: Facts) -> set[str]:
-    names = {
-        name
-        for name, sources in known_names(inv, facts).services.items()
-        if "logs" in sources
-    }
+    names = known_services(facts, inv)
     for obs in _every_service_searches(inv):
         for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
             if line.get("service"):

@@ -110,9 +110,17 @@ def _own(text: str) -> bool:
 
 def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
     """Every back end's own new lines saying it blocks its clients, earliest first."""
-    known = shared_capacity._known(facts, inv)
+    known = shared_capacity.known_services(facts, inv)
     found: list[Blocked] = []
-    for errors in facts.errors.values():
+    # The services' own reads, then a top_errors of every service at once (its baseline says
+    # what is new even for a service read on its own without one).
+    every = [
+        errors
+        for obs in inv.observations
+        if unread_services.is_every_service(obs) and obs.is_ok
+        for _, errors in unread_services.every_service_groups(obs)
+    ]
+    for errors in (*facts.errors.values(), *every):
         if not errors.service:
             continue
         for group in (*errors.groups, *errors.warnings):
@@ -130,8 +138,6 @@ def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
                 )
             )
     for obs in inv.observations:
-        if unread_services.is_every_service(obs) and obs.is_ok:
-            found += _every_service_groups(obs, known)
         if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
             continue
         if arg(obs, "query") == START_SEARCH:
@@ -155,35 +161,11 @@ def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
     return found
 
 
-def _every_service_groups(obs: Observation, known: set[str]) -> list[Blocked]:
-    """The blocking lines of a top_errors of every service at once (each group names its service)."""
-    found = []
-    result = as_dict(obs.result)
-    for raw in map(
-        as_dict, (*as_list(result.get("top")), *as_list(result.get("warnings")))
-    ):
-        service = str(raw.get("service") or "").lower()
-        text = str(raw.get("sample") or raw.get("signature") or "")
-        if not service or raw.get("before") != 0 or not _own(text):
-            continue
-        found.append(
-            Blocked(
-                service,
-                obs,
-                short(f"top_errors(every service): {service}: {text}", 300),
-                text,
-                parse_time(str(raw.get("first_seen") or "")),
-                _client(text, service, known),
-            )
-        )
-    return found
-
-
 def _client(text: str, backend: str, known: set[str]) -> str | None:
     """The client a blocking line names; none in a lock wait (its label is the waiter's)."""
     if LOCK_QUEUE.search(text):
         return None
-    return shared_capacity._client(text, backend, known)
+    return shared_capacity.client_named(text, backend, known)
 
 
 def _first(found: list[Blocked], backend: str) -> datetime | None:

@@ -94,7 +94,7 @@ def to_read(inv: Investigation, facts: Facts) -> list[str]:
     return names
 
 
-def _known(facts: Facts, inv: Investigation) -> set[str]:
+def known_services(facts: Facts, inv: Investigation) -> set[str]:
     """The services the logs know by name."""
     return {
         name
@@ -103,7 +103,7 @@ def _known(facts: Facts, inv: Investigation) -> set[str]:
     }
 
 
-def _client(text: str, backend: str, known: set[str]) -> str | None:
+def client_named(text: str, backend: str, known: set[str]) -> str | None:
     """The client a back end's own line names: by a client label, or a service the logs know."""
     for match in CLIENT.finditer(text):
         name = match.group(1).lower()
@@ -118,7 +118,7 @@ def _client(text: str, backend: str, known: set[str]) -> str | None:
 
 def _fulls(inv: Investigation, facts: Facts) -> Iterator[Full]:
     """Every back end's own line saying it is full: from its logs read, then from searches."""
-    known = _known(facts, inv)
+    known = known_services(facts, inv)
     for errors in facts.errors.values():
         for group in (*errors.groups, *errors.warnings):
             text = group.sample or group.signature
@@ -129,7 +129,7 @@ def _fulls(inv: Investigation, facts: Facts) -> Iterator[Full]:
                 errors.obs,
                 errors.fact(group),
                 text,
-                _client(text, errors.service, known),
+                client_named(text, errors.service, known),
             )
     for obs in inv.observations:
         if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
@@ -144,7 +144,7 @@ def _fulls(inv: Investigation, facts: Facts) -> Iterator[Full]:
                 obs,
                 short(f"search_logs(every service): {service}: {text}", 300),
                 text,
-                _client(text, service, known),
+                client_named(text, service, known),
             )
 
 

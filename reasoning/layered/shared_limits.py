@@ -22,10 +22,9 @@ from reasoning.layered.facts import (
     ErrorGroup,
     Errors,
     Facts,
-    _groups,
     parse_time,
 )
-from reasoning.layered.reading import as_dict, as_list, hosts_in, short
+from reasoning.layered.reading import hosts_in, short
 from reasoning.observations import Investigation, Observation
 
 # A provider's words for a caller over its limit: a 429, or the words in the body of any answer
@@ -143,33 +142,6 @@ def bursts(board: Board, start: datetime, limited: set[str]) -> list[Burst]:
     return found
 
 
-def _errors_everywhere(board: Board) -> list[tuple[str, Errors]]:
-    """Each service's errors read, then those a top_errors of every service at once shows."""
-    found = list(board.facts.errors.items())
-    for obs in board.inv.observations:
-        if not (unread_services.is_every_service(obs) and obs.is_ok):
-            continue
-        result = as_dict(obs.result)
-        for key, warn in (("top", False), ("warnings", True)):
-            for raw in map(as_dict, as_list(result.get(key))):
-                service = str(raw.get("service") or "").lower()
-                if not service or service in board.facts.errors:
-                    continue
-                groups = _groups([raw])
-                found.append(
-                    (
-                        service,
-                        Errors(
-                            obs,
-                            service,
-                            () if warn else groups,
-                            groups if warn else (),
-                        ),
-                    )
-                )
-    return found
-
-
 def batch_tenants(
     board: Board, limited: list[Limited]
 ) -> list[tuple[Errors, ErrorGroup]]:
@@ -177,7 +149,7 @@ def batch_tenants(
     name or those lines): a backfill or import on the shared key is what uses the quota up."""
     callers = {lim.errors.service for lim in limited}
     found = []
-    for service, errors in _errors_everywhere(board):
+    for service, errors in unread_services.every_service_errors(board.inv, board.facts):
         if not service or service in callers:
             continue
         for group in (*errors.groups, *errors.warnings):

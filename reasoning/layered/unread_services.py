@@ -13,6 +13,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reasoning.layered.facts import Errors, Facts, groups_of
 from reasoning.layered.reading import as_dict, as_list
 from reasoning.observations import Investigation, Observation, only_tool
 from reasoning.tools import TOP_ERRORS
@@ -84,3 +85,33 @@ def leads(inv: Investigation, read: Container[str]) -> list[Lead]:
             sample = known.sample if known else str(group.get("sample") or "")
             found[service] = Lead(service, lines, sample)
     return sorted(found.values(), key=lambda lead: (-lead.lines, lead.service))
+
+
+def every_service_groups(obs: Observation) -> list[tuple[str, Errors]]:
+    """A top_errors of every service at once as one `Errors` per group, under the service it names."""
+    found: list[tuple[str, Errors]] = []
+    result = as_dict(obs.result)
+    for key, warn in (("top", False), ("warnings", True)):
+        for raw in map(as_dict, as_list(result.get(key))):
+            service = str(raw.get("service") or "").lower()
+            if not service:
+                continue
+            groups = groups_of([raw])
+            errors = Errors(
+                obs, service, () if warn else groups, groups if warn else ()
+            )
+            found.append((service, errors))
+    return found
+
+
+def every_service_errors(inv: Investigation, facts: Facts) -> list[tuple[str, Errors]]:
+    """Each service's errors read, then what a top_errors of every service at once shows of the others."""
+    found = list(facts.errors.items())
+    for obs in inv.observations:
+        if is_every_service(obs) and obs.is_ok:
+            found += [
+                (service, errors)
+                for service, errors in every_service_groups(obs)
+                if service not in facts.errors
+            ]
+    return found
