@@ -319,8 +319,10 @@ def _follow_answers(inv: Investigation) -> Iterable[tuple[Observation, dict[str,
 def _layer(message: str, term_list: list[str]) -> str:
     if _EDGE.search(message):
         return layers.HTTP
-    if hosts_in(message) or any(_ENDPOINT.search(t) for t in term_list):
-        return layers.CONNECT if hosts_in(message) else layers.APPLICATION
+    # A setting that names where to connect (a host, URL, replica …) set to a host: the path to it
+    # changed. A dotted property name (`server.tomcat.threads.max`, a topic) is not a host set.
+    if any(_ENDPOINT.search(t) for t in term_list) and hosts_in(message):
+        return layers.CONNECT
     return layers.APPLICATION
 
 

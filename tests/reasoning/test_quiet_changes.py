@@ -153,6 +153,31 @@ def test_a_raised_hash_iteration_count_is_the_slow_services_own_cause_cited_by_i
 
 
 @pytest.mark.rule("board.quiet-changes")
+def test_a_dotted_property_name_is_a_setting_not_a_host_the_path_moved_to():
+    # `worker.http.threads.max` reads like a host name; the change sets a number, not where to connect.
+    world = _slow_service_world(
+        "rates-svc",
+        "quote-web",
+        "GET http://rates-svc/v1/rates timed out after 2000ms",
+        changes=[
+            (
+                "config-agent",
+                "2030-01-01T10:04:00Z",
+                "rates-svc: property worker.http.threads.max changed 200 -> 12",
+                "info",
+            )
+        ],
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("quote-web", "quotes slow"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:rates-svc"
+    assert not any(h.layer == "connect" for h in report.hypotheses)
+
+
+@pytest.mark.rule("board.quiet-changes")
 def test_a_pool_size_lowered_by_the_service_itself_is_its_cause():
     world = _slow_service_world(
         "order-svc",
