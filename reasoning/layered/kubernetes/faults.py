@@ -49,7 +49,11 @@ from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faul
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
-from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.routing import (
+    failure_text,
+    overlap_faults,
+    routing_faults,
+)
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
     resolver_faults,
@@ -151,6 +155,13 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in overlap_faults(cluster, ns, path, failing):
+        # A workload serving a service it was not meant for: that says more than its symptom.
+        current = found.get(finding.component)
+        if current is None or current.stage in ("runtime", "performance"):
+            if current is not None:
+                finding.evidence += current.evidence
+            found[finding.component] = finding
     for finding in affinity_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):

@@ -31,7 +31,9 @@ AUTH_FAIL = re.compile(
 )
 FAILING = re.compile(
     r"error|fail|fatal|refused|timeout|timed out|unreachable|unavailable|denied|panic|exception|"
-    r"cannot|can't|could not|unable|no such host|not known|reset",
+    r"cannot|can't|could not|unable|no such host|not known|reset|"
+    # A call answered with a 4xx or 5xx (`-> 401 from profile`, `upstream returned 503`).
+    r"(?:->|returned|answered|status(?: code)?[:=]?) ?[45]\d\d\b|\b[45]\d\d from\b",
     re.IGNORECASE,
 )
 # A loopback address (with its port when given): what a container reaches inside its own pod.
