@@ -45,7 +45,7 @@ from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
-from reasoning.layered.kubernetes.dns_upstream import upstream_faults
+from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
@@ -296,6 +296,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.DNS,),
         upstream_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.cluster-dns-slow",
+        NAMESPACE,
+        (layers.DNS,),
+        slow_dns_faults,
         (1, 4),
     ),
     Rule(

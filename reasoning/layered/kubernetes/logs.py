@@ -47,7 +47,11 @@ _HOST_PORT = re.compile(
 _URL_HOST = re.compile(
     r"[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?([a-z0-9][a-z0-9.-]*)", re.IGNORECASE
 )
-_LOOKUP_HOST = re.compile(r"\blookup ([a-z0-9][a-z0-9.-]*)", re.IGNORECASE)
+# `lookup <host> on …` (not `lookup failed`, `lookup timed out`: words, not a host).
+_LOOKUP_HOST = re.compile(
+    r"\blookup (?!(?:failed|failure|error|timed|timeout|of|for)\b)([a-z0-9][a-z0-9.-]*)",
+    re.IGNORECASE,
+)
 # The layer a failing line talks about, the first that matches.
 _KINDS = (("dns", DNS_FAIL), ("auth", AUTH_FAIL), ("connect", CONNECT_FAIL))
 
@@ -69,9 +73,19 @@ def failure_kind(line: str) -> str:
     return next((kind for kind, words in _KINDS if words.search(line)), "other")
 
 
+# The name a resolver failure is about: `getaddrinfo EAI_AGAIN <host>`, `UnknownHostException: <host>`,
+# `Could not resolve host: <host>`.
+_RESOLVE_HOST = re.compile(
+    r"(?:getaddrinfo \w{1,20}|UnknownHostException:?|could not resolve(?: host)?:?) "
+    r"([a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,8})",
+    re.IGNORECASE,
+)
+
+
 def line_targets(line: str, services: list[str]) -> list[str]:
     """The names a line mentions: lookups, URL hosts, host:port pairs, the namespace's services."""
     targets = [m.group(1) for m in _LOOKUP_HOST.finditer(line)]
+    targets += [m.group(1) for m in _RESOLVE_HOST.finditer(line)]
     targets += [m.group(1) for m in _URL_HOST.finditer(line)]
     targets += [m.group(1) for m in _HOST_PORT.finditer(line)]
     lowered = line.lower()

@@ -314,12 +314,19 @@ def _target_port_mismatch(
     return f
 
 
+_TEMPORARY = re.compile(
+    r"EAI_AGAIN|i/o timeout|timed out|temporary failure|try again", re.IGNORECASE
+)
+
+
 def _wrong_name(
     cluster: Cluster, ns: str, edge: Edge, known: set[str]
 ) -> Finding | None:
     """A cluster-local name the caller cannot resolve and no service of the namespace has."""
     if edge.kind != "dns" or edge.service is not None:
         return None
+    if _TEMPORARY.search(edge.line):
+        return None  # a lookup that got no answer in time: the name may well exist
     first = edge.target.split(".")[0]
     if first in known or re.fullmatch(r"[\d.]+", edge.target):
         return None

@@ -67,14 +67,14 @@ def dns_victims(
         if space != ns:
             continue
         line = next(
-            (ln for ln in obs.text.splitlines() if _cluster_lookup(ln, resolver)), None
+            (ln for ln in obs.text.splitlines() if cluster_lookup(ln, resolver)), None
         )
         if line is not None:
             failed.append((cluster.owner(ns, "pod", pod), obs, pod, line))
     # What the path's workloads were seen failing to reach (their error groups, when their pods'
     # logs were not read): a lookup that failed is the cluster DNS's too.
     for edge in path.edges:
-        if _cluster_lookup(edge.line, resolver):
+        if cluster_lookup(edge.line, resolver):
             name = edge.caller.partition("/")[2]
             failed.append((edge.caller, edge.obs, name, edge.line))
     seen: set[str] = set()
@@ -102,7 +102,7 @@ def cluster_dns_address(cluster: Cluster) -> str | None:
     return None
 
 
-def _cluster_lookup(line: str, resolver: str | None) -> bool:
+def cluster_lookup(line: str, resolver: str | None) -> bool:
     """A failed lookup asked of the cluster DNS: a lookup failing, against no resolver another
     than the cluster DNS's address (when both are known)."""
     if not LOOKUP_FAILED.search(line):

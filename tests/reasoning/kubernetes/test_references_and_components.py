@@ -494,3 +494,76 @@ def test_lookups_asked_of_another_resolver_are_not_the_cluster_dns():
     found = diagnosed(*dns_cluster(resolver="192.168.50.53"), service="settler")
 
     assert not found["deployment/coredns"].is_relevant
+
+
+def strained_dns_cluster(dns_log):
+    return [
+        namespaces(NS, "kube-system"),
+        nodes(("w-1", "90d")),
+        pods(
+            "kube-system",
+            (DNS_POD, "1/1", "Running", "0", "10.8.0.2", "w-1", "k8s-app=kube-dns"),
+            (
+                "coredns-5d6c7b8a9-m4n5b",
+                "1/1",
+                "Running",
+                "0",
+                "10.8.0.3",
+                "w-1",
+                "k8s-app=kube-dns",
+            ),
+        ),
+        listing(
+            "services",
+            "kube-system",
+            ("NAME", "TYPE", "CLUSTER-IP", "PORT(S)", "SELECTOR"),
+            ("kube-dns", "ClusterIP", "10.32.0.10", "53/UDP", "k8s-app=kube-dns"),
+        ),
+        deployments("kube-system", ("coredns", "2/2")),
+        logs("kube-system", DNS_POD, dns_log, previous=False),
+        pods(
+            NS,
+            (
+                "settler-4c3b2a1d9-p0o9i",
+                "1/1",
+                "Running",
+                "0",
+                "10.8.0.9",
+                "w-1",
+                "app=settler",
+            ),
+        ),
+        deployments(NS, ("settler", "1/1")),
+        events(NS),
+        error_groups(
+            "settler",
+            "payout lookup failed: getaddrinfo EAI_AGAIN ledger.fares.svc.cluster.local",
+        ),
+    ]
+
+
+@pytest.mark.rule("k8s.cluster-dns-slow", "k8s.cluster-dns-victims")
+def test_cluster_dns_too_strained_for_its_load_is_the_cause_though_its_pods_run():
+    found = diagnosed(
+        *strained_dns_cluster(
+            "[WARNING] plugin/forward: concurrent queries exceeded maximum 1000\n"
+        ),
+        service="settler",
+    )
+
+    dns = found["deployment/coredns"]
+    assert (dns.layer, dns.reason) == (layers.DNS, "LookupTimeouts")
+    assert dns.is_relevant
+    assert "concurrent queries exceeded" in dns.statement
+    # A lookup that got no answer in time says nothing of the name: no wrong-name finding.
+    assert "deployment/settler" not in found
+
+
+@pytest.mark.rule("k8s.cluster-dns-slow")
+def test_cluster_dns_saying_nothing_of_strain_is_not_blamed_for_lookups():
+    found = diagnosed(
+        *strained_dns_cluster("[INFO] plugin/reload: Running configuration SHA512\n"),
+        service="settler",
+    )
+
+    assert "deployment/coredns" not in found
