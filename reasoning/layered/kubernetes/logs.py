@@ -44,8 +44,10 @@ LOOPBACK = re.compile(
 _HOST_PORT = re.compile(
     r"(?<![\w./-])((?:[a-z][a-z0-9-]*)(?:\.[a-z0-9-]+)*|\d{1,3}(?:\.\d{1,3}){3}):(\d{2,5})\b"
 )
+# A scheme is tried only where a word starts, and is short: linear on a long token.
 _URL_HOST = re.compile(
-    r"[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?([a-z0-9][a-z0-9.-]*)", re.IGNORECASE
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://(?:[^@/\s]{1,256}@)?([a-z0-9][a-z0-9.-]*)",
+    re.IGNORECASE,
 )
 # `lookup <host> on …` (not `lookup failed`, `lookup timed out`: words, not a host).
 _LOOKUP_HOST = re.compile(

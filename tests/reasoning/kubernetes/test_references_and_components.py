@@ -567,3 +567,31 @@ def test_cluster_dns_saying_nothing_of_strain_is_not_blamed_for_lookups():
     )
 
     assert "deployment/coredns" not in found
+
+
+def test_the_new_readers_take_linear_time_on_hostile_tokens():
+    import time
+
+    from reasoning.layered.kubernetes.logs import FAILING, line_targets
+    from reasoning.layered.kubernetes.routing import _ENDPOINT_IP, _FAILED_LINE
+
+    token = "a" * 20000
+    dotted = "a." * 10000
+    digits = "1." * 10000
+    lines = [
+        f"getaddrinfo EAI_AGAIN {dotted}",
+        f"UnknownHostException: {token}",
+        f"lookup {dotted} on {digits}:53",
+        f"  DiskPressure   True   {token}",
+        f"Annotations:  {token}/{token}: x\n   {dotted}/y: z\n",
+        f"-> {digits}",
+    ]
+    started = time.monotonic()
+    for line in lines:
+        line_targets(line, ["svc"])
+        condition_reasons(line)
+        injected(line, "vault-agent")
+        FAILING.search(line)
+        _FAILED_LINE.search(line)
+        _ENDPOINT_IP.findall(line)
+    assert time.monotonic() - started < 2.0
