@@ -50,7 +50,7 @@ from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
-from reasoning.layered.kubernetes.dns_upstream import upstream_faults
+from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
@@ -81,7 +81,7 @@ from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faul
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
-from reasoning.layered.kubernetes.routing import routing_faults
+from reasoning.layered.kubernetes.routing import overlap_faults, routing_faults
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
     resolver_faults,
@@ -199,7 +199,9 @@ RULES: Final[tuple[Rule, ...]] = (
         initialization,
         (1, 4),
     ),
-    Rule("k8s.runtime", WORKLOAD, (layers.APPLICATION,), runtime, (1,)),
+    Rule(
+        "k8s.runtime", WORKLOAD, (layers.APPLICATION, layers.PLATFORM), runtime, (1, 4)
+    ),
     Rule("k8s.zero-replicas", WORKLOAD, (layers.APPLICATION,), zero_replicas),
     # Per namespace.
     Rule("k8s.node-not-ready", NAMESPACE, (layers.PLATFORM,), node_faults),
@@ -245,6 +247,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule(
+        "k8s.service-selector-overlap",
+        NAMESPACE,
+        (layers.CONNECT,),
+        overlap_faults,
+        (1, 4),
+    ),
     Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
     Rule(
         "k8s.traffic-policy-local",
@@ -295,6 +304,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.DNS,),
         upstream_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.cluster-dns-slow",
+        NAMESPACE,
+        (layers.DNS,),
+        slow_dns_faults,
         (1, 4),
     ),
     Rule(

@@ -1,4 +1,5 @@
-"""Cluster DNS forwarding a zone to upstream servers that do not answer: its configuration, not its pods.
+"""Cluster DNS forwarding a zone to upstream servers that do not answer: its configuration, not its pods;
+or cluster DNS too small for its load: its deployment, though its pods run.
 
 Rule: when pods' name lookups fail (EAI_AGAIN, `server misbehaving`, a lookup timing out against
 the cluster resolver) while the cluster DNS pods (CoreDNS, kube-dns) run ready and their own lines
@@ -8,6 +9,12 @@ are written — the cluster DNS's ConfigMap (a Corefile `forward` or stub domain
 (`service_routing`, `UpstreamDNSUnreachable`), naming the zone (the failing names' common suffix)
 and the upstream addresses; the workloads whose lookups fail are its victims. Once lookups are seen
 failing, a cluster DNS pod's logs and its ConfigMap are read (`reads`).
+
+Rule: when lookups asked of the cluster DNS (its Service's address, when listed) time out while
+its pods run ready, forward nothing that fails upstream, and say they cannot keep up (health checks
+slow, probes past their deadline, throttling, too many concurrent queries), the cluster DNS
+deployment is the fault (`infrastructure`, `LookupTimeouts`, DNS layer): too few replicas or too
+little CPU for the cluster it serves; the workloads whose lookups time out are its victims.
 """
 
 import re
@@ -18,8 +25,14 @@ from reasoning import layers
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
+from reasoning.layered.kubernetes.kubectl import read_containers
 from reasoning.layered.kubernetes.path import Path
-from reasoning.layered.kubernetes.system import CLUSTER_DNS, LOOKUP_FAILED
+from reasoning.layered.kubernetes.system import (
+    CLUSTER_DNS,
+    LOOKUP_FAILED,
+    cluster_dns_address,
+    cluster_lookup,
+)
 from reasoning.layered.reading import short
 from reasoning.observations import Observation, PlannedCall
 from reasoning.tools import GET_YAML, POD_LOGS
@@ -187,3 +200,83 @@ def reads(
             f"lookups fail in {ns}: where the cluster DNS forwards (ConfigMap {name})",
         ),
     ]
+
+
+# A lookup that got no answer in time (not a name that does not exist).
+_TIMED_OUT = re.compile(
+    r"i/o timeout|timed? ?out|EAI_AGAIN|deadline exceeded|try again", re.IGNORECASE
+)
+# The cluster DNS saying it cannot keep up: slow health, throttling, too many queries in flight.
+_STRAINED = re.compile(
+    r"took (?:more|longer) than|\bslow\b|deadline exceeded|throttl|overload|"
+    r"concurrent queries exceeded|max_concurrent|too many|queue full",
+    re.IGNORECASE,
+)
+
+
+def slow_dns_faults(
+    cluster: Cluster, facts: Facts, ns: str, path: Path, failing: str
+) -> list[Finding]:
+    """Lookups timing out against the cluster DNS while its pods run but say they cannot keep up (slow health, probes timing out, throttling, too many queries) make the cluster DNS deployment the fault, though no pod of it is down."""
+    pods = [p for p in cluster.pods(_SYSTEM) if _DNS_POD.match(p.name)]
+    if not pods or any(not p.is_healthy for p in pods):
+        return []  # a cluster DNS pod down is the control plane's fault (`nodes`)
+    resolver = cluster_dns_address(cluster)
+    lookups = [
+        ln.strip()
+        for ln in failing.splitlines()
+        if cluster_lookup(ln, resolver) and _TIMED_OUT.search(ln)
+    ]
+    if not lookups or _upstream_lines(cluster, facts):
+        return []  # forwarding that fails upstream is its ConfigMap's (`upstream_faults`)
+    strained = _strained(cluster, facts, {p.name for p in pods})
+    if not strained:
+        return []
+    owner = cluster.owner(_SYSTEM, "pod", pods[0].name)
+    name = owner.partition("/")[2]
+    described = next(
+        (d for p in pods if (d := cluster.describe("pods", _SYSTEM, p.name))), None
+    ) or cluster.describe("deployments", _SYSTEM, name)
+    limit = read_containers(described.text).limits_cpu if described else ""
+    f = Finding(
+        "infrastructure",
+        "LookupTimeouts",
+        owner,
+        layers.DNS,
+        f"cluster DNS ({name}, {len(pods)} pod{'s' if len(pods) != 1 else ''}"
+        + (f", CPU limit {limit}" if limit else "")
+        + f") cannot keep up: its pods run but {short(strained[0][1], 140)}; lookups asked "
+        f"of it time out ({short(lookups[-1], 120)})",
+        _SYSTEM,
+    )
+    for obs, fact in strained[:3]:
+        f.cite(obs, fact)
+    if described is not None and limit:
+        f.cite(described, f"describe {name}: Limits cpu {limit}")
+    f.keywords = [name, "cluster DNS", "i/o timeout", *([resolver] if resolver else [])]
+    f.chain = [f"lookups time out: {short(lookups[-1], 100)}", f.statement]
+    return [f]
+
+
+def _strained(
+    cluster: Cluster, facts: Facts, pods: set[str]
+) -> list[tuple[Observation, str]]:
+    """What the cluster DNS says of its own strain: its pods' warnings (probes timing out), its
+    log lines and its service's logged groups that say it is slow, throttled or overloaded."""
+    out: list[tuple[Observation, str]] = [
+        (e.obs, e.fact)
+        for e in cluster.warnings(_SYSTEM)
+        if e.kind == "pod" and e.name in pods and _STRAINED.search(e.message)
+    ]
+    for (space, pod, _, _), obs in cluster.logs.items():
+        if space == _SYSTEM and pod in pods:
+            lines = [ln.strip() for ln in obs.text.splitlines() if _STRAINED.search(ln)]
+            if lines:
+                out.append((obs, f"{pod} logs: {short(lines[-1], 200)}"))
+    for service, errors in facts.errors.items():
+        if service.lower() in CLUSTER_DNS:
+            for group in (*errors.groups, *errors.warnings):
+                if _STRAINED.search(group.sample or group.signature):
+                    out.append((errors.obs, errors.fact(group)))
+                    break
+    return out

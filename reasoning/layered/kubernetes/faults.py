@@ -5,7 +5,8 @@ earliest blocking stage, an autoscaler that shrank what its pods may use, the vo
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
 fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
 refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, a
-pod spec's resolver or pinned address its failing lookups or connections go to, the autoscalers, a
+pod spec's resolver or pinned address its failing lookups or connections go to, a service taking in a second
+workload's failing pods, the cluster DNS forwarding upstream in vain or too strained for its load, the autoscalers, a
 replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane, a
 namespace stuck Terminating; then `links.link` says which lie on the incident's path,
 which are victims and which are stale.
@@ -14,6 +15,7 @@ which are victims and which are stale.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from reasoning import layers
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.affinity import affinity_faults
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults, saturated
@@ -21,7 +23,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
-from reasoning.layered.kubernetes.dns_upstream import upstream_faults
+from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
@@ -49,7 +51,11 @@ from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faul
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
-from reasoning.layered.kubernetes.routing import failure_text, routing_faults
+from reasoning.layered.kubernetes.routing import (
+    failure_text,
+    overlap_faults,
+    routing_faults,
+)
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
     resolver_faults,
@@ -151,6 +157,13 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in overlap_faults(cluster, ns, path, failing):
+        # A workload serving a service it was not meant for: that says more than its symptom.
+        current = found.get(finding.component)
+        if current is None or current.stage in ("runtime", "performance"):
+            if current is not None:
+                finding.evidence += current.evidence
+            found[finding.component] = finding
     for finding in affinity_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):
@@ -177,6 +190,13 @@ def _namespace_faults(
             found[finding.component] = finding
     for finding in upstream_faults(cluster, facts, ns, path, failing):
         found.setdefault(finding.component, finding)
+    if not any(
+        f.layer == layers.DNS and f.reason != "wrong_service_name"
+        for f in found.values()
+    ):
+        # No policy, resolver or forward explains the lookups: the cluster DNS's own strain may.
+        for finding in slow_dns_faults(cluster, facts, ns, path, failing):
+            found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in flapping_faults(cluster, ns, path):

@@ -502,6 +502,7 @@ class Container:
     restarts: int
     waiting: str  # State: Waiting reason ("" when not waiting)
     last: str  # Last State: Terminated reason ("" when none)
+    memory_limit: str = ""  # its Limits' memory ("" when not shown)
 
     @property
     def has_failed(self) -> bool:
@@ -509,12 +510,21 @@ class Container:
         return self.restarts > 0 and self.last != "Completed"
 
 
+# A container's memory limit: the `memory:` line of its `Limits:` block (before `Requests:`).
+_LIMIT_MEMORY = re.compile(
+    r"Limits:[ \t]*\n(?:[ \t]+(?!memory)\w+:.*\n){0,8}[ \t]+memory:[ \t]*(\S+)"
+)
+
+
 def pod_containers(text: str) -> list[Container]:
     """The containers (not the init containers) a pod's describe lists, in order."""
     section = re.search(r"^Containers:\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
     if section is None:
         return []
-    blocks = re.split(r"^  (?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M)
+    # A container's name is indented less than its fields (two spaces in kubectl's layout).
+    blocks = re.split(
+        r"^ {1,3}(?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M
+    )
     out: list[Container] = []
     for block in blocks:
         head, _, body = block.partition(":")
@@ -522,12 +532,14 @@ def pod_containers(text: str) -> list[Container]:
             continue
         state = read_containers(body)
         restarts = re.search(r"^\s*Restart Count:\s*(\d+)", body, re.MULTILINE)
+        memory = _LIMIT_MEMORY.search(body)
         out.append(
             Container(
                 head.strip(),
                 int(restarts.group(1)) if restarts else 0,
                 state.waiting[0] if state.waiting else "",
                 state.terminated[-1] if state.terminated else "",
+                memory.group(1) if memory else "",
             )
         )
     return out
@@ -548,7 +560,10 @@ def init_containers(text: str) -> list[InitContainer]:
     section = re.search(r"^Init Containers:\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
     if section is None:
         return []
-    blocks = re.split(r"^  (?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M)
+    # A container's name is indented less than its fields (two spaces in kubectl's layout).
+    blocks = re.split(
+        r"^ {1,3}(?=[A-Za-z0-9][\w.-]*:\s*$)", section.group(1), flags=re.M
+    )
     out: list[InitContainer] = []
     for block in blocks:
         head, _, body = block.partition(":")

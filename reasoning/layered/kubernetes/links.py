@@ -4,8 +4,9 @@ Rules:
 - a finding about a workload on the path, a service the path calls, or an ingress in front of it
   (any ingress when the path has no workload) is relevant, at its depth along the path;
 - a node not ready (or under a condition such as DiskPressure) is relevant when a workload on the
-  path has a pod there; the failures of the workloads with pods there, and of those a condition's
-  taint keeps pending, are its victims;
+  path has a pod there, or when the condition's taint keeps a workload of the path pending; the
+  failures of the workloads with pods there, and of those a condition's taint keeps pending, are
+  its victims;
 - a control-plane pod on a node that is down is that node's victim;
 - control-plane faults are relevant when the namespace shows the symptom they cause (pods pending
   unexplained, a node not ready);
@@ -80,7 +81,7 @@ def place_on_path(f: Finding, path: Path) -> None:
 def node_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], node: Finding
 ) -> None:
-    """A node down is relevant when a pod of the path runs there, and the faults of the pods there are its victims."""
+    """A node down is relevant when a pod of the path runs there (or its condition's taint keeps one pending), and the faults of the pods there (or kept off) are its victims."""
     name = node.component[5:]
     for pod in cluster.pods(ns):
         if pod.node != name:
@@ -102,9 +103,26 @@ def node_victims(
             if event.reason == "FailedScheduling" and CONDITION_TAINT.search(
                 event.message
             ):
-                victim = found.get(cluster.owner(ns, "pod", event.name))
+                owner = cluster.owner(ns, "pod", event.name)
+                victim = found.get(owner)
                 if victim is not None and victim.stage == "scheduling":
                     victim.victim_of = node.component
+                if owner in path.workloads and _holds_taint(node, event.message):
+                    # The path's pods wait because the condition keeps them off the node.
+                    node.is_relevant = True
+                    node.depth = max(node.depth, path.depth.get(owner, 0) + 1)
+
+
+def _holds_taint(node: Finding, message: str) -> bool:
+    """The scheduling failure names the taint of a condition the node is under."""
+    taints = {m.group(1) for m in CONDITION_TAINT.finditer(message)}
+    kinds = {
+        "disk-pressure": "DiskPressure",
+        "memory-pressure": "MemoryPressure",
+        "pid-pressure": "PIDPressure",
+        "network-unavailable": "NetworkUnavailable",
+    }
+    return any(kinds[t] in node.keywords for t in taints)
 
 
 def caller_victims(

@@ -31,7 +31,9 @@ AUTH_FAIL = re.compile(
 )
 FAILING = re.compile(
     r"error|fail|fatal|refused|timeout|timed out|unreachable|unavailable|denied|panic|exception|"
-    r"cannot|can't|could not|unable|no such host|not known|reset",
+    r"cannot|can't|could not|unable|no such host|not known|reset|"
+    # A call answered with a 4xx or 5xx (`-> 401 from profile`, `upstream returned 503`).
+    r"(?:->|returned|answered|status(?: code)?[:=]?) ?[45]\d\d\b|\b[45]\d\d from\b",
     re.IGNORECASE,
 )
 # A loopback address (with its port when given): what a container reaches inside its own pod.
@@ -42,10 +44,16 @@ LOOPBACK = re.compile(
 _HOST_PORT = re.compile(
     r"(?<![\w./-])((?:[a-z][a-z0-9-]*)(?:\.[a-z0-9-]+)*|\d{1,3}(?:\.\d{1,3}){3}):(\d{2,5})\b"
 )
+# A scheme is tried only where a word starts, and is short: linear on a long token.
 _URL_HOST = re.compile(
-    r"[a-z][a-z0-9+.-]*://(?:[^@/\s]+@)?([a-z0-9][a-z0-9.-]*)", re.IGNORECASE
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://(?:[^@/\s]{1,256}@)?([a-z0-9][a-z0-9.-]*)",
+    re.IGNORECASE,
 )
-_LOOKUP_HOST = re.compile(r"\blookup ([a-z0-9][a-z0-9.-]*)", re.IGNORECASE)
+# `lookup <host> on …` (not `lookup failed`, `lookup timed out`: words, not a host).
+_LOOKUP_HOST = re.compile(
+    r"\blookup (?!(?:failed|failure|error|timed|timeout|of|for)\b)([a-z0-9][a-z0-9.-]*)",
+    re.IGNORECASE,
+)
 # The layer a failing line talks about, the first that matches.
 _KINDS = (("dns", DNS_FAIL), ("auth", AUTH_FAIL), ("connect", CONNECT_FAIL))
 
@@ -67,9 +75,19 @@ def failure_kind(line: str) -> str:
     return next((kind for kind, words in _KINDS if words.search(line)), "other")
 
 
+# The name a resolver failure is about: `getaddrinfo EAI_AGAIN <host>`, `UnknownHostException: <host>`,
+# `Could not resolve host: <host>`.
+_RESOLVE_HOST = re.compile(
+    r"(?:getaddrinfo \w{1,20}|UnknownHostException:?|could not resolve(?: host)?:?) "
+    r"([a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,8})",
+    re.IGNORECASE,
+)
+
+
 def line_targets(line: str, services: list[str]) -> list[str]:
     """The names a line mentions: lookups, URL hosts, host:port pairs, the namespace's services."""
     targets = [m.group(1) for m in _LOOKUP_HOST.finditer(line)]
+    targets += [m.group(1) for m in _RESOLVE_HOST.finditer(line)]
     targets += [m.group(1) for m in _URL_HOST.finditer(line)]
     targets += [m.group(1) for m in _HOST_PORT.finditer(line)]
     lowered = line.lower()

@@ -9,7 +9,12 @@ Rules:
 - a Ready node under DiskPressure, MemoryPressure, PIDPressure or NetworkUnavailable (describe's
   condition True, or the kubelet's EvictionThresholdMet / NodeHas*Pressure events) evicts its pods
   and is tainted NoSchedule/NoExecute: the condition is the fault, the pods evicted from it and the
-  pods a scheduling failure keeps off it by that taint are its victims;
+  pods a scheduling failure keeps off it by that taint are its victims; the condition's reason and
+  message (NoRouteCreated …) and the node's own warnings (a controller failing to set it up) say
+  what is at fault;
+- when only a scheduling failure names a condition's taint (`N node(s) had untolerated taint
+  {node.kubernetes.io/network-unavailable}`), the N nodes worth a describe are those that run
+  none of the namespace's pods, the youngest first (`tainted_suspects`);
 - the control plane is worth reading when pods wait unscheduled with no FailedScheduling event to
   explain them, or when a node is not ready;
 - a failure that follows a node (every failing pod of one template on one node, a sibling serving
@@ -22,7 +27,13 @@ import re
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers
+from reasoning.layered.kubernetes.kubectl import (
+    Event,
+    Pod,
+    age_seconds,
+    read_containers,
+)
+from reasoning.layered.reading import short
 
 CONTROL_PLANE = re.compile(
     r"^(kube-scheduler|kube-proxy|coredns|kube-dns|kube-controller-manager|kube-apiserver|etcd"
@@ -147,17 +158,47 @@ def pressure_faults(cluster: Cluster, ns: str) -> list[Finding]:
         )
         if described is not None and kinds:
             taints = _TAINTS.search(described.text)
+            why = condition_reasons(described.text)
             f.cite(
                 described,
                 f"describe node {name}: {conditions} True"
+                + (f" ({'; '.join(why)})" if why else "")
                 + (f"; Taints: {' '.join(taints.group(1).split())}" if taints else ""),
             )
+            if why:
+                f.statement += f" ({'; '.join(why)})"
         for event in mine:
             f.cite(event.obs, event.fact)
+        # What the node's own warnings say (a controller failing to set it up names the culprit).
+        for event in cluster.warnings(ns):
+            if event.kind == "node" and event.name == name and event not in mine:
+                f.cite(event.obs, event.fact)
+                if not f.chain:
+                    f.chain = [f"node {name}: {event.reason}: {event.message[:200]}"]
         for event in _condition_symptoms(cluster, ns, name):
             f.cite(event.obs, event.fact)
         f.keywords = ["node", name, "Evicted", *dict.fromkeys(kinds)]
         out.append(f)
+    return out
+
+
+_CONDITIONS = frozenset(
+    {"DiskPressure", "MemoryPressure", "PIDPressure", "NetworkUnavailable"}
+)
+
+
+def condition_reasons(described: str) -> list[str]:
+    """`<condition>: <Reason> (<Message>)` for each condition a node's describe shows True (its
+    row: type, status, heartbeat, transition, reason, message, two spaces or more apart)."""
+    out: list[str] = []
+    for line in described.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) < 3 or cells[0] not in _CONDITIONS or cells[1] != "True":
+            continue
+        reason, message = cells[-2], cells[-1]
+        if len(cells) == 3:  # reason and message one space apart
+            reason, _, message = cells[2].partition(" ")
+        out.append(f"{cells[0]}: {reason} ({short(message, 200)})")
     return out
 
 
@@ -226,9 +267,38 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
             found.setdefault(event.name, event.reason)
         tainted = tainted or bool(CONDITION_TAINT.search(event.message))
     if tainted and not found:
-        for name in cluster.names("nodes", ns)[:most]:
+        for name in tainted_suspects(cluster, ns, most=most):
             found[name] = "a scheduling failure names a node condition's taint"
     return {n: why for n, why in found.items() if n in cluster.names("nodes", ns)}
+
+
+# `2 node(s) had untolerated taint {node.kubernetes.io/network-unavailable: }`.
+_TAINTED_COUNT = re.compile(
+    r"(\d{1,5}) node\(s\) had (?:untolerated )?taints? \{node\.kubernetes\.io/"
+    r"(?:disk-pressure|memory-pressure|pid-pressure|network-unavailable)"
+)
+
+
+def tainted_suspects(cluster: Cluster, ns: str, *, most: int = 3) -> list[str]:
+    """The listed nodes most likely under the condition a scheduling failure's taint names, as
+    many as the failure counts (at most `most`): first those that run none of the namespace's pods
+    (its pods cannot go there), the youngest first (a node that joined and never became usable)."""
+    counts = [
+        int(m.group(1))
+        for e in cluster.warnings(ns)
+        if e.reason == "FailedScheduling"
+        for m in _TAINTED_COUNT.finditer(e.message)
+    ]
+    table = cluster.table("nodes", ns)
+    rows = [r for r in table.rows if r.get("NAME")] if table else []
+    used = {p.node for p in cluster.pods(ns) if p.node}
+
+    def rank(row: dict[str, str]) -> tuple[bool, float]:
+        age = age_seconds(row.get("AGE", ""))
+        return (row["NAME"] in used, age if age is not None else float("inf"))
+
+    wanted = min(max(counts, default=most), most)
+    return [r["NAME"] for r in sorted(rows, key=rank)][:wanted]
 
 
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
@@ -245,14 +315,22 @@ def control_plane_faults(cluster: Cluster) -> list[Finding]:
         oom = described is not None and (
             "OOMKilled" in read_containers(described.text).terminated
         )
+        # Running but not ready: it answers late or not at all (its probes say why).
+        unready = pod.status == "Running" and not pod.is_ready and not oom
         if f is None:
             limit = _MEMORY_LIMIT.search(described.text) if oom and described else None
             f = out[owner] = Finding(
                 "infrastructure",
-                "OOMKilled" if oom else pod.status or "NotReady",
+                "OOMKilled"
+                if oom
+                else "NotReady"
+                if unready
+                else pod.status or "NotReady",
                 owner,
                 layers.DNS if match.group(1) in NODE_DNS else layers.PLATFORM,
-                f"{match.group(1)} is down in kube-system ({pod.name} {pod.status}, {pod.restarts} restarts"
+                f"{match.group(1)} is {'not ready' if unready else 'down'} in kube-system ({pod.name} {pod.status}"
+                + (f" {pod.ready[0]}/{pod.ready[1]} ready" if unready else "")
+                + f", {pod.restarts} restarts"
                 + (
                     f"; its last run was OOMKilled, memory limit {limit.group(1) if limit else 'set'})"
                     if oom
@@ -268,6 +346,9 @@ def control_plane_faults(cluster: Cluster) -> list[Finding]:
                 described,
                 f"describe pod {pod.name} -n kube-system: Last State Terminated, Reason: OOMKilled",
             )
+        for event in cluster.warnings("kube-system"):
+            if event.kind == "pod" and event.name == pod.name:
+                f.cite(event.obs, event.fact)
         last_words = _cite_why(cluster, pod.name, f)
         if last_words and not f.chain:
             f.statement += f": {last_words[:160]}"

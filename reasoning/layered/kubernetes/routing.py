@@ -11,7 +11,13 @@ Rules:
 - an ingress path that routes to a service other than the one the path names, while requests there
   are seen failing (404/502/503), or to a backend that is not a service (no service listed, no
   endpoint addresses in the describe) or has no endpoints, routes to the wrong service
-  (`wrong_service`).
+  (`wrong_service`);
+- a service whose selector (or whose endpoints' addresses) takes in the pods of a second workload
+  besides the one it is meant for (named like it, else the only one whose own selector is the
+  service's) — a debug or copied Deployment carrying the same labels — sends part of the
+  requests there; when that intruder's pods log failures (or the failure text names it failing),
+  the intruder is the fault (`SelectorOverlap`, connect), not the service's callers nor its
+  intended pods. An intruder seen failing nowhere (a canary serving as well) is no fault.
 """
 
 import re
@@ -20,8 +26,12 @@ from reasoning import layers
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import read_containers
-from reasoning.layered.kubernetes.logs import Edge
+from reasoning.layered.kubernetes.kubectl import (
+    describe_field,
+    parse_labels,
+    read_containers,
+)
+from reasoning.layered.kubernetes.logs import FAILING, Edge
 from reasoning.layered.kubernetes.path import Path, service_for_path
 from reasoning.layered.reading import incident_text, short
 from reasoning.observations import Investigation, Observation
@@ -55,6 +65,162 @@ def routing_faults(
         if finding is not None:
             out.append(finding)
     return out
+
+
+def overlap_faults(
+    cluster: Cluster, ns: str, path: Path, failing: str = ""
+) -> list[Finding]:
+    """A service whose selector (or endpoints) takes in the pods of a second workload, which fails while the one it is meant for serves, sends part of its callers' requests to that intruder."""
+    out: list[Finding] = []
+    for service in cluster.names("services", ns):
+        selected = _endpoint_workloads(cluster, ns, service)
+        for w in cluster.service_workloads(ns, service):
+            if w not in selected:
+                selected.append(w)
+        if len(selected) < 2:
+            continue
+        meant = _meant_workload(cluster, ns, service, selected)
+        if meant is None:
+            continue
+        for intruder in selected:
+            if intruder == meant:
+                continue
+            said = _failing_lines(cluster, ns, intruder, failing)
+            if not said:
+                continue  # a canary or a second version serving as well: not a fault
+            out.append(_overlap(cluster, ns, service, meant, intruder, said, path))
+    return out
+
+
+def _endpoint_workloads(cluster: Cluster, ns: str, service: str) -> list[str]:
+    """The workloads whose pods' addresses a service's endpoints list (its describe lists them all)."""
+    described = cluster.describe("services", ns, service)
+    cells = (cluster.endpoints(ns, service) or "") + " "
+    if described is not None:
+        cells += describe_field("\n" + described.text, "Endpoints")
+    addresses = set(_ENDPOINT_IP.findall(cells))
+    found: list[str] = []
+    for pod in cluster.pods(ns):
+        if pod.ip and pod.ip in addresses:
+            owner = cluster.owner(ns, "pod", pod.name)
+            if owner not in found:
+                found.append(owner)
+    return found
+
+
+_ENDPOINT_IP = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}\b")
+
+
+def _meant_workload(
+    cluster: Cluster, ns: str, service: str, selected: list[str]
+) -> str | None:
+    """The workload a service is meant for among those it selects: the one named like it, else
+    the only one whose own selector is the service's exactly; None when that is not clear."""
+    named = [w for w in selected if w.partition("/")[2] == service]
+    if len(named) == 1:
+        return named[0]
+    selector = cluster.service_selector(ns, service) or {}
+    exact: list[str] = []
+    for w in selected:
+        kind, _, name = w.partition("/")
+        table = cluster.table(f"{kind}s", ns)
+        row = table.row(name) if table else None
+        if (
+            row is not None
+            and selector
+            and parse_labels(row.get("SELECTOR", "")) == selector
+        ):
+            exact.append(w)
+    return exact[0] if len(exact) == 1 else None
+
+
+def _failing_lines(
+    cluster: Cluster, ns: str, workload: str, failing: str
+) -> list[tuple[Observation | None, str]]:
+    """What shows a workload failing: its pods' failing log lines (warnings and errors), else the
+    failure text's lines that name it."""
+    out: list[tuple[Observation | None, str]] = []
+    for pod in cluster.pods_of(ns, workload):
+        for obs, text in cluster.log_text(ns, pod.name):
+            lines = [ln.strip() for ln in text.splitlines() if _FAILED_LINE.search(ln)]
+            if lines:
+                out.append((obs, f"{pod.name} logs: {short(lines[-1], 200)}"))
+                break
+    if out:
+        return out
+    name = workload.partition("/")[2]
+    named = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+    for ln in failing.splitlines():
+        if named.search(ln) and _FAILED_LINE.search(ln):
+            out.append((None, short(ln.strip(), 200)))
+            break
+    return out
+
+
+# A failing line: the failure words, a WARN or ERROR level, or a 4xx/5xx answer.
+_FAILED_LINE = re.compile(
+    rf"{FAILING.pattern}|\b(?:WARN(?:ING)?|ERROR|SEVERE)\b|\s[45]\d\d\s", re.IGNORECASE
+)
+
+
+def _overlap(
+    cluster: Cluster,
+    ns: str,
+    service: str,
+    meant: str,
+    intruder: str,
+    said: list[tuple[Observation | None, str]],
+    path: Path,
+) -> Finding:
+    selector = cluster.service_selector(ns, service) or {}
+    wanted = ",".join(f"{k}={v}" for k, v in selector.items())
+    pods = cluster.pods_of(ns, intruder)
+    f = Finding(
+        "service_routing",
+        "SelectorOverlap",
+        intruder,
+        layers.CONNECT,
+        f"service {service} (selector {wanted}) also sends requests to {intruder}'s pods "
+        f"({', '.join(p.name for p in pods[:2])}), which carry its labels but are not "
+        f"{meant}: they fail ({short(said[0][1], 140)})",
+        ns,
+    )
+    services = cluster.table("services", ns)
+    f.cite(
+        services.obs if services else None,
+        f"get services: {services.line(service) if services else service}",
+    )
+    endpoints = cluster.table("endpoints", ns)
+    if endpoints is not None and endpoints.row(service) is not None:
+        f.cite(endpoints.obs, f"get endpoints: {endpoints.line(service)}")
+    described = cluster.describe("services", ns, service)
+    if described is not None:
+        f.cite(
+            described,
+            f"describe service {service}: Selector {wanted}, Endpoints "
+            + describe_field("\n" + described.text, "Endpoints"),
+        )
+    table = cluster.table("pods", ns)
+    for pod in pods[:2]:
+        f.cite(table.obs if table else None, f"get pods: {pod.line}")
+    for obs, fact in said:
+        f.cite(obs, fact)
+    kind, _, name = intruder.partition("/")
+    owners = cluster.table(f"{kind}s", ns)
+    if owners is not None and owners.row(name) is not None:
+        f.cite(owners.obs, f"get {kind}s: {owners.line(name)}")
+    if service in path.services or any(w in path.workloads for w in (meant, intruder)):
+        f.is_relevant = True
+        f.depth = 1 + max(
+            (path.depth.get(e.caller, 0) for e in path.edges if e.service == service),
+            default=path.depth.get(meant, 0),
+        )
+    f.keywords = ["selector", "labels", "endpoints", service, name]
+    f.chain = [
+        f"requests to {service} reach {intruder} too",
+        f.statement,
+    ]
+    return f
 
 
 def failure_text(inv: Investigation, facts: Facts, cluster: Cluster, ns: str) -> str:
@@ -148,12 +314,19 @@ def _target_port_mismatch(
     return f
 
 
+_TEMPORARY = re.compile(
+    r"EAI_AGAIN|i/o timeout|timed out|temporary failure|try again", re.IGNORECASE
+)
+
+
 def _wrong_name(
     cluster: Cluster, ns: str, edge: Edge, known: set[str]
 ) -> Finding | None:
     """A cluster-local name the caller cannot resolve and no service of the namespace has."""
     if edge.kind != "dns" or edge.service is not None:
         return None
+    if _TEMPORARY.search(edge.line):
+        return None  # a lookup that got no answer in time: the name may well exist
     first = edge.target.split(".")[0]
     if first in known or re.fullmatch(r"[\d.]+", edge.target):
         return None

@@ -1,9 +1,11 @@
 """The cluster's own services in kube-system, and the application pods that suffer when they fail.
 
 Rules:
-- cluster DNS (CoreDNS, kube-dns) failing is a DNS-layer fault; a workload whose pods' logs show
-  name lookups failing (no such host, a lookup timing out against the cluster resolver on :53) is
-  its victim, and it is relevant when such a workload is on the incident's path;
+- cluster DNS (CoreDNS, kube-dns) failing is a DNS-layer fault; a workload whose pods' logs (or
+  the error groups its path edges were read from) show name lookups failing (no such host, a
+  lookup timing out against the cluster resolver on :53) is its victim, and it is relevant when
+  such a workload is on the incident's path; a lookup asked of another resolver than the cluster
+  DNS Service's address (when both are known) is not its;
 - a node agent (kube-proxy, the CNI agent, NodeLocal DNSCache) failing on a node leaves that node
   without what it provides (Service rules, pod networking, name lookups): a workload on the
   incident's path with a pod there makes it relevant, and the faults of workloads with pods there
@@ -12,6 +14,7 @@ Rules:
 """
 
 import re
+from typing import TYPE_CHECKING
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
@@ -20,6 +23,9 @@ from reasoning.layered.kubernetes.logs import DNS_FAIL
 from reasoning.layered.kubernetes.nodes import CONTROL_PLANE, NODE_AGENTS
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
+
+if TYPE_CHECKING:
+    from reasoning.observations import Observation
 
 CLUSTER_DNS = frozenset({"coredns", "kube-dns"})
 # A lookup that failed, as Go, glibc, Node and the JVM log it (a timeout against a resolver on :53 too).
@@ -54,21 +60,55 @@ def system_victims(
 def dns_victims(
     cluster: Cluster, ns: str, path: Path, found: dict[str, Finding], dns: Finding
 ) -> None:
-    """The workloads whose pods log failed name lookups are the cluster DNS's victims."""
+    """The workloads whose pods (or error groups) log failed name lookups are the cluster DNS's victims."""
+    resolver = cluster_dns_address(cluster)
+    failed: list[tuple[str, Observation, str, str]] = []
     for (space, pod, _, _), obs in sorted(cluster.logs.items()):
         if space != ns:
             continue
         line = next(
-            (ln for ln in obs.text.splitlines() if LOOKUP_FAILED.search(ln)), None
+            (ln for ln in obs.text.splitlines() if cluster_lookup(ln, resolver)), None
         )
-        if line is None:
+        if line is not None:
+            failed.append((cluster.owner(ns, "pod", pod), obs, pod, line))
+    # What the path's workloads were seen failing to reach (their error groups, when their pods'
+    # logs were not read): a lookup that failed is the cluster DNS's too.
+    for edge in path.edges:
+        if cluster_lookup(edge.line, resolver):
+            name = edge.caller.partition("/")[2]
+            failed.append((edge.caller, edge.obs, name, edge.line))
+    seen: set[str] = set()
+    for owner, obs, who, line in failed:
+        if owner in seen:
             continue
-        owner = cluster.owner(ns, "pod", pod)
+        seen.add(owner)
         _blame(dns, found.get(owner), owner, path)
-        fact = f"{pod} logs: {short(line.strip(), 200)}"
+        fact = f"{who} logs: {short(line.strip(), 200)}"
         if not any(f == fact for _, f in dns.context):
             dns.context.append((obs, fact))
             dns.chain.insert(0, f"{owner} cannot resolve names: {short(line, 100)}")
+
+
+# The resolver a failed lookup was asked (`lookup x on 10.0.0.10:53`, `->10.0.0.10:53`).
+_RESOLVER = re.compile(r"(?:\bon |->)(\d{1,3}(?:\.\d{1,3}){3}):53\b")
+
+
+def cluster_dns_address(cluster: Cluster) -> str | None:
+    """The cluster IP of the cluster DNS's Service in kube-system (kube-dns, coredns), when listed."""
+    table = cluster.table("services", "kube-system")
+    for row in table.rows if table else ():
+        if row.get("NAME") in CLUSTER_DNS and row.get("CLUSTER-IP", "None") != "None":
+            return row["CLUSTER-IP"]
+    return None
+
+
+def cluster_lookup(line: str, resolver: str | None) -> bool:
+    """A failed lookup asked of the cluster DNS: a lookup failing, against no resolver another
+    than the cluster DNS's address (when both are known)."""
+    if not LOOKUP_FAILED.search(line):
+        return False
+    asked = _RESOLVER.search(line)
+    return resolver is None or asked is None or asked.group(1) == resolver
 
 
 def proxy_victims(

@@ -20,11 +20,16 @@ restarting make the probes' failures count. The telling failing line of the pods
 that names a lookup, a connection or credentials, else the last failing one; each container's
 logs when read by name) joins the evidence; when it shows a back end refusing credentials, or a
 connection refused on a loopback address in a pod of several containers (the app started before
-its sidecar listens: start order), the statement says so.
+its sidecar listens: start order), the statement says so. When only another container than the
+workload's own fails (its own runs without restarts), the statement names that sidecar, its
+restarts and memory limit; a sidecar a mesh or agent injected (a known proxy name, one the pod's
+annotations list or name) failing is the platform's fault (the injector's settings), not the
+application's.
 """
 
 import re
 
+from reasoning import layers
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import (
     Event,
@@ -237,8 +242,90 @@ def runtime(view: WorkloadView) -> Finding | None:
         f, ["BackOff", "Unhealthy", "OOMKilling", "Killing", "BackoffLimitExceeded"]
     )
     _cite_logs(view, f, selected)
+    _sidecar_fault(view, f, describes, reason)
     f.chain = [
         f"{view.workload}: {len(selected)} of {len(view.pods)} pods failing",
         f.statement,
     ]
     return f
+
+
+# Sidecars a mesh or an agent injects, by the container names they take.
+INJECTED = frozenset(
+    {
+        "istio-proxy",
+        "linkerd-proxy",
+        "consul-dataplane",
+        "envoy-sidecar",
+        "kuma-sidecar",
+        "vault-agent",
+        "daprd",
+        "appmesh-envoy",
+        "osm-envoy",
+    }
+)
+_ANNOTATIONS = re.compile(r"^Annotations:((?:.*\n)(?:[ \t]{2,}\S.*\n){0,40})", re.M)
+_ANNOTATION_KEY = re.compile(r"(?:^|\s)([a-z0-9.-]{1,120})/[\w.-]{1,120}:")
+
+
+def injected(described: str, container: str) -> bool:
+    """A container a mesh or an agent injected into the pod (not the workload's own spec): a
+    known injected name, one the pod's annotations list, or one named after an annotation's
+    domain (`linkerd-proxy` beside `linkerd.io/…`, `vault-agent` beside `vault.hashicorp.com/…`)."""
+    if container in INJECTED:
+        return True
+    block = _ANNOTATIONS.search(described)
+    if block is None:
+        return False
+    text = block.group(1)
+    if f'"{container}"' in text:
+        return True
+    first = container.split("-")[0]
+    domains = {m.group(1) for m in _ANNOTATION_KEY.finditer(text)}
+    return len(first) > 2 and any(first in d.split(".") for d in domains)
+
+
+def _sidecar_fault(
+    view: WorkloadView, f: Finding, describes: list[Observation], reason: str
+) -> None:
+    """When only another container than the workload's own fails (its own runs without restarts),
+    the statement names that container; an injected sidecar (a mesh's proxy, an agent) failing is
+    the platform's fault, not the application's."""
+    for described in describes:
+        containers = pod_containers(described.text)
+        if len(containers) < 2:
+            continue
+        own = next((c for c in containers if c.name == view.name), containers[0])
+        failing = [
+            c
+            for c in containers
+            if c is not own and (c.has_failed or c.waiting == "CrashLoopBackOff")
+        ]
+        if not failing or own.has_failed or own.waiting:
+            continue
+        sidecar = failing[0]
+        what = sidecar.last or sidecar.waiting or reason
+        limit = f", memory limit {sidecar.memory_limit}" if sidecar.memory_limit else ""
+        is_injected = injected(described.text, sidecar.name)
+        f.statement = (
+            f"{view.workload}'s {'injected ' if is_injected else ''}sidecar {sidecar.name} is "
+            f"{what} ({sidecar.restarts} restarts{limit}) while its own container {own.name} "
+            f"runs with {own.restarts} restarts"
+            + (
+                ": the sidecar's injection (its injector's settings, such as its resources) "
+                "is at fault, not the application"
+                if is_injected
+                else ""
+            )
+        )
+        f.cite(
+            described,
+            f"describe pod {described.arguments.get('name')}: {sidecar.name} Last State "
+            f"{what}, Restart Count {sidecar.restarts}{limit}; {own.name} Restart Count "
+            f"{own.restarts}",
+        )
+        f.keywords += [sidecar.name, "sidecar"]
+        if is_injected:
+            f.layer = layers.PLATFORM
+            f.keywords.append("sidecar injector")
+        return
