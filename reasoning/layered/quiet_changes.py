@@ -326,6 +326,15 @@ def _layer(message: str, term_list: list[str]) -> str:
     return layers.APPLICATION
 
 
+def _remote_fault(board: Board) -> bool:
+    """A fault already confirmed on the network path (a third party's limit, a probe's failure): the
+    incident is not quiet, whatever its callers' own lines say, and a change is at most its trigger."""
+    return any(
+        c.status == "confirmed" and c.layer in layers.NETWORK_LAYERS
+        for c in board.candidates.values()
+    )
+
+
 def _failing(board: Board) -> dict[str, Candidate]:
     """Services with a standing hypothesis of their own (slow, failing), by name."""
     return {
@@ -339,7 +348,7 @@ def _failing(board: Board) -> dict[str, Candidate]:
 
 def quiet_changes(board: Board) -> None:
     """When no service logs an error of its own, a setting, config or rule change logged before the incident whose subject then moved (the service it names fails or is slow, or later lines name what it touched) is the cause, cited by its change line."""
-    if not is_quiet(board.facts):
+    if not is_quiet(board.facts) or _remote_fault(board):
         return
     failing = _failing(board)
     answers = list(_follow_answers(board.inv))

@@ -10,6 +10,8 @@ import time
 import pytest
 
 from reasoning.layered import quiet_changes
+from reasoning.layered.candidates import Board
+from reasoning.layered.facts import Facts
 from reasoning.layered.quiet_changes import SEARCH, follow_query, spelling, terms
 from reasoning.observations import Observation
 from tests.reasoning.test_planner import World, health, incident
@@ -175,6 +177,44 @@ def test_a_dotted_property_name_is_a_setting_not_a_host_the_path_moved_to():
 
     assert report.top.id == "application:rates-svc"
     assert not any(h.layer == "connect" for h in report.hypotheses)
+
+
+@pytest.mark.rule("board.quiet-changes")
+def test_a_change_does_not_outrank_a_fault_already_confirmed_on_the_network_path():
+    world = _slow_service_world(
+        "ledger-api",
+        "statement-web",
+        "GET http://ledger-api/v2/items timed out after 3000ms",
+        changes=[
+            (
+                "config-agent",
+                "2030-01-01T10:09:00Z",
+                "ledger-api: spring.datasource.reader.url changed to "
+                "jdbc:postgresql://ledger-ro.far.db.internal:5432/ledger",
+                "info",
+            )
+        ],
+        touched=[
+            (
+                "ledger-api",
+                "2030-01-01T10:11:00Z",
+                "opened 8 connections to ledger-ro.far.db.internal:5432",
+                "info",
+            )
+        ],
+    )
+    inv, _, _ = run_with_schemas(
+        world,
+        incident("statement-web", "statements slow", title="statements slow"),
+        names=NO_NETCHECK,
+    )
+    board = Board(inv, Facts.read(inv.observations))
+    vendor = board.get("http", "api.rates-vendor.example", "the vendor limits us (429)")
+    vendor.status, vendor.confidence = "confirmed", 0.86
+
+    quiet_changes.quiet_changes(board)
+
+    assert "connect:ledger-api" not in board.candidates
 
 
 @pytest.mark.rule("board.quiet-changes")
