@@ -1311,10 +1311,11 @@ def external_dns_owner_id_copied_to_staging() -> dict[str, Any]:
         service=False,
         pods=[("q4lrz", "1/1", "Running", "0", "61d", 1)],
     )
-    k8s = namespace(ns, NODES_FRA, [pg, ed], seed=307)
+    k8s = namespace(ns, NODES_FRA, [pg], seed=307, extra_namespaces=("external-dns",))
+    h10.merge_ns(k8s, namespace("external-dns", NODES_FRA, [ed], seed=317))
     sig = 'msg="Desired change: DELETE api.helio.systems A'
     zone = "[Id: /hostedzone/Z07329141XK2H8QF0A1C]"
-    k8s[f"kubectl logs {pod_name(ed, 'q4lrz')} -n {ns} --tail=1000"] = podlog(
+    k8s[f"kubectl logs {pod_name(ed, 'q4lrz')} -n external-dns --tail=1000"] = podlog(
         [
             (
                 t,
