@@ -32,6 +32,10 @@ _CONTAINER_FAULT: Final = re.compile(
     r"OCI runtime|OOMKilled|ErrImagePull|ImagePullBackOff|InvalidImageName|"
     r"CreateContainerConfigError|exec: \"|unable to start container"
 )
+_CONTAINER_CAUSE: Final = re.compile(
+    r"(?i)exec format error|permission denied|no such file or directory|"
+    r"executable file not found|exec: \"|OOMKilled"
+)
 _KUBERNETES_TOOLS: Final = ("describe", "events", "get_resources", "pod_logs")
 # A concrete value: a size, a URL, a dotted host, an absolute path.
 _VALUE: Final = re.compile(
@@ -94,12 +98,17 @@ def container_lines(
         about = _named(component, str(obs.arguments.get("name") or "")) or _named(
             component, str(obs.arguments.get("pod") or "")
         )
-        for line in obs.text.splitlines()[:2000]:
-            if len(line) > 2000 or not _CONTAINER_FAULT.search(line):
-                continue
-            if about or _named(component, line):
-                found.append((obs, line.strip()))
-                break
+        lines = [
+            line
+            for line in obs.text.splitlines()[:2000]
+            if len(line) <= 2000
+            and _CONTAINER_FAULT.search(line)
+            and (about or _named(component, line))
+        ]
+        # The line naming the runtime's own words (`exec format error`) before a bare reason.
+        lines.sort(key=lambda line: not _CONTAINER_CAUSE.search(line))
+        if lines:
+            found.append((obs, lines[0].strip()))
     # A describe's message first (it names the container's reason), then events.
     found.sort(key=lambda f: f[0].tool != "describe")
     return found
@@ -134,7 +143,7 @@ def value_lines(inv: Investigation, component: str) -> list[tuple[Observation, s
         return any(seen_at.get(v, "") > earliest for v in values)
 
     rows.sort(key=lambda r: (not is_new(r[3]), r[0], r[1]))
-    return [(obs, message) for _, _, obs, message in rows]
+    return [(obs, f"{component}: {message}") for _, _, obs, message in rows]
 
 
 def issuance_lines(inv: Investigation, host: str) -> list[tuple[Observation, str]]:

@@ -65,7 +65,7 @@ def test_a_workload_cites_its_containers_exec_format_error_from_describe():
         {"kind": "pod", "name": "framer-7c9d-x2k4p", "namespace": "render"},
         text=(
             "Name: framer-7c9d-x2k4p\n    Last State:     Terminated\n"
-            "      Reason:       Error\n"
+            "      Reason:       StartError\n"
             "      Message:      exec /usr/local/bin/framer: exec format error\n"
             "      Exit Code:    1\n"
         ),
