@@ -17,6 +17,7 @@ from reasoning.layered import (
     backend_gauges,
     certificates,
     changes,
+    cited_lines,
     cors,
     dns_zones,
     echoed_errors,
@@ -364,6 +365,14 @@ class LayeredPlanner:
             not regex or "regex" in as_dict(schema.get("properties"))
         )
 
+    @staticmethod
+    def _regex_search(inv: Investigation, facts: Facts) -> bool:
+        """Whether the logs server, up, searches by regular expression."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return False
+        return "regex" in as_dict(search.input_schema.get("properties"))
+
     def _change_searches(
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
@@ -552,6 +561,13 @@ class LayeredPlanner:
             ),
         )
         analysis = Analysis(inv, facts)
+        if self._regex_search(inv, facts):
+            calls += cited_lines.reads(
+                analysis,
+                partial(self._call, inv),
+                window,
+                every_service=self._searches_every_service(inv, facts, regex=True),
+            )
         for c in analysis.candidates.values():
             if (
                 c.layer != layers.APPLICATION

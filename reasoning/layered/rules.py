@@ -36,6 +36,7 @@ from reasoning.layered.certificates import (
     refused_own_certificate,
 )
 from reasoning.layered.changes import changes
+from reasoning.layered.cited_lines import cite_specific
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
@@ -145,6 +146,7 @@ CLASSES: Final = {
     3: "it stopped when the incident's name was unknown",
     4: "it blamed the loudest object",
     5: "its confidence followed the wording, not the evidence",
+    6: "it named the component but did not cite the line that carries its fault",
 }
 
 _ALL: Final = (*layers.LAYERS,)
@@ -495,6 +497,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (5,),
     ),
     Rule("board.excluded", BOARD, _ALL, excluded),
+    Rule(
+        "board.cited-lines",
+        BOARD,
+        (layers.APPLICATION, layers.TLS),
+        cite_specific,
+        (6,),
+    ),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
     Rule("probe.mcp-endpoint", PROBE, (layers.MCP,), mcp_endpoint),
