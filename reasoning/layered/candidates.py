@@ -61,6 +61,14 @@ class Candidate:
     def id(self) -> str:
         return f"{self.layer}:{self.component}"
 
+    def explained_by(self, cause: "Candidate", why: str) -> None:
+        """This candidate fails because of `cause`: a lead below it (likely, at most 0.4), saying `why` once."""
+        if self is cause or self.status == "ruled_out":
+            return
+        self.status, self.confidence = "likely", min(self.confidence, 0.4)
+        if cause.id not in self.statement:
+            self.statement += f"; {why}"
+
     def hypothesis(self) -> Hypothesis:
         status = _STATUSES.get(self.status, "likely")
         return Hypothesis(

@@ -383,10 +383,7 @@ def _blame(
 
 
 def _victim(victim: Candidate | None, cause: Candidate) -> None:
-    if victim is None or victim.status == "ruled_out" or victim is cause:
-        return
-    victim.status, victim.confidence = "likely", min(victim.confidence, 0.4)
-    if cause.id not in victim.statement:
-        victim.statement += (
-            f"; a victim of {cause.id} (it holds the locks its statements wait on)"
+    if victim is not None:
+        victim.explained_by(
+            cause, f"a victim of {cause.id} (it holds the locks its statements wait on)"
         )

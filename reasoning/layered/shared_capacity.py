@@ -254,8 +254,7 @@ def _blame(board: Board, client: str, full: Full, fulls: list[Full]) -> None:
 
 
 def _victim(victim: Candidate | None, cause: Candidate) -> None:
-    if victim is None or victim.status == "ruled_out" or victim is cause:
-        return
-    victim.status, victim.confidence = "likely", min(victim.confidence, 0.4)
-    if cause.id not in victim.statement:
-        victim.statement += f"; a symptom of {cause.id} (it fills the shared back end)"
+    if victim is not None:
+        victim.explained_by(
+            cause, f"a symptom of {cause.id} (it fills the shared back end)"
+        )
