@@ -9,8 +9,6 @@
   private zone, a stub domain) is the zone's fault, not the name's (`dns_zones.shadowing_zone`).
 """
 
-import time
-
 import pytest
 
 from reasoning.layered.certificates import own_material_invalid, received_alert
@@ -331,16 +329,16 @@ def test_a_zone_removed_or_created_after_the_failures_began_leaves_the_name():
 
 @pytest.mark.timeout(20)
 def test_hostile_lines_are_read_in_linear_time():
-    began = time.monotonic()
+    # Ten times the size a quadratic read already takes seconds on; bounded by the timeout, not by
+    # a wall-clock assertion that flakes on a loaded machine.
     for hostile in (
-        "received " + "alert " * 20_000,
-        "remote error: tls: " + "a" * 20_000,
-        "failed to read " + "ca " * 7_000 + "x509: " + "e" * 20_000,
-        "fatal " + "x509: " * 4_000,
-        "zone created " + "a_" * 20_000 + "zone." + "b" * 20_000,
+        "received " + "alert " * 200_000,
+        "remote error: tls: " + "a" * 200_000,
+        "failed to read " + "ca " * 70_000 + "x509: " + "e" * 200_000,
+        "fatal " + "x509: " * 40_000,
+        "zone created " + "a_" * 200_000 + "zone." + "b" * 200_000,
     ):
         received_alert(hostile)
         own_material_invalid(hostile)
         ZoneChange(None, "x", None, hostile, "example.io").zone_id  # noqa: B018
-    assert parents("a." * 10_000 + "io")[-1] == "a.io"
-    assert time.monotonic() - began < 5
+    assert parents("a." * 100_000 + "io")[-1] == "a.io"

@@ -1,8 +1,6 @@
 """Issue 21 class 4: a database's own error on a statement explains callers failing the same
 statement (reasoning/layered/statement_errors.py). Names and wordings are invented."""
 
-import time
-
 import pytest
 
 from reasoning.layered.statement_errors import _statements
@@ -73,10 +71,11 @@ def test_a_database_error_on_another_table_explains_nothing():
 
 
 @pytest.mark.rule("board.statement-errors")
+@pytest.mark.timeout(20)
 def test_statements_are_read_in_linear_time():
     assert _statements("x: Delete  From carts_v2 where 1") == {
         ("delete from", "carts_v2")
     }
-    began = time.monotonic()
-    _statements("update " * 5000 + "a" * 20000)
-    assert time.monotonic() - began < 2
+    # Ten times the size a quadratic read already takes seconds on; bounded by the timeout, not by
+    # a wall-clock assertion that flakes on a loaded machine.
+    _statements("update " * 50_000 + "a" * 200_000)

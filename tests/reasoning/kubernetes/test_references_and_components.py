@@ -569,15 +569,17 @@ def test_cluster_dns_saying_nothing_of_strain_is_not_blamed_for_lookups():
     assert "deployment/coredns" not in found
 
 
+@pytest.mark.timeout(20)
 def test_the_new_readers_take_linear_time_on_hostile_tokens():
-    import time
 
     from reasoning.layered.kubernetes.logs import FAILING, line_targets
     from reasoning.layered.kubernetes.routing import _ENDPOINT_IP, _FAILED_LINE
 
-    token = "a" * 20000
-    dotted = "a." * 10000
-    digits = "1." * 10000
+    # Ten times the size a quadratic read already takes seconds on; bounded by the timeout, not by
+    # a wall-clock assertion that flakes on a loaded machine.
+    token = "a" * 200_000
+    dotted = "a." * 100_000
+    digits = "1." * 100_000
     lines = [
         f"getaddrinfo EAI_AGAIN {dotted}",
         f"UnknownHostException: {token}",
@@ -586,7 +588,6 @@ def test_the_new_readers_take_linear_time_on_hostile_tokens():
         f"Annotations:  {token}/{token}: x\n   {dotted}/y: z\n",
         f"-> {digits}",
     ]
-    started = time.monotonic()
     for line in lines:
         line_targets(line, ["svc"])
         condition_reasons(line)
@@ -594,4 +595,3 @@ def test_the_new_readers_take_linear_time_on_hostile_tokens():
         FAILING.search(line)
         _FAILED_LINE.search(line)
         _ENDPOINT_IP.findall(line)
-    assert time.monotonic() - started < 2.0
