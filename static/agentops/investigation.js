@@ -107,6 +107,7 @@
       // The status line carries the seq of the last event applied to it (markStatus).
       if (!current || seqOf(fresh) < seqOf(current)) continue;
       const focused = carryInput(current, fresh);
+      carryAnswers(current, fresh);
       current.replaceWith(fresh);
       if (window.htmx) window.htmx.process(fresh);
       if (focused) focused();
@@ -133,6 +134,19 @@
       twin.focus();
       if (typeof start === "number" && twin.setSelectionRange) twin.setSelectionRange(start, end);
     };
+  }
+
+  // A form's answer beside its field (`data-carry`: "must not be blank") stays until the person
+  // acts again: the parts' refresh as calls finish would otherwise wipe it before it is read. The
+  // form's next answer replaces the part, and the answer with it.
+  function carryAnswers(current, fresh) {
+    for (const kept of current.querySelectorAll("[data-carry][id]")) {
+      if (fresh.querySelector("#" + CSS.escape(kept.id))) continue;
+      const after = kept.nextElementSibling;
+      const twin = after && after.id && fresh.querySelector("#" + CSS.escape(after.id));
+      // No twin: the form it answered is gone (the diagnosis ended), and the answer with it.
+      if (twin) twin.before(kept.cloneNode(true));
+    }
   }
 
   // Rows whose full result went to artifact storage get its download link (the server lists

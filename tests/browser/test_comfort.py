@@ -59,6 +59,13 @@ def test_under_debug_an_htmx_4xx_stays_in_its_part_and_a_note_reaches_the_page(
     assert page.query_selector("h1") is not None
     assert page.query_selector("#tool-log") is not None
     assert _active(page) == "steering-note-send"
+    # The answer stays through the parts' refresh as calls finish: read, not wiped by the next event.
+    seq = int(page.get_attribute("#steering", "data-seq"))
+    page.wait_for_function(
+        f"() => Number(document.getElementById('steering').dataset.seq) > {seq}"
+    )
+    assert page.query_selector("#steering-error:has-text('must not be blank')")
+    assert _active(page) == "steering-note-send"
 
     # A 404 is not swapped at all.
     page.evaluate(
