@@ -16,7 +16,7 @@ from typing import Any, Final
 from reasoning import layers
 from reasoning.layered.candidates import Board
 from reasoning.layered.facts import FACT_CHARS, Facts, parse_time
-from reasoning.layered.reading import as_dict, as_list, short
+from reasoning.layered.reading import as_dict, as_list, iso, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import QUERY_METRIC, SERVICE_HEALTH
 
@@ -208,7 +208,7 @@ def _query_window(inv: Investigation) -> dict[str, str] | None:
     if start is None:
         return None
     return {
-        "start": _iso(start - BASELINE),
+        "start": iso(start - BASELINE),
         "end": inv.incident.window_end or "now",
     }
 
@@ -251,7 +251,3 @@ def _trend(points: list[tuple[float, float]], start: datetime | None) -> Trend |
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")

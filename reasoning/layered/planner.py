@@ -57,6 +57,7 @@ from reasoning.layered.reading import (
     host_of,
     hosts_in,
     incident_text,
+    iso,
     short,
 )
 from reasoning.layered.resolution import (
@@ -397,8 +398,8 @@ class LayeredPlanner:
                 {
                     "query": changes.search_pattern(subject.name),
                     "regex": True,
-                    "start": _iso(subject.first_failure - changes.LEAD),
-                    "end": _iso(subject.first_failure),
+                    "start": iso(subject.first_failure - changes.LEAD),
+                    "end": iso(subject.first_failure),
                     "limit": 20,
                 },
                 f"changes to {subject.name} recorded in any log just before it began failing",
@@ -421,8 +422,8 @@ class LayeredPlanner:
                 {
                     "query": signed_lifetime.SETTING_QUERY,
                     "regex": True,
-                    "start": _iso(first - signed_lifetime.LEAD),
-                    "end": _iso(first),
+                    "start": iso(first - signed_lifetime.LEAD),
+                    "end": iso(first),
                     "limit": 20,
                 },
                 "signed links or tokens are refused as expired: which service changed the "
@@ -735,7 +736,7 @@ class LayeredPlanner:
         if "regex" not in as_dict(search.input_schema.get("properties")):
             return calls  # the holder's runs are found by a regular expression
         since = _parse_time(window["start"])
-        start = _iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
+        start = iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
         for holder in lock_holders.to_search(inv, facts)[:1]:
             calls.append(
                 self._call(
@@ -861,7 +862,7 @@ class LayeredPlanner:
         if search is None or facts.is_backend_down(search.server):
             return calls
         since = _parse_time(window["start"])
-        start = _iso(since - timedelta(hours=1)) if since else window["start"]
+        start = iso(since - timedelta(hours=1)) if since else window["start"]
         for caller in retry_storms.settings_searches(facts):
             calls.append(
                 self._call(
@@ -1158,10 +1159,6 @@ def _renamed(
         return inv
     incident = replace(inv.incident, service=service, starting_services=others)
     return replace(inv, incident=incident)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _parse_time(value: str) -> datetime | None:

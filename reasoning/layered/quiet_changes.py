@@ -25,9 +25,9 @@ from reasoning.layered.facts import Facts, parse_time
 from reasoning.layered.reading import (
     SERVICE_NAME,
     arg,
-    as_dict,
-    as_list,
+    every_service_lines,
     hosts_in,
+    iso,
     short,
 )
 from reasoning.layered.warning_leads import names_service
@@ -186,7 +186,7 @@ def search_arguments(window: dict[str, str]) -> dict[str, Any] | None:
     return {
         "query": SEARCH,
         "regex": True,
-        "start": _iso(start - LEAD),
+        "start": iso(start - LEAD),
         "end": end,
         "limit": SEARCH_LIMIT,
     }
@@ -248,29 +248,17 @@ def follow_up(inv: Investigation, window: dict[str, str]) -> dict[str, Any] | No
     return {
         "query": query,
         "regex": True,
-        "start": _iso(min(times)),
+        "start": iso(min(times)),
         "end": window.get("end", ""),
         "limit": FOLLOW_LIMIT,
     }
-
-
-def _answers(
-    inv: Investigation, query: str
-) -> Iterable[tuple[Observation, dict[str, Any]]]:
-    for obs in inv.observations:
-        if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
-            continue
-        if arg(obs, "query") != query:
-            continue
-        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
-            yield obs, line
 
 
 def change_lines(inv: Investigation) -> list[ChangeLine]:
     """The change search's lines that record a change (not an error's words), one per message."""
     out: list[ChangeLine] = []
     seen: set[str] = set()
-    for obs, line in _answers(inv, SEARCH):
+    for obs, line in every_service_lines(inv, SEARCH):
         message = str(line.get("message") or "")
         level = str(line.get("level") or "").lower()
         shape = re.sub(r"\d+", "N", message)
@@ -313,7 +301,7 @@ def _touched(
 
 def _follow_answers(inv: Investigation) -> Iterable[tuple[Observation, dict[str, Any]]]:
     query = follow_query(inv)
-    return _answers(inv, query) if query else ()
+    return every_service_lines(inv, query) if query else ()
 
 
 def _layer(message: str, term_list: list[str]) -> str:
@@ -427,7 +415,3 @@ def _conclude(
         victim.confidence = min(victim.confidence, 0.6)
         victim.status = "likely"
         victim.statement += f"; a symptom of {c.id} (a change before it)"
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")

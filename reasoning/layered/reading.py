@@ -2,12 +2,14 @@
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from reasoning import layers
 from reasoning.observations import Investigation, Observation
+from reasoning.tools import SEARCH_LOGS
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
@@ -196,3 +198,21 @@ def url_services(text: str) -> list[str]:
 
 def incident_text(inv: Investigation) -> str:
     return " ".join([inv.incident.title, *inv.incident.symptoms, *inv.incident.notes])
+
+
+def iso(moment: datetime) -> str:
+    """A moment as the tools' arguments write it: UTC, to the second, with a `Z`."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def every_service_lines(
+    inv: Investigation, query: str
+) -> Iterator[tuple[Observation, dict[str, Any]]]:
+    """Each line of every answered search_logs of every service (no `service` argument) for `query`."""
+    for obs in inv.observations:
+        if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
+            continue
+        if arg(obs, "query") != query:
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            yield obs, line

@@ -28,7 +28,14 @@ from reasoning import layers
 from reasoning.layered import lock_holders, shared_capacity, unread_services
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import ErrorGroup, Errors, Facts, parse_time
-from reasoning.layered.reading import arg, as_dict, as_list, short
+from reasoning.layered.reading import (
+    arg,
+    as_dict,
+    as_list,
+    every_service_lines,
+    iso,
+    short,
+)
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS
 
@@ -186,44 +193,32 @@ def search_window(inv: Investigation, facts: Facts) -> dict[str, str] | None:
     first = _first(found, found[0].backend)
     if first is None:
         return None
-    return {"start": _iso(first - LEAD), "end": _iso(first + SLACK)}
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return {"start": iso(first - LEAD), "end": iso(first + SLACK)}
 
 
 def starts(inv: Investigation) -> Iterator[Start]:
     """Every service's own lines about starting something, from the search of every service."""
-    for obs in inv.observations:
-        if not (
-            obs.tool == SEARCH_LOGS
-            and obs.is_ok
-            and not arg(obs, "service")
-            and arg(obs, "query") == START_SEARCH
+    for obs, line in every_service_lines(inv, START_SEARCH):
+        service = str(line.get("service") or "").lower()
+        text = str(line.get("message") or "")
+        at = parse_time(str(line.get("time") or ""))
+        level = str(line.get("level") or "").lower()
+        if (
+            not service
+            or at is None
+            or level in _NOT_START_LEVELS
+            or not _START.search(text)
+            or lock_holders.REQUEST_LINE.search(text)
+            or BLOCKED.search(text)
         ):
             continue
-        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
-            service = str(line.get("service") or "").lower()
-            text = str(line.get("message") or "")
-            at = parse_time(str(line.get("time") or ""))
-            level = str(line.get("level") or "").lower()
-            if (
-                not service
-                or at is None
-                or level in _NOT_START_LEVELS
-                or not _START.search(text)
-                or lock_holders.REQUEST_LINE.search(text)
-                or BLOCKED.search(text)
-            ):
-                continue
-            yield Start(
-                service,
-                obs,
-                short(f"search_logs(every service): {service}: {text}", 300),
-                text,
-                at,
-            )
+        yield Start(
+            service,
+            obs,
+            short(f"search_logs(every service): {service}: {text}", 300),
+            text,
+            at,
+        )
 
 
 def _victims(
