@@ -179,7 +179,12 @@
     retryTimer = window.setTimeout(() => { retryTimer = null; refreshParts(); }, retryDelay);
   }
 
+  // The browser can say it is online while a fetch that will fail is still settling (the
+  // network gave up, the promise has not yet rejected): that failure then asks again at once.
+  let onlineWhileFetching = false;
+
   window.addEventListener("online", () => {
+    if (fetching) { onlineWhileFetching = true; return; }
     if (retryTimer === null) return;
     window.clearTimeout(retryTimer);
     retryTimer = null;
@@ -194,6 +199,7 @@
       .then((html) => {
         applyParts(html);
         fetching = false;
+        onlineWhileFetching = false;
         retryDelay = 0;
         // An event arrived meanwhile; the server's answer always covers the event that asked.
         if (fetchAgain || seqOf(document.getElementById("verdict")) < wanted) {
@@ -204,8 +210,12 @@
       .catch((status) => {
         fetching = false;
         fetchAgain = false;
+        const online = onlineWhileFetching;
+        onlineWhileFetching = false;
         // A refusal (4xx: logged out, gone) will not mend by asking again.
-        if (!(typeof status === "number" && status >= 400 && status < 500)) retryParts();
+        if (typeof status === "number" && status >= 400 && status < 500) return;
+        if (online) refreshParts();
+        else retryParts();
       });
   }
 

@@ -186,3 +186,36 @@ def test_parts_that_failed_to_load_at_the_end_are_fetched_again(page, stack):
     page.wait_for_selector("#rerun", timeout=10_000)
     assert page.query_selector("#cancel") is None
     assert page.text_content("#task-state") == "cancelled"
+
+
+def test_back_online_while_the_failing_fetch_settles_asks_again_at_once(page, stack):
+    """The browser says it is online while the fetch the end asked for is still out (it fails
+    after): the failure asks again at once instead of waiting out a backoff."""
+    tenant = factories.make_tenant("browser-online-race")
+    token = factories.make_token(member(tenant, "oncall7"))
+    incident_id, task_id = open_running_timed_diagnosis(stack, token)
+    held, mode = [], ["hold"]
+
+    def parts(route):
+        if mode[0] == "hold":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.clock.install()
+    page.route(f"**/tasks/{task_id}/parts", parts)
+    log_in(page, "oncall7")
+    page.goto(f"/incidents/{incident_id}/")
+    page.wait_for_selector("#stream-status:has-text('live')")
+    cancelled = api_post(stack, token, f"/api/incidents/{incident_id}/cancel", {})
+    assert cancelled.status_code == 202
+    page.wait_for_selector("#events li:has-text('task_cancelled')", state="attached")
+    assert held
+    # The clock stands still from here: only an immediate fetch can bring the parts.
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    mode[0] = "pass"
+    for route in held:
+        route.abort()
+    page.wait_for_selector("#rerun", timeout=10_000)
+    assert page.text_content("#task-state") == "cancelled"
