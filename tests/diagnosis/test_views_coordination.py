@@ -2,6 +2,8 @@
 page's parts, a refusal the panel alone with its reason (400) at the seq shown, a viewer is
 refused, and a post without htmx goes back to the page."""
 
+import re
+
 import pytest
 
 from diagnosis.models import Incident, Role, TaskEvent
@@ -45,6 +47,12 @@ def test_a_refusal_answers_the_panel_with_its_reason_and_changes_nothing(
     body = response.content.decode()
     assert response.status_code == 400
     assert 'id="coordination-error"' in body
+    # The reason stays through the parts' refresh (investigation.js carryAnswers): it is marked
+    # data-carry and put back before its next sibling, which needs an id to be found again.
+    assert re.search(
+        r'id="coordination-error"[^>]*data-carry>[^<]*</p>\s*<div[^>]* id="coordination-actions"',
+        body,
+    )
     assert "severity: must be one of sev1, sev2, sev3, sev4" in body
     task.refresh_from_db()
     assert f'data-seq="{task.last_seq}"' in body
