@@ -44,7 +44,6 @@ LINK_LABELS: Final = (
     "nat_gateway",
     "interface",
     "ifname",
-    "device",
     "vif",
 )
 # A series of what crosses a link: bits or bytes per second, throughput, utilisation.
@@ -129,8 +128,8 @@ def saturated_links(
         inv, backend_gauges.QUERY
     ):
         link = _link(labels)
-        if link is None or not _THROUGHPUT.search(name):
-            continue
+        if link is None or not _THROUGHPUT.search(name) or name.endswith("_total"):
+            continue  # a counter's growth is no step (its rate is another query)
         medians = metric_trends.before_and_recent(points, start)
         if medians is None:
             continue

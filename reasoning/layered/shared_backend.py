@@ -66,10 +66,12 @@ _STALL: Final = (
 )
 # Provisioned capacity used up: "4000 of 4000 provisioned", throttle events, a maximum reached.
 _CONSUMED: Final = (
-    r"\b(\d[\d,.]*) (?:of|/) \1 (?:provisioned|capacity|units|allowed|max)|"
+    r"\b(?P<used>\d[\d,.]*) (?:of|/) (?P=used) (?:provisioned|capacity|units|allowed|max\w*|"
+    r"in use|used)|"
     r"\b(?:read|write|request)?throttle ?events\b|\bthrottl(?:ed|ing) (?:reads|writes|requests|"
     r"producers|consumers|clients|fetches)|autoscal\w* (?:is )?(?:at|reached) (?:its )?max|"
-    r"(?:capacity|quota|throughput) (?:is )?(?:exhausted|used up|fully consumed|at (?:its )?max\w*)"
+    r"(?:capacity|quota|throughput|tickets) (?:is |are )?(?:exhausted|used up|fully consumed|"
+    r"at (?:its )?max\w*)"
 )
 BLOCKED: Final = re.compile(
     f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}", re.IGNORECASE

@@ -490,3 +490,44 @@ def test_the_search_for_who_used_the_table_covers_the_lead_before_the_alarm():
 
     assert found is not None and found["query"] == "order\\-journal"
     assert found["start"] < "2030-01-01T10:22:00" <= found["end"]
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_document_stores_exhausted_tickets_blame_the_export_that_read_the_collection():
+    tickets = (
+        "WiredTiger read tickets exhausted (128 of 128 in use) on collection sessions"
+    )
+    analysis = _analysis(
+        "login-api",
+        [
+            _errors(
+                "s1",
+                "login-api",
+                errors=[
+                    group(
+                        "session lookup failed: MongoTimeoutError: operation exceeded time limit",
+                        count=300,
+                        first_seen="2030-01-01T10:41:00Z",
+                    )
+                ],
+            ),
+            _errors(
+                "s2",
+                "mongo-rs0",
+                warnings=[group(tickets, count=12, first_seen="2030-01-01T10:40:00Z")],
+            ),
+            _used(
+                "s3",
+                "sessions",
+                (
+                    "bi-export",
+                    "2030-01-01T10:33:00Z",
+                    "info",
+                    "export job: full collection read of sessions to s3://bi-raw/ (no index)",
+                ),
+            ),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:bi-export" and top.status == "confirmed"
