@@ -14,7 +14,13 @@ side is often the other:
   fails after it, and they are its victims, not causes (`issuer_failed_at_start`);
 - a client verifying the server's chain (`x509: certificate has expired`, `certificate verify
   failed`) is about the server's certificate: the host's path, as `logged_paths` and the probes
-  read it.
+  read it;
+- except when the client cannot build a path to a root it trusts (Java's `PKIX path building
+  failed`, Go's `x509: certificate signed by unknown authority`, Python's `CERTIFICATE_VERIFY_FAILED
+  … unable to get local issuer certificate`, Node's `UNABLE_TO_GET_ISSUER_CERT_LOCALLY`) while a
+  probe of the same host verifies its chain: the server's chain is good for a current trust store,
+  so the client's own trust store (an old runtime's CA bundle, a pinned `cacerts`) lacks the root
+  (`trust_store_lacks_root`).
 """
 
 import re
@@ -90,6 +96,24 @@ _WAITS_FOR_IDENTITY: Final = re.compile(
 _OWN_CERT_LINE: Final = re.compile(
     r"\bCN=[^\s,;)]{1,100}|\bkeystore\b|\bclient certificate\b|\bnotAfter\b|"
     r"\bcertificate\b[^\n]{0,60}?\b(?:expire[sd]?|expiring|in the past)\b",
+    re.IGNORECASE,
+)
+# A verifier that found no path to a root it trusts (an issuer it does not know), in the words of
+# Java (PKIX), Go, OpenSSL / Python / curl, Node, .NET; not an expired or mismatched certificate.
+UNKNOWN_ISSUER: Final = re.compile(
+    r"PKIX path (?:building|validation) failed|unable to find valid certification path|"
+    r"SunCertPathBuilderException|signed by unknown authority|"
+    r"unable to get (?:local )?issuer certificate|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|"
+    r"self[- _]signed certificate in (?:the )?certificate chain|SELF_SIGNED_CERT_IN_CHAIN|"
+    r"unable to verify the first certificate|UNABLE_TO_VERIFY_LEAF_SIGNATURE|"
+    r"certificate chain (?:was )?issued by an authority that is not trusted|UntrustedRoot|"
+    r"trust anchor for certification path not found",
+    re.IGNORECASE,
+)
+# A line naming the client's own trust store or the runtime that ships it.
+_TRUST_STORE_LINE: Final = re.compile(
+    r"\bcacerts\b|trust ?store|ca-certificates|ca[_-]bundle|\bcertifi\b|SSL_CERT_(?:FILE|DIR)|"
+    r"NODE_EXTRA_CA_CERTS|REQUESTS_CA_BUNDLE|java\.(?:runtime\.)?version|\bjre\b|\bjdk\b",
     re.IGNORECASE,
 )
 _CN: Final = re.compile(r"\bCN=([^\s,;)'\"]{1,100})")
@@ -317,3 +341,67 @@ def issuers_waited_on(facts: Facts) -> list[str]:
                 ):
                     found.append(name)
     return found[:_MAX_ISSUERS]
+
+
+def lacks_root(text: str) -> bool:
+    """True when `text` is a client's verification failing for want of a trusted root (an unknown issuer), not a peer's alert."""
+    return UNKNOWN_ISSUER.search(text) is not None and not received_alert(text)
+
+
+def trust_store_lacks_root(board: Board) -> None:
+    """A client that cannot build a path to a trusted root for a host (PKIX path building failed, signed by unknown authority, unable to get local issuer certificate) while a probe of that host verifies its chain lacks the root in its own trust store: a TLS fault of that client, not of the host."""
+    for service, line in _first(board, lacks_root).items():
+        hosts = hosts_in(line.said)
+        verified = [
+            p
+            for p in board.facts.probes.values()
+            if p.host in hosts and p.layer is None
+        ]
+        if not verified:
+            continue  # no probe, or the host's chain fails for the probe too: its path
+        probe = verified[0]
+        store = [
+            x
+            for x in _own_lines(board, service, line.group)
+            if _TRUST_STORE_LINE.search(x.said)
+        ]
+        c = board.get(
+            layers.TLS,
+            service,
+            f"{service}'s trust store lacks the root that {probe.host}'s certificate chains "
+            f"to: {service} cannot verify it, while a probe with a current trust store does; "
+            "update its CA bundle or runtime, the host works",
+        )
+        c.cite(line.errors.obs, line.errors.fact(line.group))
+        c.cite(probe.obs, probe.fact)
+        for x in store[:1]:
+            c.cite(x.errors.obs, x.errors.fact(x.group))
+        c.status, c.confidence = "confirmed", max(c.confidence, 0.9)
+        c.chain = [
+            board.symptom(),
+            f"{service} logs: {short(line.said, 140)}",
+            f"probe of {probe.host}: every layer passes (its chain verifies)",
+            *(f"{service} logs: {short(x.said, 120)}" for x in store[:1]),
+            c.statement,
+        ]
+        c.keywords = [
+            layers.TLS,
+            service,
+            probe.host,
+            "trust store",
+            "root CA",
+            "cacerts",
+        ]
+        for victim in list(board.candidates.values()):
+            if victim is not c and victim.component in (service, probe.host):
+                _explained(victim, c)
+
+
+def _own_lines(board: Board, service: str, skip: ErrorGroup) -> list[_Line]:
+    """The service's other error and warning lines."""
+    errors = board.facts.errors.get(service)
+    if errors is None:
+        return []
+    return [
+        _Line(errors, g) for g in (*errors.groups, *errors.warnings) if g is not skip
+    ]

@@ -25,7 +25,15 @@ Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
 # Every series whose name says it is a network round trip (rtt, round trip), with its labels.
 ROUND_TRIPS: Final = '{__name__=~".*(rtt|round_?trip).*"}'
 # How a round-trip series names its two ends (Prometheus exporters, service meshes).
-_SOURCE_LABELS: Final = ("src", "source", "source_service", "source_workload", "client")
+# `service` last: a caller's own series labelled with the peer it measures (`peer`, `target` …).
+_SOURCE_LABELS: Final = (
+    "src",
+    "source",
+    "source_service",
+    "source_workload",
+    "client",
+    "service",
+)
 _DEST_LABELS: Final = (
     "dst",
     "destination",

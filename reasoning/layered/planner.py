@@ -25,6 +25,7 @@ from reasoning.layered import (
     host_lines,
     kubernetes,
     lb_draining,
+    link_saturation,
     lock_holders,
     mesh_mtls,
     metric_trends,
@@ -779,26 +780,50 @@ class LayeredPlanner:
     def _backend_search(
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
-        """A shared back end says it holds its clients and names none: every service's lines about
-        starting something just before it began (`shared_backend`)."""
+        """A shared back end says it holds its clients and names none, or a shared link stepped up
+        to its ceiling: every service's lines about starting something just before it began
+        (`shared_backend`, `link_saturation`)."""
         if not self._searches_every_service(inv, facts, regex=True):
             return []
-        window = shared_backend.search_window(inv, facts)
-        if window is None:
-            return []
-        return [
-            self._call(
-                inv,
-                SEARCH_LOGS,
-                {
-                    "query": shared_backend.START_SEARCH,
-                    "regex": True,
-                    **window,
-                    "limit": shared_backend.SEARCH_LIMIT,
-                },
-                "a shared back end holds its clients: who started something just before",
+        calls: list[PlannedCall | None] = []
+        window = shared_backend.search_window(
+            inv, facts
+        ) or link_saturation.search_window(inv, facts)
+        if window is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "query": shared_backend.START_SEARCH,
+                        "regex": True,
+                        **window,
+                        "limit": shared_backend.SEARCH_LIMIT,
+                    },
+                    "a shared back end or link holds its clients: who started something just before",
+                )
             )
-        ]
+        named = link_saturation.link_search(inv, facts)
+        if named is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {**named, "regex": True, "limit": shared_backend.SEARCH_LIMIT},
+                    "a shared link stepped up to its ceiling: what the logs say of it",
+                )
+            )
+        used = shared_backend.resource_search(inv, facts)
+        if used is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {**used, "regex": True, "limit": shared_backend.SEARCH_LIMIT},
+                    f"a shared back end's capacity is used up: who used {used['query']} just before",
+                )
+            )
+        return calls
 
     def _host_searches(
         self, inv: Investigation, facts: Facts

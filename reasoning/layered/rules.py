@@ -34,6 +34,7 @@ from reasoning.layered.candidates import excluded
 from reasoning.layered.certificates import (
     issuer_failed_at_start,
     refused_own_certificate,
+    trust_store_lacks_root,
 )
 from reasoning.layered.changes import changes
 from reasoning.layered.cited_lines import cite_specific
@@ -100,6 +101,7 @@ from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.lb_draining import lb_draining
+from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.logged_paths import logged_paths
@@ -457,6 +459,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
+    Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
     Rule(
@@ -486,6 +489,13 @@ RULES: Final[tuple[Rule, ...]] = (
         BOARD,
         (layers.TLS,),
         issuer_failed_at_start,
+        (1, 4),
+    ),
+    Rule(
+        "board.trust-store-lacks-root",
+        BOARD,
+        (layers.TLS,),
+        trust_store_lacks_root,
         (1, 4),
     ),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),

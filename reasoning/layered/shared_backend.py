@@ -4,14 +4,21 @@ A database, cache or broker several services use says in its own lines, at any l
 holds its clients: statements queue behind a lock (`still waiting for AccessExclusiveLock`,
 `Waiting for table metadata lock`), a broker's disk or memory alarm blocks publishers (`disk
 resource limit alarm set`, `no space left on device`), a command stalls the single thread of a
-cache (its slow log), keys are evicted en masse. Its callers then fail in their own words (pool
-exhausted, timeouts), louder than it, and soon after it began. What is new is the cause:
+cache (its slow log), keys are evicted en masse, or its provisioned capacity is used up (a monitor's
+`ConsumedReadCapacityUnits 4000 of 4000`, `ReadThrottleEvents`, a broker's throttled producers, a
+throughput or quota at its maximum). Its callers then fail in their own words (pool exhausted,
+timeouts, throttled: `ProvisionedThroughputExceededException`), louder than it, and soon after it
+began. What is new is the cause:
 
 - a client the back end's own line names (`client_name=…`, a service the logs know; not in a
   lock-wait line, whose label is the waiting session's);
 - else a service whose own line says it started something (a release starting, a migration, a
   backfill or batch job, a reindex) in the `LEAD` before the back end's first such line: the
   planner searches every service's lines for those words (`START_SEARCH`) around that moment;
+- else a service that does not fail itself whose own line names the resource the blocking line
+  names (the table, topic, queue, bucket …) in the `LEAD` before it: the consumer that began using
+  it (a parallel scan, an export, a replay), found by searching every service's lines for that
+  name (`resource_search`);
 - else, when the back end says it blocks every client (an alarm, a full disk), the back end itself.
 
 A blocking line that was already logged before the window, or callers that began failing long
@@ -57,8 +64,26 @@ _STALL: Final = (
     r"\bslow ?log\b|\bslowlog\b|slow (?:command|query)\b|blocked the event loop|"
     r"\bevict(?:ed|ing|ions?)\b"
 )
-BLOCKED: Final = re.compile(f"{_LOCK_QUEUE}|{_HARD}|{_STALL}", re.IGNORECASE)
+# Provisioned capacity used up: "4000 of 4000 provisioned", throttle events, a maximum reached.
+_CONSUMED: Final = (
+    r"\b(?P<used>\d[\d,.]*) (?:of|/) (?P=used) (?:provisioned|capacity|units|allowed|max\w*|"
+    r"in use|used)|"
+    r"\b(?:read|write|request)?throttle ?events\b|\bthrottl(?:ed|ing) (?:reads|writes|requests|"
+    r"producers|consumers|clients|fetches)|autoscal\w* (?:is )?(?:at|reached) (?:its )?max|"
+    r"(?:capacity|quota|throughput|tickets) (?:is |are )?(?:exhausted|used up|fully consumed|"
+    r"at (?:its )?max\w*)"
+)
+BLOCKED: Final = re.compile(
+    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}", re.IGNORECASE
+)
+# The resource a blocking line names: a table, topic, queue … (what its consumer names too).
+_RESOURCE: Final = re.compile(
+    r"\b(?:table|topic|queue|bucket|stream|index|collection|keyspace|container|shard)"
+    r"[\s=:]+[\"'`]?([A-Za-z0-9][\w.-]{1,80}[A-Za-z0-9])",
+    re.IGNORECASE,
+)
 HARD: Final = re.compile(_HARD, re.IGNORECASE)
+CONSUMED: Final = re.compile(_CONSUMED, re.IGNORECASE)
 LOCK_QUEUE: Final = re.compile(_LOCK_QUEUE, re.IGNORECASE)
 # A party's own words that it started something new (RE2, for the search of every service).
 START_SEARCH: Final = (
@@ -93,6 +118,14 @@ class Blocked:
     line: str
     at: datetime | None
     client: str | None
+
+    @property
+    def resource(self) -> str | None:
+        """The table, topic, queue … a line of used-up capacity names (what its consumer names too)."""
+        if CONSUMED.search(self.line) is None:
+            return None  # a lock queue's or an alarm's words name no resource used up
+        match = _RESOURCE.search(self.line)
+        return match.group(1) if match else None
 
     @property
     def is_hard(self) -> bool:
@@ -179,6 +212,65 @@ def _first(found: list[Blocked], backend: str) -> datetime | None:
     return next((b.at for b in found if b.backend == backend and b.at), None)
 
 
+def resource_search(inv: Investigation, facts: Facts) -> dict[str, str] | None:
+    """The search of every service's lines naming the resource a blocking line names (no client
+    named), over the `LEAD` before it, when not made yet: who began using it."""
+    found = blocked(inv, facts)
+    if not found or any(b.client for b in found):
+        return None
+    line = found[0]
+    if line.resource is None or line.at is None:
+        return None
+    query = re.escape(line.resource)
+    if any(
+        o.tool == SEARCH_LOGS and arg(o, "query") == query and not arg(o, "service")
+        for o in inv.observations
+    ):
+        return None
+    return {"query": query, "start": iso(line.at - LEAD), "end": iso(line.at)}
+
+
+def _consumer(
+    inv: Investigation, facts: Facts, line: Blocked, backend: str
+) -> Start | None:
+    """The first line, in the `LEAD` before the blocking line, of a service that does not fail
+    itself naming the resource the blocking line names."""
+    if line.resource is None or line.at is None:
+        return None
+    query = re.escape(line.resource)
+    near: list[Start] = []
+    for obs, entry in every_service_lines(inv, query):
+        service = str(entry.get("service") or "").lower()
+        text = str(entry.get("message") or "")
+        at = parse_time(str(entry.get("time") or ""))
+        level = str(entry.get("level") or "").lower()
+        if (
+            not service
+            or service == backend
+            or at is None
+            or not line.at - LEAD <= at <= line.at
+            or level in _NOT_START_LEVELS
+            or BLOCKED.search(text)
+            or _fails_now(facts, service)
+        ):
+            continue
+        near.append(
+            Start(
+                service,
+                obs,
+                short(f"search_logs(every service): {service}: {text}", 300),
+                text,
+                at,
+            )
+        )
+    return min(near, key=lambda s: s.at) if near else None
+
+
+def _fails_now(facts: Facts, service: str) -> bool:
+    errors = facts.errors.get(service)
+    return errors is not None and any(g.is_new for g in errors.groups)
+
+
 def search_window(inv: Investigation, facts: Facts) -> dict[str, str] | None:
     """Where to search every service's start lines: around the first blocking line of a back end
     that names no client, when no such search was made yet."""
@@ -258,7 +350,9 @@ def shared_backend(board: Board) -> None:
     if _explained(board, backend):
         return
     first = _first(found, backend)
-    started = _started(board.inv, backend, first)
+    started = _started(board.inv, backend, first) or _consumer(
+        board.inv, board.facts, found[0], backend
+    )
     party = started.service if started else backend
     victims = _victims(board.facts, backend, party, first)
     if not victims:
@@ -299,7 +393,7 @@ def _blame(
     victims: list[tuple[Errors, ErrorGroup]],
     started: Start | None,
 ) -> None:
-    backend = line.backend
+    backend = line.resource or line.backend
     who = ", ".join(e.service for e, _ in victims[:3])
     if party == backend:
         statement = f"{backend} blocks every client ({short(line.line, 90)}): {who} fail behind it"
@@ -344,8 +438,8 @@ def _blame(
     )
     for errors, _ in victims:
         _victim(board.candidates.get(f"{layers.APPLICATION}:{errors.service}"), c)
-    if party != backend:
-        _victim(board.candidates.get(f"{layers.APPLICATION}:{backend}"), c)
+    for holder in {backend, line.backend} - {party}:
+        _victim(board.candidates.get(f"{layers.APPLICATION}:{holder}"), c)
 
 
 def _victim(victim: Candidate | None, cause: Candidate) -> None:

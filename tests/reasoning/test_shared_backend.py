@@ -358,3 +358,176 @@ def test_the_planner_reads_every_services_errors_to_find_the_batch_on_the_same_k
     assert ("top_errors", "") in world.asked
     assert report.top.id == "http:crm-backfill" and report.conclusive
     assert any(h.id == "http:api.mailforge.example" for h in report.hypotheses)
+
+
+# --- a table's or a topic's provisioned capacity used up by one consumer ------------------------
+
+THROTTLED = (
+    "PutItem order-journal failed: ProvisionedThroughputExceededException: Rate of requests "
+    "exceeds the allowed throughput (retries exhausted)"
+)
+WCU_ALARM = (
+    "ALARM order-journal-write-throttles: WriteThrottleEvents 9120 > 50 (table order-journal, "
+    "ConsumedWriteCapacityUnits 1500 of 1500 provisioned)"
+)
+
+
+def _used(span, query, *entries):
+    return _obs(
+        span,
+        "search_logs",
+        {"query": query, "regex": True},
+        _lines(*entries),
+    )
+
+
+def _table(consumer_lines, *, consumer_fails=False):
+    observations = [
+        _errors(
+            "s1",
+            "checkout-writer",
+            errors=[group(THROTTLED, count=400, first_seen="2030-01-01T10:21:00Z")],
+        ),
+        _errors(
+            "s2",
+            "cloud-alarms",
+            warnings=[group(WCU_ALARM, count=4, first_seen="2030-01-01T10:22:00Z")],
+        ),
+        _used("s3", "order\\-journal", *consumer_lines),
+    ]
+    if consumer_fails:
+        observations.append(
+            _errors(
+                "s4",
+                "journal-compactor",
+                errors=[group(THROTTLED, count=40, first_seen="2030-01-01T10:21:30Z")],
+            )
+        )
+    return _analysis("checkout-writer", observations)
+
+
+BACKFILL = (
+    "journal-compactor",
+    "2030-01-01T10:14:00Z",
+    "info",
+    "rewrite pass 7: BatchWriteItem order-journal 25 items/req, 64 workers",
+)
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_consumer_naming_a_table_whose_capacity_ran_out_just_after_is_the_cause():
+    analysis = _table([BACKFILL])
+
+    top = _top(analysis)
+    assert top.id == "application:journal-compactor" and top.status == "confirmed"
+    assert "order-journal" in top.statement
+    assert any("64 workers" in e.fact for e in top.evidence)
+    writer = analysis.candidates.get("application:checkout-writer")
+    assert writer is None or writer.confidence <= 0.4
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_brokers_throttled_producers_on_a_topic_blame_the_replay_that_named_it():
+    throttled = (
+        "quota: throttling producers on topic ledger-events, produce throughput at its maximum "
+        "(byte-rate 50 MB/s)"
+    )
+    analysis = _analysis(
+        "payments-api",
+        [
+            _errors(
+                "s1",
+                "payments-api",
+                errors=[
+                    group(
+                        "publish to ledger-events failed: TimeoutException: Expiring 31 records",
+                        count=200,
+                        first_seen="2030-01-01T10:31:00Z",
+                    )
+                ],
+            ),
+            _errors(
+                "s2",
+                "kafka-3",
+                warnings=[group(throttled, count=9, first_seen="2030-01-01T10:30:00Z")],
+            ),
+            _used(
+                "s3",
+                "ledger\\-events",
+                (
+                    "audit-replayer",
+                    "2030-01-01T10:24:00Z",
+                    "info",
+                    "replaying 90 days into ledger-events from offset 0",
+                ),
+            ),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:audit-replayer" and top.status == "confirmed"
+
+
+def test_a_service_naming_the_table_that_fails_itself_is_a_victim_not_the_consumer():
+    analysis = _table([(*BACKFILL[:3], BACKFILL[3])], consumer_fails=True)
+
+    c = analysis.candidates.get("application:journal-compactor")
+    assert c is None or c.status != "confirmed" or "order-journal" not in c.statement
+
+
+def test_a_line_naming_the_table_long_before_the_alarm_is_no_consumer():
+    early = ("journal-compactor", "2030-01-01T09:40:00Z", "info", BACKFILL[3])
+    analysis = _table([early])
+
+    c = analysis.candidates.get("application:journal-compactor")
+    assert c is None or c.status != "confirmed"
+
+
+def test_the_search_for_who_used_the_table_covers_the_lead_before_the_alarm():
+    inv = Investigation(incident=incident("checkout-writer", "it hangs"), tools=[])
+    inv.observations.extend(_table([]).inv.observations[:2])
+    found = shared_backend.resource_search(inv, Facts.read(inv.observations))
+
+    assert found is not None and found["query"] == "order\\-journal"
+    assert found["start"] < "2030-01-01T10:22:00" <= found["end"]
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_document_stores_exhausted_tickets_blame_the_export_that_read_the_collection():
+    tickets = (
+        "WiredTiger read tickets exhausted (128 of 128 in use) on collection sessions"
+    )
+    analysis = _analysis(
+        "login-api",
+        [
+            _errors(
+                "s1",
+                "login-api",
+                errors=[
+                    group(
+                        "session lookup failed: MongoTimeoutError: operation exceeded time limit",
+                        count=300,
+                        first_seen="2030-01-01T10:41:00Z",
+                    )
+                ],
+            ),
+            _errors(
+                "s2",
+                "mongo-rs0",
+                warnings=[group(tickets, count=12, first_seen="2030-01-01T10:40:00Z")],
+            ),
+            _used(
+                "s3",
+                "sessions",
+                (
+                    "bi-export",
+                    "2030-01-01T10:33:00Z",
+                    "info",
+                    "export job: full collection read of sessions to s3://bi-raw/ (no index)",
+                ),
+            ),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:bi-export" and top.status == "confirmed"
