@@ -95,23 +95,33 @@ def yaml_routes(kind: str, name: str, obs: Observation) -> list[Route]:
 
 def _items(text: str, section: str) -> list[str]:
     """The list items directly under each `section:` (at its first item's indentation)."""
+    lines = text.splitlines()
+    head = re.compile(rf"[ \t]*{section}:[ \t]*")
     items: list[str] = []
-    for head in re.finditer(rf"^[ \t]*{section}:[ \t]*$", text, re.MULTILINE):
-        body = text[head.end() :]
-        first = _ITEM.search(body)
+    i = 0
+    while i < len(lines):
+        if not head.fullmatch(lines[i]):
+            i += 1
+            continue
+        i += 1
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        first = _ITEM.match(lines[i]) if i < len(lines) else None
         if first is None:
             continue
         indent = first.group(1)
         current: list[str] = []
-        for line in body[first.start() :].splitlines():
+        while i < len(lines):
+            line = lines[i]
             if line.startswith(indent + "- "):
                 if current:
                     items.append("\n".join(current))
                 current = [line]
             elif line.strip() and len(line) - len(line.lstrip()) <= len(indent):
-                break  # the section ended
+                break  # the section ended: the outer loop reads this line again
             else:
                 current.append(line)
+            i += 1
         if current:
             items.append("\n".join(current))
     return items

@@ -48,20 +48,35 @@ TABLES: tuple[tuple[str, str, str], ...] = (
         "ephemeral port",
     ),
 )
-# A network adapter that stalls and resets: its driver's words (ENA, Intel, Mellanox, virtio …).
-_DRIVERS = r"(?:ena|ixgbe|ixgbevf|i40e|iavf|ice|igb|e1000e?|mlx[45]_core|bnxt_en|virtio_net|vmxnet3|gve|tg3)"
-NIC = (
-    r"Keep alive watchdog timeout|NETDEV WATCHDOG|transmit queue \d+ timed out|Tx Unit Hang"
-    rf"|\b{_DRIVERS}\b[^\n]*(?:reset|tx timeout|link is down|hang)"
+# A network adapter that stalls and resets: a watchdog's own words, or its driver's name (ENA,
+# Intel, Mellanox, virtio …) with a reset, a transmit timeout, a hang or the link down.
+_WATCHDOG = r"Keep alive watchdog timeout|NETDEV WATCHDOG|transmit queue \d+ timed out|Tx Unit Hang"
+_DRIVER = re.compile(
+    r"(?<![\w-])(?:ena|ixgbe|ixgbevf|i40e|iavf|ice|igb|e1000e?|mlx[45]_core|bnxt_en|"
+    r"virtio_net|vmxnet3|gve|tg3)(?![\w-])",
+    re.IGNORECASE,
 )
+_RESET = re.compile(r"reset|tx timeout|link is down|\bhang\b", re.IGNORECASE)
+# The search asks for the watchdog's words and for a driver's reset (its name within a few words).
+NIC = _WATCHDOG + rf"|{_DRIVER.pattern}.{{0,80}}(?:reset|tx timeout|link is down)"
 NIC_REASON = "NodeNetworkDegraded"
 SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC])
-_MATCHERS = (
+
+
+def _adapter_resets(message: str) -> bool:
+    """The kernel says a network adapter stalled or reset (one line: two searches, no backtracking)."""
+    return bool(
+        re.search(_WATCHDOG, message, re.IGNORECASE)
+        or (_DRIVER.search(message) and _RESET.search(message))
+    )
+
+
+_MATCHERS: tuple[tuple[Callable[[str], object], str, str], ...] = (
     *(
-        (re.compile(pattern, re.IGNORECASE), reason, table)
+        (re.compile(pattern, re.IGNORECASE).search, reason, table)
         for pattern, reason, table in TABLES
     ),
-    (re.compile(NIC, re.IGNORECASE), NIC_REASON, "network adapter"),
+    (_adapter_resets, NIC_REASON, "network adapter"),
 )
 _NODE_LABELS = ("node", "nodename", "node_name", "host", "hostname", "instance")
 # A pod that started at most this long before the kernel's first line may have filled the table.
@@ -107,7 +122,7 @@ def kernel_lines(
     def add(
         obs: Observation, node: str | None, message: str, at: datetime | None
     ) -> None:
-        match = next(((r, t) for m, r, t in _MATCHERS if m.search(message)), None)
+        match = next(((r, t) for m, r, t in _MATCHERS if m(message)), None)
         if match is not None and node is not None:
             found.append(KernelLine(obs, node, match[0], match[1], message, at))
 

@@ -81,9 +81,19 @@ def test_a_node_problem_detectors_event_of_a_driver_reset_blames_the_node():
         "edge-9 kernel: ena 0000:00:06.0 eth0: Keep alive watchdog timeout.",  # not a listed node
         "pool-c-3 kernel: sd 2:0:0:0: [sda] Device reset",  # a disk, not a network adapter
         "pool-c-3 kernel: ena 0000:00:06.0 eth0: link speed 25000 Mbps",  # no reset
+        "pool-c-3 ena-proxy: upstream connection reset by peer",  # a service, not a driver
     ],
 )
 def test_no_adapter_reset_of_a_listed_node_is_no_node_fault(message):
     found = diagnosed(*node_cluster(), kernel_search(message, {}), service="tracker")
+
+    assert not any(f.reason == "NodeNetworkDegraded" for f in found.values())
+
+
+@pytest.mark.timeout(20)
+def test_a_hostile_kernel_line_is_read_in_bounded_time():
+    line = "pool-c-3 kernel: " + "ena " * 50_000 + "eth0 up"
+
+    found = diagnosed(*node_cluster(), kernel_search(line, {}), service="tracker")
 
     assert not any(f.reason == "NodeNetworkDegraded" for f in found.values())

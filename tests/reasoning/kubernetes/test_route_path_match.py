@@ -213,3 +213,14 @@ def test_the_rules_an_ingress_and_an_httproute_declare():
     ]
     assert not route[0].takes("/v2/cart") and route[1].takes("/v2/cart")
     assert ingress[1].takes("/anything") and not ingress[0].takes("/v2x")
+
+
+@pytest.mark.timeout(20)
+def test_a_hostile_yaml_and_failure_text_are_read_in_bounded_time():
+    paths = "      paths:\n" + "      - path: /v2\n        pathType: Exact\n" * 12_000
+    hostile = _yaml("ingress", INGRESS_YAML.format(match="Exact") + paths)
+    failing = "GET /v2/" + "a/" * 100_000 + " 404 storefront-ui"
+
+    found = path_match_faults(_cluster(hostile), Facts.read([]), NS, failing)
+
+    assert [f.component for f in found] == ["ingress/market-edge"]
