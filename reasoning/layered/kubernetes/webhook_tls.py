@@ -19,7 +19,7 @@ from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event
-from reasoning.layered.kubernetes.webhooks import WebhookCall, webhook_refusals
+from reasoning.layered.kubernetes.webhooks import WebhookCall, failed_webhook
 from reasoning.layered.reading import short
 
 # What a failed TLS handshake says in Go's words (the API server's client), most specific first.
@@ -57,6 +57,7 @@ _TLS_FAILURES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "the API server does not accept its back end's certificate",
     ),
 )
+_CALLING = re.compile(r'failed calling (?:admission )?webhook "([^"]+)"', re.IGNORECASE)
 # The back end's own side of the failed handshakes (Go's http server, most webhook servers).
 _HANDSHAKE = re.compile(
     r"TLS handshake error|tls: (?:bad certificate|unknown certificate authority)|"
@@ -80,12 +81,19 @@ def tls_failure(message: str) -> tuple[str, str] | None:
 
 
 def webhook_tls_refusals(cluster: Cluster, ns: str) -> list[tuple[Event, WebhookCall]]:
-    """The namespace's webhook refusals whose call failed the TLS handshake."""
-    return [
-        (event, call)
-        for event, call in webhook_refusals(cluster, ns)
-        if tls_failure(event.message) is not None
-    ]
+    """The namespace's webhook refusals whose call failed the TLS handshake (a webhook called by
+    URL outside the cluster names no service: the webhook alone is named)."""
+    out: list[tuple[Event, WebhookCall]] = []
+    for event in cluster.warnings(ns):
+        if event.reason != "FailedCreate" or tls_failure(event.message) is None:
+            continue
+        call = failed_webhook(event.message)
+        calling = _CALLING.search(event.message)
+        if call is None and calling is not None:
+            call = WebhookCall(calling.group(1), "", "")
+        if call is not None:
+            out.append((event, call))
+    return out
 
 
 def webhook_tls_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Finding]:
@@ -116,7 +124,14 @@ def _finding(facts: Facts, ns: str, call: WebhookCall, event: Event) -> Finding:
     space = call.namespace or ns
     statement = (
         f"admission webhook {call.webhook} cannot be called: {found} "
-        f"(its service {call.service}" + (f" in {space}" if space != ns else "") + "); "
+        + (
+            f"(its service {call.service}"
+            + (f" in {space}" if space != ns else "")
+            + ")"
+            if call.service
+            else "(called by URL)"
+        )
+        + "; "
         f"{why}, so the API server refuses the pods it should admit"
     )
     f = Finding(

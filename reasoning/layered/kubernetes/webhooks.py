@@ -23,7 +23,11 @@ _CALLING = re.compile(r'failed calling (?:admission )?webhook "([^"]+)"', re.IGN
 _URL = re.compile(r"https?://([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
 _NO_ENDPOINTS = re.compile(r'no endpoints available for service "([^"]+)"')
 # A call that reached the back end and failed its TLS handshake: `webhook_tls`'s, not this rule's.
-_TLS_FAILED = re.compile(r"\bx509: |tls: failed to verify certificate", re.IGNORECASE)
+_TLS_FAILED = re.compile(
+    r"\bx509: |tls: (?:failed to verify certificate|bad certificate|handshake failure)|"
+    r"certificate has expired",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,18 @@ def test_the_handshake_failures_a_webhook_call_names():
         tls_failure('admission webhook "x" denied the request: image unsigned') is None
     )
     assert Facts.read([]).errors == {}
+
+
+@pytest.mark.rule("k8s.admission-webhook-tls")
+def test_a_webhook_called_by_url_outside_the_cluster_is_named_by_itself():
+    outside = (
+        'Error creating: Internal error occurred: failed calling webhook "scan.imagetrust.example": '
+        'failed to call webhook: Post "https://hooks.imagetrust.example/scan": tls: failed to '
+        "verify certificate: x509: certificate has expired or is not yet valid"
+    )
+    hook = found(investigation("ledger-api", *_cluster(outside)))[
+        "scan.imagetrust.example"
+    ]
+
+    assert hook.layer == layers.TLS
+    assert "called by URL" in hook.statement
