@@ -55,10 +55,11 @@ from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
     explained_victims,
@@ -98,6 +99,7 @@ from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
+from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.lb_draining import lb_draining
@@ -218,6 +220,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.node-network-adapter-resets",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        nic_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.node-confined-failure",
         NAMESPACE,
         (layers.PLATFORM,),
@@ -287,6 +296,13 @@ RULES: Final[tuple[Rule, ...]] = (
         ingress_class_faults,
         (1, 4),
     ),
+    Rule(
+        "k8s.route-path-match",
+        NAMESPACE,
+        (layers.CONNECT,),
+        path_match_faults,
+        (1, 4),
+    ),
     Rule("k8s.network-policy", NAMESPACE, (layers.CONNECT,), policy_faults, (1, 4)),
     Rule(
         "k8s.network-policy-blocks-dns",
@@ -341,6 +357,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.metrics-api", NAMESPACE, (layers.PLATFORM,), metrics_api_faults, (1, 4)),
     Rule(
         "k8s.admission-webhook", NAMESPACE, (layers.PLATFORM,), webhook_faults, (1, 4)
+    ),
+    Rule(
+        "k8s.admission-webhook-tls",
+        NAMESPACE,
+        (layers.TLS,),
+        webhook_tls_faults,
+        (1, 4),
     ),
     Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),
     Rule(

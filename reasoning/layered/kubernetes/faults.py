@@ -1,11 +1,14 @@
 """Every fault the kubectl answers show, per chosen namespace, victims marked, the path flagged.
 
-Per namespace: the nodes (not ready, under a condition, a network table full), each workload's
+Per namespace: the nodes (not ready, under a condition, a network table full, a network adapter
+resetting), each workload's
 earliest blocking stage, an autoscaler that shrank what its pods may use, the volume or the preemptor a waiting workload's events blame, CPU
 starvation (which replaces a probe or readiness finding on the same workload: the starving is the
 fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule), a ServiceAccount
 refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, a
-pod spec's resolver or pinned address its failing lookups or connections go to, a service taking in a second
+pod spec's resolver or pinned address its failing lookups or connections go to, an ingress or route
+whose path match lets its requests fall through, a webhook whose certificate the API server does not
+trust, a service taking in a second
 workload's failing pods, the cluster DNS forwarding upstream in vain or too strained for its load, the autoscalers, a
 replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane, a
 namespace stuck Terminating; then `links.link` says which lie on the incident's path,
@@ -27,10 +30,11 @@ from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
@@ -63,6 +67,7 @@ from reasoning.layered.kubernetes.spec_references import (
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
+from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
 from reasoning.layered.kubernetes.workloads import all_workloads, workload_fault
 from reasoning.layered.reading import incident_text
@@ -127,6 +132,8 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
+    for node in nic_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)
     kubelet_reasons(inv, cluster, list(found.values()))
@@ -174,6 +181,11 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in ingress_class_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
+    for finding in path_match_faults(cluster, facts, ns, failing):
+        # A rule's match type is why its path's requests reach the wrong backend.
+        current = found.get(finding.component)
+        if current is None or current.reason == "wrong_service":
+            found[finding.component] = finding
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in dns_policy_faults(cluster, ns):
@@ -211,6 +223,8 @@ def _namespace_faults(
             # The webhook's back end failing in this namespace: why it fails is its evidence too.
             finding.evidence += current.evidence
         found[finding.component] = finding
+    for finding in webhook_tls_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
     for finding in replica_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in neighbour_faults(cluster, ns, window_seconds(inv)):

@@ -89,9 +89,7 @@ def _rewrites(cluster: Cluster, ns: str) -> list[_Rewrite]:
     return out
 
 
-def _backend_logs(
-    cluster: Cluster, facts: Facts, ns: str, backend: str
-) -> list[Errors]:
+def backend_logs(cluster: Cluster, facts: Facts, ns: str, backend: str) -> list[Errors]:
     """The backend's own top_errors: under the service's name or a workload it selects."""
     names = [backend] + [
         w.partition("/")[2] for w in cluster.service_workloads(ns, backend)
@@ -133,7 +131,7 @@ def rewrite_faults(
     for rewrite in _rewrites(cluster, ns):
         if rewrite.ingress in out:
             continue
-        logs = _backend_logs(cluster, facts, ns, rewrite.backend)
+        logs = backend_logs(cluster, facts, ns, rewrite.backend)
         shown = _not_served(rewrite, logs, requests)
         if shown is None:
             continue

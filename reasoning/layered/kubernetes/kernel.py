@@ -1,4 +1,5 @@
-"""Node-level network faults the kernel logs: tables of the node that fill up under every pod on it.
+"""Node-level network faults the kernel logs: tables of the node that fill up under every pod on it,
+and a network adapter that keeps resetting.
 
 Rules:
 - a node's kernel logging that a network table is full (connection tracking: `nf_conntrack: table
@@ -8,10 +9,18 @@ Rules:
   Ready condition says: the node is the fault (`infrastructure`, at the connect layer), and the
   failures of the pods there are its victims (`links.node_victims`);
 - the workload whose pod started on that node shortly before the kernel's first such line is what
-  filled the table: the finding names it beside the node.
+  filled the table: the finding names it beside the node;
+- a node's kernel logging that its network adapter stalls and resets (a driver's `Keep alive
+  watchdog timeout`, `NETDEV WATCHDOG: … transmit queue timed out`, `Detected Tx Unit Hang`,
+  `Reset adapter`, `Device reset`, the link going down) cuts every connection of every pod on it for
+  the seconds each reset takes, while the node stays Ready (the kubelet's heartbeat survives the
+  gaps): the node is the fault (`infrastructure`, `NodeNetworkDegraded`, platform), and its callers'
+  timeouts to the pods there are its victims (`nic_faults`).
 
 The kernel's lines are read from the logs server (any service: `kernel`, `journal`, `dmesg`,
-a node agent), searched across every service once a node is worth a look (`searches`).
+a node agent), searched across every service once a node is worth a look (`searches`), from the
+error and warning groups any service's top errors showed, and from the node's describe (a node
+problem detector's `KernelMessage` events).
 """
 
 import re
@@ -21,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from reasoning import layers
-from reasoning.layered.facts import parse_time
+from reasoning.layered.facts import Facts, parse_time
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.node_search import search_once
@@ -39,10 +48,35 @@ TABLES: tuple[tuple[str, str, str], ...] = (
         "ephemeral port",
     ),
 )
-SEARCH = "|".join(pattern for pattern, _, _ in TABLES)
-_MATCHERS = tuple(
-    (re.compile(pattern, re.IGNORECASE), reason, table)
-    for pattern, reason, table in TABLES
+# A network adapter that stalls and resets: a watchdog's own words, or its driver's name (ENA,
+# Intel, Mellanox, virtio …) with a reset, a transmit timeout, a hang or the link down.
+_WATCHDOG = r"Keep alive watchdog timeout|NETDEV WATCHDOG|transmit queue \d+ timed out|Tx Unit Hang"
+_DRIVER = re.compile(
+    r"(?<![\w-])(?:ena|ixgbe|ixgbevf|i40e|iavf|ice|igb|e1000e?|mlx[45]_core|bnxt_en|"
+    r"virtio_net|vmxnet3|gve|tg3)(?![\w-])",
+    re.IGNORECASE,
+)
+_RESET = re.compile(r"reset|tx timeout|link is down|\bhang\b", re.IGNORECASE)
+# The search asks for the watchdog's words and for a driver's reset (its name within a few words).
+NIC = _WATCHDOG + rf"|{_DRIVER.pattern}.{{0,80}}(?:reset|tx timeout|link is down)"
+NIC_REASON = "NodeNetworkDegraded"
+SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC])
+
+
+def _adapter_resets(message: str) -> bool:
+    """The kernel says a network adapter stalled or reset (one line: two searches, no backtracking)."""
+    return bool(
+        re.search(_WATCHDOG, message, re.IGNORECASE)
+        or (_DRIVER.search(message) and _RESET.search(message))
+    )
+
+
+_MATCHERS: tuple[tuple[Callable[[str], object], str, str], ...] = (
+    *(
+        (re.compile(pattern, re.IGNORECASE).search, reason, table)
+        for pattern, reason, table in TABLES
+    ),
+    (_adapter_resets, NIC_REASON, "network adapter"),
 )
 _NODE_LABELS = ("node", "nodename", "node_name", "host", "hostname", "instance")
 # A pod that started at most this long before the kernel's first line may have filled the table.
@@ -77,32 +111,45 @@ def searches(
     )
 
 
-def kernel_lines(inv: Investigation, cluster: Cluster) -> list[KernelLine]:
-    """The lines of any log read that say a listed node's network table is full, oldest first."""
+def kernel_lines(
+    inv: Investigation, cluster: Cluster, facts: Facts | None = None
+) -> list[KernelLine]:
+    """The lines of any log read (searches, top errors' groups, a node's describe events) that say a
+    listed node's network table is full or its network adapter resets, oldest first."""
     nodes = set(cluster.names("nodes", ""))
     found: list[KernelLine] = []
+
+    def add(
+        obs: Observation, node: str | None, message: str, at: datetime | None
+    ) -> None:
+        match = next(((r, t) for m, r, t in _MATCHERS if m(message)), None)
+        if match is not None and node is not None:
+            found.append(KernelLine(obs, node, match[0], match[1], message, at))
+
     for obs in inv.observations:
         if obs.tool != SEARCH_LOGS or not obs.is_ok:
             continue
         for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
             message = str(line.get("message") or "")
-            match = next(
-                ((r, t) for m, r, t in _MATCHERS if m.search(message)),
-                None,
+            add(
+                obs,
+                _node_of(line, message, nodes),
+                message,
+                parse_time(str(line.get("time") or "")),
             )
-            node = _node_of(line, message, nodes)
-            if match is None or node is None:
-                continue
-            found.append(
-                KernelLine(
-                    obs,
-                    node,
-                    match[0],
-                    match[1],
-                    message,
-                    parse_time(str(line.get("time") or "")),
-                )
+    for errors in facts.errors.values() if facts is not None else ():
+        for group in (*errors.groups, *errors.warnings):
+            message = group.sample or group.signature
+            add(
+                errors.obs,
+                _node_of({}, message, nodes),
+                message,
+                parse_time(group.first_seen),
             )
+    for events in cluster.events.values():
+        for event in events:
+            if event.kind == "node" and event.type == "Warning" and event.name in nodes:
+                add(event.obs, event.name, event.message, None)
     return sorted(found, key=lambda k: (k.at is None, k.at or datetime.min))
 
 
@@ -120,6 +167,8 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     for line in kernel_lines(inv, cluster):
+        if line.reason == NIC_REASON:
+            continue  # `nic_faults`
         f = out.get(line.node)
         if f is None:
             f = out[line.node] = Finding(
@@ -143,6 +192,40 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
                     f.cite(table.obs, f"get pods: {table.line(filler)}")
         f.cite(line.obs, f"{line.node} kernel: {line.message}")
     return list(out.values())
+
+
+def nic_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose kernel logs its network adapter stalling and resetting (a driver's watchdog timeout, a transmit queue timed out, a device reset) cuts the connections of every pod on it for seconds at a time while it stays Ready: the node is the fault, not the pods' callers that time out."""
+    out: dict[str, Finding] = {}
+    for line in kernel_lines(inv, cluster, facts):
+        if line.reason != NIC_REASON:
+            continue
+        f = out.get(line.node)
+        if f is None:
+            f = out[line.node] = Finding(
+                "infrastructure",
+                NIC_REASON,
+                f"node/{line.node}",
+                layers.PLATFORM,
+                f"node {line.node}'s network adapter stalls and resets (its kernel: "
+                f"{short(_after_node(line.message, line.node), 100)}): every pod on it loses its "
+                "connections for the seconds each reset takes, while the node stays Ready",
+                ns,
+            )
+            f.keywords = ["node", line.node, NIC_REASON, "network adapter", "reset"]
+            f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
+            on_node = [p.name for p in cluster.pods(ns) if p.node == line.node]
+            if on_node:
+                f.statement += f" ({', '.join(on_node[:3])} run there)"
+        f.cite(line.obs, f"{line.node} kernel: {_after_node(line.message, line.node)}")
+    return list(out.values())
+
+
+def _after_node(message: str, node: str) -> str:
+    """The kernel's own words, without the node's name a log line may open with."""
+    return message.split(node, 1)[1].strip(" :") if node in message else message
 
 
 def _filler(cluster: Cluster, ns: str, node: str) -> str | None:

@@ -34,6 +34,7 @@ from reasoning.layered.kubernetes.ingress_class import (
     undescribed_classes,
     wants_classes,
 )
+from reasoning.layered.kubernetes.ingress_paths import wants_routes
 from reasoning.layered.kubernetes.ingress_tls import wants_secrets
 from reasoning.layered.kubernetes.jobs import (
     FAILED_JOB,
@@ -488,6 +489,17 @@ def _explaining_objects(
             ]
     calls += _tls_secrets(cluster, ns, call)
     calls += _ingress_classes(cluster, ns, call)
+    calls += [
+        call(
+            GET_YAML,
+            {"kind": "ingress", "name": name, "namespace": ns},
+            f"requests under a path of ingress {name} reach another rule's backend and fail "
+            "there: how its rules match (pathType)",
+        )
+        for name in wants_routes(
+            cluster, facts, ns, failure_text(inv, facts, cluster, ns)
+        )[:2]
+    ]
     calls += _resizing_autoscalers(cluster, ns, call)
     calls += [
         call(

@@ -5,7 +5,8 @@ Rule: a `FailedCreate` whose message says the API server failed calling an admis
 is the fault of the webhook's back end — the Service its URL or message names and the workload
 behind that Service — at admission; the workloads that cannot create their pods are its victims
 (`explains`). The back end's namespace comes from the webhook's URL (`<service>.<namespace>.svc`);
-its endpoints, pods and failing log line join the evidence when they were read.
+its endpoints, pods and failing log line join the evidence when they were read. A call that failed
+its TLS handshake reached a back end that answers: that is `webhook_tls`'s rule.
 """
 
 import re
@@ -21,6 +22,12 @@ from reasoning.layered.reading import short
 _CALLING = re.compile(r'failed calling (?:admission )?webhook "([^"]+)"', re.IGNORECASE)
 _URL = re.compile(r"https?://([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
 _NO_ENDPOINTS = re.compile(r'no endpoints available for service "([^"]+)"')
+# A call that reached the back end and failed its TLS handshake: `webhook_tls`'s, not this rule's.
+_TLS_FAILED = re.compile(
+    r"\bx509: |tls: (?:failed to verify certificate|bad certificate|handshake failure)|"
+    r"certificate has expired",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ def webhook_faults(cluster: Cluster, ns: str) -> list[Finding]:
     """The back ends of webhooks that refuse this namespace's pods, their victims explained."""
     found: dict[str, Finding] = {}
     for event, call in webhook_refusals(cluster, ns):
+        if _TLS_FAILED.search(event.message):
+            continue  # the back end answers; its certificate fails (`webhook_tls`)
         space = call.namespace or ns
         workloads = backend_workloads(cluster, call, ns)
         component = workloads[0] if workloads else f"service/{call.service}"
