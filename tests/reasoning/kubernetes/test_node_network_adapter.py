@@ -90,7 +90,7 @@ def test_no_adapter_reset_of_a_listed_node_is_no_node_fault(message):
     assert not any(f.reason == "NodeNetworkDegraded" for f in found.values())
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)
 def test_a_hostile_kernel_line_is_read_in_bounded_time():
     line = "pool-c-3 kernel: " + "ena " * 50_000 + "eth0 up"
 

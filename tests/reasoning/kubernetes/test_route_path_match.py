@@ -215,7 +215,7 @@ def test_the_rules_an_ingress_and_an_httproute_declare():
     assert ingress[1].takes("/anything") and not ingress[0].takes("/v2x")
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)
 def test_a_hostile_yaml_and_failure_text_are_read_in_bounded_time():
     paths = "      paths:\n" + "      - path: /v2\n        pathType: Exact\n" * 12_000
     hostile = _yaml("ingress", INGRESS_YAML.format(match="Exact") + paths)
