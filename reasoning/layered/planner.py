@@ -19,6 +19,8 @@ from reasoning.layered import (
     changes,
     cited_lines,
     cors,
+    dns_records,
+    dns_search,
     dns_zones,
     echoed_errors,
     edge_filters,
@@ -857,7 +859,8 @@ class LayeredPlanner:
     ) -> list[PlannedCall | None]:
         """Every service's lines of a filter blocking a refused path (`edge_filters`), of a CORS
         allow-list changing (`cors`), of a mesh refusing plaintext (`mesh_mtls`) and of a zone
-        shadowing names that do not resolve (`dns_zones`), where the logs server searches every
+        shadowing names that do not resolve (`dns_zones`) or of a writer deleting their records
+        (`dns_records`) or of a search domain answering them (`dns_search`), where the logs server searches every
         service by regex."""
         if not self._searches_every_service(inv, facts, regex=True):
             return []
@@ -868,6 +871,8 @@ class LayeredPlanner:
             *cors.searches(facts, call, window),
             *mesh_mtls.searches(facts, call, window),
             *dns_zones.searches(facts, call, window),
+            *dns_records.searches(facts, call, window),
+            *dns_search.searches(facts, call, window),
         ]
 
     def _retry_reads(

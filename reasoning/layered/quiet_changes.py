@@ -60,6 +60,14 @@ _PHRASE_ARROW: Final = re.compile(
     r"(?<![\w.-])([A-Za-z][\w.-]{1,40}(?: [A-Za-z][\w.-]{1,40})?)[ :=]{1,3}[\"']?[\w.]{1,40}[\"']? ?(?:->|=>|→)"
 )
 _OPAQUE_ID: Final = re.compile(r"\b[A-Z0-9]{8,40}\b")
+# An infrastructure-as-code resource address `<type>.<name>` an apply reports on
+# (`helm_release.edge_proxy created`, `aws_lb_listener.api: Modifying...`): the type is a kind of
+# resource, not what the change touched; the name is.
+_RESOURCE_ADDRESS: Final = re.compile(
+    r"(?<![\w$.])([a-z][a-z0-9]{0,40}(?:_[a-z0-9]{1,40}){1,8})\.([a-z][a-z0-9_-]{0,62})"
+    r"(?=:? +(?:creat|destroy|modif|updat|replac|read|refresh|import|apply|still)|: )",
+    re.IGNORECASE,
+)
 _POLICY_NAME: Final = re.compile(
     r"\b(?:cache[_ ]?policy|policy|rule)[ =:]{1,3}([a-z][\w.-]{2,60})"
 )
@@ -129,8 +137,12 @@ def terms(message: str) -> list[str]:
         add(match.group(0))
     for match in _KEY_VALUE.finditer(message):
         add(match.group(1))
+    kinds = set()
+    for match in _RESOURCE_ADDRESS.finditer(message):
+        kinds.add(match.group(1))
+        add(match.group(2))
     for match in _SNAKE.finditer(message):
-        if match.group(0) not in _GENERIC:
+        if match.group(0) not in _GENERIC and match.group(0) not in kinds:
             add(match.group(0))
     for match in _PHRASE_ARROW.finditer(message):
         words = match.group(1).split()

@@ -41,6 +41,8 @@ from reasoning.layered.cited_lines import cite_specific
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
+from reasoning.layered.dns_records import deleted_records
+from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
@@ -84,7 +86,11 @@ from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faul
 from reasoning.layered.kubernetes.preemption import preemption_faults
 from reasoning.layered.kubernetes.replicas import replica_faults
 from reasoning.layered.kubernetes.resizing import resizing_faults
-from reasoning.layered.kubernetes.routing import overlap_faults, routing_faults
+from reasoning.layered.kubernetes.routing import (
+    overlap_faults,
+    routing_faults,
+    stale_manual_endpoints,
+)
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
     resolver_faults,
@@ -265,6 +271,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         overlap_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.stale-manual-endpoints",
+        NAMESPACE,
+        (layers.CONNECT,),
+        stale_manual_endpoints,
         (1, 4),
     ),
     Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
@@ -490,6 +503,14 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
+    Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
+    Rule(
+        "board.search-domain-capture",
+        BOARD,
+        (layers.DNS,),
+        search_domain_capture,
+        (1, 4),
+    ),
     Rule(
         "board.quiet-changes",
         BOARD,

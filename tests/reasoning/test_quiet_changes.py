@@ -342,6 +342,17 @@ def test_what_a_change_touched_is_searched_in_any_spelling():
 
 
 @pytest.mark.rule("board.quiet-changes")
+def test_an_infrastructure_resource_addresses_type_is_not_what_it_touched():
+    # `<type>.<name>` of a Terraform/OpenTofu apply: the resource's name, never its kind.
+    touched = terms("apply eu-3: helm_release.edge_proxy created (values from prod)")
+    assert "edge_proxy" in touched and "helm_release" not in touched
+    touched = terms("google_dns_record_set.api_public: Destroying... [id=x]")
+    assert "api_public" in touched and "google_dns_record_set" not in touched
+    # A dotted setting key is not a resource address.
+    assert terms("config reloaded: acct_cache.ttl=30 -> 5")[0] == "acct_cache.ttl"
+
+
+@pytest.mark.rule("board.quiet-changes")
 @pytest.mark.timeout(60)
 def test_change_lines_are_read_in_linear_time():
     # Ten times the size a quadratic read already takes seconds on; bounded by the timeout, not by

@@ -194,6 +194,12 @@ class Cluster:
             return describe_field("\n" + described.text, "Endpoints")
         return None
 
+    def log_texts(self, namespace: str) -> list[tuple[Observation, str]]:
+        """Every pod log read in `namespace`, with its answer."""
+        return [
+            (obs, obs.text) for (ns, *_), obs in self.logs.items() if ns == namespace
+        ]
+
     def log_text(self, namespace: str, pod: str) -> list[tuple[Observation, str]]:
         return [
             (obs, obs.text)

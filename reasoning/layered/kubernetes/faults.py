@@ -59,6 +59,7 @@ from reasoning.layered.kubernetes.routing import (
     failure_text,
     overlap_faults,
     routing_faults,
+    stale_manual_endpoints,
 )
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
@@ -171,6 +172,9 @@ def _namespace_faults(
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
+    errors = [(e.obs, g.text) for e, g in facts.error_texts()]
+    for finding in stale_manual_endpoints(cluster, ns, failing, errors):
+        found.setdefault(finding.component, finding)
     for finding in affinity_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):

@@ -17,10 +17,16 @@ Rules:
   service's) — a debug or copied Deployment carrying the same labels — sends part of the
   requests there; when that intruder's pods log failures (or the failure text names it failing),
   the intruder is the fault (`SelectorOverlap`, connect), not the service's callers nor its
-  intended pods. An intruder seen failing nowhere (a canary serving as well) is no fault.
+  intended pods. An intruder seen failing nowhere (a canary serving as well) is no fault;
+- a service without a selector, whose Endpoints (or EndpointSlices) someone maintains by hand for
+  addresses outside the cluster, is not updated when those hosts move: when none of its addresses
+  is a pod's and its callers fail to connect through its name (no route, refused, timed out), the
+  hand-written endpoints are stale (`StaleEndpoints`, connect), not the callers nor the hosts'
+  DNS name (`stale_manual_endpoints`). A selectorless service nobody fails to reach is no fault.
 """
 
 import re
+from collections.abc import Sequence
 
 from reasoning import layers
 from reasoning.layered.facts import Facts
@@ -33,7 +39,7 @@ from reasoning.layered.kubernetes.kubectl import (
 )
 from reasoning.layered.kubernetes.logs import FAILING, Edge
 from reasoning.layered.kubernetes.path import Path, service_for_path
-from reasoning.layered.reading import incident_text, short
+from reasoning.layered.reading import error_classes, incident_text, short
 from reasoning.observations import Investigation, Observation
 
 # describe ingress's rules: `<path>  <backend>:<port> (<endpoints>)`.
@@ -65,6 +71,90 @@ def routing_faults(
         if finding is not None:
             out.append(finding)
     return out
+
+
+def stale_manual_endpoints(
+    cluster: Cluster,
+    ns: str,
+    failing: str = "",
+    sources: Sequence[tuple[Observation, str]] = (),
+) -> list[Finding]:
+    """A service without a selector whose hand-written endpoints list no pod's address, while its callers fail to connect through its name, sends them to hosts that moved: its stale endpoints are the fault."""
+    out: list[Finding] = []
+    pod_ips = {
+        p.ip for space in cluster.namespaces or [ns] for p in cluster.pods(space)
+    }
+    for service in cluster.names("services", ns):
+        if cluster.service_selector(ns, service) != {}:
+            continue  # a selector (or not read): the controller writes its endpoints
+        cell = cluster.endpoints(ns, service) or ""
+        addresses = [a.split(":")[0] for a in _ADDRESS.findall(cell)]
+        if not addresses or any(a in pod_ips for a in addresses):
+            continue
+        line = _failed_connect(failing, service, ns)
+        if line is None:
+            continue
+        finding = _stale_endpoints(cluster, ns, service, addresses, line)
+        # The caller's own failing line, from the answer that showed it (its logs, its errors).
+        for obs, text in [*sources, *cluster.log_texts(ns)]:
+            said = _failed_connect(text, service, ns)
+            if said is not None:
+                finding.cite(obs, f"a caller of {service} logs: {said.strip()}")
+                break
+        out.append(finding)
+    return out
+
+
+def _failed_connect(failing: str, service: str, ns: str) -> str | None:
+    """A line failing to connect through the service's name (`svc`, `svc.ns`, `svc.ns.svc...`)."""
+    name = re.compile(
+        rf"(?<![\w.-]){re.escape(service)}(?:\.{re.escape(ns)}(?:\.svc[\w.]*)?)?(?=[:/\s\"']|$)"
+    )
+    for line in failing.splitlines()[:5000]:
+        if layers.CONNECT in error_classes(line) and name.search(line[:2000]):
+            return line
+    return None
+
+
+def _stale_endpoints(
+    cluster: Cluster, ns: str, service: str, addresses: list[str], line: str
+) -> Finding:
+    listed = ",".join(addresses[:4])
+    f = Finding(
+        "service_routing",
+        "StaleEndpoints",
+        f"service/{service}",
+        layers.CONNECT,
+        f"service {service} has no selector: its endpoints ({listed}) are written by hand, "
+        "are no pod's, and its callers cannot connect to them (the hosts moved and the "
+        "endpoints were not updated)",
+        ns,
+    )
+    services_table = cluster.table("services", ns)
+    endpoints_table = cluster.table("endpoints", ns)
+    described = cluster.describe("services", ns, service)
+    if described is not None:
+        f.cite(
+            described,
+            f"describe service {service}: Selector <none>, Endpoints {listed}",
+        )
+    f.cite(
+        services_table.obs if services_table else None,
+        f"get services: {services_table.line(service) if services_table else service}",
+    )
+    f.cite(
+        endpoints_table.obs if endpoints_table else None,
+        f"get endpoints: {endpoints_table.line(service) if endpoints_table else service}",
+    )
+    endpoints_desc = cluster.describe("endpoints", ns, service)
+    if endpoints_desc is not None:
+        f.cite(endpoints_desc, f"describe endpoints {service}: Addresses {listed}")
+    f.keywords = ["endpoints", "selector", "stale endpoints", service, *addresses[:2]]
+    f.chain = [
+        f"callers fail to connect to {service}: {short(line.strip(), 160)}",
+        f.statement,
+    ]
+    return f
 
 
 def overlap_faults(
