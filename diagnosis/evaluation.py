@@ -12,7 +12,7 @@ import asyncio
 import io
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -305,11 +305,32 @@ async def run_all(
 
 
 def carries(span: dict[str, Any], signal: str) -> bool:
-    """Whether a trace span's stored result (its preview, or the result itself) shows `signal`."""
+    """Whether a trace span's stored result (its preview, or the result itself) shows `signal`.
+
+    The result is read as its text values too: a log line's `msg="…"` or a non-ASCII character
+    is escaped in the result's JSON, where a signal copied from the line would never match."""
     if signal in (span.get("result_preview") or ""):
         return True
     result = span.get("result")
-    return result is not None and signal in json.dumps(result)
+    if result is None:
+        return False
+    if signal in json.dumps(result, ensure_ascii=False):
+        return True
+    return any(signal in text for text in _texts(result))
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys and values, at any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def standing(report: dict[str, Any]) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@ the test database; the bundled scenarios all count, another folder runs through 
 own, and the scoring rules on hand-made reports."""
 
 import asyncio
+import dataclasses
 import io
 import json
 import re
@@ -232,6 +233,33 @@ def test_score_reads_the_full_result_when_the_preview_lacks_the_signal():
     assert evaluation.score(
         _run([_hypothesis("tls", "payments-api", "s1")], [span])
     ).counted
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'level=info msg="Desired change: DELETE certificate_expired A" owner=x',
+        "certificate_expired → rejected",
+    ],
+)
+def test_score_reads_a_signal_the_results_json_escapes(line):
+    # The signal is copied from the line as the service wrote it; the stored result's JSON
+    # escapes its quotes and non-ASCII characters.
+    scenario = dataclasses.replace(SCENARIO, signal=line.split(" owner")[0])
+    span = {
+        "id": "row-1",
+        "span_id": "s1",
+        "state": "ok",
+        "result_preview": "{...",
+        "result": {"lines": [{"msg": line}]},
+    }
+    run = dataclasses.replace(
+        _run([_hypothesis("tls", "payments-api", "s1")], [span]), scenario=scenario
+    )
+    assert evaluation.score(run).counted
+    # ... and a signal the result does not hold is still not found.
+    missing = dataclasses.replace(scenario, signal='msg="Desired change: CREATE')
+    assert not evaluation.score(dataclasses.replace(run, scenario=missing)).counted
 
 
 def test_expected_layers_are_normalized(tmp_path):
