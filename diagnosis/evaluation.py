@@ -304,12 +304,24 @@ async def run_all(
 # --- scoring and output --------------------------------------------------------------------------
 
 
+def _written(signal: str) -> tuple[str, ...]:
+    """`signal` as it reads in plain text, inside a JSON string, and inside a JSON string's JSON
+    text (a logs answer is JSON, so a quote or newline in a log line is escaped once or twice)."""
+    once = json.dumps(signal)[1:-1]
+    return tuple(dict.fromkeys((signal, once, json.dumps(once)[1:-1])))
+
+
 def carries(span: dict[str, Any], signal: str) -> bool:
     """Whether a trace span's stored result (its preview, or the result itself) shows `signal`."""
-    if signal in (span.get("result_preview") or ""):
+    forms = _written(signal)
+    preview = span.get("result_preview") or ""
+    if any(form in preview for form in forms):
         return True
     result = span.get("result")
-    return result is not None and signal in json.dumps(result)
+    if result is None:
+        return False
+    text = json.dumps(result)
+    return any(form in text for form in forms)
 
 
 def standing(report: dict[str, Any]) -> list[dict[str, Any]]:
