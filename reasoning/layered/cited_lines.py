@@ -308,8 +308,8 @@ def reads(
 ) -> Iterable[Any]:
     """One targeted read for a leading hypothesis none of whose specific lines was read yet (the
     logs server searches by regular expression; the TLS and DNS reads need every service at once).
-    A slow service's stack dumps are read even when other lines of it were: they name where its
-    requests wait."""
+    A slow service's stack dumps are read besides, even when other lines of it were: they name
+    where its requests wait, not what changed."""
     for c in _leading(board):
         component = c.component.split("/")[-1]
         health = board.facts.health.get(component)
@@ -331,7 +331,6 @@ def reads(
                 },
                 f"{component}'s stack dumps, for the code its slow requests wait in",
             )
-            continue
         if specific_lines(board.inv, c):
             continue
         if c.layer == layers.TLS and every_service and "." in component:
