@@ -304,19 +304,28 @@ async def run_all(
 # --- scoring and output --------------------------------------------------------------------------
 
 
+def _written(signal: str) -> tuple[str, ...]:
+    """`signal` as it reads in plain text, inside a JSON string, and inside a JSON string's JSON
+    text (a logs answer is JSON, so a quote or newline in a log line is escaped once or twice)."""
+    once = json.dumps(signal, ensure_ascii=False)[1:-1]
+    twice = json.dumps(once, ensure_ascii=False)[1:-1]
+    return tuple(dict.fromkeys((signal, once, twice)))
+
+
 def carries(span: dict[str, Any], signal: str) -> bool:
     """Whether a trace span's stored result (its preview, or the result itself) shows `signal`.
 
-    The result is read as its text values too: a log line's `msg="…"` or a non-ASCII character
-    is escaped in the result's JSON, where a signal copied from the line would never match."""
-    if signal in (span.get("result_preview") or ""):
+    The result is read as its JSON text and as its text values: a log line's `msg="…"` or a
+    non-ASCII character is escaped in JSON, where a signal copied from the line would not match."""
+    forms = _written(signal)
+    preview = span.get("result_preview") or ""
+    if any(form in preview for form in forms):
         return True
     result = span.get("result")
     if result is None:
         return False
-    if signal in json.dumps(result, ensure_ascii=False):
-        return True
-    return any(signal in text for text in _texts(result))
+    texts = [json.dumps(result, ensure_ascii=False), *_texts(result)]
+    return any(form in text for text in texts for form in forms)
 
 
 def _texts(value: Any) -> Iterator[str]:

@@ -4,10 +4,13 @@ A rule may name the right component, conclusively, from a summary (a pod in Cras
 service's warnings rising, a host's handshake failing) while the line that carries the specific
 fault sits in another answer: the container's last state (`exec format error`, `permission
 denied`), a service's line naming a size, path or host that first appears at the incident's start,
-the owner's line about a certificate's issuance. `cite_specific` runs after every other rule: for
-the leading hypotheses it finds, in what was already read, at most `MAX_CITED` such lines about
-their component and cites them. `reads` is the planner's one cheap targeted read when none was read
-yet (a service's lines carrying sizes, the lines naming a TLS host's issuance).
+the owner's line about a certificate's issuance, the line where a registry or registrar states a
+DNS name's domain is on hold or expired (`Domain Status: clientHold`), a stack dump of the slow
+service (the frame it waits in). `cite_specific` runs after every other rule: for the leading
+hypotheses it finds, in what was already read, at most `MAX_CITED` such lines about their component
+and cites them. `reads` is the planner's one cheap targeted read when none was read yet (a service's
+lines carrying sizes, a slow service's stack dumps, the lines naming a TLS host's issuance or a
+DNS name's registration status).
 """
 
 import re
@@ -50,6 +53,52 @@ _ISSUANCE: Final = re.compile(
     r"(?i)renew|obtain|issu(?:ed|er|ing|ance)|acme|directory|\bca[_ ]?(?:url|server)\b"
 )
 _ISSUANCE_QUERY: Final = "(renew|obtain|issue|issuer|acme|directory|ca_url|ca_server)"
+# A registry's or registrar's statement that a domain stopped resolving on its side: an EPP hold
+# status, an expiry or a suspension (`Domain Status: clientHold`, `Registry Status: serverHold`).
+_REGISTRATION_FAULT: Final = re.compile(
+    r"(?i)\b(?:client|server)Hold\b|\bredemptionPeriod\b|\bpendingDelete\b|"
+    r"\bstatus\s*[:=]\s*\"?(?:on[ _-]?hold|hold|expired|suspended|inactive|deleted|"
+    r"locked|disabled)\b|"
+    r"\b(?:domain|registration)\b[^;\n]{0,100}?\b(?:expired|suspended|lapsed|deleted)\b"
+)
+_REGISTRATION_QUERY: Final = (
+    "(status|hold|expir|suspend|redemption|pendingdelete|lapsed|registrar|whois)"
+)
+# Second-level labels under which registries hand out names (`shop.co.uk` is registered, not `co.uk`).
+_SECOND_LEVEL: Final = frozenset(
+    ["co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go"]
+)
+# Top-level names no registrar hands out: a private or cluster name has no registration to lapse.
+_PRIVATE_TLDS: Final = frozenset(
+    [
+        "internal",
+        "local",
+        "lan",
+        "corp",
+        "svc",
+        "cluster",
+        "home",
+        "intranet",
+        "localdomain",
+        "localhost",
+        "test",
+        "invalid",
+        "arpa",
+    ]
+)
+# A frame of a stack dump or trace: `file.py:88`, `(Handler.java:212)`, `server.go:41`,
+# `app.js:10:5`, `line 12, in handler`.
+_FRAME: Final = re.compile(
+    r"[\w$.-]{1,200}\.(?:py|java|kt|scala|go|js|mjs|cjs|ts|rb|php|cs|rs|c|cc|cpp)"
+    r"(?::\d{1,7}){1,2}\b|\bline \d{1,7}, in [\w<>$.]{1,200}"
+)
+_FRAMES: Final = (
+    2  # frames on one line that make it a stack dump, not a line naming a file
+)
+_FRAME_QUERY: Final = (
+    r"\.(py|java|kt|go|js|ts|rb|php|cs|rs):[0-9]+.*\.(py|java|kt|go|js|ts|rb|php|cs|rs):[0-9]+"
+    r"|line [0-9]+, in .*line [0-9]+, in "
+)
 
 
 def _leading(board: Board) -> list[Candidate]:
@@ -162,18 +211,78 @@ def issuance_lines(inv: Investigation, host: str) -> list[tuple[Observation, str
     return found
 
 
+def registered_domain(host: str) -> str:
+    """The name a registrar holds for `host` (`cdn.shop.example.com` → `example.com`), "" for a private name."""
+    labels = host.lower().strip(".").split(".")
+    if len(labels) < 2 or labels[-1] in _PRIVATE_TLDS:
+        return ""
+    keep = (
+        3
+        if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL and len(labels[-1]) == 2
+        else 2
+    )
+    return ".".join(labels[-keep:])
+
+
+def registration_lines(inv: Investigation, host: str) -> list[tuple[Observation, str]]:
+    """Log lines, of any service, stating that `host`'s registered domain is on hold, expired or suspended."""
+    domain = registered_domain(host)
+    if not domain:
+        return []
+    found: list[tuple[Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+            continue
+        for service, _, message in _messages(obs):
+            head = message[:4000]
+            if _named(domain, head) and _REGISTRATION_FAULT.search(head):
+                found.append((obs, f"{service}: {message}" if service else message))
+    return found
+
+
+def _frames(message: str) -> list[str]:
+    return [m.group(0) for m in _FRAME.finditer(message[:4000])]
+
+
+def frame_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """A service's stack dumps (lines naming several frames), the one sharing the frame most dumps
+    share first: the code its requests wait in."""
+    dumps: list[tuple[Observation, str, list[str]]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+            continue
+        for service, _, message in _messages(obs):
+            if service.lower() != component.lower() or len(message) > 20000:
+                continue
+            frames = _frames(message)
+            if len(frames) >= _FRAMES:
+                dumps.append((obs, message, frames))
+    counts: dict[str, int] = {}
+    for _, _, frames in dumps:
+        for frame in set(frames):
+            counts[frame] = counts.get(frame, 0) + 1
+    dumps.sort(key=lambda d: -max(counts[f] for f in d[2]))
+    return [(obs, f"{component}: {message}") for obs, message, _ in dumps]
+
+
 def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, str]]:
     """The lines that carry a hypothesis's specific fault, most specific first."""
     component = c.component.split("/")[-1]
     if c.layer == layers.TLS:
         return issuance_lines(inv, component)
+    if c.layer == layers.DNS and "." in component:
+        return registration_lines(inv, component)
     if c.layer == layers.APPLICATION:
-        return container_lines(inv, component) + value_lines(inv, component)
+        return (
+            container_lines(inv, component)
+            + value_lines(inv, component)
+            + frame_lines(inv, component)
+        )
     return []
 
 
 def cite_specific(board: Board) -> None:
-    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, a service's new concrete value, a host's certificate issuance."""
+    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, a slow service's stack dump, a service's new concrete value, a host's certificate issuance, a DNS name's domain on hold."""
     for c in _leading(board):
         cited = 0
         for obs, line in specific_lines(board.inv, c):
@@ -183,6 +292,11 @@ def cite_specific(board: Board) -> None:
                 continue
             c.cite(obs, short(line, 240), is_support=False)
             cited += 1
+        # A stack dump has a slot of its own: it says where the time goes, a value says what changed.
+        if c.layer == layers.APPLICATION:
+            for obs, line in frame_lines(board.inv, c.component.split("/")[-1])[:1]:
+                if not any(e.span_id == obs.span_id for e in c.evidence):
+                    c.cite(obs, short(line, 240), is_support=False)
 
 
 def reads(
@@ -193,9 +307,30 @@ def reads(
     every_service: bool,
 ) -> Iterable[Any]:
     """One targeted read for a leading hypothesis none of whose specific lines was read yet (the
-    logs server searches by regular expression; the TLS read needs every service at once)."""
+    logs server searches by regular expression; the TLS and DNS reads need every service at once).
+    A slow service's stack dumps are read besides, even when other lines of it were: they name
+    where its requests wait, not what changed."""
     for c in _leading(board):
         component = c.component.split("/")[-1]
+        health = board.facts.health.get(component)
+        if (
+            c.layer == layers.APPLICATION
+            and health is not None
+            and health.has("p99_latency_s")
+            and not container_lines(board.inv, component)
+            and not frame_lines(board.inv, component)
+        ):
+            yield call(
+                SEARCH_LOGS,
+                {
+                    "service": component,
+                    "query": _FRAME_QUERY,
+                    "regex": True,
+                    **window,
+                    "limit": 20,
+                },
+                f"{component}'s stack dumps, for the code its slow requests wait in",
+            )
         if specific_lines(board.inv, c):
             continue
         if c.layer == layers.TLS and every_service and "." in component:
@@ -209,6 +344,18 @@ def reads(
                     "limit": 20,
                 },
                 f"lines about the issuance or renewal of {component}'s certificate",
+            )
+        elif c.layer == layers.DNS and every_service and registered_domain(component):
+            domain = re.escape(registered_domain(component))
+            yield call(
+                SEARCH_LOGS,
+                {
+                    "query": f"{domain}.{{0,300}}{_REGISTRATION_QUERY}|{_REGISTRATION_QUERY}.{{0,300}}{domain}",
+                    "regex": True,
+                    **window,
+                    "limit": 20,
+                },
+                f"lines about the registration status of {registered_domain(component)}",
             )
         elif c.layer == layers.APPLICATION and not container_lines(
             board.inv, component

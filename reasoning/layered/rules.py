@@ -120,6 +120,7 @@ from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
+from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
@@ -484,6 +485,7 @@ RULES: Final[tuple[Rule, ...]] = (
         statement_errors,
         (4,),
     ),
+    Rule("board.own-refusal", BOARD, (layers.APPLICATION,), refusals_quoted, (4, 5)),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
     Rule(
         "board.signed-lifetime",
@@ -554,7 +556,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.cited-lines",
         BOARD,
-        (layers.APPLICATION, layers.TLS),
+        (layers.APPLICATION, layers.DNS, layers.TLS),
         cite_specific,
         (6,),
     ),

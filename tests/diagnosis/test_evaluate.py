@@ -333,3 +333,25 @@ def test_the_driver_gives_up_on_the_quota_at_its_deadline(tmp_path):
     response = asyncio.run(go())
     assert response.status_code == 429
     assert len(calls) == 2
+
+
+def test_score_finds_a_signal_with_quotes_inside_a_json_answer():
+    # A logs answer is JSON: a quote in the line is escaped in the preview, twice in the result.
+    signal = 'refusing writes to "ledger" until it is vacuumed'
+    line = json.dumps({"message": f"FATAL: {signal}"})
+    span = {"id": "row-1", "span_id": "s1", "state": "ok", "result_preview": line}
+    scenario = evaluation.Scenario(
+        folder="x",
+        environment="demo-000000",
+        expected_layer="tls",
+        components=("payments-api",),
+        signal=signal,
+    )
+    run = _run([_hypothesis("tls", "payments-api", "s1")], [span])
+    assert evaluation.score(dataclasses.replace(run, scenario=scenario)).counted
+    # The same words in the full result only (a text field holding JSON).
+    deep = {**span, "result_preview": "{...", "result": {"text": line}}
+    run = _run([_hypothesis("tls", "payments-api", "s1")], [deep])
+    assert evaluation.score(dataclasses.replace(run, scenario=scenario)).counted
+    # Other words do not count.
+    assert not evaluation.carries(span, 'refusing writes to "orders"')

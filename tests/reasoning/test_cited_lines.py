@@ -197,3 +197,253 @@ def test_a_ruled_out_hypothesis_cites_nothing_and_long_lines_stay_linear():
     c.confidence, c.status = 0.9, "ruled_out"
     cited_lines.cite_specific(board)
     assert not c.evidence
+
+
+# --- a registry's word on a DNS name's domain; a slow service's stack dumps -------------------
+# Invented: a registry watcher reporting `serverHold` for a media domain, a `.co.uk` name whose
+# registration expired, a fares service waiting in a synchronous audit sink (Java) or a
+# metrics push (Go).
+
+
+def _dns(board, host):
+    c = board.get(layers.DNS, host, f"{host} does not resolve")
+    c.confidence, c.status = 0.9, "confirmed"
+    return c
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_dns_name_cites_the_registry_line_putting_its_domain_on_hold():
+    watch = _obs(
+        "w1",
+        "top_errors",
+        {"service": "registry-watch"},
+        result={
+            "top": [
+                {
+                    "sample": "rdap lumenfold.net: Registry Status: serverHold (expires 2030-01-01)",
+                    "first_seen": "2030-01-01T10:01:00Z",
+                }
+            ]
+        },
+    )
+    board = _board(watch)
+    c = _dns(board, "media.lumenfold.net")
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"w1"}
+    assert "serverHold" in c.evidence[0].fact
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_second_level_registration_that_expired_is_cited_for_its_host():
+    search = _obs(
+        "s9",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "domain-audit",
+            (
+                "2030-01-01T10:02:00Z",
+                "domain lumenfold.co.uk has expired; renewal failed",
+            ),
+        ),
+    )
+    board = _board(search)
+    c = _dns(board, "static.lumenfold.co.uk")
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"s9"}
+    assert cited_lines.registered_domain("static.lumenfold.co.uk") == "lumenfold.co.uk"
+    assert cited_lines.registered_domain("a.b.lumenfold.net") == "lumenfold.net"
+    assert cited_lines.registered_domain("db.payments.internal") == ""
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_healthy_status_or_another_domains_hold_is_not_cited():
+    search = _obs(
+        "s8",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "registry-watch",
+            (
+                "2030-01-01T10:02:00Z",
+                "whois lumenfold.net: Domain Status: clientTransferProhibited",
+            ),
+            ("2030-01-01T10:02:00Z", "whois lumenfold.net: Domain Status: ok"),
+            ("2030-01-01T10:03:00Z", "whois otherfold.net: Domain Status: clientHold"),
+        ),
+    )
+    board = _board(search)
+    c = _dns(board, "media.lumenfold.net")
+    cited_lines.cite_specific(board)
+    assert not c.evidence
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_with_no_registration_line_read_a_dns_name_asks_one_search_of_every_service():
+    board = _board()
+    _dns(board, "media.lumenfold.net")
+    calls = list(
+        cited_lines.reads(
+            board,
+            lambda tool, args, why: (tool, args),
+            {"start": "s", "end": "e"},
+            every_service=True,
+        )
+    )
+    assert len(calls) == 1
+    tool, args = calls[0]
+    assert tool == "search_logs" and "service" not in args
+    assert "lumenfold\\.net" in args["query"]
+    assert not list(cited_lines.reads(board, lambda *a: a, {}, every_service=False))
+
+
+def _slow(service):
+    return _obs(
+        f"h-{service}",
+        "service_health",
+        {"service": service},
+        result={
+            "verdict": "unhealthy",
+            "summary": "p99 latency 9 s",
+            "findings": [
+                {"signal": "p99_latency_s", "severity": "critical", "detail": "9 s"}
+            ],
+        },
+    )
+
+
+_JAVA_DUMP = (
+    '"http-nio-8080-exec-7" WAITING at java.net.SocketInputStream.read(SocketInputStream.java:141) '
+    "at com.acme.audit.SyncAuditSink.write(SyncAuditSink.java:57) "
+    "at com.acme.fares.QuoteController.quote(QuoteController.java:88)"
+)
+_GO_DUMP = (
+    "goroutine 41 [IO wait]: net.(*conn).Write(...) /usr/local/go/src/net/net.go:191 "
+    "main.(*pusher).flush(...) /src/metrics/push.go:77 main.handleQuote(...) /src/quote.go:30"
+)
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize("dump", [_JAVA_DUMP, _GO_DUMP])
+def test_a_slow_service_cites_its_stack_dump(dump):
+    search = _obs(
+        "f1",
+        "search_logs",
+        {"service": "fare-api", "query": "x"},
+        result=_lines(
+            "fare-api",
+            ("2030-01-01T10:10:00Z", "GET /v2/quote 200 8400ms"),
+            ("2030-01-01T10:11:00Z", dump),
+        ),
+    )
+    board = _board(_slow("fare-api"), search)
+    c = board.get(layers.APPLICATION, "fare-api", "fare-api is slow")
+    c.confidence = 0.5
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"f1"}
+    assert dump[:40] in c.evidence[0].fact
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_the_dump_sharing_the_frame_most_dumps_share_comes_first():
+    search = _obs(
+        "f2",
+        "search_logs",
+        {"service": "fare-api", "query": "x"},
+        result=_lines(
+            "fare-api",
+            ("2030-01-01T10:10:00Z", "idle at pool.py:12 <- loop (worker.py:40)"),
+            (
+                "2030-01-01T10:11:00Z",
+                "read (ssl.py:10) <- send (audit/sink.py:57) <- quote (views.py:8)",
+            ),
+            (
+                "2030-01-01T10:12:00Z",
+                "recv (ssl.py:10) <- send (audit/sink.py:57) <- book (views.py:19)",
+            ),
+        ),
+    )
+    board = _board(search)
+    lines = cited_lines.frame_lines(board.inv, "fare-api")
+    assert "sink.py:57" in lines[0][1] and "pool.py" in lines[-1][1]
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_line_naming_one_file_or_another_services_dump_is_no_stack_dump():
+    search = _obs(
+        "f3",
+        "search_logs",
+        {"service": "", "query": "x"},
+        result={
+            "lines": [
+                {
+                    "service": "fare-api",
+                    "time": "t",
+                    "message": "loaded settings from conf.py:1",
+                },
+                {"service": "seat-map", "time": "t", "message": _JAVA_DUMP},
+            ]
+        },
+    )
+    board = _board(search)
+    assert cited_lines.frame_lines(board.inv, "fare-api") == []
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_slow_service_asks_for_its_stack_dumps_even_with_other_lines_read_a_fast_one_does_not():
+    sized = _obs(
+        "z1",
+        "search_logs",
+        {"service": "fare-api", "query": "x"},
+        result=_lines("fare-api", ("2030-01-01T10:05:00Z", "cache warmed: 12 MB")),
+    )
+    call = lambda tool, args, why: (tool, args)  # noqa: E731
+    board = _board(_slow("fare-api"), sized)
+    board.get(layers.APPLICATION, "fare-api", "fare-api is slow").confidence = 0.5
+    calls = list(cited_lines.reads(board, call, {}, every_service=True))
+    assert len(calls) == 1 and calls[0][1]["service"] == "fare-api"
+    fast = _board(sized)
+    fast.get(layers.APPLICATION, "fare-api", "fare-api fails").confidence = 0.5
+    assert list(cited_lines.reads(fast, call, {}, every_service=True)) == []
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.timeout(60)
+def test_long_registration_and_dump_lines_stay_linear():
+    long_line = ("lumenfold.net status: " + "x.py:1 " * 30000)[:200000]
+    search = _obs(
+        "L1",
+        "search_logs",
+        {"service": "fare-api", "query": "x"},
+        result=_lines("fare-api", ("t", long_line), ("t", "a" * 200000)),
+    )
+    board = _board(search)
+    _dns(board, "media.lumenfold.net")
+    cited_lines.cite_specific(board)
+    cited_lines.frame_lines(board.inv, "fare-api")
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_slow_services_dump_is_cited_beside_its_new_sizes():
+    sizes = _obs(
+        "v1",
+        "search_logs",
+        {"service": "fare-api", "query": "x"},
+        result=_lines(
+            "fare-api",
+            ("2030-01-01T09:40:00Z", "flag payload fetched (0.2 MB)"),
+            ("2030-01-01T10:05:00Z", "flag payload fetched (38.0 MB)"),
+        ),
+    )
+    dumps = _obs(
+        "v2",
+        "search_logs",
+        {"service": "fare-api", "query": "y"},
+        result=_lines("fare-api", ("2030-01-01T10:06:00Z", _JAVA_DUMP)),
+    )
+    board = _board(_slow("fare-api"), sizes, dumps)
+    c = board.get(layers.APPLICATION, "fare-api", "fare-api is slow")
+    c.confidence = 0.6
+    cited_lines.cite_specific(board)
+    assert {"v1", "v2"} <= _cited(c)
+    assert "38.0 MB" in c.evidence[0].fact
