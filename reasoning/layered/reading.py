@@ -19,9 +19,15 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# File extensions: `52888.pdf failed`, `report.parquet written` name a file, not a host. Only
+# extensions that are no top-level domain in use (not .pl, .tf, .mov, .cc, .ai ...).
 _NOT_TLDS = _words(
     "py js ts go rs rb java class json yaml yml toml txt log md html css sh exe"
     " so dll jar gz zip tar pem crt key conf cfg ini xml csv lock"
+    " pdf png jpg jpeg gif svg webp ico bmp tiff heic wav ogg avi mkv webm"
+    " parquet avro orc tsv jsonl ndjson bin dat sqlite bak tmp pid sock out err"
+    " whl egg deb rpm iso img tgz xz zst rar doc docx xls xlsx ppt pptx odt"
+    " proto wasm mjs cjs jsx tsx php kt scala exs erl hpp cpp gradle tfvars tfstate"
 )
 SERVICE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")
 # Hyphenated words that are not services.

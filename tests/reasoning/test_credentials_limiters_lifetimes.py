@@ -334,3 +334,20 @@ def test_a_hostile_change_line_is_read_in_linear_time():
     assert lowered(_change("a." * 50_000)) is None
     found = lowered(_change("a-" * 50_000 + " LINK_TTL 3600 -> 60"))
     assert found is not None and found.new == 60
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "upload 40711.pdf failed: An error occurred (SlowDown) when calling PutObject",
+        "wrote part-0007.parquet to s3 then retried invoice_77.xlsx",
+        "cannot open cache/sessions.sqlite: database is locked",
+    ],
+)
+def test_a_file_name_is_not_a_host(line):
+    assert hosts_in(line) == []
+
+
+def test_hosts_beside_file_names_are_still_read():
+    line = "GET https://files.vendor-q.example/a/7.pdf via edge.acme.pl: 503"
+    assert hosts_in(line) == ["files.vendor-q.example", "edge.acme.pl"]
