@@ -58,7 +58,9 @@ _DRIVER = re.compile(
 )
 _RESET = re.compile(r"reset|tx timeout|link is down|\bhang\b", re.IGNORECASE)
 # The search asks for the watchdog's words and for a driver's reset (its name within a few words).
-NIC = _WATCHDOG + rf"|{_DRIVER.pattern}.{{0,80}}(?:reset|tx timeout|link is down)"
+# The logs server reads RE2, which has no look-around: the driver's name is bounded by \b there.
+_DRIVER_NAMES = _DRIVER.pattern.removeprefix(r"(?<![\w-])").removesuffix(r"(?![\w-])")
+NIC = _WATCHDOG + rf"|\b{_DRIVER_NAMES}\b.{{0,80}}(?:reset|tx timeout|link is down)"
 NIC_REASON = "NodeNetworkDegraded"
 SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC])
 
