@@ -12,7 +12,9 @@ its ownership TXT record, and for an owner id set on one of their parent domains
 line (not an error: a failed deletion deleted nothing) deleting a record of a failing name makes
 its service the DNS hypothesis, citing the owner id's line when one names the same domain
 (`deleted_records`); the failing name is its symptom. A deletion of a name that does not fail, or
-a line removing a failing host from a pool rather than a record, is not this rule's.
+a line removing a failing host from a pool rather than a record, is not this rule's; nor is a
+deletion that retires what the record pointed at (`retire db-01 (migrated …)`, decommissioned): that
+one was meant, and the fault is whoever still calls the old name.
 """
 
 import re
@@ -54,6 +56,13 @@ _OWNER: Final = re.compile(
     re.IGNORECASE,
 )
 _NOT_CHANGE_LEVELS: Final = ("error", "err", "fatal", "critical")
+# A deletion that retires what the record pointed at (the host decommissioned, migrated away, its
+# instance destroyed in the same run) is meant: the fault is whoever still calls the old name.
+_RETIRES: Final = re.compile(
+    r"\b(?:retir(?:e|es|ed|ing)|decommission\w*|sunset\w*|migrated|end[- ]of[- ]life|"
+    r"tear(?:ing)?[- ]?down|torn down)\b",
+    re.IGNORECASE,
+)
 _MAX_NAMES: Final = 3
 _LIMIT: Final = 20
 OWNER_LEAD: Final = timedelta(
@@ -172,7 +181,7 @@ def deletions(board: Board) -> list[Deletion]:
         message = str(line.get("message") or "")
         level = str(line.get("level") or "").lower()
         service = str(line.get("service") or "")
-        if level in _NOT_CHANGE_LEVELS or not service:
+        if level in _NOT_CHANGE_LEVELS or not service or _RETIRES.search(message):
             continue
         name = _deleted_name(message, names)
         if name is None:

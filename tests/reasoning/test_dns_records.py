@@ -111,7 +111,7 @@ def test_a_record_janitor_deleting_a_record_set_is_the_fault():
     assert "ledger.fintrail.io" in report.top.statement
 
 
-def test_a_deletion_of_another_name_a_pool_removal_or_a_failed_delete_is_no_writer_fault():
+def test_a_deletion_of_another_name_a_pool_removal_a_failed_delete_or_a_retirement_is_no_writer_fault():
     other = _world(
         "uptime-checker",
         SHOP_FAILS,
@@ -143,10 +143,23 @@ def test_a_deletion_of_another_name_a_pool_removal_or_a_failed_delete_is_no_writ
         ),
     )
 
+    retired = _world(
+        "uptime-checker",
+        SHOP_FAILS,
+        (
+            "infra-pipeline",
+            "2030-01-01T10:11:40Z",
+            "info",
+            "run 88 'decommission shop host, moved to the new cluster': "
+            "record shop.quokka.dev A 10.4.0.9 deleted; instance shop-vm-2 terminated",
+        ),
+    )
+
     for world, writer in (
         (other, "dns-sync-blue"),
         (pool, "edge-lb"),
         (failed, "dns-sync-blue"),
+        (retired, "infra-pipeline"),
     ):
         report = _run(world, "uptime-checker")
         assert all(h.id != f"dns:{writer}" for h in report.hypotheses)
