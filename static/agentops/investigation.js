@@ -140,6 +140,14 @@
   // acts again: the parts' refresh as calls finish would otherwise wipe it before it is read. The
   // form's next answer replaces the part, and the answer with it.
   function carryAnswers(current, fresh) {
+    // What the page said to an action in the part (`data-kept`: "Copied", the clipboard
+    // fallback shown) stays too: the fresh copy has it empty or hidden.
+    for (const kept of current.querySelectorAll("[data-kept][id]")) {
+      const twin = fresh.querySelector("#" + CSS.escape(kept.id));
+      if (!twin) continue;
+      if (kept.textContent && !twin.textContent.trim()) twin.textContent = kept.textContent;
+      if (!kept.hidden) twin.hidden = false;
+    }
     for (const kept of current.querySelectorAll("[data-carry][id]")) {
       if (fresh.querySelector("#" + CSS.escape(kept.id))) continue;
       const after = kept.nextElementSibling;

@@ -176,14 +176,12 @@ def test_parts_that_failed_to_load_at_the_end_are_fetched_again(page, stack):
     for route in held:
         route.abort()
     # After the backoff a retry goes out (and fails again, still offline) ...
-    with page.expect_event(
-        "requestfailed", lambda r: r.url.endswith("/parts"), timeout=10_000
-    ):
+    with page.expect_event("requestfailed", lambda r: r.url.endswith("/parts")):
         page.clock.run_for(1000)
     # ... and the browser coming back online retries at once, without waiting for the clock.
     mode[0] = "pass"
     page.evaluate("() => window.dispatchEvent(new Event('online'))")
-    page.wait_for_selector("#rerun", timeout=10_000)
+    page.wait_for_selector("#rerun")
     assert page.query_selector("#cancel") is None
     assert page.text_content("#task-state") == "cancelled"
 
@@ -217,5 +215,42 @@ def test_back_online_while_the_failing_fetch_settles_asks_again_at_once(page, st
     mode[0] = "pass"
     for route in held:
         route.abort()
-    page.wait_for_selector("#rerun", timeout=10_000)
+    page.wait_for_selector("#rerun")
     assert page.text_content("#task-state") == "cancelled"
+
+
+def test_what_the_page_said_to_a_copy_stays_through_the_last_refresh(page, stack):
+    """The run ends (its state shows at once) while the parts' last refresh is still out; the
+    person clicks copy (the browser refuses the clipboard: the text is shown, selected), then the
+    refresh lands: it does not take back what the page said."""
+    tenant = factories.make_tenant("browser-copy-race")
+    token = factories.make_token(member(tenant, "oncall8"))
+    incident_id, task_id = open_running_timed_diagnosis(stack, token)
+    held, mode = [], ["pass"]
+
+    def parts(route):
+        if mode[0] == "hold":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(f"**/tasks/{task_id}/parts", parts)
+    log_in(page, "oncall8")
+    page.goto(f"/incidents/{incident_id}/")
+    page.wait_for_selector("#stream-status:has-text('live')")
+    mode[0] = "hold"
+    cancelled = api_post(stack, token, f"/api/incidents/{incident_id}/cancel", {})
+    assert cancelled.status_code == 202
+    page.wait_for_selector("#task-state[data-state=cancelled]")
+    page.click("#share [data-copy=share-markdown]")
+    page.wait_for_selector("#share-fallback-text", state="visible")
+    said = page.text_content("#share-status")
+    assert said
+    assert held  # the refresh the end asked for is still out
+    mode[0] = "pass"
+    for route in held:
+        route.continue_()
+    page.wait_for_selector("#rerun")  # the parts of the ended run are in
+    assert page.is_visible("#share-fallback-text")
+    assert page.text_content("#share-status") == said
+    assert page.input_value("#share-fallback-text").startswith("**")
