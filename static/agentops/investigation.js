@@ -99,7 +99,9 @@
     }
   }
 
-  function applyParts(html) {
+  // `carry`: keep what the page said in a part through a refresh. A form's own answer does not:
+  // it says anew (a refused change's reason, or none once a change went through).
+  function applyParts(html, carry = true) {
     const holder = document.createElement("template");
     holder.innerHTML = html;
     for (const fresh of Array.from(holder.content.children)) {
@@ -107,7 +109,7 @@
       // The status line carries the seq of the last event applied to it (markStatus).
       if (!current || seqOf(fresh) < seqOf(current)) continue;
       const focused = carryInput(current, fresh);
-      carryAnswers(current, fresh);
+      if (carry) carryAnswers(current, fresh);
       current.replaceWith(fresh);
       if (window.htmx) window.htmx.process(fresh);
       if (focused) focused();
@@ -231,7 +233,7 @@
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const element = event.detail.elt;
     if (element && element.closest("[data-parts]") && event.detail.successful) {
-      applyParts(event.detail.xhr.responseText);
+      applyParts(event.detail.xhr.responseText, false);
     }
   });
 

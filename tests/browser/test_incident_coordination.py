@@ -82,6 +82,15 @@ def test_acknowledge_assign_and_note_reach_a_second_page_live(pages, stack):
     incident = Incident.objects.get(pk=incident_id)
     assert (incident.status, incident.owner.username) == ("acknowledged", "lead")
 
+    # A blank note is refused with its reason beside the forms; the next change that goes
+    # through answers anew, and the reason goes with it.
+    lead.fill("#note-text", "   ")
+    lead.click("#note-add")
+    lead.wait_for_selector("#coordination-error:has-text('must not be blank')")
+    lead.click("#status-resolved")
+    lead.wait_for_selector("#incident-status[data-status=resolved]")
+    assert lead.query_selector("#coordination-error") is None
+
     assert serious_accessibility_violations(pages, watcher) == []
     screenshot(watcher, "incident-coordination-1280")
     watcher.set_viewport_size(PHONE)
