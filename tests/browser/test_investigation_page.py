@@ -33,6 +33,9 @@ from tests.livestack import wait_for
 
 HOSTILE = '<script>window.pwned=1</script><b onmouseover="window.pwned=2">bold</b>'
 SLOW_SERVER = "tests.diagnosis.engine.servers.slow_health"
+# A whole demo diagnosis, start (or approval) to report: ~15 s on a quiet machine, over 60 s on
+# a loaded one (CI under load timed out at the page's default 60 s).
+RUN_MS = 180_000
 
 
 def _task(task_id) -> DiagnosisTask:
@@ -66,7 +69,7 @@ def test_demo_incident_from_the_form_live_to_its_verdict_trace_and_feedback(
 
     # rows arrive over the stream while the worker runs
     page.wait_for_selector(".tool-row")
-    page.wait_for_selector("#stream-status:has-text('finished')")
+    page.wait_for_selector("#stream-status:has-text('finished')", timeout=RUN_MS)
     streamed_starts = page.eval_on_selector_all(
         "#events li",
         "items => items.filter(i => i.textContent.includes('tool_started'))"
@@ -101,7 +104,7 @@ def test_demo_incident_from_the_form_live_to_its_verdict_trace_and_feedback(
     phone = pages.new(viewport=PHONE)
     log_in(phone, "lead")
     phone.goto(page.url)
-    phone.wait_for_selector("#stream-status:has-text('finished')")
+    phone.wait_for_selector("#stream-status:has-text('finished')", timeout=RUN_MS)
     screenshot(phone, "investigation-phone")
     assert phone.evaluate(
         "() => document.documentElement.scrollWidth <= window.innerWidth + 1"
@@ -166,7 +169,7 @@ def test_reload_mid_run_and_server_side_cuts_show_every_event_once(
     page.reload()  # the snapshot renders what happened so far; the stream goes on after it
     page.wait_for_selector(".tool-row")
     page.wait_for_selector("#stream-status:has-text('resumed from #')")
-    page.wait_for_selector("#stream-status:has-text('finished')")
+    page.wait_for_selector("#stream-status:has-text('finished')", timeout=RUN_MS)
     assert _task(task_id).state in TERMINAL
     _assert_every_event_and_span_once(page, task_id)
 
@@ -269,7 +272,7 @@ def test_an_approver_approves_a_pending_action_a_responder_cannot(pages, stack):
         f"() => document.activeElement === document.getElementById('approval-{approval.id}')"
     )
     # the decision re-queues the diagnosis: the worker restarts the pool and the report ends
-    page.wait_for_selector("#stream-status:has-text('finished')")
+    page.wait_for_selector("#stream-status:has-text('finished')", timeout=RUN_MS)
     assert _task(task_id).state == TaskState.SUCCEEDED
     # the responder's page followed along live
     watcher.wait_for_selector("#task-state:has-text('succeeded')")
