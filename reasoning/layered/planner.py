@@ -806,25 +806,24 @@ class LayeredPlanner:
                 )
             )
         named = link_saturation.link_search(inv, facts)
-        if named is not None:
-            calls.append(
-                self._call(
-                    inv,
-                    SEARCH_LOGS,
-                    {**named, "regex": True, "limit": shared_backend.SEARCH_LIMIT},
-                    "a shared link stepped up to its ceiling: what the logs say of it",
-                )
-            )
         used = shared_backend.resource_search(inv, facts)
-        if used is not None:
-            calls.append(
-                self._call(
-                    inv,
-                    SEARCH_LOGS,
-                    {**used, "regex": True, "limit": shared_backend.SEARCH_LIMIT},
-                    f"a shared back end's capacity is used up: who used {used['query']} just before",
+        for search, why in (
+            (named, "a shared link stepped up to its ceiling: what the logs say of it"),
+            (
+                used,
+                "a shared back end's capacity is used up: "
+                f"who used {used['query'] if used else ''} just before",
+            ),
+        ):
+            if search is not None:
+                calls.append(
+                    self._call(
+                        inv,
+                        SEARCH_LOGS,
+                        {**search, "regex": True, "limit": shared_backend.SEARCH_LIMIT},
+                        why,
+                    )
                 )
-            )
         return calls
 
     def _host_searches(
