@@ -336,6 +336,27 @@ NODES_DC2 = [
 ]
 
 
+def on_prem(k8s: dict[str, str]) -> None:
+    """The shared node layouts describe EKS nodes; these are Rocky Linux VMs on vSphere."""
+    swaps = (
+        ("v1.31.2-eks-94953ac", "v1.31.2"),
+        ("Amazon Linux 2023.6.20241121", "Rocky Linux 9.5 (Blue Onyx)"),
+        ("6.1.115-126.197.amzn2023.x86_64", "5.14.0-503.16.1.el9_5.x86_64"),
+        ("\n                    node.kubernetes.io/instance-type=m6i.2xlarge", ""),
+    )
+    for key, text in k8s.items():
+        if key.startswith("kubectl describe nodes"):
+            for a, b in swaps:
+                text = text.replace(a, b)
+            k8s[key] = text
+    key = "kubectl get nodes -o wide"
+    lines = k8s[key].splitlines()
+    rows = [re.split(r"\s{2,}", line.strip()) for line in lines]
+    for a, b in swaps[:3]:
+        rows = [[b if c == a else c for c in r] for r in rows]
+    k8s[key] = table(rows)
+
+
 @scenario("nodes-left-cordoned-after-patching")
 def nodes_left_cordoned_after_patching() -> dict[str, Any]:
     start = -1800
@@ -422,6 +443,7 @@ def nodes_left_cordoned_after_patching() -> dict[str, Any]:
             ),
         )
         k8s[f"kubectl describe nodes {name}"] = text
+    on_prem(k8s)
     k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = table(
         [
             ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"],
@@ -1098,6 +1120,12 @@ def kernel_soft_lockup_new_ami() -> dict[str, Any]:
         ],
     )
     k8s = namespace(ns, NODES_GEN, [ca], seed=421)
+    key = "kubectl get nodes -o wide"
+    rows = [re.split(r"\s{2,}", line.strip()) for line in k8s[key].splitlines()]
+    for r in rows:
+        if r[0] in (NODES_GEN[3][0], NODES_GEN[4][0]):
+            r[7:9] = ["Amazon Linux 2023.6.20261201", "6.1.119-129.201.amzn2023.x86_64"]
+    k8s[key] = table(rows)
     sig = "watchdog: BUG: soft lockup - CPU#3 stuck for 23s!"
     ami = "ami-0c5e1f7a9d3b24e86"
     for idx, node in ((3, NODES_GEN[3]), (4, NODES_GEN[4])):
@@ -1129,7 +1157,7 @@ def kernel_soft_lockup_new_ami() -> dict[str, Any]:
             "System Info:\n  Kernel Version:             6.1.119-129.201.amzn2023.x86_64\n"
             "  OS Image:                   Amazon Linux 2023.6.20261201\n"
             "  Container Runtime Version:  containerd://1.7.23\n"
-            "  Kubelet Version:            v1.30.6-eks-7f9249a\n"
+            "  Kubelet Version:            v1.31.2-eks-94953ac\n"
             "Non-terminated Pods:",
             1,
         )
@@ -1210,7 +1238,7 @@ def kernel_soft_lockup_new_ami() -> dict[str, Any]:
         ev(
             "terraform",
             "info",
-            f"aws_eks_node_group.general: update in progress: release_version 1.30.6-20261118 -> 1.30.6-20261201 ({ami}, kernel 6.1.119-129.201.amzn2023), rolling 2 of 6 nodes",
+            f"aws_eks_node_group.general: update in progress: release_version 1.31.2-20261118 -> 1.31.2-20261201 ({ami}, kernel 6.1.119-129.201.amzn2023), rolling 2 of 6 nodes",
             at=-3800,
         ),
         ev(
@@ -1274,17 +1302,17 @@ def kernel_soft_lockup_new_ami() -> dict[str, Any]:
                 f"node/{NODES_GEN[4][0]}",
                 NODES_GEN[4][0],
                 ami,
-                "1.30.6-20261201",
+                "1.31.2-20261201",
                 "node group general",
             ],
             sig,
-            f"The general node group is rolling to AMI release 1.30.6-20261201 ({ami}, kernel 6.1.119); the two nodes replaced so far hit kernel soft lockups (CPUs stuck for over 20 s), PLEG goes unhealthy and the nodes flap NotReady/Ready. The two cart-api pods on them stall (Redis calls time out, readiness fails) while the four on old nodes are fine, so adding to the cart fails sometimes. cart-api's release 9.14.0, web-shop's 502s and the old CNI error on another node are not the cause.",
+            f"The general node group is rolling to AMI release 1.31.2-20261201 ({ami}, kernel 6.1.119); the two nodes replaced so far hit kernel soft lockups (CPUs stuck for over 20 s), PLEG goes unhealthy and the nodes flap NotReady/Ready. The two cart-api pods on them stall (Redis calls time out, readiness fails) while the four on old nodes are fine, so adding to the cart fails sometimes. cart-api's release 9.14.0, web-shop's 502s and the old CNI error on another node are not the cause.",
             [
                 f"kernel on {NODES_GEN[3][0]}: {sig}",
                 "kubelet: PLEG is not healthy: pleg was last seen active 3m4s ago",
                 "only cart-api pods on the two new-AMI nodes fail",
             ],
-            "Stop the node group update, cordon and drain the two new nodes and roll back to release 1.30.6-20261118 until a fixed AMI is out.",
+            "Stop the node group update, cordon and drain the two new nodes and roll back to release 1.31.2-20261118 until a fixed AMI is out.",
         ),
         k8s=k8s,
         bgs=[
