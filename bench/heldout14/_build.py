@@ -1437,6 +1437,20 @@ def topology_hints_follow_ingress_zone() -> dict[str, Any]:
         + " + 2 more...\n"
         "Session Affinity:         None\nInternal Traffic Policy:  Cluster\nEvents:                   <none>\n"
     )
+    for i, (nname, _st, nip, _age) in enumerate(nodes):
+        on_node = [
+            (ns, pod_name(a, p[0])) for a in (co, cart) for p in a["pods"] if p[5] == i
+        ]
+        on_node += [
+            ("ingress-nginx", pod_name(ing, p[0])) for p in ing["pods"] if p[5] == i
+        ]
+        k8s[f"kubectl describe nodes {nname}"] = retype_node(
+            node_describe(nname, nip, pods_rows=on_node),
+            "m6i.2xlarge" if i < 3 else "c6in.xlarge",
+            -7603200,
+            f"topology.kubernetes.io/zone={zone[i % 3]}"
+            + (",node-group=public-ingress" if i == 3 else ""),
+        )
     hot = [pod_name(co, "a7nqw"), pod_name(co, "k2zxt")]
     eps_rows = []
     for sfx, ready, *_rest, node_i in co["pods"]:
