@@ -260,7 +260,7 @@ def job_count_quota_filled_by_finished_jobs() -> dict[str, Any]:
         ev(
             "kube-controller-manager",
             "warn",
-            f'cronjob_controllerv2.go:{"{n}"}] "Error creating job for CronJob" err="jobs.batch \\"invoice-mailer-2926{"{n}"}\\" is forbidden: {sig}" cronjob="{ns}/invoice-mailer"',
+            f'E1205 cronjob_controllerv2.go:640] "Error creating job for CronJob" err="jobs.batch \\"invoice-mailer-2926{"{n}"}\\" is forbidden: {sig}" cronjob="{ns}/invoice-mailer"',
             **every(start + 120, -40, 600),
         ),
         ev(
@@ -273,7 +273,7 @@ def job_count_quota_filled_by_finished_jobs() -> dict[str, Any]:
         ev(
             "pdf-render",
             "error",
-            "Error: Protocol error (Page.printToPDF): Target closed.\n    at CDPSession.send (/app/node_modules/puppeteer-core/lib/cjs/puppeteer/common/Connection.js:281:35)",
+            "TimeoutError: Navigation timeout of 30000 ms exceeded\n    at LifecycleWatcher._LifecycleWatcher_createTimeout (/app/node_modules/puppeteer-core/lib/cjs/puppeteer/common/LifecycleWatcher.js:165:20)",
             **every(-7000, -100, 700),
             pods=pods_of(pdf),
         ),
@@ -348,43 +348,36 @@ def job_count_quota_filled_by_finished_jobs() -> dict[str, Any]:
 
 
 # =================================================================================================
-# 2. Scheduling: fraud-scorer's chart 2.0 (a "DPDK-ready" values refactor copied from the network
-#    team's template) requests `hugepages-2Mi: 512Mi`. No node in the cluster reserves huge pages.
-#    The rollout's new pods stay Pending; the old ReplicaSet keeps 2 of 6 pods (maxUnavailable 4 in
-#    the chart), so fraud scoring is slow and payments time out. The incident says "payments".
+# 2. Scheduling: FinOps narrowed the Karpenter NodePool `spot-general` to one instance type
+#    (c7g.xlarge, "best price-performance", PR finops#57). fraud-scorer's pods require
+#    `karpenter.sh/capacity-type: spot` and that NodePool. At the morning peak the HPA scales it from
+#    4 to 8; EC2 has no c7g.xlarge spot capacity left in the three zones, Karpenter cannot launch a
+#    node and the four new pods stay Pending. Four pods carry scoring; payments time out. The
+#    incident says "payments".
 # =================================================================================================
 
 
-@scenario("hugepages-request-copied-from-template")
-def hugepages_request_copied_from_template() -> dict[str, Any]:
+@scenario("spot-nodepool-single-instance-type-no-capacity")
+def spot_nodepool_single_instance_type_no_capacity() -> dict[str, Any]:
     start = -1500
     ns = "risk"
-    old_rs = "6f8d7c9b5"
-    new_rs = "84b6c5d7f"
+    rs = "84b6c5d7f"
     fs = app(
         "fraud-scorer",
-        image="123456789012.dkr.ecr.us-west-2.amazonaws.com/fraud-scorer:2.0.0",
+        image="123456789012.dkr.ecr.us-west-2.amazonaws.com/fraud-scorer:1.14.2",
         port=8000,
-        rs=new_rs,
+        rs=rs,
         cluster_ip="172.20.88.31",
-        desired=6,
+        desired=8,
         pods=[
+            ("d6lmh", "1/1", "Running", "0", "2d", 0),
+            ("t1pwc", "1/1", "Running", "0", "2d", 1),
+            ("b9rxe", "1/1", "Running", "0", "2d", 0),
+            ("y3kqa", "1/1", "Running", "0", "2d", 1),
             ("k2wqp", "0/1", "Pending", "0", "27m", -1),
             ("m7rtx", "0/1", "Pending", "0", "27m", -1),
             ("s4fdn", "0/1", "Pending", "0", "27m", -1),
             ("z8gbv", "0/1", "Pending", "0", "27m", -1),
-        ],
-        extra_rs=[
-            (
-                f"fraud-scorer-{old_rs}",
-                "2",
-                "2",
-                "2",
-                "19d",
-                "fraud-scorer",
-                "123456789012.dkr.ecr.us-west-2.amazonaws.com/fraud-scorer:1.14.2",
-                f"app=fraud-scorer,pod-template-hash={old_rs}",
-            )
         ],
     )
     pay = app(
@@ -394,50 +387,34 @@ def hugepages_request_copied_from_template() -> dict[str, Any]:
         rs="5d7f9b8c6",
         cluster_ip="172.20.88.12",
         pods=[
-            ("c3jkd", "1/1", "Running", "0", "3h", 0),
-            ("h9nwe", "1/1", "Running", "0", "3h", 1),
+            ("c3jkd", "1/1", "Running", "0", "3h", 2),
+            ("h9nwe", "1/1", "Running", "0", "3h", 2),
             ("v5qxa", "1/1", "Running", "0", "3h", 2),
         ],
     )
-    old = app(
-        f"fraud-scorer-{old_rs}",
-        image="123456789012.dkr.ecr.us-west-2.amazonaws.com/fraud-scorer:1.14.2",
-        port=8000,
-        rs=old_rs,
-        kind="ReplicaSet",
-        labels=f"app=fraud-scorer,pod-template-hash={old_rs}",
-        service=False,
-        pods=[
-            ("d6lmh", "1/1", "Running", "0", "19d", 0),
-            ("t1pwc", "1/1", "Running", "0", "19d", 2),
-        ],
-    )
-    k8s = namespace(ns, NODES_PDX, [fs, old, pay], seed=434)
-    h14.fix_rollout(
-        k8s, ns, "fraud-scorer", "0/6", "2/6", {"name": "fraud-scorer", "port": 8000}
-    )
-    key = f"kubectl get deployments -n {ns} -o wide"
-    k8s[key] = k8s[key].replace(
-        "fraud-scorer           0/6     6            0 ",
-        "fraud-scorer           2/6     4            2 ",
-    )
-    sig = "3 Insufficient hugepages-2Mi"
-    msg = f"0/3 nodes are available: {sig}. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    nodes = [
+        ("ip-10-90-1-18.us-west-2.compute.internal", "Ready", "10.90.1.18", "2d"),
+        ("ip-10-90-2-203.us-west-2.compute.internal", "Ready", "10.90.2.203", "2d"),
+        ("ip-10-90-3-77.us-west-2.compute.internal", "Ready", "10.90.3.77", "41d"),
+    ]
+    k8s = namespace(ns, nodes, [fs, pay], seed=434)
+    sig = "InsufficientInstanceCapacity"
+    msg = "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
     cont = container_text(
         "fraud-scorer",
         fs["image"],
         8000,
         env={"MODEL_URI": "s3://risk-models/gbm-2026-11/", "OMP_NUM_THREADS": "4"},
-        limits="hugepages-2Mi:  512Mi\n  memory:         3Gi",
-        requests="cpu:            2\n  hugepages-2Mi:  512Mi\n  memory:         3Gi",
+        limits="memory:  3Gi",
+        requests="cpu:      1500m\n  memory:   3Gi",
     )
     for sfx in ("k2wqp", "m7rtx", "s4fdn", "z8gbv"):
         name = pod_name(fs, sfx)
         k8s[f"kubectl describe pods {name} -n {ns}"] = pending_pod(
             name,
             ns,
-            owner=f"ReplicaSet/fraud-scorer-{new_rs}",
-            labels=["app=fraud-scorer", f"pod-template-hash={new_rs}"],
+            owner=f"ReplicaSet/fraud-scorer-{rs}",
+            labels=["app=fraud-scorer", f"pod-template-hash={rs}"],
             sa="fraud-scorer",
             containers=cont,
             events_rows=[
@@ -447,61 +424,90 @@ def hugepages_request_copied_from_template() -> dict[str, Any]:
                     "2m (x7 over 27m)",
                     "default-scheduler",
                     msg,
-                )
+                ),
+                (
+                    "Normal",
+                    "Nominated",
+                    "26m",
+                    "karpenter",
+                    "Pod should schedule on: nodeclaim/spot-general-x7k2p",
+                ),
             ],
+        ).replace(
+            "Node-Selectors:              <none>",
+            "Node-Selectors:              karpenter.sh/capacity-type=spot\n                             karpenter.sh/nodepool=spot-general",
         )
-    k8s[f"kubectl describe deployments fraud-scorer -n {ns}"] = deployment_describe(
-        "fraud-scorer",
-        ns,
-        replicas="6 desired | 4 updated | 6 total | 2 available | 4 unavailable",
-        revision=23,
-        containers=cont,
-        conditions=[
-            ("Available", "False", "MinimumReplicasUnavailable"),
-            ("Progressing", "True", "ReplicaSetUpdated"),
-        ],
-        old_rs=f"fraud-scorer-{old_rs} (2/2 replicas created)",
-        new_rs=f"fraud-scorer-{new_rs} (4/4 replicas created)",
-        created=-52000000,
-    ).replace(
-        "RollingUpdateStrategy:  25% max unavailable, 25% max surge",
-        "RollingUpdateStrategy:  4 max unavailable, 0 max surge",
+    for i, (name, _, ip, _age) in enumerate(nodes):
+        pool = "spot-general" if i < 2 else "on-demand-system"
+        ctype = "spot" if i < 2 else "on-demand"
+        itype = "c7g.xlarge" if i < 2 else "m7g.large"
+        k8s[f"kubectl describe nodes {name}"] = retype_node(
+            node_describe(
+                name,
+                ip,
+                capacity=("4", "7869312Ki", "58")
+                if i < 2
+                else ("2", "7869312Ki", "29"),
+            ),
+            itype,
+            -172800 if i < 2 else -3542400,
+            f"karpenter.sh/capacity-type={ctype},karpenter.sh/nodepool={pool}",
+        )
+    k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = table(
+        [
+            ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"],
+            [
+                "fraud-scorer",
+                "Deployment/fraud-scorer",
+                "cpu: 118%/60%",
+                "4",
+                "16",
+                "8",
+                "1y",
+            ],
+        ]
     )
-    for name, _, ip in NODES_PDX[:2]:
-        k8s[f"kubectl describe nodes {name}"] = node_describe(name, ip)
     k8s[f"kubectl events -n {ns}"] = events(
         [
             (
                 "27m",
                 "Normal",
-                "ScalingReplicaSet",
-                "Deployment/fraud-scorer",
-                f"Scaled down replica set fraud-scorer-{old_rs} to 2 from 6",
+                "SuccessfulRescale",
+                "HorizontalPodAutoscaler/fraud-scorer",
+                "New size: 8; reason: cpu resource utilization (percentage of request) above target",
             ),
             (
                 "27m",
                 "Normal",
                 "ScalingReplicaSet",
                 "Deployment/fraud-scorer",
-                f"Scaled up replica set fraud-scorer-{new_rs} to 4",
+                f"Scaled up replica set fraud-scorer-{rs} to 8 from 4",
             ),
             ("2m", "Warning", "FailedScheduling", f"Pod/{pod_name(fs, 'k2wqp')}", msg),
             ("2m", "Warning", "FailedScheduling", f"Pod/{pod_name(fs, 's4fdn')}", msg),
         ]
     )
-    fpods = pods_of(old)
+    fpods = [pod_name(fs, s) for s in ("d6lmh", "t1pwc", "b9rxe", "y3kqa")]
     evs = [
         ev(
             "argocd",
             "info",
-            "application risk-fraud-scorer sync: chart fraud-scorer 1.14.2 -> 2.0.0 (values refactor from platform-net template, PR risk#318), result Synced, health Progressing",
-            at=start - 120,
+            "application karpenter-nodepools sync: NodePool spot-general requirements node.kubernetes.io/instance-type In [c7g.xlarge] (was c6g/c7g/m6g/m7g .xlarge-.2xlarge; PR finops#57 'best price-performance'), result Synced",
+            at=-6700,
         ),
         ev(
-            "cluster-autoscaler",
+            "karpenter",
+            "error",
+            '{"level":"ERROR","logger":"controller","message":"failed launching nodeclaim","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"spot-general-x7k2p"},"error":"creating instance, insufficient capacity, with fleet error(s), '
+            + sig
+            + ': We currently do not have sufficient c7g.xlarge capacity in the Availability Zones you requested (us-west-2a, us-west-2b, us-west-2c)."}',
+            **every(start + 30, -30, 90),
+        ),
+        ev(
+            "karpenter",
             "info",
-            'Pod risk/fraud-scorer-84b6c5d7f-{n} is unschedulable; no node group can help: "predicate checking error: Insufficient hugepages-2Mi"',
-            **every(start, -60, 300),
+            '{"level":"INFO","logger":"controller","message":"found provisionable pod(s)","Pods":"risk/fraud-scorer-84b6c5d7f-k2wqp, risk/fraud-scorer-84b6c5d7f-m7rtx and 2 other(s)","duration":"{ms}ms"}',
+            **every(start, -20, 120),
         ),
         ev(
             "fraud-scorer",
@@ -550,20 +556,21 @@ def hugepages_request_copied_from_template() -> dict[str, Any]:
         exp=expected(
             "platform",
             [
+                "nodepool/spot-general",
+                "spot-general",
+                "c7g.xlarge",
+                "karpenter",
                 "deployment/fraud-scorer",
                 "fraud-scorer",
-                "hugepages-2Mi",
-                "fraud-scorer 2.0.0",
-                f"replicaset/fraud-scorer-{new_rs}",
             ],
             sig,
-            "fraud-scorer's chart 2.0.0, refactored from the network team's DPDK template, requests hugepages-2Mi: 512Mi. No node reserves huge pages, so the four new pods cannot be scheduled (0/3 nodes: Insufficient hugepages-2Mi) and the cluster autoscaler cannot help; the rollout (max unavailable 4) left two old pods carrying all scoring. They queue, payment-orchestrator's 800 ms gRPC deadline expires and payments go to manual review. payment-orchestrator's errors and release, Adyen's latency and the old S3 read timeout are not the cause.",
+            "FinOps narrowed the Karpenter NodePool spot-general to a single instance type (c7g.xlarge, PR finops#57). fraud-scorer requires spot capacity from that NodePool. At the morning peak the HPA scaled it from 4 to 8 replicas; EC2 had no c7g.xlarge spot capacity in the three zones (InsufficientInstanceCapacity), Karpenter could not launch a node and the four new pods stay Pending. Four pods at 118 % of their CPU request carry all scoring, payment-orchestrator's 800 ms deadline expires and payments go to manual review. The scale-out is the trigger; payment-orchestrator's errors and release, Adyen's latency and the old S3 read timeout are not the cause.",
             [
-                f"fraud-scorer pods Pending: {msg}",
-                "argocd: chart fraud-scorer 2.0.0 (values from platform-net template)",
-                "cluster-autoscaler: no node group can help",
+                f"karpenter: failed launching nodeclaim spot-general-x7k2p: {sig} (c7g.xlarge)",
+                "NodePool spot-general: instance-type In [c7g.xlarge] (PR finops#57)",
+                f"fraud-scorer 4 pods Pending: {msg}",
             ],
-            "Remove the hugepages request from fraud-scorer's values (or roll back to chart 1.14.2); set maxUnavailable back to 25 %.",
+            "Widen spot-general's instance types again (several families and sizes) and allow on-demand fallback for fraud-scorer.",
         ),
         k8s=k8s,
         bgs=[
@@ -1615,6 +1622,46 @@ def musl_resolver_no_tcp_fallback_large_answer() -> dict[str, Any]:
             logs_lines
         )
     cd = "coredns-6b9f7d5c8-q4x2m"
+    k8s["kubectl get pods -n kube-system -o wide --show-labels"] = table(
+        [
+            [
+                "NAME",
+                "READY",
+                "STATUS",
+                "RESTARTS",
+                "AGE",
+                "IP",
+                "NODE",
+                "NOMINATED NODE",
+                "READINESS GATES",
+                "LABELS",
+            ],
+            [
+                cd,
+                "1/1",
+                "Running",
+                "0",
+                "23d",
+                "10.1.1.12",
+                NODES_IAD[0][0],
+                "<none>",
+                "<none>",
+                "k8s-app=kube-dns,pod-template-hash=6b9f7d5c8",
+            ],
+            [
+                "coredns-6b9f7d5c8-x8v1d",
+                "1/1",
+                "Running",
+                "0",
+                "23d",
+                "10.1.3.27",
+                NODES_IAD[2][0],
+                "<none>",
+                "<none>",
+                "k8s-app=kube-dns,pod-template-hash=6b9f7d5c8",
+            ],
+        ]
+    )
     k8s[f"kubectl logs {cd} -n kube-system --tail=1000"] = podlog(
         [
             (
@@ -3093,7 +3140,10 @@ def adfs_signing_cert_rollover_pinned_sp() -> dict[str, Any]:
 
 STAGES: dict[str, tuple[str, str]] = {
     "job-count-quota-filled-by-finished-jobs": ("admission", "FailedCreate"),
-    "hugepages-request-copied-from-template": ("scheduling", "FailedScheduling"),
+    "spot-nodepool-single-instance-type-no-capacity": (
+        "scheduling",
+        "FailedScheduling",
+    ),
     "runtime-stage-missing-libpq": ("startup", "CrashLoopBackOff"),
     "jdk8-heap-sized-from-host-on-cgroup-v2": ("runtime", "OOMKilled"),
     "arp-neighbour-table-overflow-big-nodes": (
