@@ -122,6 +122,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
@@ -487,6 +488,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.own-refusal", BOARD, (layers.APPLICATION,), refusals_quoted, (4, 5)),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
+    Rule("board.proxy-queue", BOARD, (layers.HTTP,), proxy_queue, (1, 4)),
     Rule(
         "board.signed-lifetime",
         BOARD,
