@@ -135,6 +135,16 @@ _UNIT_FORMS: Final = r"(?:\.service|\.scope|\[\d{1,9}\])"
 _UNIT_QUERY: Final = r"(\.(service|scope)|\[[0-9]+\])"  # after the escaped service name
 
 
+# A release or start line naming versions: the build a service runs and the libraries it ships
+# (`pricing 4.2.0 started: http-client 2.0.1 pool=blocking`).
+_VERSION: Final = re.compile(r"\b\d{1,6}\.\d{1,6}\.\d{1,6}\b")
+_STARTED: Final = re.compile(
+    r"(?i)\b(?:started|starting|start(?:ed)? up|booted|deployed|released|rolled out|"
+    r"upgraded|running|version|loaded|initiali[sz]ed)\b"
+)
+_VERSION_QUERY: Final = r"[0-9]+\.[0-9]+\.[0-9]+"
+
+
 def _leading(board: Board) -> list[Candidate]:
     standing = [c for c in board.candidates.values() if c.status != "ruled_out"]
     if not standing:
@@ -264,6 +274,26 @@ def unit_lines(inv: Investigation, component: str) -> list[tuple[Observation, st
     return [(obs, line) for _, obs, line in found]
 
 
+def version_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """A service's own lines saying it started or runs a version (its build, the libraries it
+    ships), the latest first: what a quiet, slow service changed."""
+    rows: list[tuple[str, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool != SEARCH_LOGS:
+            continue
+        for service, at, message in _messages(obs):
+            head = message[:2000]
+            if (
+                service.lower() == component.lower()
+                and len(message) <= 4000
+                and _VERSION.search(head)
+                and _STARTED.search(head)
+            ):
+                rows.append((at, obs, message.strip()))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return [(obs, f"{component}: {message}") for _, obs, message in rows]
+
+
 def value_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
     """A service's log lines carrying a concrete value (size, URL, host, path), those whose value
     first appears after its earlier lines first."""
@@ -378,6 +408,7 @@ def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, 
             container_lines(inv, component)
             + unit_lines(inv, component)
             + decisive_lines(inv, component)
+            + version_lines(inv, component)
             + value_lines(inv, component)
             + frame_lines(inv, component)
         )
@@ -433,6 +464,28 @@ def reads(
                     "limit": 20,
                 },
                 f"{component}'s stack dumps, for the code its slow requests wait in",
+            )
+        # A slow service that logs no error: the lines naming the version it runs and the
+        # libraries it ships, for what changed.
+        errors = board.facts.errors.get(component)
+        if (
+            c.layer == layers.APPLICATION
+            and health is not None
+            and health.has("p99_latency_s")
+            and errors is not None
+            and not errors.groups
+            and not version_lines(board.inv, component)
+        ):
+            yield call(
+                SEARCH_LOGS,
+                {
+                    "service": component,
+                    "query": _VERSION_QUERY,
+                    "regex": True,
+                    **window,
+                    "limit": 20,
+                },
+                f"{component} is slow and logs no error: the lines naming the versions it runs",
             )
         # A service that says it hit a hard limit: the host's lines naming its unit say which one.
         if (
