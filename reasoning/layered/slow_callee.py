@@ -28,7 +28,7 @@ _LEAD: Final = 0.6
 
 
 def slow_callee(board: Board) -> None:
-    """A service whose callers' new errors say they timed out waiting on it, whose own p99 latency rose and whose own logs hold no error, is an application lead: slow by itself, not failing."""
+    """A service whose callers' new errors say they timed out waiting on it, whose own p99 latency rose and whose own logs hold no error or warning, is an application lead: slow by itself, not failing."""
     facts = board.facts
     for service, health in facts.health.items():
         errors = facts.errors.get(service)
@@ -36,6 +36,7 @@ def slow_callee(board: Board) -> None:
             not health.has("p99_latency_s")
             or errors is None
             or errors.groups
+            or errors.warnings  # its own warnings are the warning rules' to judge
             or health.has("error_ratio")
         ):
             continue

@@ -107,6 +107,21 @@ def test_a_failing_or_fast_or_unnamed_or_stale_callee_is_not_a_slow_callee_lead(
     cases = [
         # it fails by itself (errors of its own): the application rule's to judge
         (_health("h1", "pricing", _SLOW), _errors("e1", "pricing", "boom"), said, 0),
+        # it logs a warning of its own: the warning rules judge it
+        (
+            _health("h1", "pricing", _SLOW),
+            _obs(
+                "e1",
+                "top_errors",
+                {"service": "pricing"},
+                {
+                    "top": [],
+                    "warnings": [{"signature": "w", "sample": "w", "count": 3}],
+                },
+            ),
+            said,
+            0,
+        ),
         # its latency did not rise
         (_health("h1", "pricing"), _errors("e1", "pricing"), said, 0),
         # the callers name another service
