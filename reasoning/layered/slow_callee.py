@@ -5,7 +5,8 @@ A service that turns slow without failing logs no error: its callers do (`did no
 and say they waited; its own metrics show its p99 latency risen. Nothing else makes it a
 hypothesis (its logs are quiet, its endpoint answers), so without this the diagnosis has no lead
 at all. The named, slow, quiet service is an application lead (likely, never confirmed on this
-alone): what makes it slow is read next (`cited_lines`: the lines naming the version it runs and
+alone; confirmed when its own release or deploy is logged in the half hour before its callers'
+first timeout): what makes it slow is read next (`cited_lines`: the lines naming the version it runs and
 the libraries it ships, its stack dumps). A deeper cause found elsewhere (its database, the link)
 outranks it.
 """
@@ -15,6 +16,8 @@ from typing import Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board
+from reasoning.layered.changes import LEAD
+from reasoning.layered.facts import Change, ErrorGroup, Facts, parse_time
 from reasoning.layered.reading import short
 from reasoning.layered.warning_leads import names_service
 
@@ -25,10 +28,28 @@ _WAITED: Final = re.compile(
     r"(?:from|within)\b"
 )
 _LEAD: Final = 0.6
+_CONFIRMED: Final = 0.8
+
+
+def _own_release(facts: Facts, service: str, groups: list[ErrorGroup]) -> Change | None:
+    """The service's own change (a release starting, a deploy) in the half hour before its callers'
+    first timeout: what made it slow."""
+    firsts = [t for g in groups if (t := parse_time(g.first_seen)) is not None]
+    if not firsts:
+        return None
+    first = min(firsts)
+    for change in facts.changes:
+        if (
+            change.at is not None
+            and change.service.lower() == service.lower()
+            and first - LEAD <= change.at <= first
+        ):
+            return change
+    return None
 
 
 def slow_callee(board: Board) -> None:
-    """A service whose callers' new errors say they timed out waiting on it, whose own p99 latency rose and whose own logs hold no error or warning, is an application lead: slow by itself, not failing."""
+    """A service whose callers' new errors say they timed out waiting on it, whose own p99 latency rose and whose own logs hold no error or warning, is an application lead: slow by itself, not failing; confirmed when its own release is logged in the half hour before its callers' first timeout."""
     facts = board.facts
     for service, health in facts.health.items():
         errors = facts.errors.get(service)
@@ -71,4 +92,15 @@ def slow_callee(board: Board) -> None:
             ),
             f"{service}'s own p99 latency rose ({latency}); its logs hold no error",
         ]
+        # Its own release started just before its callers began to time out: that release.
+        release = _own_release(facts, service, [g for _, g in callers])
+        if release is not None:
+            c.cite(release.obs, release.fact)
+            c.status, c.confidence = "confirmed", _CONFIRMED
+            c.statement += (
+                f"; it began with its own change: {short(release.message, 140)}"
+            )
+            c.chain.append(
+                f"{service} changed just before: {short(release.message, 120)}"
+            )
         c.keywords = [service, "latency", "slow", "timeout"]

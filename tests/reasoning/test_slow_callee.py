@@ -181,3 +181,38 @@ def test_a_quiet_slow_service_reads_and_cites_the_line_naming_the_versions_it_ru
     assert asked() == []
     cited_lines.cite_specific(board)
     assert any("fx-client 5.0.0" in e.fact for e in c.evidence if e.span_id == "s1")
+
+
+@pytest.mark.rule("board.slow-callee")
+@pytest.mark.parametrize(
+    ("at", "confirmed"),
+    [("2030-01-01T10:04:10Z", True), ("2030-01-01T08:00:00Z", False)],
+)
+def test_its_own_release_just_before_its_callers_first_timeout_confirms_it(
+    at, confirmed
+):
+    release = _obs(
+        "s1",
+        "search_logs",
+        {"service": "pricing", "query": "x"},
+        {
+            "lines": [
+                {
+                    "service": "pricing",
+                    "time": at,
+                    "level": "info",
+                    "message": "pricing 4.1.0 started: http-client 2.0.0 keepalive=off",
+                }
+            ]
+        },
+    )
+    board = _board(
+        _health("h1", "pricing", _SLOW),
+        _errors("e1", "pricing"),
+        _errors("e2", "broker-api", "GET /p 504: pricing did not answer within 900ms"),
+        release,
+    )
+    slow_callee(board)
+    c = board.candidates[f"{layers.APPLICATION}:pricing"]
+    assert (c.status == "confirmed") is confirmed
+    assert ("s1" in {e.span_id for e in c.evidence}) is confirmed
