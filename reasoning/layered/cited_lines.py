@@ -3,14 +3,17 @@
 A rule may name the right component, conclusively, from a summary (a pod in CrashLoopBackOff, a
 service's warnings rising, a host's handshake failing) while the line that carries the specific
 fault sits in another answer: the container's last state (`exec format error`, `permission
-denied`), a service's line naming a size, path or host that first appears at the incident's start,
+denied`), the service's own fatal or hard-limit line (a runtime's `FATAL ERROR: … heap out of
+memory`, `fatal error: runtime: out of memory`, `OutOfMemoryError`, a refused thread), the host's
+line refusing or stopping the service's unit (`… in /system.slice/billing.service`), a service's line naming a size, path or host that first appears at the incident's start,
 the owner's line about a certificate's issuance, the line where a registry or registrar states a
 DNS name's domain is on hold or expired (`Domain Status: clientHold`), a stack dump of the slow
 service (the frame it waits in). `cite_specific` runs after every other rule: for the leading
 hypotheses it finds, in what was already read, at most `MAX_CITED` such lines about their component
 and cites them. `reads` is the planner's one cheap targeted read when none was read yet (a service's
 lines carrying sizes, a slow service's stack dumps, the lines naming a TLS host's issuance or a
-DNS name's registration status).
+DNS name's registration status; for a service that says it hit a hard limit, every service's
+lines naming its unit or process).
 """
 
 import re
@@ -19,6 +22,7 @@ from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.facts import parse_time
 from reasoning.layered.reading import short
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS, TOP_ERRORS
@@ -101,6 +105,46 @@ _FRAME_QUERY: Final = (
 )
 
 
+# A process stating that it died, or that a hard limit stopped it: a runtime's fatal or panic line
+# (`FATAL ERROR: … heap out of memory`, Go's `fatal error: runtime: out of memory`, a JVM's
+# `OutOfMemoryError`, Python's `MemoryError`), an abort, a signal, a non-zero exit, a resource the
+# host refused (a thread, a fork, a file descriptor). The most decisive line a service writes.
+_DECISIVE: Final = re.compile(
+    r"(?i)\bfatal\b|\bpanic(?:ked)?\b|out of memory|OutOfMemory|\bMemoryError\b|"
+    r"\boom[-_ ]?kill|heap (?:limit|exhausted)|StackOverflowError|stack overflow|"
+    r"segmentation fault|\bSIG(?:SEGV|ABRT|KILL|BUS)\b|core dumped|\baborted\b|"
+    r"exit(?:ed)?(?: with)? (?:code|status)[ =:]{0,3}[1-9]|"
+    r"unable to create (?:new )?(?:native )?thread|can(?:no|')t create (?:new )?thread|"
+    r"pthread_create failed|fork(?:\(\))? (?:rejected|failed)|"
+    r"cannot allocate memory|\bENOMEM\b|too many open files|\bEMFILE\b|"
+    r"resource temporarily unavailable|"
+    r"\blimit (?:reached|exceeded|hit)\b|\b(?:reached|exceeded|hit) (?:the |its )?(?:[\w-]{1,30} )?limit\b"
+)
+# Of those, the lines that say the process itself ended (ranked before a limit it merely hit).
+_DIED: Final = re.compile(
+    r"(?i)\bfatal\b|\bpanic(?:ked)?\b|\baborted\b|core dumped|segmentation fault|"
+    r"\bSIG(?:SEGV|ABRT|KILL|BUS)\b|exit(?:ed)?(?: with)? (?:code|status)[ =:]{0,3}[1-9]"
+)
+# The host's words when it refuses or stops a unit: the kernel's cgroup controllers, systemd.
+_HOST_FAULT: Final = re.compile(
+    r"(?i)reject|refus|denied|kill|fail|limit|exceed|out of memory|\boom\b|"
+    r"exhaust|abort|core dump|segfault|signal|exit"
+)
+# A service's unit or process as the host's lines name it (`api.service`, `api.scope`, `api[812]`).
+_UNIT_FORMS: Final = r"(?:\.service|\.scope|\[\d{1,9}\])"
+_UNIT_QUERY: Final = r"(\.(service|scope)|\[[0-9]+\])"  # after the escaped service name
+
+
+# A release or start line naming versions: the build a service runs and the libraries it ships
+# (`pricing 4.2.0 started: http-client 2.0.1 pool=blocking`).
+_VERSION: Final = re.compile(r"\b\d{1,6}\.\d{1,6}\.\d{1,6}\b")
+_STARTED: Final = re.compile(
+    r"(?i)\b(?:started|starting|start(?:ed)? up|booted|deployed|released|rolled out|"
+    r"upgraded|running|version|loaded|initiali[sz]ed)\b"
+)
+_VERSION_QUERY: Final = r"[0-9]+\.[0-9]+\.[0-9]+"
+
+
 def _leading(board: Board) -> list[Candidate]:
     standing = [c for c in board.candidates.values() if c.status != "ruled_out"]
     if not standing:
@@ -161,6 +205,93 @@ def container_lines(
     # A describe's message first (it names the container's reason), then events.
     found.sort(key=lambda f: f[0].tool != "describe")
     return found
+
+
+def _since_start(inv: Investigation, at: str) -> bool:
+    start = parse_time(inv.incident.window_start or "")
+    when = parse_time(at) if at else None
+    return start is None or when is None or when >= start
+
+
+def decisive_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """A service's own lines stating that it died or hit a hard limit (a runtime's fatal line, an
+    out-of-memory error, a refused thread), from its logs and its containers' logs: those of the
+    window before older ones, a process ending before a limit it hit."""
+    rows: list[tuple[bool, bool, int, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok:
+            continue
+        messages: list[tuple[str, str, str]] = []
+        if obs.tool in (SEARCH_LOGS, TOP_ERRORS):
+            messages = _messages(obs)
+        elif (
+            obs.tool == "pod_logs"
+            and obs.text
+            and _named(component, str(obs.arguments.get("pod") or ""))
+        ):
+            messages = [(component, "", line) for line in obs.text.splitlines()[:2000]]
+        for service, at, message in messages:
+            if service.lower() != component.lower() or len(message) > 4000:
+                continue
+            if not _DECISIVE.search(message[:2000]):
+                continue
+            rows.append(
+                (
+                    not _since_start(inv, at),
+                    not _DIED.search(message[:2000]),
+                    len(rows),
+                    obs,
+                    message.strip(),
+                )
+            )
+    rows.sort(key=lambda r: r[:3])
+    return [(obs, f"{component}: {message}") for *_, obs, message in rows]
+
+
+def unit_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """Other services' lines (the kernel's, systemd's) naming `component`'s unit or process
+    (`billing.service`, `billing[812]`) with the host refusing or stopping it: the host's word on
+    which limit a service ran into."""
+    if not component:
+        return []
+    unit = re.compile(rf"(?i){re.escape(component)}{_UNIT_FORMS}")
+    found: list[tuple[bool, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+            continue
+        for service, at, message in _messages(obs):
+            head = message[:2000]
+            if (
+                service.lower() == component.lower()
+                or len(message) > 4000
+                or not unit.search(head)
+                or not _HOST_FAULT.search(head)
+            ):
+                continue
+            line = f"{service}: {message.strip()}" if service else message.strip()
+            found.append((not _since_start(inv, at), obs, line))
+    found.sort(key=lambda f: f[0])
+    return [(obs, line) for _, obs, line in found]
+
+
+def version_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """A service's own lines saying it started or runs a version (its build, the libraries it
+    ships), the latest first: what a quiet, slow service changed."""
+    rows: list[tuple[str, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool != SEARCH_LOGS:
+            continue
+        for service, at, message in _messages(obs):
+            head = message[:2000]
+            if (
+                service.lower() == component.lower()
+                and len(message) <= 4000
+                and _VERSION.search(head)
+                and _STARTED.search(head)
+            ):
+                rows.append((at, obs, message.strip()))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return [(obs, f"{component}: {message}") for _, obs, message in rows]
 
 
 def value_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
@@ -275,6 +406,9 @@ def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, 
     if c.layer == layers.APPLICATION:
         return (
             container_lines(inv, component)
+            + unit_lines(inv, component)
+            + decisive_lines(inv, component)
+            + version_lines(inv, component)
             + value_lines(inv, component)
             + frame_lines(inv, component)
         )
@@ -282,7 +416,7 @@ def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, 
 
 
 def cite_specific(board: Board) -> None:
-    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, a slow service's stack dump, a service's new concrete value, a host's certificate issuance, a DNS name's domain on hold."""
+    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, the host's line refusing or stopping the service's unit, the service's own fatal or hard-limit line, a slow service's stack dump, a service's new concrete value, a host's certificate issuance, a DNS name's domain on hold."""
     for c in _leading(board):
         cited = 0
         for obs, line in specific_lines(board.inv, c):
@@ -330,6 +464,45 @@ def reads(
                     "limit": 20,
                 },
                 f"{component}'s stack dumps, for the code its slow requests wait in",
+            )
+        # A slow service that logs no error: the lines naming the version it runs and the
+        # libraries it ships, for what changed.
+        errors = board.facts.errors.get(component)
+        if (
+            c.layer == layers.APPLICATION
+            and health is not None
+            and health.has("p99_latency_s")
+            and errors is not None
+            and not errors.groups
+            and not version_lines(board.inv, component)
+        ):
+            yield call(
+                SEARCH_LOGS,
+                {
+                    "service": component,
+                    "query": _VERSION_QUERY,
+                    "regex": True,
+                    **window,
+                    "limit": 20,
+                },
+                f"{component} is slow and logs no error: the lines naming the versions it runs",
+            )
+        # A service that says it hit a hard limit: the host's lines naming its unit say which one.
+        if (
+            c.layer == layers.APPLICATION
+            and every_service
+            and decisive_lines(board.inv, component)
+            and not unit_lines(board.inv, component)
+        ):
+            yield call(
+                SEARCH_LOGS,
+                {
+                    "query": f"{re.escape(component)}{_UNIT_QUERY}",
+                    "regex": True,
+                    **window,
+                    "limit": 20,
+                },
+                f"the host's lines naming {component}'s unit or process, for the limit it hit",
             )
         if specific_lines(board.inv, c):
             continue

@@ -34,6 +34,7 @@ from reasoning.layered import (
     named_lines,
     network_delay,
     path_elements,
+    proxy_queue,
     quiet_changes,
     remedies,
     retry_storms,
@@ -552,6 +553,7 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._proxy_reads(inv, facts)
         calls += self._backend_search(inv, facts)
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
@@ -710,6 +712,16 @@ class LayeredPlanner:
             )
         )
         return calls
+
+    def _proxy_reads(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A service whose metrics show 5xx while its logs hold no error: its 5xx lines, for a
+        proxy's own queue or connection limit (`proxy_queue`)."""
+        search = only_tool(inv, SEARCH_LOGS)
+        if search is None or facts.is_backend_down(search.server):
+            return []
+        return proxy_queue.reads(facts, partial(self._call, inv), self._window(inv))
 
     def _lock_reads(self, inv: Investigation, facts: Facts) -> list[PlannedCall | None]:
         """A caller's statements time out waiting on a database: every service's lock-wait lines

@@ -48,6 +48,11 @@ _QUERY_CHARS: Final = 500  # the logs server's longest query
 FOLLOW_LIMIT: Final = 20
 LEAD: Final = timedelta(hours=2)  # how far before the window a change is looked for
 _CHANGE: Final = re.compile(SEARCH, re.IGNORECASE)
+# A measured size going from one value to another (a GC's heap before and after a pause,
+# `412M->96M(1024M)`): a measurement, not a setting changed.
+_SIZE_ARROW: Final = re.compile(
+    r"\b\d{1,12}(?:\.\d{1,6})?[KMGT]i?B? ?(?:->|=>|→) ?\d{1,12}(?:\.\d{1,6})?[KMGT]i?B?\b"
+)
 # Setting names: UPPER_SNAKE, dotted or snake keys before a value (`pool.max_size=5`).
 _UPPER_KEY: Final = re.compile(r"\b[A-Z][A-Z0-9]{0,40}(?:_[A-Z0-9]{1,40}){1,8}\b")
 # Lower snake-case names (`acct_cache`, `max_pool_size`), not the words around them.
@@ -276,8 +281,8 @@ def change_lines(inv: Investigation) -> list[ChangeLine]:
         shape = re.sub(r"\d+", "N", message)
         if level in ("error", "fatal", "critical") or shape in seen:
             continue
-        if not _CHANGE.search(message):
-            continue
+        if not _CHANGE.search(_SIZE_ARROW.sub(" ", message)):
+            continue  # no change once measured sizes going down or up are set aside
         seen.add(shape)
         out.append(
             ChangeLine(

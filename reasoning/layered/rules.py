@@ -122,6 +122,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
@@ -130,6 +131,7 @@ from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.shared_limits import shared_limits
 from reasoning.layered.signed_lifetime import signed_lifetime
 from reasoning.layered.silent_lines import offset_reset, traffic_split
+from reasoning.layered.slow_callee import slow_callee
 from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
@@ -487,6 +489,8 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.own-refusal", BOARD, (layers.APPLICATION,), refusals_quoted, (4, 5)),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
+    Rule("board.proxy-queue", BOARD, (layers.HTTP,), proxy_queue, (1, 4)),
+    Rule("board.slow-callee", BOARD, (layers.APPLICATION,), slow_callee, (5,)),
     Rule(
         "board.signed-lifetime",
         BOARD,

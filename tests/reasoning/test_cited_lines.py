@@ -6,6 +6,7 @@ an entrypoint missing from the image, a 90 MB rules blob read at each poll, a ce
 against a wrong CA URL.
 """
 
+import re
 from functools import partial
 
 import pytest
@@ -447,3 +448,238 @@ def test_a_slow_services_dump_is_cited_beside_its_new_sizes():
     cited_lines.cite_specific(board)
     assert {"v1", "v2"} <= _cited(c)
     assert "38.0 MB" in c.evidence[0].fact
+
+
+# --- a service's own fatal or hard-limit line; the host's line naming its unit ------------------
+# Invented: a Go tile renderer dying of `fatal error: runtime: out of memory`, a JVM search indexer,
+# a Python report worker's MemoryError, a Node gateway's heap limit read from its previous
+# container's log, a mailer refused file descriptors by systemd's LimitNOFILE, a thumbnailer
+# whose forks the kernel's pids controller refuses.
+
+
+def _errors(span, service, *groups):
+    return _obs(
+        span,
+        "top_errors",
+        {"service": service},
+        result={
+            "top": [
+                {"signature": sig, "sample": sig, "first_seen": at, "count": 9}
+                for at, sig in groups
+            ]
+        },
+    )
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize(
+    "fatal",
+    [
+        "fatal error: runtime: out of memory",
+        'Exception in thread "indexer-3" java.lang.OutOfMemoryError: Java heap space',
+        "Traceback (most recent call last): MemoryError",
+        "panic: runtime error: invalid memory address or nil pointer dereference",
+        "<--- Last few GCs ---> FATAL ERROR: Reached heap limit Allocation failed",
+    ],
+)
+def test_a_workload_cites_its_services_fatal_line_read_in_its_top_errors(fatal):
+    counts = _obs(
+        "g1",
+        "get_resources",
+        {"kind": "pods", "namespace": "maps"},
+        text="tiler-5d8-q2x 0/1 CrashLoopBackOff 4 30m\n",
+    )
+    errors = _errors(
+        "t1",
+        "tiler",
+        ("2030-01-01T10:06:00Z", "GET /tiles/3/4/5 503 upstream busy"),
+        ("2030-01-01T10:07:00Z", fatal),
+    )
+    board = _board(counts, errors)
+    c = board.get(layers.APPLICATION, "deployment/tiler", "tiler crash loops")
+    c.confidence, c.status = 0.9, "confirmed"
+    c.cite(counts, "tiler-5d8-q2x 0/1 CrashLoopBackOff")
+    cited_lines.cite_specific(board)
+    assert "t1" in _cited(c)
+    assert fatal[:20] in next(e.fact for e in c.evidence if e.span_id == "t1")
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_the_fatal_line_of_the_window_comes_before_an_older_one_and_a_process_end_before_a_limit():
+    old = _obs(
+        "o1",
+        "search_logs",
+        {"service": "report-worker", "query": "x"},
+        result=_lines(
+            "report-worker",
+            ("2030-01-01T08:10:00Z", "worker exited with code 137 (stale deploy)"),
+        ),
+    )
+    now = _obs(
+        "n1",
+        "search_logs",
+        {"service": "report-worker", "query": "y"},
+        result=_lines(
+            "report-worker",
+            ("2030-01-01T10:02:00Z", "open /tmp/r.csv: too many open files"),
+            ("2030-01-01T10:03:00Z", "Fatal Python error: Aborted"),
+        ),
+    )
+    board = _board(old, now)
+    lines = cited_lines.decisive_lines(board.inv, "report-worker")
+    assert [o.span_id for o, _ in lines] == ["n1", "n1", "o1"]
+    assert "Fatal Python error" in lines[0][1]
+    assert "too many open files" in lines[1][1]
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_node_service_cites_the_heap_limit_line_of_its_previous_container():
+    logs = _obs(
+        "p1",
+        "pod_logs",
+        {"pod": "edge-gw-7f9-k2m", "namespace": "edge", "previous": True},
+        text=(
+            "listening on :8080\n"
+            "<--- JS stacktrace --->\n"
+            "FATAL ERROR: CALL_AND_RETRY_LAST Allocation failed - JavaScript heap out of memory\n"
+        ),
+    )
+    board = _board(logs)
+    c = board.get(layers.APPLICATION, "deployment/edge-gw", "edge-gw restarts")
+    c.confidence, c.status = 0.9, "confirmed"
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"p1"}
+    assert "JavaScript heap out of memory" in c.evidence[0].fact
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_another_services_fatal_line_or_a_healthy_line_is_not_cited():
+    errors = _errors(
+        "t2", "indexer", ("2030-01-01T10:07:00Z", "java.lang.OutOfMemoryError")
+    )
+    quiet = _obs(
+        "s2",
+        "search_logs",
+        {"service": "mailer", "query": "x"},
+        result=_lines("mailer", ("2030-01-01T10:07:00Z", "sent 40 messages")),
+    )
+    board = _board(errors, quiet)
+    c = board.get(layers.APPLICATION, "mailer", "mail is late")
+    c.confidence = 0.8
+    cited_lines.cite_specific(board)
+    assert not c.evidence
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize(
+    ("host_line", "service"),
+    [
+        (
+            "cgroup: fork rejected by pids controller in /system.slice/thumbnailer.service",
+            "kernel",
+        ),
+        (
+            "thumbnailer.service: Main process exited, code=killed, status=9/KILL",
+            "systemd",
+        ),
+        ("thumbnailer[4121]: segfault at 0 ip 00007f error 4 in libvips.so", "kernel"),
+    ],
+)
+def test_a_service_cites_the_hosts_line_refusing_its_unit(host_line, service):
+    own = _errors(
+        "t3",
+        "thumbnailer",
+        ("2030-01-01T10:04:00Z", "resize failed: can't create new thread: EAGAIN"),
+    )
+    host = _obs(
+        "h1",
+        "search_logs",
+        {"query": "thumbnailer(...)"},
+        result=_lines(service, ("2030-01-01T10:03:00Z", host_line)),
+    )
+    board = _board(own, host)
+    c = board.get(layers.APPLICATION, "thumbnailer", "thumbnails fail")
+    c.confidence, c.status = 0.86, "confirmed"
+    c.cite(own, "top_errors(thumbnailer): can't create new thread")
+    cited_lines.cite_specific(board)
+    assert "h1" in _cited(c)
+    assert host_line[:30] in next(e.fact for e in c.evidence if e.span_id == "h1")
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_unit_named_without_a_fault_or_another_unit_is_not_the_hosts_word():
+    host = _obs(
+        "h2",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "systemd",
+            ("2030-01-01T10:03:00Z", "Started thumbnailer.service - image resizer."),
+            ("2030-01-01T10:03:00Z", "mailer.service: Failed with result 'oom-kill'."),
+        ),
+    )
+    board = _board(host)
+    assert cited_lines.unit_lines(board.inv, "thumbnailer") == []
+    assert len(cited_lines.unit_lines(board.inv, "mailer")) == 1
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_service_at_a_hard_limit_asks_once_for_the_hosts_lines_naming_its_unit():
+    own = _errors(
+        "t4",
+        "mailer",
+        ("2030-01-01T10:04:00Z", "accept: too many open files"),
+    )
+    board = _board(own)
+    c = board.get(layers.APPLICATION, "mailer", "mail is late")
+    c.confidence = 0.8
+
+    def asked(every_service):
+        return [
+            args
+            for tool, args in cited_lines.reads(
+                board,
+                lambda tool, args, why: (tool, args),
+                {"start": "s", "end": "e"},
+                every_service=every_service,
+            )
+            if "service" not in args
+        ]
+
+    calls = asked(True)
+    assert len(calls) == 1 and calls[0]["regex"] is True
+    assert re.search(calls[0]["query"], "mailer.service: Failed", re.I)
+    assert re.search(calls[0]["query"], "kernel: mailer[311]: segfault", re.I)
+    assert not re.search(calls[0]["query"], "mailer-queue.service", re.I)
+    assert asked(False) == []
+    # With the host's line read, it is not asked again.
+    host = _obs(
+        "h3",
+        "search_logs",
+        calls[0],
+        result=_lines(
+            "systemd",
+            ("2030-01-01T10:03:00Z", "mailer.service: reached LimitNOFILE limit"),
+        ),
+    )
+    board.inv.observations.append(host)
+    assert asked(True) == []
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.timeout(60)
+def test_long_fatal_and_unit_lines_stay_linear():
+    hostile = ("fatal " * 40000) + ("x.service[" * 20000)
+    errors = _errors("t5", "mailer", ("2030-01-01T10:04:00Z", hostile))
+    host = _obs(
+        "h4",
+        "search_logs",
+        {"query": "x"},
+        result=_lines("kernel", ("2030-01-01T10:03:00Z", "mailer" * 40000)),
+    )
+    board = _board(errors, host)
+    c = board.get(layers.APPLICATION, "mailer", "mail is late")
+    c.confidence = 0.8
+    cited_lines.cite_specific(board)
+    assert cited_lines.decisive_lines(board.inv, "mailer") == []
+    assert cited_lines.unit_lines(board.inv, "mailer") == []

@@ -367,3 +367,43 @@ def test_the_follow_up_names_no_term_without_a_change_line():
         observations: list = []
 
     assert follow_query(Inv()) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.rule("board.quiet-changes")
+def test_a_measured_size_going_from_one_value_to_another_is_no_change_line():
+    obs = Observation(
+        span_id="q1",
+        agent="a",
+        server="logs",
+        tool="search_logs",
+        arguments={"query": SEARCH, "regex": True},
+        is_ok=True,
+        result={
+            "lines": _lines(
+                (
+                    "ledger-svc",
+                    "2030-01-01T10:01:00Z",
+                    "[gc] GC(77) Pause Full (Allocation Failure) 1.9G->1.7G(2G) 880.1ms",
+                    "info",
+                ),
+                (
+                    "ledger-svc",
+                    "2030-01-01T10:01:30Z",
+                    "heap compacted 812MiB => 240MiB in 12ms",
+                    "info",
+                ),
+                (
+                    "ledger-svc",
+                    "2030-01-01T10:02:00Z",
+                    "config reloaded: ledger.cache.max=512MB -> 64MB",
+                    "info",
+                ),
+            )
+        },
+    )
+
+    class Inv:
+        observations = [obs]
+
+    found = [c.message for c in quiet_changes.change_lines(Inv())]  # type: ignore[arg-type]
+    assert found == ["config reloaded: ledger.cache.max=512MB -> 64MB"]
