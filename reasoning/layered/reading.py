@@ -51,7 +51,8 @@ STREAMY = re.compile(
 _CLASS_PATTERNS = {
     layers.DNS: re.compile(
         r"no such host|nxdomain|servfail|server misbehaving|name or service not known|"
-        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b",
+        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b|"
+        r"unknown ?host",
         re.IGNORECASE,
     ),
     layers.CONNECT: re.compile(

@@ -56,6 +56,7 @@ from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
@@ -107,7 +108,7 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
-from reasoning.layered.kubernetes_findings import kubernetes_findings
+from reasoning.layered.kubernetes_findings import kubernetes_findings, workload_victims
 from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
@@ -267,6 +268,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule(
+        "k8s.headless-records-unpublished",
+        NAMESPACE,
+        (layers.DNS,),
+        headless_record_faults,
+        (1, 4),
+    ),
     Rule(
         "k8s.service-selector-overlap",
         NAMESPACE,
@@ -544,6 +552,7 @@ RULES: Final[tuple[Rule, ...]] = (
         trust_store_lacks_root,
         (1, 4),
     ),
+    Rule("board.workload-victims", BOARD, (), workload_victims, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",

@@ -29,6 +29,7 @@ from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
@@ -164,6 +165,8 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
+        found.setdefault(finding.component, finding)
+    for finding in headless_record_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.
