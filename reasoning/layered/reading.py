@@ -99,12 +99,23 @@ def short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# An API's method named after the word API, method or RPC (`Content API products.insert failed`,
+# `method=users.messages.send`): `resource.verb`, not a host, unless it ends as hosts commonly do.
+_METHOD_BEFORE = re.compile(r"(?i:\b(?:api|method|rpc|operation))[ =:\"']{1,3}$")
+_HOST_ENDINGS = _words("com net org io dev co app cloud ai local internal svc")
+
+
 def hosts_in(text: str) -> list[str]:
     """Host names (lowercase DNS names with a word as last label) that `text` mentions."""
     found: list[str] = []
-    for token in _TOKEN.findall(text):
-        name = token.rstrip(".-_")
+    for match in _TOKEN.finditer(text):
+        name = match.group().rstrip(".-_")
         if "." not in name or name != name.lower() or "_" in name:
+            continue
+        if (
+            _METHOD_BEFORE.search(text, max(0, match.start() - 16), match.start())
+            and name.rsplit(".", 1)[1] not in _HOST_ENDINGS
+        ):
             continue
         labels = name.split(".")
         last = labels[-1]

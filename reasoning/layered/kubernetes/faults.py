@@ -35,7 +35,11 @@ from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
+from reasoning.layered.kubernetes.kernel import (
+    cpu_starved_faults,
+    kernel_faults,
+    nic_faults,
+)
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
@@ -135,6 +139,8 @@ def _namespace_faults(
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
     for node in nic_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
+    for node in cpu_starved_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)
