@@ -58,6 +58,7 @@ from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
@@ -327,6 +328,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         ingress_class_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-host-path-claimed",
+        NAMESPACE,
+        (layers.CONNECT,),
+        host_path_faults,
         (1, 4),
     ),
     Rule(

@@ -31,6 +31,7 @@ from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
@@ -193,6 +194,8 @@ def _namespace_faults(
     for finding in rewrite_faults(cluster, facts, ns, failing):
         found.setdefault(finding.component, finding)
     for finding in ingress_class_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
+    for finding in host_path_faults(inv, cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in path_match_faults(cluster, facts, ns, failing):
         # A rule's match type is why its path's requests reach the wrong backend.
