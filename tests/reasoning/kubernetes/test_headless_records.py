@@ -179,3 +179,12 @@ def test_a_service_whose_workload_is_a_victim_is_a_lead_below_the_cause():
     assert own.status == "likely" and own.confidence <= 0.4
     assert "service/etcd-peers" in own.statement
     assert other.confidence == 0.8
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_log_of_unresolved_peer_names_is_read_in_one_pass():
+    line = "java.net.UnknownHostException: etcd-1.etcd-peers.shop.svc.cluster.local\n"
+    flood = pod_logs("etcd-0", line * 3000 + "x" * 200_000)
+    found = headless_record_faults(cluster(flood), NS)
+    assert [f.component for f in found] == ["service/etcd-peers"]
+    assert len(found[0].evidence) <= 4

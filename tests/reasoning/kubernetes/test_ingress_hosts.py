@@ -171,3 +171,11 @@ def test_without_failing_requests_it_is_a_lead_and_another_host_is_no_claim():
     assert [f.is_relevant for f in found] == [False]  # 404 there is the request's size
     _, other_host = _world(host="promo.example.org")
     assert claims(other_host, "retail") == []
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_controller_line_is_read_in_one_pass():
+    inv, cluster = _world(
+        _search("POST /pay/x " + "9" * 200_000 + " [promo-winter-promo-80]")
+    )
+    assert [f.is_relevant for f in host_path_faults(inv, cluster, "retail")] == [False]

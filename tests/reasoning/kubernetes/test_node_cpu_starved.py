@@ -58,3 +58,9 @@ def test_an_api_method_named_after_the_word_api_is_no_host():
     assert hosts_in("rpc=ledger.postings.append timed out") == []
     assert hosts_in("Payments API api.paycorp.com answered 429") == ["api.paycorp.com"]
     assert hosts_in("dial orders.billing failed") == ["orders.billing"]
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_line_of_api_words_and_dotted_names_is_read_in_one_pass():
+    text = "API orders.list method=users.get " * 20_000
+    assert hosts_in(text) == []
