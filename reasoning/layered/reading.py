@@ -101,7 +101,10 @@ def short(text: str, limit: int = 160) -> str:
 
 # An API's method named after the word API, method or RPC (`Content API products.insert failed`,
 # `method=users.messages.send`): `resource.verb`, not a host, unless it ends as hosts commonly do.
-_METHOD_BEFORE = re.compile(r"(?i:\b(?:api|method|rpc|operation))[ =:\"']{1,3}$")
+# The word itself, not a name ending in it (`ledger-api: host.example` names a host).
+_METHOD_BEFORE = re.compile(
+    r"(?i:(?<![\w.-])(?:api|method|rpc|operation))[ =:\"']{1,3}$"
+)
 _HOST_ENDINGS = _words("com net org io dev co app cloud ai local internal svc")
 
 

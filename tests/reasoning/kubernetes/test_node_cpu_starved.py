@@ -64,3 +64,10 @@ def test_an_api_method_named_after_the_word_api_is_no_host():
 def test_a_huge_line_of_api_words_and_dotted_names_is_read_in_one_pass():
     text = "API orders.list method=users.get " * 20_000
     assert hosts_in(text) == []
+
+
+def test_a_service_named_like_an_api_does_not_hide_the_host_after_it():
+    assert hosts_in("billing-api: dial ledger.payments.internal failed") == [
+        "ledger.payments.internal"
+    ]
+    assert hosts_in("orders-api: cache.shop timed out") == ["cache.shop"]
