@@ -5,6 +5,7 @@ victims, whether it is on the incident's path and whether it is over; this modul
 findings into hypotheses.
 """
 
+from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.candidates import Board
 from reasoning.tools import KUBERNETES_TOOLS
@@ -47,3 +48,23 @@ def kubernetes_findings(board: Board) -> None:
             c.status, c.confidence = "likely", 0.5 if spans > 1 else 0.45
             c.statement += f"; not shown to be on {board.service}'s path"
             c.chain = list(f.chain)
+
+
+def workload_victims(board: Board) -> None:
+    """A service whose Kubernetes workload is the victim of another object's fault fails because of that fault: its own error lines make it a lead below the cause, not a cause."""
+    if board.cluster is None:
+        return
+    by_component = {f.component: f for f in board.cluster.findings}
+    for f in board.cluster.findings:
+        cause = by_component.get(f.victim_of or "")
+        if cause is None:
+            continue
+        blamed = board.candidates.get(f"{cause.layer}:{cause.component}")
+        if blamed is None or blamed.status == "ruled_out":
+            continue
+        name = f.component.partition("/")[2]
+        for c in list(board.candidates.values()):
+            if c.component == name and c.layer == layers.APPLICATION:
+                c.explained_by(
+                    blamed, f"a symptom of {blamed.id} (its workload {f.component} is)"
+                )

@@ -51,7 +51,8 @@ STREAMY = re.compile(
 _CLASS_PATTERNS = {
     layers.DNS: re.compile(
         r"no such host|nxdomain|servfail|server misbehaving|name or service not known|"
-        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b",
+        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b|"
+        r"unknown ?host",
         re.IGNORECASE,
     ),
     layers.CONNECT: re.compile(
@@ -98,12 +99,26 @@ def short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# An API's method named after the word API, method or RPC (`Content API products.insert failed`,
+# `method=users.messages.send`): `resource.verb`, not a host, unless it ends as hosts commonly do.
+# The word itself, not a name ending in it (`ledger-api: host.example` names a host).
+_METHOD_BEFORE = re.compile(
+    r"(?i:(?<![\w.-])(?:api|method|rpc|operation))[ =:\"']{1,3}$"
+)
+_HOST_ENDINGS = _words("com net org io dev co app cloud ai local internal svc")
+
+
 def hosts_in(text: str) -> list[str]:
     """Host names (lowercase DNS names with a word as last label) that `text` mentions."""
     found: list[str] = []
-    for token in _TOKEN.findall(text):
-        name = token.rstrip(".-_")
+    for match in _TOKEN.finditer(text):
+        name = match.group().rstrip(".-_")
         if "." not in name or name != name.lower() or "_" in name:
+            continue
+        if (
+            _METHOD_BEFORE.search(text, max(0, match.start() - 16), match.start())
+            and name.rsplit(".", 1)[1] not in _HOST_ENDINGS
+        ):
             continue
         labels = name.split(".")
         last = labels[-1]

@@ -56,12 +56,18 @@ from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
+from reasoning.layered.kubernetes.kernel import (
+    cpu_starved_faults,
+    kernel_faults,
+    nic_faults,
+)
 from reasoning.layered.kubernetes.links import (
     caller_victims,
     explained_victims,
@@ -107,7 +113,7 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
-from reasoning.layered.kubernetes_findings import kubernetes_findings
+from reasoning.layered.kubernetes_findings import kubernetes_findings, workload_victims
 from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
@@ -236,6 +242,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.node-cpu-starved",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        cpu_starved_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.node-confined-failure",
         NAMESPACE,
         (layers.PLATFORM,),
@@ -269,6 +282,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
+    Rule(
+        "k8s.headless-records-unpublished",
+        NAMESPACE,
+        (layers.DNS,),
+        headless_record_faults,
+        (1, 4),
+    ),
     Rule(
         "k8s.service-selector-overlap",
         NAMESPACE,
@@ -310,6 +330,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         ingress_class_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-host-path-claimed",
+        NAMESPACE,
+        (layers.CONNECT,),
+        host_path_faults,
         (1, 4),
     ),
     Rule(
@@ -548,6 +575,7 @@ RULES: Final[tuple[Rule, ...]] = (
         trust_store_lacks_root,
         (1, 4),
     ),
+    Rule("board.workload-victims", BOARD, (), workload_victims, (4,)),
     Rule("board.healthy-services", BOARD, (layers.APPLICATION,), healthy_services),
     Rule(
         "board.backend-relevance",

@@ -40,10 +40,12 @@ SEARCH: Final = (
     r"too many (clients|connections)|remaining connection slots|max_?connections|maxclients|"
     r"max(imum)? number of clients|maxmemory|connection limit|quota exceeded"
 )
-# A line about a request that failed (a caller's), not the back end's own statement.
+# A line about a request that failed (a caller's), not the back end's own statement: a method and
+# path, a status, or a call that `failed: 429` / `returned 503` (the remote's answer it quotes).
 REQUEST_LINE: Final = re.compile(
     r"\b(?:GET|POST|PUT|PATCH|DELETE)\s+/|\bHTTP/\d|\b[45]\d\d:\s|could not acquire|"
-    r"failed to (?:connect|acquire)",
+    r"failed to (?:connect|acquire)|"
+    r"\b(?:failed|returned|answered|responded|status(?: code)?)[ =:]+[45]\d\d\b",
     re.IGNORECASE,
 )
 # How a back end names a client in its own lines: a client label, or words that name any service.

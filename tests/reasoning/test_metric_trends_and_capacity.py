@@ -304,3 +304,27 @@ def test_a_probes_failure_is_confirmed_by_any_services_line_naming_its_host():
     assert top.id == "http:media.shop.test" and confirmed.conclusive
     assert any("front-proxy" in e.fact for e in top.evidence)
     assert alone.top.id == "http:media.shop.test" and not alone.conclusive
+
+
+@pytest.mark.rule("board.shared-capacity")
+@pytest.mark.parametrize(
+    ("line", "callers"),
+    [
+        # A caller quoting a remote's quota answer: the remote's limit, not a back end's own line.
+        (
+            "Ads API campaigns.mutate failed: 429 RESOURCE_EXHAUSTED quota exceeded",
+            True,
+        ),
+        ("geocoder returned 429 (Quota exceeded for project maps-7)", True),
+        ("upload status code: 503 quota exceeded, retrying", True),
+        # A back end's own words that it is full.
+        ("FATAL: remaining connection slots are reserved for superuser", False),
+        ("ERR max number of clients reached (maxclients 10000)", False),
+    ],
+)
+def test_a_line_quoting_a_remotes_answer_is_a_callers_not_a_full_back_ends(
+    line, callers
+):
+    from reasoning.layered.shared_capacity import REQUEST_LINE
+
+    assert bool(REQUEST_LINE.search(line)) is callers

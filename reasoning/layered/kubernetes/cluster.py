@@ -418,4 +418,13 @@ def service_of_host(host: str, services: list[str], namespace: str) -> str | Non
         or (len(labels) >= 3 and labels[2] == "svc")
     ):
         return labels[0]
+    if (
+        len(labels) >= 3
+        and labels[1] in services
+        and labels[0] not in services
+        and labels[2] in (namespace, "svc")
+    ):
+        return labels[
+            1
+        ]  # a pod's own record under its headless service: `web-0.web-peers.shop`
     return None

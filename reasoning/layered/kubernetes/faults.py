@@ -29,12 +29,18 @@ from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
+from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
+from reasoning.layered.kubernetes.kernel import (
+    cpu_starved_faults,
+    kernel_faults,
+    nic_faults,
+)
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
@@ -135,6 +141,8 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in nic_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
+    for node in cpu_starved_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)
     kubelet_reasons(inv, cluster, list(found.values()))
@@ -165,6 +173,8 @@ def _namespace_faults(
     failing = failure_text(inv, facts, cluster, ns)
     for finding in routing_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in headless_record_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.
         current = found.get(finding.component)
@@ -184,6 +194,8 @@ def _namespace_faults(
     for finding in rewrite_faults(cluster, facts, ns, failing):
         found.setdefault(finding.component, finding)
     for finding in ingress_class_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
+    for finding in host_path_faults(inv, cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in path_match_faults(cluster, facts, ns, failing):
         # A rule's match type is why its path's requests reach the wrong backend.

@@ -73,12 +73,21 @@ def _adapter_resets(message: str) -> bool:
     )
 
 
+# A node whose CPU its host holds back while it stays Ready: the hypervisor's steal time, a
+# burstable instance's CPU credits spent (its balance at zero, its CPU held at the baseline).
+CPU_STARVED = re.compile(
+    r"\bsteal\b|cpu ?credit|credit ?balance|surplus credits|"
+    r"\b(?:at|to|held at|flat at|capped at|throttled to) (?:its |the )?(?:cpu )?baseline",
+    re.IGNORECASE,
+)
+CPU_REASON = "NodeCPUStarved"
 _MATCHERS: tuple[tuple[Callable[[str], object], str, str], ...] = (
     *(
         (re.compile(pattern, re.IGNORECASE).search, reason, table)
         for pattern, reason, table in TABLES
     ),
     (_adapter_resets, NIC_REASON, "network adapter"),
+    (CPU_STARVED.search, CPU_REASON, "CPU"),
 )
 _NODE_LABELS = ("node", "nodename", "node_name", "host", "hostname", "instance")
 # A pod that started at most this long before the kernel's first line may have filled the table.
@@ -169,8 +178,8 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     for line in kernel_lines(inv, cluster):
-        if line.reason == NIC_REASON:
-            continue  # `nic_faults`
+        if line.reason in (NIC_REASON, CPU_REASON):
+            continue  # `nic_faults`, `cpu_starved_faults`
         f = out.get(line.node)
         if f is None:
             f = out[line.node] = Finding(
@@ -223,6 +232,46 @@ def nic_faults(
                 f.statement += f" ({', '.join(on_node[:3])} run there)"
         f.cite(line.obs, f"{line.node} kernel: {_after_node(line.message, line.node)}")
     return list(out.values())
+
+
+def cpu_starved_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose own lines (a monitor's alarm, its exporter) say its host holds its CPU back while it stays Ready (steal time, a burstable instance's CPU credits spent, held at its baseline) slows every pod on it: the node is the fault, not the pods that run slow there nor the monitor that says so."""
+    out: dict[str, Finding] = {}
+    for line in kernel_lines(inv, cluster, facts):
+        if line.reason != CPU_REASON:
+            continue
+        f = out.get(line.node)
+        if f is None:
+            f = out[line.node] = Finding(
+                "infrastructure",
+                CPU_REASON,
+                f"node/{line.node}",
+                layers.PLATFORM,
+                f"node {line.node} gets less CPU than its pods need ("
+                f"{short(_opening_node(line.message, line.node), 100)}): every pod on it runs "
+                "slow while the node stays Ready",
+                ns,
+            )
+            f.keywords = ["node", line.node, CPU_REASON, "cpu", "steal", "credit"]
+            f.chain = [f"{line.node}: {short(line.message, 120)}"]
+            on_node = [p for p in cluster.pods(ns) if p.node == line.node]
+            if on_node:
+                f.statement += f" ({', '.join(p.name for p in on_node[:3])} run there)"
+                table = cluster.table("pods", ns)
+                if table is not None:
+                    f.context.append(
+                        (table.obs, f"get pods: {table.line(on_node[0].name)}")
+                    )
+        if len(f.evidence) < 3:
+            f.cite(line.obs, f"{line.node}: {_opening_node(line.message, line.node)}")
+    return list(out.values())
+
+
+def _opening_node(message: str, node: str) -> str:
+    """The line without the node's name it opens with (a line naming it further on is kept whole)."""
+    return message[len(node) :].strip(" :") if message.startswith(node) else message
 
 
 def _after_node(message: str, node: str) -> str:

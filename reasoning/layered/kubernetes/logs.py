@@ -14,7 +14,7 @@ from reasoning.observations import Observation
 
 DNS_FAIL = re.compile(
     r"no such host|nxdomain|could not resolve|name or service not known|"
-    r"temporary failure in name resolution|getaddrinfo|unknown host|name resolution",
+    r"temporary failure in name resolution|getaddrinfo|unknown ?host|name resolution",
     re.IGNORECASE,
 )
 CONNECT_FAIL = re.compile(

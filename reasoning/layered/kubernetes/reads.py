@@ -18,6 +18,7 @@ from reasoning.layered.kubernetes import (
     csi_drivers,
     dns_upstream,
     flapping,
+    ingress_hosts,
     kernel,
     namespace_lifecycle,
     node_logs,
@@ -155,6 +156,7 @@ def plan(
         calls += dns_upstream.reads(cluster, ns, failing, call)
         calls += _hogs(inv, facts, cluster, ns, call)
         calls += _changed_workloads(inv, facts, cluster, ns, call)
+        calls += ingress_hosts.reads(inv, cluster, ns, call)
         if _slow(inv, cluster, ns):
             calls.append(
                 call(
