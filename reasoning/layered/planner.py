@@ -740,6 +740,26 @@ class LayeredPlanner:
             return calls  # the holder's runs are found by a regular expression
         since = _parse_time(window["start"])
         start = iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
+        xid = (
+            lock_holders.xid_search(inv, facts)
+            if self._searches_every_service(inv, facts, regex=True)
+            else None
+        )
+        if xid is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "query": xid,
+                        "regex": True,
+                        "start": start,
+                        "end": window["end"],
+                        "limit": lock_holders.XID_LIMIT,
+                    },
+                    "the lock waits name a transaction as the holder: what the logs say of it",
+                )
+            )
         for holder in lock_holders.to_search(inv, facts)[:1]:
             calls.append(
                 self._call(
@@ -807,8 +827,14 @@ class LayeredPlanner:
             )
         named = link_saturation.link_search(inv, facts)
         used = shared_backend.resource_search(inv, facts)
+        clients = shared_backend.client_search(inv, facts, self._window(inv)["end"])
         for search, why in (
             (named, "a shared link stepped up to its ceiling: what the logs say of it"),
+            (
+                clients,
+                "a shared back end holds its clients and its warnings name none: "
+                "which client its own lines name",
+            ),
             (
                 used,
                 "a shared back end's capacity is used up: "
