@@ -29,6 +29,7 @@ from reasoning.layered import (
     lb_draining,
     link_saturation,
     lock_holders,
+    logged_delay,
     mesh_mtls,
     metric_trends,
     named_lines,
@@ -553,6 +554,7 @@ class LayeredPlanner:
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
         calls += self._backend_search(inv, facts)
+        calls += self._route_search(inv, facts)
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._quiet_change_searches(inv, facts)
@@ -851,6 +853,25 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _route_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A logged round trip rose well above its baseline: every service's lines about routes
+        just before it (`logged_delay`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        search = logged_delay.route_search(inv, facts)
+        if search is None:
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {**search, "regex": True, "limit": logged_delay.SEARCH_LIMIT},
+                "a path's round trip rose above its baseline: what changed the route just before",
+            )
+        ]
 
     def _host_searches(
         self, inv: Investigation, facts: Facts
