@@ -73,6 +73,8 @@ def test_lock_waits_naming_a_transaction_blame_it_with_the_line_that_describes_i
     assert "a victim of application:transaction 55012877" in caller.statement
     queries = [a.get("query") for _, a in world.arguments]
     assert lock_holders.xid_query("55012877") in queries
+    # A culprit that is no service has no lines of its own to read.
+    assert all(a.get("service") != "transaction 55012877" for _, a in world.arguments)
 
 
 @pytest.mark.rule("board.lock-holders")
