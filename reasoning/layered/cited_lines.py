@@ -52,6 +52,9 @@ _VALUE: Final = re.compile(
     r"(?:^|[\s\"'=])/[\w.-]{1,100}/[\w./-]{1,200}"
 )
 _SIZE_QUERY: Final = r"[0-9] ?([KMGT]i?B|bytes)\b"
+# What the logs server takes as a service name: a component with words (`transaction 4411`, a
+# culprit that is no service) has no lines of its own to read.
+_SERVICE_NAME: Final = re.compile(r"[A-Za-z0-9_.:/-]{1,128}")
 # The words of a certificate's issuance or renewal.
 _ISSUANCE: Final = re.compile(
     r"(?i)renew|obtain|issu(?:ed|er|ing|ance)|acme|directory|\bca[_ ]?(?:url|server)\b"
@@ -530,8 +533,10 @@ def reads(
                 },
                 f"lines about the registration status of {registered_domain(component)}",
             )
-        elif c.layer == layers.APPLICATION and not container_lines(
-            board.inv, component
+        elif (
+            c.layer == layers.APPLICATION
+            and _SERVICE_NAME.fullmatch(component)
+            and not container_lines(board.inv, component)
         ):
             yield call(
                 SEARCH_LOGS,

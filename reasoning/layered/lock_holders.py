@@ -82,8 +82,15 @@ _RUNNING: Final = re.compile(r"\b(?:running|in progress|still)\b", re.IGNORECASE
 _RUN_ENDED: Final = re.compile(
     r"\b(?:finish(?:ed)?|complet(?:ed|e)|done|took)\b", re.IGNORECASE
 )
+# A row-lock wait naming the transaction that holds the row (Postgres: `still waiting for
+# ShareLock on transaction 918274`), not a session: the holder is that transaction, whatever
+# other line describes it (a monitor's prepared or idle-in-transaction check, an activity dump).
+_XID: Final = re.compile(
+    r"\b(?:on|for|by|behind) (?:the )?transaction (?:id )?#?(\d{3,20})\b", re.IGNORECASE
+)
 SEARCH_LIMIT: Final = 50
 JOB_LIMIT: Final = 20
+XID_LIMIT: Final = 20
 JOB_LOOKBACK: Final = timedelta(hours=1)  # earlier runs: failures in waves at each run
 _LEAD: Final = timedelta(minutes=30)
 _EARLIER: Final = timedelta(
@@ -147,6 +154,55 @@ def to_search(inv: Investigation, facts: Facts) -> list[str]:
     }
     counts = Counter(w.holder for w in waits(inv, facts) if w.holder)
     return [h for h, _ in counts.most_common() if h not in searched]
+
+
+def xid_query(xid: str) -> str:
+    """The search (RE2) of every service's lines naming transaction `xid`."""
+    return rf"(?i)(transaction|xid|txid)( id)?[ =:#(]*{xid}\b"
+
+
+def xid_search(inv: Investigation, facts: Facts) -> str | None:
+    """The transaction the lock waits name as holding the rows, when none names a session and no
+    search of every service's lines for it was made yet (`xid_query`)."""
+    if not waiting(facts):
+        return None
+    found = list(waits(inv, facts))
+    if any(w.holder for w in found):
+        return None
+    counts = Counter(x for w in found if (x := _xid(w.line)))
+    if not counts:
+        return None
+    xid = counts.most_common(1)[0][0]
+    query = xid_query(xid)
+    if any(
+        o.tool == SEARCH_LOGS and not arg(o, "service") and arg(o, "query") == query
+        for o in inv.observations
+    ):
+        return None
+    return query
+
+
+def _xid(text: str) -> str | None:
+    match = _XID.search(text)
+    return match.group(1) if match else None
+
+
+def _described(inv: Investigation, xid: str) -> tuple[Observation, str, str] | None:
+    """(observation, service, line) of the first line that describes transaction `xid` itself
+    (not another wait on it), from the search of every service for it."""
+    query = xid_query(xid)
+    for obs in _every_service_searches(inv):
+        if arg(obs, "query") != query:
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            text = str(line.get("message") or "")
+            service = str(line.get("service") or "").lower()
+            if not service or "waiting for" in text.lower() or _XID.search(text):
+                continue
+            if not re.search(rf"\b{xid}\b", text):
+                continue
+            return obs, service, text
+    return None
 
 
 def _known(inv: Investigation, facts: Facts) -> set[str]:
@@ -291,11 +347,13 @@ def runs(inv: Investigation, holder: str) -> list[Run]:
 
 
 def lock_holders(board: Board) -> None:
-    """A workload that a shared database's own lock-wait lines name as holding the locks its callers' statements time out on is the cause (a batch or maintenance job, its run starting just before the waits corroborating it); the callers and the database are its victims."""
+    """A workload that a shared database's own lock-wait lines name as holding the locks its callers' statements time out on is the cause (a batch or maintenance job, its run starting just before the waits corroborating it), or the transaction they name when another line describes it (a prepared or idle-in-transaction session); the callers and the database are its victims."""
     if not (callers := waiting(board.facts)):
         return
-    named = [w for w in waits(board.inv, board.facts) if w.holder]
+    found = list(waits(board.inv, board.facts))
+    named = [w for w in found if w.holder]
     if not named:
+        _transaction(board, found, callers)
         return
     holder = Counter(w.holder for w in named).most_common(1)[0][0]
     assert holder is not None
@@ -380,6 +438,51 @@ def _blame(
         _victim(board.candidates.get(f"{layers.APPLICATION}:{errors.service}"), c)
     if backend != holder:
         _victim(board.candidates.get(f"{layers.APPLICATION}:{backend}"), c)
+
+
+def _transaction(
+    board: Board, found: list[Wait], callers: list[tuple[Errors, ErrorGroup]]
+) -> None:
+    """Lock waits that name a transaction, not a session, as the holder: that transaction is the
+    cause when another line describes it (how old it is, that it is prepared or idle, who owns it)."""
+    counts = Counter(x for w in found if (x := _xid(w.line)))
+    if not counts:
+        return
+    xid = counts.most_common(1)[0][0]
+    described = _described(board.inv, xid)
+    if described is None:
+        return
+    obs, service, text = described
+    held = [w for w in found if _xid(w.line) == xid]
+    backend = held[0].backend
+    victims = [(e, g) for e, g in callers if e.service != backend]
+    who = ", ".join(e.service for e, _ in victims[:3]) or "its clients"
+    holder = f"transaction {xid}"
+    c = board.get(
+        layers.APPLICATION,
+        holder,
+        f"{holder} holds the rows on the shared {backend} that {who} wait on ({backend}'s lock "
+        f"waits name it); {service} says of it: {short(text, 120)}",
+    )
+    c.cite(obs, short(f"search_logs(every service): {service}: {text}", 300))
+    c.cite(held[0].obs, held[0].fact)
+    for errors, group in victims[:2]:
+        c.cite(errors.obs, errors.fact(group))
+    c.status, c.confidence = "confirmed", max(c.confidence, _CONFIDENCE)
+    c.chain = [
+        board.symptom(),
+        *(
+            f"{e.service} waits on {backend} until it gives up: {short(g.sample or g.signature, 100)}"
+            for e, g in victims[:2]
+        ),
+        f"{backend} logs: {short(held[0].line, 140)}",
+        f"{service} logs: {short(text, 140)}",
+        c.statement,
+    ]
+    c.keywords = [holder, backend, "lock holder", "lock wait", "long transaction"]
+    for errors, _ in victims:
+        _victim(board.candidates.get(f"{layers.APPLICATION}:{errors.service}"), c)
+    _victim(board.candidates.get(f"{layers.APPLICATION}:{backend}"), c)
 
 
 def _victim(victim: Candidate | None, cause: Candidate) -> None:

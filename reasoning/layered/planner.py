@@ -29,6 +29,7 @@ from reasoning.layered import (
     lb_draining,
     link_saturation,
     lock_holders,
+    logged_delay,
     mesh_mtls,
     metric_trends,
     named_lines,
@@ -555,6 +556,7 @@ class LayeredPlanner:
         calls += self._lock_reads(inv, facts)
         calls += self._proxy_reads(inv, facts)
         calls += self._backend_search(inv, facts)
+        calls += self._route_search(inv, facts)
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._quiet_change_searches(inv, facts)
@@ -752,6 +754,26 @@ class LayeredPlanner:
             return calls  # the holder's runs are found by a regular expression
         since = _parse_time(window["start"])
         start = iso(since - lock_holders.JOB_LOOKBACK) if since else window["start"]
+        xid = (
+            lock_holders.xid_search(inv, facts)
+            if self._searches_every_service(inv, facts, regex=True)
+            else None
+        )
+        if xid is not None:
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    {
+                        "query": xid,
+                        "regex": True,
+                        "start": start,
+                        "end": window["end"],
+                        "limit": lock_holders.XID_LIMIT,
+                    },
+                    "the lock waits name a transaction as the holder: what the logs say of it",
+                )
+            )
         for holder in lock_holders.to_search(inv, facts)[:1]:
             calls.append(
                 self._call(
@@ -819,8 +841,14 @@ class LayeredPlanner:
             )
         named = link_saturation.link_search(inv, facts)
         used = shared_backend.resource_search(inv, facts)
+        clients = shared_backend.client_search(inv, facts, self._window(inv)["end"])
         for search, why in (
             (named, "a shared link stepped up to its ceiling: what the logs say of it"),
+            (
+                clients,
+                "a shared back end holds its clients and its warnings name none: "
+                "which client its own lines name",
+            ),
             (
                 used,
                 "a shared back end's capacity is used up: "
@@ -837,6 +865,25 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _route_search(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A logged round trip rose well above its baseline: every service's lines about routes
+        just before it (`logged_delay`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        search = logged_delay.route_search(inv, facts)
+        if search is None:
+            return []
+        return [
+            self._call(
+                inv,
+                SEARCH_LOGS,
+                {**search, "regex": True, "limit": logged_delay.SEARCH_LIMIT},
+                "a path's round trip rose above its baseline: what changed the route just before",
+            )
+        ]
 
     def _host_searches(
         self, inv: Investigation, facts: Facts

@@ -65,6 +65,13 @@ _PHRASE_ARROW: Final = re.compile(
     r"(?<![\w.-])([A-Za-z][\w.-]{1,40}(?: [A-Za-z][\w.-]{1,40})?)[ :=]{1,3}[\"']?[\w.]{1,40}[\"']? ?(?:->|=>|→)"
 )
 _OPAQUE_ID: Final = re.compile(r"\b[A-Z0-9]{8,40}\b")
+# A monitor's reading of a path (`web -> db:5432 tcp rtt p50 6.9ms`, `a → b latency 40 ms`): its
+# arrow joins the two ends measured, it records no change.
+_MEASURED: Final = re.compile(
+    r"(?:->|=>|→) ?[\w.:-]{1,200}[ ,;][^\n]{0,60}?\b(?:rtt|round[ -]?trip|latency|ping|"
+    r"p50|p90|p95|p99)\b[^\n]{0,40}?\d ?(?:ms|us|µs|s)\b",
+    re.IGNORECASE,
+)
 # An infrastructure-as-code resource address `<type>.<name>` an apply reports on
 # (`helm_release.edge_proxy created`, `aws_lb_listener.api: Modifying...`): the type is a kind of
 # resource, not what the change touched; the name is.
@@ -281,8 +288,10 @@ def change_lines(inv: Investigation) -> list[ChangeLine]:
         shape = re.sub(r"\d+", "N", message)
         if level in ("error", "fatal", "critical") or shape in seen:
             continue
-        if not _CHANGE.search(_SIZE_ARROW.sub(" ", message)):
-            continue  # no change once measured sizes going down or up are set aside
+        if not _CHANGE.search(_SIZE_ARROW.sub(" ", message)) or _MEASURED.search(
+            message[:2000]
+        ):
+            continue  # no change: measured sizes going down or up, a monitor's reading of a path
         seen.add(shape)
         out.append(
             ChangeLine(

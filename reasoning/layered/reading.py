@@ -51,7 +51,11 @@ STREAMY = re.compile(
 _CLASS_PATTERNS = {
     layers.DNS: re.compile(
         r"no such host|nxdomain|servfail|server misbehaving|name or service not known|"
-        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|\blookup\b|"
+        r"temporary failure in name resolution|could not resolve|name resolution|getaddrinfo|"
+        # A resolver's lookup names the host it asked for (Go: `lookup db.internal on 10.0.0.10:53:`,
+        # `lookup db.internal: i/o timeout`); a bare "lookup" is an application's ("session lookup:",
+        # "user lookup failed") and says nothing about DNS.
+        r"\b(?:dns|resolver|host ?name) lookup\b|\blookup [\w-]+(?:\.[\w-]+)+(?: on |: )|\blookup \S+ on \S+:53\b|"
         r"unknown ?host",
         re.IGNORECASE,
     ),

@@ -118,6 +118,7 @@ from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.lock_holders import lock_holders
+from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.metric_trends import metric_trends
@@ -528,6 +529,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
+    Rule("board.logged-delay", BOARD, (layers.CONNECT,), logged_delay, (1,)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),

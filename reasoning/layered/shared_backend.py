@@ -10,8 +10,10 @@ throughput or quota at its maximum). Its callers then fail in their own words (p
 timeouts, throttled: `ProvisionedThroughputExceededException`), louder than it, and soon after it
 began. What is new is the cause:
 
-- a client the back end's own line names (`client_name=…`, a service the logs know; not in a
-  lock-wait line, whose label is the waiting session's);
+- a client the back end's own line names (`client_name=…`, `appName`, a service the logs know;
+  not in a lock-wait line, whose label is the waiting session's); when its warnings name none, the
+  planner searches its own lines at any level for client labels (`CLIENT_SEARCH`): a slow-command
+  log at info says which application ran the command that holds the tickets;
 - else a service whose own line says it started something (a release starting, a migration, a
   backfill or batch job, a reindex) in the `LEAD` before the back end's first such line: the
   planner searches every service's lines for those words (`START_SEARCH`) around that moment;
@@ -71,7 +73,12 @@ _CONSUMED: Final = (
     r"\b(?:read|write|request)?throttle ?events\b|\bthrottl(?:ed|ing) (?:reads|writes|requests|"
     r"producers|consumers|clients|fetches)|autoscal\w* (?:is )?(?:at|reached) (?:its )?max|"
     r"(?:capacity|quota|throughput|tickets) (?:is |are )?(?:exhausted|used up|fully consumed|"
-    r"at (?:its )?max\w*)"
+    r"at (?:its )?max\w*)|"
+    # Concurrency tokens all taken: a storage engine's read/write tickets, a semaphore's permits,
+    # a scheduler's slots (`concurrentTransactions.read out 128 available 0`, `permits available: 0`).
+    r"\b(?:tickets?|permits?|slots?|semaphores?|concurrentTransactions)\b[^\n]{0,60}?"
+    r"\bavailable[\"']?[ =:]+0\b(?![.,]\d)|"
+    r"\b0 (?:of \d[\d,]* )?(?:tickets?|permits?|slots?) (?:available|free|left)\b"
 )
 BLOCKED: Final = re.compile(
     f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}", re.IGNORECASE
@@ -95,6 +102,9 @@ _NOT_START_LEVELS: Final = frozenset(
     {"error", "err", "fatal", "critical", "crit", "panic"}
 )
 SEARCH_LIMIT: Final = 60
+# A back end's own lines naming the client a command came from (RE2, for a search of the back
+# end's lines at any level): a session's application label, a driver's app name, a client id.
+CLIENT_SEARCH: Final = r"(?i)(application_?name|app_?name|program_?name|client_?name|client_?id)[\"']?[=: ]+"
 LEAD: Final = timedelta(minutes=15)  # a start this long before the first blocking line
 SLACK: Final = timedelta(
     minutes=1
@@ -197,6 +207,28 @@ def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
                     _client(text, service, known),
                 )
             )
+    for obs in inv.observations:
+        # The back end's own lines naming clients (`client_search`), at any level: a slow-query
+        # log names the application a stalling command came from.
+        if obs.tool != SEARCH_LOGS or not obs.is_ok or not arg(obs, "service"):
+            continue
+        if arg(obs, "query") != CLIENT_SEARCH:
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            service = str(line.get("service") or arg(obs, "service")).lower()
+            text = str(line.get("message") or "")
+            if not service or not _own(text):
+                continue
+            found.append(
+                Blocked(
+                    service,
+                    obs,
+                    short(f"search_logs({service}): {text}", 300),
+                    text,
+                    parse_time(str(line.get("time") or "")),
+                    _client(text, service, known),
+                )
+            )
     found.sort(key=lambda b: (b.at is None, b.at or datetime.min))
     return found
 
@@ -206,6 +238,32 @@ def _client(text: str, backend: str, known: set[str]) -> str | None:
     if LOCK_QUEUE.search(text):
         return None
     return shared_capacity.client_named(text, backend, known)
+
+
+def client_search(inv: Investigation, facts: Facts, end: str) -> dict[str, str] | None:
+    """The search of the back end's own lines, at any level, for the clients they name, from the
+    `LEAD` before its first blocking line to `end`, when its warnings name none: a slow-query or
+    profiler line is logged at info and says which application ran the command."""
+    found = blocked(inv, facts)
+    if not found or any(b.client for b in found):
+        return None
+    backend = found[0].backend
+    first = _first(found, backend)
+    if first is None:
+        return None
+    if any(
+        o.tool == SEARCH_LOGS
+        and arg(o, "query") == CLIENT_SEARCH
+        and arg(o, "service") == backend
+        for o in inv.observations
+    ):
+        return None
+    return {
+        "service": backend,
+        "query": CLIENT_SEARCH,
+        "start": iso(first - LEAD),
+        "end": end,
+    }
 
 
 def _first(found: list[Blocked], backend: str) -> datetime | None:
@@ -335,7 +393,7 @@ def _victims(
 
 
 def shared_backend(board: Board) -> None:
-    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions) while other services begin failing is blocked by the client it names, else by the service that started something just before, else (an alarm, a full disk) it is the fault itself; the failing callers are its victims."""
+    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service that started something just before, else (an alarm, a full disk) it is the fault itself; the failing callers are its victims."""
     found = blocked(board.inv, board.facts)
     if not found:
         return

@@ -50,7 +50,8 @@ REQUEST_LINE: Final = re.compile(
 )
 # How a back end names a client in its own lines: a client label, or words that name any service.
 CLIENT: Final = re.compile(
-    r"\b(?:application_name|client_?name|client_?id)[=: ]+\"?([a-z][a-z0-9_.-]*[a-z0-9])",
+    r"\b(?:application_?name|app_?name|program_?name|client_?name|client_?id)[\"']?[=: ]+[\"']?"
+    r"([a-z][a-z0-9_.-]*[a-z0-9])",
     re.IGNORECASE,
 )
 SEARCH_LIMIT: Final = 50

@@ -6,7 +6,10 @@ limit, not of the service that quotes it: its own failure counts only echo the 4
 or key is shared, the limit was used up by someone: another service whose own send or request rate
 (a series it exports, not a count of failures) jumped from the hour before the window is the
 co-tenant whose burst exhausts it, and the fault is its (http layer). Without such a burst in view,
-the provider's limit itself is the fault.
+the provider's limit itself is the fault. A provider may be named by its words rather than a host
+(an SDK's throttle: `the rate at which you may call KMS`, `calls to Graph`); a usage line that
+names the top caller of the quota (a cloud usage alarm: `top caller …/batch-role/…`) names the
+co-tenant when no burst is in view.
 """
 
 import re
@@ -43,6 +46,20 @@ _LOAD: Final = re.compile(
 # A batch of work (a backfill, an import, a migration or replay job), by a service's name or lines.
 _BATCH: Final = re.compile(
     r"backfill|\bbatch|\bbulk\b|\bimport|migrat|re-?index|\breplay|resync|\bcron|\bjob\b",
+    re.IGNORECASE,
+)
+# A provider named by the words of its answer, not a host: the API a throttled SDK call went to
+# (`the rate at which you may call KMS`, `calls to Graph`, `(Service: Amazon S3; …)`); an
+# operation's name (`calling the PutObject operation`) is not one.
+_PROVIDER_WORDS: Final = re.compile(
+    r"\b(?:may call|calls? to|calling|requests? to)\s+(?:the\s+)?([A-Z][A-Za-z0-9-]{1,40})\b"
+    r"(?!\s+(?:operation|method|function|action|endpoint)\b)|"
+    r"\(Service: ([A-Z][A-Za-z0-9 -]{1,40}?)[;)]"
+)
+# A usage line naming who spends a shared quota most (a cloud usage alarm, a provider's dashboard).
+_TOP_CALLER: Final = re.compile(
+    r"\b(?:top|heaviest|largest|biggest|main) (?:caller|consumer|client|user|principal|"
+    r"requester|spender)s?\b[^\n]{0,200}",
     re.IGNORECASE,
 )
 _BURST: Final = (
@@ -108,15 +125,53 @@ def _limited(facts: Facts) -> list[Limited]:
         for group in (*errors.groups, *errors.warnings):
             if not group.is_new or not LIMITED.search(group.text):
                 continue
+            text = group.sample or group.signature
             hosts = [
                 h
-                for h in hosts_in(group.sample or group.signature)
+                for h in hosts_in(text)
                 if not any(h == k or h.startswith(f"{k}.") for k in known)
             ]
-            if hosts:
-                found.append(Limited(errors, group, hosts[0]))
+            provider = hosts[0] if hosts else _provider_named(text, known)
+            if provider:
+                found.append(Limited(errors, group, provider))
                 break
     return found
+
+
+def _provider_named(text: str, known: set[str]) -> str | None:
+    """The provider a limit answer names by its words (no host): the API that was called."""
+    for match in _PROVIDER_WORDS.finditer(text[:4000]):
+        name = (match.group(1) or match.group(2) or "").strip().lower()
+        if name and name not in known:
+            return name
+    return None
+
+
+def top_caller(
+    board: Board, limited: set[str]
+) -> tuple[str, Errors, ErrorGroup] | None:
+    """(service, errors, group) of a usage line that names a service the logs know as the top
+    caller of a shared quota, the service not one of those the limit refuses."""
+    every = unread_services.every_service_errors(board.inv, board.facts)
+    known = {s for s, _ in every if s} | {s for s in board.facts.health if s}
+    for _, errors in every:
+        for group in (*errors.groups, *errors.warnings):
+            if not group.is_new:
+                continue
+            match = _TOP_CALLER.search(group.sample or group.signature)
+            if match is None:
+                continue
+            tail = match.group(0).lower()
+            named = [
+                n
+                for n in known
+                if n not in limited
+                and n != errors.service
+                and re.search(rf"(?<![a-z0-9]){re.escape(n)}(?![a-z0-9])", tail)
+            ]
+            if named:
+                return max(named, key=len), errors, group
+    return None
 
 
 def bursts(board: Board, start: datetime, limited: set[str]) -> list[Burst]:
@@ -164,7 +219,7 @@ def batch_tenants(
 
 
 def shared_limits(board: Board) -> None:
-    """A provider outside our services answering a service's calls with 429 or a rate limit is an http-layer fault: another service whose own send or request rate jumped from before the window used the shared limit up and is the cause, else the provider's limit is."""
+    """A provider outside our services (a host, or the API the answer names) answering a service's calls with 429 or a rate limit is an http-layer fault: another service whose own send or request rate jumped from before the window, or that a usage line names as the quota's top caller, used the shared limit up and is the cause, else the provider's limit is."""
     start = parse_time(board.inv.incident.window_start or "")
     if start is None:
         return
@@ -184,6 +239,10 @@ def shared_limits(board: Board) -> None:
         provider.cite(lim.errors.obs, lim.fact)
     provider.keywords = [first.provider, "429", "rate limit", layers.HTTP]
     if not others:
+        named = top_caller(board, {lim.errors.service for lim in limited})
+        if named is not None:
+            _top(board, provider, first, limited, *named)
+            return
         batches = batch_tenants(board, limited)
         if batches:
             _batch(board, provider, first, limited, *batches[0])
@@ -243,3 +302,47 @@ def _batch(
     c.chain = [board.symptom(), first.fact, errors.fact(group), c.statement]
     c.status, c.confidence = "confirmed", max(c.confidence, _BATCH_TENANT)
     c.keywords = [errors.service, first.provider, "quota", "rate limit", layers.HTTP]
+
+
+def _top(
+    board: Board,
+    provider: Candidate,
+    first: Limited,
+    limited: list[Limited],
+    service: str,
+    errors: Errors,
+    group: ErrorGroup,
+) -> None:
+    """A service a usage line names as the top caller of the shared quota is the co-tenant using
+    it up; the provider is how, the callers it refuses are its victims."""
+    provider.status, provider.confidence = (
+        "likely",
+        max(provider.confidence, _PROVIDER_BEHIND),
+    )
+    usage = group.sample or group.signature
+    c = board.get(
+        layers.HTTP,
+        service,
+        f"{service} is the top caller of the quota {first.errors.service} shares at "
+        f"{first.provider} ({errors.service}: {short(usage, 90)}); {first.provider} now "
+        f"refuses {first.errors.service}",
+    )
+    c.cite(errors.obs, errors.fact(group))
+    for lim in limited:
+        c.cite(lim.errors.obs, lim.fact)
+    own = board.facts.errors.get(service)
+    if own is not None:
+        mine = next(
+            (g for g in (*own.groups, *own.warnings) if LIMITED.search(g.text)), None
+        )
+        if mine is not None:
+            c.cite(own.obs, own.fact(mine))
+    c.chain = [board.symptom(), first.fact, errors.fact(group), c.statement]
+    c.status, c.confidence = "confirmed", max(c.confidence, _CO_TENANT)
+    c.keywords = [service, first.provider, "quota", "rate limit", layers.HTTP]
+    for lim in limited:
+        victim = board.candidates.get(f"{layers.APPLICATION}:{lim.errors.service}")
+        if victim is not None:
+            victim.explained_by(
+                c, f"a victim of {c.id} (it spends the quota the caller shares)"
+            )

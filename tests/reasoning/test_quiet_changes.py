@@ -407,3 +407,45 @@ def test_a_measured_size_going_from_one_value_to_another_is_no_change_line():
 
     found = [c.message for c in quiet_changes.change_lines(Inv())]  # type: ignore[arg-type]
     assert found == ["config reloaded: ledger.cache.max=512MB -> 64MB"]
+
+
+@pytest.mark.rule("board.quiet-changes")
+def test_a_monitors_reading_of_a_path_is_no_change_but_a_setting_moved_by_an_arrow_is():
+    from reasoning.observations import Investigation
+
+    inv = Investigation(incident=incident("basket-api", "slow"), tools=[])
+    inv.observations.append(
+        Observation(
+            span_id="c1",
+            agent="logs",
+            server="logbook",
+            tool="search_logs",
+            arguments={"query": SEARCH, "regex": True},
+            is_ok=True,
+            result={
+                "lines": _lines(
+                    (
+                        "linkwatch",
+                        "2030-01-01T10:20:00Z",
+                        "basket-api → stock-db.corp:6432 latency p99 8.4 ms (was 0.7 ms)",
+                        "warn",
+                    ),
+                    (
+                        "linkwatch",
+                        "2030-01-01T10:21:00Z",
+                        "basket-api -> cache-2 ping 3 ms",
+                        "info",
+                    ),
+                    (
+                        "deployer",
+                        "2030-01-01T10:10:00Z",
+                        "basket-api pool.max_size 40 -> 4",
+                        "info",
+                    ),
+                )
+            },
+        )
+    )
+
+    found = [c.message for c in quiet_changes.change_lines(inv)]
+    assert found == ["basket-api pool.max_size 40 -> 4"]
