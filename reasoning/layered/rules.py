@@ -131,6 +131,7 @@ from reasoning.layered.shared_limits import shared_limits
 from reasoning.layered.signed_lifetime import signed_lifetime
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_lookups import slow_lookups
+from reasoning.layered.space_holders import space_holders
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
 from reasoning.layered.statement_errors import statement_errors
@@ -456,6 +457,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
+    Rule("board.space-holders", BOARD, (layers.APPLICATION,), space_holders, (4,)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
