@@ -61,7 +61,7 @@ from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults, lockup_faults, nic_faults
 from reasoning.layered.kubernetes.links import (
     caller_victims,
     explained_victims,
@@ -232,6 +232,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.PLATFORM,),
         nic_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.node-kernel-lockup",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        lockup_faults,
         (1, 4),
     ),
     Rule(

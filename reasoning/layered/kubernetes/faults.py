@@ -34,7 +34,7 @@ from reasoning.layered.kubernetes.ingress_paths import path_match_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
-from reasoning.layered.kubernetes.kernel import kernel_faults, nic_faults
+from reasoning.layered.kubernetes.kernel import kernel_faults, lockup_faults, nic_faults
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
@@ -134,6 +134,8 @@ def _namespace_faults(
     for node in kernel_faults(inv, cluster, ns):
         found.setdefault(node.component, node)
     for node in nic_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
+    for node in lockup_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)
