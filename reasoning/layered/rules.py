@@ -93,6 +93,7 @@ from reasoning.layered.kubernetes.routing import (
 )
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
+    host_network_dns_faults,
     resolver_faults,
 )
 from reasoning.layered.kubernetes.stages.admission import admission
@@ -339,6 +340,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         host_alias_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.host-network-dns-policy",
+        NAMESPACE,
+        (layers.DNS,),
+        host_network_dns_faults,
         (1, 4),
     ),
     Rule(

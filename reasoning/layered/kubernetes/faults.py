@@ -63,6 +63,7 @@ from reasoning.layered.kubernetes.routing import (
 )
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
+    host_network_dns_faults,
     resolver_faults,
 )
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
@@ -199,10 +200,19 @@ def _namespace_faults(
     for finding in [
         *resolver_faults(cluster, facts, ns),
         *host_alias_faults(cluster, facts, ns),
+        *host_network_dns_faults(cluster, facts, ns),
     ]:
-        # The workload's spec sends its traffic astray: that says more than a runtime symptom.
+        # The workload's spec sends its traffic astray: that says more than a runtime symptom
+        # (on the node's network no cluster name resolves, whether or not it is spelled right).
         current = found.get(finding.component)
-        if current is None or current.stage in ("runtime", "performance"):
+        if (
+            current is None
+            or current.stage in ("runtime", "performance")
+            or (
+                finding.reason == "HostNetworkDNSPolicy"
+                and current.reason == "wrong_service_name"
+            )
+        ):
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
