@@ -103,6 +103,7 @@ from reasoning.layered.kubernetes.stages.scheduling import scheduling
 from reasoning.layered.kubernetes.stages.startup import startup
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
+from reasoning.layered.kubernetes.topology_routing import topology_faults
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -296,6 +297,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         traffic_policy_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.topology-aware-routing",
+        NAMESPACE,
+        (layers.CONNECT,),
+        topology_faults,
         (1, 4),
     ),
     Rule(

@@ -66,6 +66,7 @@ from reasoning.layered.kubernetes.spec_references import (
     host_network_dns_faults,
     resolver_faults,
 )
+from reasoning.layered.kubernetes.topology_routing import topology_faults
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -181,6 +182,8 @@ def _namespace_faults(
     for finding in affinity_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):
+        found.setdefault(finding.component, finding)
+    for finding in topology_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
