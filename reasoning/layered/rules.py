@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered import resolution
+from reasoning.layered.account_paused import account_paused
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
@@ -525,6 +526,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
+    Rule("board.account-paused", BOARD, (layers.HTTP,), account_paused, (1, 4)),
     Rule(
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
