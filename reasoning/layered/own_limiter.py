@@ -46,7 +46,27 @@ _NAMED_CLIENT = re.compile(
 # A caller's line saying it was refused as too many: the hop's refusal, passed on.
 _REFUSED = re.compile(r"\b429\b|too many requests|rate[ -]?limit", re.IGNORECASE)
 _CONFIRMED = 0.86
+_PROBED = (
+    0.94  # the limiter's own line and a probe of the host it serves, refused, agree
+)
 _LEAD = 0.6
+
+
+def _names_host(text: str, host: str) -> bool:
+    """`text` names `host` as a whole name (not a part of a longer one)."""
+    start = text.find(host)
+    while start != -1:
+        end = start + len(host)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in ".-") and not (
+            after.isalnum()
+            or after in "-"
+            or (after == "." and text[end + 1 : end + 2].isalnum())
+        ):
+            return True
+        start = text.find(host, start + 1)
+    return False
 
 
 def limits_by_key(text: str) -> bool:
@@ -96,7 +116,20 @@ def _hypothesis(board: Board, errors: Errors, group: ErrorGroup) -> None:
     ]
     for e, g in callers:
         c.cite(e.obs, e.fact(g))
-    c.status, c.confidence = ("confirmed", _CONFIRMED) if callers else ("likely", _LEAD)
+    # A probe refused as too many by a host the limiter's own lines serve saw its refusal.
+    text = (group.sample or group.signature).lower()
+    probed = [
+        p
+        for p in board.facts.probes.values()
+        if p.status == 429 and p.host and _names_host(text, p.host.lower())
+    ]
+    for p in probed:
+        c.cite(p.obs, p.fact)
+    c.status, c.confidence = (
+        ("confirmed", _PROBED if probed else _CONFIRMED)
+        if callers or probed
+        else ("likely", _LEAD)
+    )
     c.chain = [
         board.symptom(),
         *(
@@ -107,6 +140,13 @@ def _hypothesis(board: Board, errors: Errors, group: ErrorGroup) -> None:
         c.statement,
     ]
     c.keywords = [layers.HTTP, "rate limit", "429", service]
+    for p in probed:
+        host = board.candidates.get(f"{layers.HTTP}:{p.host}")
+        if host is not None and host is not c:
+            host.explained_by(
+                c,
+                f"its 429 is {service}'s own rate limiter refusing (a symptom of {c.id})",
+            )
     app = board.candidates.get(f"{layers.APPLICATION}:{service}")
     if app is not None and app.status != "ruled_out":
         app.status, app.confidence = "ruled_out", min(app.confidence, 0.2)

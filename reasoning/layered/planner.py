@@ -44,6 +44,7 @@ from reasoning.layered import (
     shared_limits,
     signed_lifetime,
     silent_lines,
+    space_holders,
     stalled_output,
     survey,
     unread_services,
@@ -548,6 +549,7 @@ class LayeredPlanner:
         calls += self._change_searches(inv, facts)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
+        calls += self._space_holder_searches(inv, facts)
         calls += self._host_searches(inv, facts)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
@@ -680,6 +682,17 @@ class LayeredPlanner:
             facts,
             partial(self._call, inv),
             self._window(inv),
+        )
+
+    def _space_holder_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A service's own lines say its space is used up: every service's lines over the hours
+        before naming it and what it retains (`space_holders`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return space_holders.searches(
+            facts, partial(self._call, inv), self._window(inv)
         )
 
     def _capacity_reads(

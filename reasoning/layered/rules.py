@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered import resolution
+from reasoning.layered.account_paused import account_paused
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
@@ -66,6 +67,7 @@ from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import (
     cpu_starved_faults,
     kernel_faults,
+    lockup_faults,
     nic_faults,
 )
 from reasoning.layered.kubernetes.links import (
@@ -99,6 +101,7 @@ from reasoning.layered.kubernetes.routing import (
 )
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
+    host_network_dns_faults,
     resolver_faults,
 )
 from reasoning.layered.kubernetes.stages.admission import admission
@@ -108,6 +111,7 @@ from reasoning.layered.kubernetes.stages.scheduling import scheduling
 from reasoning.layered.kubernetes.stages.startup import startup
 from reasoning.layered.kubernetes.stages.zero_replicas import zero_replicas
 from reasoning.layered.kubernetes.system import dns_victims, proxy_victims
+from reasoning.layered.kubernetes.topology_routing import topology_faults
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -140,6 +144,7 @@ from reasoning.layered.signed_lifetime import signed_lifetime
 from reasoning.layered.silent_lines import offset_reset, traffic_split
 from reasoning.layered.slow_callee import slow_callee
 from reasoning.layered.slow_lookups import slow_lookups
+from reasoning.layered.space_holders import space_holders
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
 from reasoning.layered.statement_errors import statement_errors
@@ -250,6 +255,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.node-kernel-lockup",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        lockup_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.node-confined-failure",
         NAMESPACE,
         (layers.PLATFORM,),
@@ -313,6 +325,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.topology-aware-routing",
+        NAMESPACE,
+        (layers.CONNECT,),
+        topology_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.ingress-tls-secret-missing",
         NAMESPACE,
         (layers.TLS,),
@@ -361,6 +380,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         host_alias_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.host-network-dns-policy",
+        NAMESPACE,
+        (layers.DNS,),
+        host_network_dns_faults,
         (1, 4),
     ),
     Rule(
@@ -486,6 +512,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
+    Rule("board.space-holders", BOARD, (layers.APPLICATION,), space_holders, (4,)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
@@ -533,6 +560,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
+    Rule("board.account-paused", BOARD, (layers.HTTP,), account_paused, (1, 4)),
     Rule(
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),

@@ -223,6 +223,63 @@ def test_a_hops_own_limiter_refusing_nearly_everyone_is_an_http_fault_of_the_hop
     assert app.status == "ruled_out"
 
 
+STORE = "https://store.quillmark.example/"
+LIMIT_FOR_STORE = (
+    "2031/02/01 08:14:09 [error] 77#77: *9120 limiting requests, excess: 30.100 by zone "
+    '"by_addr", client: 203.0.113.40, server: store.quillmark.example, request: "GET /p/9"'
+)
+
+
+def _probed_limiter_world(line, status=429):
+    return World(
+        {
+            ("service_health", "quill-web"): health("quill-web", "degraded", FAILING),
+            ("top_errors", "quill-web"): logged("quill-web"),
+            ("top_errors", "front-proxy"): logged(
+                "front-proxy", errors=[group(line, count=600)]
+            ),
+            ("service_health", "front-proxy"): health("front-proxy", "healthy"),
+            ("list_targets", ""): targets(STORE),
+            ("probe_url", STORE): probe(
+                STORE,
+                "http",
+                f"http_{status}",
+                [f"HTTP {status} from store.quillmark.example"],
+                status=status,
+            ),
+            ("search_logs", ""): lines(),
+        }
+    )
+
+
+@pytest.mark.rule("board.own-rate-limiter")
+def test_a_probe_refused_429_by_the_host_a_limiter_serves_confirms_the_limiter_over_the_host():
+    _, _, report = run_with_schemas(
+        _probed_limiter_world(LIMIT_FOR_STORE),
+        incident("quill-web", "front-proxy refuses shoppers"),
+    )
+
+    assert report.top.id == "http:front-proxy"
+    assert report.top.status == "confirmed"
+    assert any(e.tool == "probe_url" for e in report.top.evidence)
+    host = next(h for h in report.hypotheses if h.id == "http:store.quillmark.example")
+    assert host.confidence < report.top.confidence
+
+
+@pytest.mark.rule("board.own-rate-limiter")
+def test_a_limiter_line_for_another_host_does_not_take_the_probes_refusal():
+    other = LIMIT_FOR_STORE.replace(
+        "store.quillmark.example", "store.quillmark.example.internal"
+    )
+    _, _, report = run_with_schemas(
+        _probed_limiter_world(other),
+        incident("quill-web", "front-proxy refuses shoppers"),
+    )
+
+    limiter = next((h for h in report.hypotheses if h.id == "http:front-proxy"), None)
+    assert limiter is None or not any(e.tool == "probe_url" for e in limiter.evidence)
+
+
 @pytest.mark.rule("board.own-rate-limiter")
 def test_a_third_party_limiting_us_is_not_a_hop_fault_of_ours():
     world = World(

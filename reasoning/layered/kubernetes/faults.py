@@ -39,6 +39,7 @@ from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import (
     cpu_starved_faults,
     kernel_faults,
+    lockup_faults,
     nic_faults,
 )
 from reasoning.layered.kubernetes.links import link
@@ -69,8 +70,10 @@ from reasoning.layered.kubernetes.routing import (
 )
 from reasoning.layered.kubernetes.spec_references import (
     host_alias_faults,
+    host_network_dns_faults,
     resolver_faults,
 )
+from reasoning.layered.kubernetes.topology_routing import topology_faults
 from reasoning.layered.kubernetes.traffic_policy import traffic_policy_faults
 from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
@@ -143,6 +146,8 @@ def _namespace_faults(
         found.setdefault(node.component, node)
     for node in cpu_starved_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
+    for node in lockup_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)
     kubelet_reasons(inv, cluster, list(found.values()))
@@ -189,6 +194,8 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)
+    for finding in topology_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
     for finding in ingress_tls_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in rewrite_faults(cluster, facts, ns, failing):
@@ -209,10 +216,19 @@ def _namespace_faults(
     for finding in [
         *resolver_faults(cluster, facts, ns),
         *host_alias_faults(cluster, facts, ns),
+        *host_network_dns_faults(cluster, facts, ns),
     ]:
-        # The workload's spec sends its traffic astray: that says more than a runtime symptom.
+        # The workload's spec sends its traffic astray: that says more than a runtime symptom
+        # (on the node's network no cluster name resolves, whether or not it is spelled right).
         current = found.get(finding.component)
-        if current is None or current.stage in ("runtime", "performance"):
+        if (
+            current is None
+            or current.stage in ("runtime", "performance")
+            or (
+                finding.reason == "HostNetworkDNSPolicy"
+                and current.reason == "wrong_service_name"
+            )
+        ):
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding

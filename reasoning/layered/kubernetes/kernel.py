@@ -62,7 +62,16 @@ _RESET = re.compile(r"reset|tx timeout|link is down|\bhang\b", re.IGNORECASE)
 _DRIVER_NAMES = _DRIVER.pattern.removeprefix(r"(?<![\w-])").removesuffix(r"(?![\w-])")
 NIC = _WATCHDOG + rf"|\b{_DRIVER_NAMES}\b.{{0,80}}(?:reset|tx timeout|link is down)"
 NIC_REASON = "NodeNetworkDegraded"
-SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC])
+# The kernel's watchdogs finding a CPU or a task stuck: a soft or hard lockup, an RCU stall, a task
+# blocked in the kernel for minutes (`watchdog: BUG: soft lockup - CPU#3 stuck for 23s!`,
+# `NMI watchdog: Watchdog detected hard LOCKUP on cpu 5`, `rcu: INFO: rcu_sched self-detected
+# stall on CPU`, `INFO: task kworker/2:1:77 blocked for more than 120 seconds`).
+LOCKUP = (
+    r"soft lockup|hard LOCKUP|self-detected stall|detected stalls? on CPU|"
+    r"blocked for more than [0-9]+ seconds"
+)
+LOCKUP_REASON = "NodeKernelLockup"
+SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC, LOCKUP])
 
 
 def _adapter_resets(message: str) -> bool:
@@ -87,6 +96,7 @@ _MATCHERS: tuple[tuple[Callable[[str], object], str, str], ...] = (
         for pattern, reason, table in TABLES
     ),
     (_adapter_resets, NIC_REASON, "network adapter"),
+    (re.compile(LOCKUP, re.IGNORECASE).search, LOCKUP_REASON, "CPU"),
     (CPU_STARVED.search, CPU_REASON, "CPU"),
 )
 _NODE_LABELS = ("node", "nodename", "node_name", "host", "hostname", "instance")
@@ -178,8 +188,8 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     for line in kernel_lines(inv, cluster):
-        if line.reason in (NIC_REASON, CPU_REASON):
-            continue  # `nic_faults`, `cpu_starved_faults`
+        if line.reason in (NIC_REASON, CPU_REASON, LOCKUP_REASON):
+            continue  # `nic_faults`, `cpu_starved_faults`, `lockup_faults`
         f = out.get(line.node)
         if f is None:
             f = out[line.node] = Finding(
@@ -272,6 +282,53 @@ def cpu_starved_faults(
 def _opening_node(message: str, node: str) -> str:
     """The line without the node's name it opens with (a line naming it further on is kept whole)."""
     return message[len(node) :].strip(" :") if message.startswith(node) else message
+
+
+def lockup_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose kernel logs CPUs or tasks stuck (a soft or hard lockup, an RCU stall, a task blocked for minutes) stalls every pod on it and its kubelet, which flaps the node NotReady and Ready: the node (its image or kernel) is the fault, not the pods that stall there."""
+    out: dict[str, Finding] = {}
+    for line in kernel_lines(inv, cluster, facts):
+        if line.reason != LOCKUP_REASON:
+            continue
+        f = out.get(line.node)
+        if f is None:
+            f = out[line.node] = Finding(
+                "infrastructure",
+                LOCKUP_REASON,
+                f"node/{line.node}",
+                layers.PLATFORM,
+                f"node {line.node}'s kernel finds its CPUs stuck (its kernel: "
+                f"{short(_after_node(line.message, line.node), 100)}): every pod on it and its "
+                "kubelet stall for seconds at a time, so the node flaps NotReady and Ready",
+                ns,
+            )
+            f.keywords = ["node", line.node, LOCKUP_REASON, "kernel", "lockup"]
+            f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
+            on_node = [p.name for p in cluster.pods(ns) if p.node == line.node]
+            if on_node:
+                f.statement += f" ({', '.join(on_node[:3])} run there)"
+            image = _node_image(cluster, line.node)
+            if image:
+                f.statement += f"; the node runs {image}"
+                f.keywords.append(image)
+        if len(f.evidence) < 3:
+            f.cite(
+                line.obs, f"{line.node} kernel: {_after_node(line.message, line.node)}"
+            )
+    return list(out.values())
+
+
+def _node_image(cluster: Cluster, node: str) -> str:
+    """The OS image and kernel a wide node listing gives for `node`, "" when not listed."""
+    table = cluster.table("nodes", "")
+    for row in table.rows if table else ():
+        if row.get("NAME") == node:
+            return " ".join(
+                v for v in (row.get("OS-IMAGE", ""), row.get("KERNEL-VERSION", "")) if v
+            )
+    return ""
 
 
 def _after_node(message: str, node: str) -> str:

@@ -265,6 +265,16 @@ def condition_nodes(cluster: Cluster, ns: str, *, most: int = 3) -> dict[str, st
             found.setdefault(evicted.node, f"{evicted.name} was evicted there")
         elif event.kind == "node" and event.reason in _PRESSURE_EVENTS:
             found.setdefault(event.name, event.reason)
+        elif (
+            event.kind == "pod"
+            and event.reason == "NodeNotReady"
+            and event.name in pods
+            and pods[event.name].node
+        ):
+            # A pod's own event says its node went not ready (the node may be Ready again now).
+            found.setdefault(
+                pods[event.name].node, f"{event.name} saw its node go not ready"
+            )
         tainted = tainted or bool(CONDITION_TAINT.search(event.message))
     if tainted and not found:
         for name in tainted_suspects(cluster, ns, most=most):

@@ -42,7 +42,12 @@ from reasoning.layered.kubernetes.jobs import (
     created_pods,
     prepared_workloads,
 )
-from reasoning.layered.kubernetes.kubectl import Pod, init_containers, pod_containers
+from reasoning.layered.kubernetes.kubectl import (
+    Pod,
+    init_containers,
+    pod_containers,
+    resource,
+)
 from reasoning.layered.kubernetes.metrics_api import (
     blind_autoscalers,
     failing_metrics_servers,
@@ -765,15 +770,34 @@ def _pod_specs(
         and outside_failures(facts, cluster, ns, w)
     ]
     egress.sort(key=lambda w: order.get(w, len(order)))
-    return [
-        call(
-            GET_YAML,
-            {"kind": w.partition("/")[0], "name": w.partition("/")[2], "namespace": ns},
-            f"{w} fails to reach {outside_failures(facts, cluster, ns, w)[0]}: where its pod "
-            "spec sends that traffic (dnsConfig, hostAliases)",
+    calls: Calls = []
+    for w in egress[:most]:
+        kind, _, name = w.partition("/")
+        arguments = {"kind": kind, "name": name, "namespace": ns}
+        target = outside_failures(facts, cluster, ns, w)[0]
+        unanswered = (resource(kind), ns, name) not in cluster.yamls and any(
+            o.tool == GET_YAML and o.arguments == arguments for o in inv.observations
         )
-        for w in egress[:most]
-    ]
+        if unanswered:
+            # No YAML to read: describe prints the pod template's network and DNS policy too.
+            calls.append(
+                call(
+                    DESCRIBE,
+                    arguments,
+                    f"{w} fails to reach {target} and its YAML could not be read: its pod "
+                    "template's network and DNS policy",
+                )
+            )
+        else:
+            calls.append(
+                call(
+                    GET_YAML,
+                    arguments,
+                    f"{w} fails to reach {target}: where its pod spec sends that traffic "
+                    "(dnsConfig, hostAliases, hostNetwork)",
+                )
+            )
+    return calls
 
 
 def _list(

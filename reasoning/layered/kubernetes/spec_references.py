@@ -212,3 +212,117 @@ def _alias_finding(
         f.statement,
     ]
     return f
+
+
+# A pod template's network and DNS policy, as describe prints them or as the YAML spells them.
+_HOST_NETWORK = re.compile(
+    r"^\s*(?:Host Network|hostNetwork):\s*true\s*$", re.IGNORECASE
+)
+_POLICY = re.compile(r"^\s*(?:DNS Policy|dnsPolicy):\s*(\S+)\s*$", re.IGNORECASE)
+_WORKLOAD_KINDS = ("deployments", "daemonsets", "statefulsets", "replicasets", "pods")
+# A name only the cluster's DNS knows: a Service's `name.namespace.svc[.cluster.local]`.
+_CLUSTER_NAME = re.compile(r"\.svc(?:\.[a-z0-9-]{1,63}){0,4}$|\.cluster\.local$")
+
+
+def _network_spec(text: str) -> tuple[bool, str, str]:
+    """(hostNetwork, the DNS policy or "", the lines that say so) of a describe or `-o yaml` answer."""
+    host = False
+    policy = ""
+    said: list[str] = []
+    for line in text.splitlines()[:3000]:
+        if len(line) > 500:
+            continue
+        if _HOST_NETWORK.match(line):
+            host = True
+            said.append(line.strip())
+        elif (m := _POLICY.match(line)) and not policy:
+            policy = m.group(1).strip("'\"")
+            said.append(line.strip())
+    return host, policy, "; ".join(said)
+
+
+def _host_network_specs(
+    cluster: Cluster, ns: str
+) -> dict[str, tuple[Observation, str]]:
+    """Per workload, the answer (describe or YAML) showing its pods on the node's network with the
+    cluster-first DNS policy (said or by default), and the lines that say so."""
+    found: dict[str, tuple[Observation, str]] = {}
+    answers = [*sorted(cluster.describes.items()), *sorted(cluster.yamls.items())]
+    for (plural, space, name), obs in answers:
+        if plural not in _WORKLOAD_KINDS or space != ns or not obs.text:
+            continue
+        host, policy, said = _network_spec(obs.text)
+        if not host or policy not in ("", "ClusterFirst"):
+            continue
+        workload = cluster.owner(ns, plural, name)
+        found.setdefault(
+            workload,
+            (obs, said + ("" if policy else "; dnsPolicy: (default) ClusterFirst")),
+        )
+    # No spec read: a pod whose address is its node's own runs on the node's network.
+    nodes = cluster.table("nodes", "")
+    pods = cluster.table("pods", ns)
+    node_ips = {
+        row.get("NAME", ""): row.get("INTERNAL-IP", "")
+        for row in (nodes.rows if nodes else ())
+    }
+    for pod in cluster.pods(ns):
+        if pods is None or not pod.ip or node_ips.get(pod.node) != pod.ip:
+            continue
+        workload = cluster.owner(ns, "pod", pod.name)
+        found.setdefault(
+            workload,
+            (
+                pods.obs,
+                f"pod {pod.name} has its node {pod.node}'s own address {pod.ip} "
+                "(hostNetwork: true; dnsPolicy not read: ClusterFirst unless set)",
+            ),
+        )
+    return found
+
+
+def host_network_dns_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Finding]:
+    """A workload whose pods run on the node's network (`hostNetwork: true`) with the DNS policy `ClusterFirst` resolves through the node's resolver, which knows no cluster Service names: its lookups of them fail, and its DNS policy (not `ClusterFirstWithHostNet`) is the fault, not the names nor the cluster DNS."""
+    out: list[Finding] = []
+    for workload, (spec_obs, said) in _host_network_specs(cluster, ns).items():
+        failing = [
+            (obs, line, name)
+            for obs, line in _lines(facts, cluster, ns, workload)
+            if LOOKUP_FAILED.search(line)
+            and (name := _looked_up(line).lower().rstrip("."))
+            and _CLUSTER_NAME.search(name)
+        ]
+        if not failing:
+            continue
+        names = sorted({n for _, _, n in failing})
+        short_name = workload.partition("/")[2]
+        f = Finding(
+            "service_routing",
+            "HostNetworkDNSPolicy",
+            workload,
+            layers.DNS,
+            f"{workload}'s pods run on the node's network (hostNetwork: true) with dnsPolicy "
+            f"ClusterFirst, so they resolve through the node's resolver, which knows no cluster "
+            f"Service names: lookups of {', '.join(names[:3])} fail "
+            f"({short(failing[0][1], 140)}); its DNS policy is the fault (ClusterFirstWithHostNet), "
+            "not the names it looks up",
+            ns,
+        )
+        f.cite(spec_obs, f"{workload}: {said}")
+        for obs, line, _ in failing[:2]:
+            f.cite(obs, f"{short_name} logs: {line}")
+        f.keywords = [
+            short_name,
+            "hostNetwork",
+            "dnsPolicy",
+            "ClusterFirst",
+            "ClusterFirstWithHostNet",
+            *names[:3],
+        ]
+        f.chain = [
+            f"{short_name}'s lookups fail: {short(failing[0][1], 100)}",
+            f"{workload}: {said}",
+            f.statement,
+        ]
+        out.append(f)
+    return out
