@@ -24,6 +24,7 @@ from reasoning.layered import (
     dns_zones,
     echoed_errors,
     edge_filters,
+    egress_proxy,
     host_lines,
     kubernetes,
     lb_draining,
@@ -547,6 +548,7 @@ class LayeredPlanner:
         calls += self._change_searches(inv, facts)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
+        calls += self._egress_searches(inv, facts)
         calls += self._host_searches(inv, facts)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
@@ -666,6 +668,18 @@ class LayeredPlanner:
                 for service in stalled_output.searches(inv, facts)[:2]
             ]
         return calls
+
+    def _egress_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A caller's errors name a proxy they go via: every service's proxy settings and the
+        proxy's tunnel lines (`egress_proxy`), where the logs server searches every service by regex."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        window = self._window(inv)
+        return egress_proxy.searches(
+            facts, partial(self._call, inv), window, _parse_time(window["end"])
+        )
 
     def _echo_searches(
         self, inv: Investigation, facts: Facts

@@ -46,6 +46,7 @@ from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
+from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -458,6 +459,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
+    Rule("board.egress-proxy", BOARD, (layers.CONNECT,), egress_proxy, (1, 4)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
