@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered import resolution
+from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
@@ -460,6 +461,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
     Rule("board.egress-proxy", BOARD, (layers.CONNECT,), egress_proxy, (1, 4)),
+    Rule("board.address-conflict", BOARD, (layers.CONNECT,), address_conflict, (1, 4)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(
