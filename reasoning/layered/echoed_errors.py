@@ -1,10 +1,13 @@
 """A caller that quotes a back end's own error word for word relays it: the back end's fault explains the caller's loud errors.
 
-A service whose error line carries another program's message (a database's `ERROR:` text, a SQLSTATE)
-shows what its back end said, not a fault of its own. When a resource exhaustion (`No space left on
-device`, a full disk or WAL) is quoted that way, every service's lines are searched for the same words
+A service whose error line carries another program's message (a database's `ERROR:` or `HINT:` text, a
+SQLSTATE, the exception its driver raises for the server's error) shows what its back end said, not a
+fault of its own. When a resource exhaustion (`No space left on device`, a full disk or WAL, a lock
+table `out of shared memory`) is quoted that way, every service's lines are searched for the same words
 (`searches`); the service whose own lines say them without quoting anyone is the origin: its
-application hypothesis is confirmed, and the caller's becomes its symptom.
+application hypothesis is confirmed, and the caller's becomes its symptom. When several services say
+them (other clients relay the words too), the one saying them in a server's own voice (its line opens
+with its severity, `ERROR:`) is the origin.
 """
 
 import re
@@ -27,12 +30,21 @@ EXHAUSTED = tuple(
         r"ENOSPC",
         r"(?:disk|volume|filesystem|wal) (?:is )?full",
         r"could not (?:extend|write to) file",
+        r"out of shared memory",
+        r"exceeds the lock table size",
     )
 )
-# The marks of another program's message inside a caller's line: a database's own prefix or code.
+# The marks of another program's message inside a caller's line: a database's own prefix, code or
+# hint, or the exception its client driver raises for the server's error.
 QUOTED = re.compile(
-    r"\b(?:ERROR|FATAL|PANIC):\s|SQLSTATE|\bORA-\d{4,5}\b|\bERRCODE\b", re.IGNORECASE
+    r"\b(?:ERROR|FATAL|PANIC|HINT|DETAIL):\s|SQLSTATE|\bORA-\d{4,5}\b|\bERRCODE\b|"
+    r"\b(?:psycopg2?\.errors|asyncpg\.exceptions|pymysql\.err|MySQLdb\.\w+|sqlalchemy\.exc)\.|"
+    r"\bPSQLException\b|\bPG::\w+|\bpq:\s",
+    re.IGNORECASE,
 )
+# A back end's own voice: its line opens with its severity (after at most a few stamp or pid words),
+# where a relaying client's opens with its own words ("digest failed: out of ...").
+OWN_VOICE = re.compile(r"^\s*(?:\S*[^\s:] ){0,4}?(?:ERROR|FATAL|PANIC|LOG|WARNING):\s")
 _SEARCH_LIMIT = 20
 _CONFIDENCE = 0.88  # the origin's own lines and its caller's quote agree
 
@@ -104,6 +116,13 @@ def echoed_errors(board: Board) -> None:
             ):
                 continue
             origins.setdefault(service, []).append((obs, message))
+        if len(origins) > 1:
+            # Other clients relay the same words; the back end says them in its own voice.
+            origins = {
+                s: ls
+                for s, ls in origins.items()
+                if any(OWN_VOICE.search(m) for _, m in ls)
+            }
         if len(origins) == 1:
             origin, lines = next(iter(origins.items()))
             _blame(board, quote, origin, lines)

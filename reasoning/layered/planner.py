@@ -14,6 +14,7 @@ from typing import Any
 
 from reasoning import layers
 from reasoning.layered import (
+    address_conflict,
     backend_gauges,
     certificates,
     changes,
@@ -24,6 +25,7 @@ from reasoning.layered import (
     dns_zones,
     echoed_errors,
     edge_filters,
+    egress_proxy,
     host_lines,
     kubernetes,
     lb_draining,
@@ -550,6 +552,8 @@ class LayeredPlanner:
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)
+        calls += self._egress_searches(inv, facts)
+        calls += self._conflict_searches(inv, facts)
         calls += self._host_searches(inv, facts)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
@@ -670,6 +674,29 @@ class LayeredPlanner:
                 for service in stalled_output.searches(inv, facts)[:2]
             ]
         return calls
+
+    def _conflict_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Connections reset: every service's lines about an address claimed twice or taken over
+        (`address_conflict`), where the logs server searches every service by regex."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return address_conflict.searches(
+            facts, partial(self._call, inv), self._window(inv)
+        )
+
+    def _egress_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A caller's errors name a proxy they go via: every service's proxy settings and the
+        proxy's tunnel lines (`egress_proxy`), where the logs server searches every service by regex."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        window = self._window(inv)
+        return egress_proxy.searches(
+            facts, partial(self._call, inv), window, _parse_time(window["end"])
+        )
 
     def _echo_searches(
         self, inv: Investigation, facts: Facts

@@ -29,6 +29,7 @@ from typing import Any, Final
 from reasoning import layers
 from reasoning.layered import resolution
 from reasoning.layered.account_paused import account_paused
+from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
@@ -47,6 +48,7 @@ from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
+from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -513,6 +515,8 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.echoed-errors", BOARD, (layers.APPLICATION,), echoed_errors, (4,)),
     Rule("board.space-holders", BOARD, (layers.APPLICATION,), space_holders, (4,)),
+    Rule("board.egress-proxy", BOARD, (layers.CONNECT,), egress_proxy, (1, 4)),
+    Rule("board.address-conflict", BOARD, (layers.CONNECT,), address_conflict, (1, 4)),
     Rule("board.retry-storms", BOARD, (layers.APPLICATION,), retry_storms, (2, 4)),
     Rule("board.shared-capacity", BOARD, (layers.APPLICATION,), shared_capacity, (4,)),
     Rule(

@@ -17,7 +17,7 @@ import re
 import pytest
 
 from reasoning.layered.cut_bodies import CUT_BODY
-from reasoning.layered.echoed_errors import QUOTED_CALL, quoted_exhaustion
+from reasoning.layered.echoed_errors import OWN_VOICE, QUOTED_CALL, quoted_exhaustion
 from reasoning.layered.facts import ErrorGroup, Errors
 from reasoning.layered.local_exhaustion import LOCAL_EXHAUSTION
 from reasoning.layered.retry_storms import RATE_JUMP, RETRY_SETTINGS, RETRYING
@@ -236,6 +236,108 @@ def test_without_a_back_end_saying_it_the_caller_stays_the_fault():
     )
 
     assert report.top.id == "application:till-api"
+
+
+LOCKS_QUOTE = (
+    "POST /api/stock/reserve 500: sqlalchemy.exc.OperationalError: "
+    "(psycopg2.errors.OutOfMemory) out of shared memory"
+)
+
+
+def test_a_drivers_exception_for_a_lock_table_exhaustion_is_a_quote():
+    for text in (
+        LOCKS_QUOTE,
+        "reserve failed: asyncpg.exceptions.OutOfMemoryError: out of shared memory",
+        "job 12: PG::OutOfMemory: out of shared memory",
+    ):
+        quote = quoted_exhaustion(
+            Errors(_obs(), "stock-api", (ErrorGroup(text, text, 5),))
+        )
+        assert quote is not None and quote.words.lower() == "out of shared memory"
+    own = "worker out of shared memory while sorting"
+    assert (
+        quoted_exhaustion(Errors(_obs(), "stock-api", (ErrorGroup(own, own, 5),)))
+        is None
+    )
+
+
+def test_a_back_ends_own_voice_opens_its_line_with_its_severity():
+    assert OWN_VOICE.search("ERROR:  out of shared memory")
+    assert OWN_VOICE.search(
+        "2030-01-01 10:19:58.120 UTC [4411] ERROR:  out of shared memory"
+    )
+    assert not OWN_VOICE.search("batch 17 aborted: ERROR:  out of shared memory")
+    assert not OWN_VOICE.search("export failed: out of shared memory; will retry")
+
+
+@pytest.mark.timeout(60)
+def test_the_voice_and_quote_readers_stay_linear_on_hostile_lines():
+    for text in ("a:" * 100_000, "x " * 100_000, "ERROR" * 40_000 + ":"):
+        OWN_VOICE.search(text)
+        quoted_exhaustion(Errors(_obs(), "stock-api", (ErrorGroup(text, text, 1),)))
+
+
+def _locks_world(search_lines):
+    return World(
+        {
+            ("service_health", "stock-api"): health("stock-api", "unhealthy", FAILING),
+            ("top_errors", "stock-api"): logged(
+                "stock-api", errors=[group(LOCKS_QUOTE, count=300)]
+            ),
+            ("search_logs", ""): lines(*search_lines),
+        }
+    )
+
+
+@pytest.mark.rule("board.echoed-errors")
+def test_the_back_end_in_its_own_voice_is_the_origin_among_clients_relaying_its_words():
+    world = _locks_world(
+        [
+            ("stock-api", "2030-01-01T10:20:00Z", LOCKS_QUOTE),
+            (
+                "nightly-export",
+                "2030-01-01T10:19:59Z",
+                "batch 17 aborted: out of shared memory; will retry in 60s",
+            ),
+            (
+                "inventory-pg",
+                "2030-01-01T10:19:58Z",
+                "ERROR:  out of shared memory\nHINT:  raise the lock table's size",
+            ),
+        ]
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("stock-api", title="reservations fail"), names=NO_NETCHECK
+    )
+
+    searched = [
+        a for t, a in world.arguments if t == "search_logs" and not a.get("service")
+    ]
+    assert any(a["query"].lower() == "out of shared memory" for a in searched)
+    assert report.top.id == "application:inventory-pg"
+    assert report.top.status == "confirmed" and report.conclusive
+
+
+@pytest.mark.rule("board.echoed-errors")
+def test_two_relaying_clients_without_the_back_ends_voice_blame_no_one():
+    world = _locks_world(
+        [
+            ("stock-api", "2030-01-01T10:20:00Z", LOCKS_QUOTE),
+            (
+                "nightly-export",
+                "2030-01-01T10:19:59Z",
+                "batch 17 aborted: out of shared memory",
+            ),
+            ("price-sync", "2030-01-01T10:19:57Z", "sync failed: out of shared memory"),
+        ]
+    )
+
+    _, _, report = run_with_schemas(
+        world, incident("stock-api", title="reservations fail"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:stock-api"
 
 
 def test_a_clock_warning_on_the_issuing_side_is_cited_with_the_refusals():
