@@ -215,57 +215,26 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
     return list(out.values())
 
 
-def nic_faults(
-    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+def _per_node(
+    inv: Investigation,
+    facts: Facts,
+    cluster: Cluster,
+    ns: str,
+    reason: str,
+    opened: Callable[[KernelLine], Finding],
+    quoted: Callable[[KernelLine], str],
+    most: int | None = None,
 ) -> list[Finding]:
-    """A node whose kernel logs its network adapter stalling and resetting (a driver's watchdog timeout, a transmit queue timed out, a device reset) cuts the connections of every pod on it for seconds at a time while it stays Ready: the node is the fault, not the pods' callers that time out."""
+    """One finding per listed node whose lines say `reason`: `opened` words it from the node's first
+    such line, the pods of `ns` that run there are named, and each line (the first `most`) is cited
+    as `quoted` words it."""
     out: dict[str, Finding] = {}
     for line in kernel_lines(inv, cluster, facts):
-        if line.reason != NIC_REASON:
+        if line.reason != reason:
             continue
         f = out.get(line.node)
         if f is None:
-            f = out[line.node] = Finding(
-                "infrastructure",
-                NIC_REASON,
-                f"node/{line.node}",
-                layers.PLATFORM,
-                f"node {line.node}'s network adapter stalls and resets (its kernel: "
-                f"{short(_after_node(line.message, line.node), 100)}): every pod on it loses its "
-                "connections for the seconds each reset takes, while the node stays Ready",
-                ns,
-            )
-            f.keywords = ["node", line.node, NIC_REASON, "network adapter", "reset"]
-            f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
-            on_node = [p.name for p in cluster.pods(ns) if p.node == line.node]
-            if on_node:
-                f.statement += f" ({', '.join(on_node[:3])} run there)"
-        f.cite(line.obs, f"{line.node} kernel: {_after_node(line.message, line.node)}")
-    return list(out.values())
-
-
-def cpu_starved_faults(
-    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
-) -> list[Finding]:
-    """A node whose own lines (a monitor's alarm, its exporter) say its host holds its CPU back while it stays Ready (steal time, a burstable instance's CPU credits spent, held at its baseline) slows every pod on it: the node is the fault, not the pods that run slow there nor the monitor that says so."""
-    out: dict[str, Finding] = {}
-    for line in kernel_lines(inv, cluster, facts):
-        if line.reason != CPU_REASON:
-            continue
-        f = out.get(line.node)
-        if f is None:
-            f = out[line.node] = Finding(
-                "infrastructure",
-                CPU_REASON,
-                f"node/{line.node}",
-                layers.PLATFORM,
-                f"node {line.node} gets less CPU than its pods need ("
-                f"{short(_opening_node(line.message, line.node), 100)}): every pod on it runs "
-                "slow while the node stays Ready",
-                ns,
-            )
-            f.keywords = ["node", line.node, CPU_REASON, "cpu", "steal", "credit"]
-            f.chain = [f"{line.node}: {short(line.message, 120)}"]
+            f = out[line.node] = opened(line)
             on_node = [p for p in cluster.pods(ns) if p.node == line.node]
             if on_node:
                 f.statement += f" ({', '.join(p.name for p in on_node[:3])} run there)"
@@ -274,9 +243,63 @@ def cpu_starved_faults(
                     f.context.append(
                         (table.obs, f"get pods: {table.line(on_node[0].name)}")
                     )
-        if len(f.evidence) < 3:
-            f.cite(line.obs, f"{line.node}: {_opening_node(line.message, line.node)}")
+        if most is None or len(f.evidence) < most:
+            f.cite(line.obs, quoted(line))
     return list(out.values())
+
+
+def _kernel_says(line: KernelLine) -> str:
+    """How a finding cites a kernel's line: the node, then the kernel's own words."""
+    return f"{line.node} kernel: {_after_node(line.message, line.node)}"
+
+
+def nic_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose kernel logs its network adapter stalling and resetting (a driver's watchdog timeout, a transmit queue timed out, a device reset) cuts the connections of every pod on it for seconds at a time while it stays Ready: the node is the fault, not the pods' callers that time out."""
+
+    def opened(line: KernelLine) -> Finding:
+        f = Finding(
+            "infrastructure",
+            NIC_REASON,
+            f"node/{line.node}",
+            layers.PLATFORM,
+            f"node {line.node}'s network adapter stalls and resets (its kernel: "
+            f"{short(_after_node(line.message, line.node), 100)}): every pod on it loses its "
+            "connections for the seconds each reset takes, while the node stays Ready",
+            ns,
+        )
+        f.keywords = ["node", line.node, NIC_REASON, "network adapter", "reset"]
+        f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
+        return f
+
+    return _per_node(inv, facts, cluster, ns, NIC_REASON, opened, _kernel_says)
+
+
+def cpu_starved_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose own lines (a monitor's alarm, its exporter) say its host holds its CPU back while it stays Ready (steal time, a burstable instance's CPU credits spent, held at its baseline) slows every pod on it: the node is the fault, not the pods that run slow there nor the monitor that says so."""
+
+    def opened(line: KernelLine) -> Finding:
+        f = Finding(
+            "infrastructure",
+            CPU_REASON,
+            f"node/{line.node}",
+            layers.PLATFORM,
+            f"node {line.node} gets less CPU than its pods need ("
+            f"{short(_opening_node(line.message, line.node), 100)}): every pod on it runs "
+            "slow while the node stays Ready",
+            ns,
+        )
+        f.keywords = ["node", line.node, CPU_REASON, "cpu", "steal", "credit"]
+        f.chain = [f"{line.node}: {short(line.message, 120)}"]
+        return f
+
+    def quoted(line: KernelLine) -> str:
+        return f"{line.node}: {_opening_node(line.message, line.node)}"
+
+    return _per_node(inv, facts, cluster, ns, CPU_REASON, opened, quoted, most=3)
 
 
 def _opening_node(message: str, node: str) -> str:
@@ -288,36 +311,29 @@ def lockup_faults(
     inv: Investigation, facts: Facts, cluster: Cluster, ns: str
 ) -> list[Finding]:
     """A node whose kernel logs CPUs or tasks stuck (a soft or hard lockup, an RCU stall, a task blocked for minutes) stalls every pod on it and its kubelet, which flaps the node NotReady and Ready: the node (its image or kernel) is the fault, not the pods that stall there."""
-    out: dict[str, Finding] = {}
-    for line in kernel_lines(inv, cluster, facts):
-        if line.reason != LOCKUP_REASON:
-            continue
-        f = out.get(line.node)
-        if f is None:
-            f = out[line.node] = Finding(
-                "infrastructure",
-                LOCKUP_REASON,
-                f"node/{line.node}",
-                layers.PLATFORM,
-                f"node {line.node}'s kernel finds its CPUs stuck (its kernel: "
-                f"{short(_after_node(line.message, line.node), 100)}): every pod on it and its "
-                "kubelet stall for seconds at a time, so the node flaps NotReady and Ready",
-                ns,
-            )
-            f.keywords = ["node", line.node, LOCKUP_REASON, "kernel", "lockup"]
-            f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
-            on_node = [p.name for p in cluster.pods(ns) if p.node == line.node]
-            if on_node:
-                f.statement += f" ({', '.join(on_node[:3])} run there)"
-            image = _node_image(cluster, line.node)
-            if image:
-                f.statement += f"; the node runs {image}"
-                f.keywords.append(image)
-        if len(f.evidence) < 3:
-            f.cite(
-                line.obs, f"{line.node} kernel: {_after_node(line.message, line.node)}"
-            )
-    return list(out.values())
+
+    def opened(line: KernelLine) -> Finding:
+        f = Finding(
+            "infrastructure",
+            LOCKUP_REASON,
+            f"node/{line.node}",
+            layers.PLATFORM,
+            f"node {line.node}'s kernel finds its CPUs stuck (its kernel: "
+            f"{short(_after_node(line.message, line.node), 100)}): every pod on it and its "
+            "kubelet stall for seconds at a time, so the node flaps NotReady and Ready",
+            ns,
+        )
+        f.keywords = ["node", line.node, LOCKUP_REASON, "kernel", "lockup"]
+        f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
+        image = _node_image(cluster, line.node)
+        if image:
+            f.statement += f"; the node runs {image}"
+            f.keywords.append(image)
+        return f
+
+    return _per_node(
+        inv, facts, cluster, ns, LOCKUP_REASON, opened, _kernel_says, most=3
+    )
 
 
 def _node_image(cluster: Cluster, node: str) -> str:
