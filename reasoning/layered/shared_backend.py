@@ -188,42 +188,26 @@ def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
                 )
             )
     for obs in inv.observations:
-        if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
+        # Every service's lines (the start search aside), and the back end's own lines naming
+        # clients (`CLIENT_SEARCH`) at any level: a slow-query log names the application a
+        # stalling command came from.
+        if obs.tool != SEARCH_LOGS or not obs.is_ok:
             continue
-        if arg(obs, "query") == START_SEARCH:
+        named = str(arg(obs, "service") or "")
+        query = arg(obs, "query")
+        if (query != CLIENT_SEARCH) if named else (query == START_SEARCH):
             continue
         for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
-            service = str(line.get("service") or "").lower()
+            service = str(line.get("service") or named).lower()
             text = str(line.get("message") or "")
             if not service or not _own(text):
                 continue
+            where = f"{service}): " if named else f"every service): {service}: "
             found.append(
                 Blocked(
                     service,
                     obs,
-                    short(f"search_logs(every service): {service}: {text}", 300),
-                    text,
-                    parse_time(str(line.get("time") or "")),
-                    _client(text, service, known),
-                )
-            )
-    for obs in inv.observations:
-        # The back end's own lines naming clients (`client_search`), at any level: a slow-query
-        # log names the application a stalling command came from.
-        if obs.tool != SEARCH_LOGS or not obs.is_ok or not arg(obs, "service"):
-            continue
-        if arg(obs, "query") != CLIENT_SEARCH:
-            continue
-        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
-            service = str(line.get("service") or arg(obs, "service")).lower()
-            text = str(line.get("message") or "")
-            if not service or not _own(text):
-                continue
-            found.append(
-                Blocked(
-                    service,
-                    obs,
-                    short(f"search_logs({service}): {text}", 300),
+                    short(f"search_logs({where}{text}", 300),
                     text,
                     parse_time(str(line.get("time") or "")),
                     _client(text, service, known),
