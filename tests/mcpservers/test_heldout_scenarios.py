@@ -1,5 +1,6 @@
-"""The held-out sets bench/heldout … bench/heldout15 (issue 21 item 7): the folders are what their
-builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
+"""The held-out sets bench/heldout … bench/heldout15 and bench/heldout17 (issue 21 item 7): the
+folders are what their builder writes, and each loads as a scenario with an expected answer the
+evaluation can use."""
 
 import filecmp
 import importlib
@@ -28,6 +29,7 @@ SETS = (
     "heldout13",
     "heldout14",
     "heldout15",
+    "heldout17",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
