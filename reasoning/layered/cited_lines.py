@@ -615,7 +615,7 @@ def change_reads(
     call: Callable[[str, dict[str, Any], str], Any],
     window: dict[str, str],
 ) -> Iterable[Any]:
-    """Every service's lines naming a leading hypothesis' component and a change word, from
+    """Every service's lines naming a leading hypothesis' service and a change word, from
     `CHANGE_LEAD` before the window to its end, when no such line was read yet."""
     start = _change_start(window)
     if start is None:
@@ -624,7 +624,12 @@ def change_reads(
     leading = sorted(_leading(board), key=lambda c: -c.confidence)
     for c in leading[:_CHANGE_READS]:
         component = c.component.split("/")[-1]
-        if not _SERVICE_NAME.fullmatch(component) or change_lines(board.inv, component):
+        # A host's changes (a record edited) are searched as a failing host's (`changes`).
+        if (
+            "." in component
+            or not _SERVICE_NAME.fullmatch(component)
+            or change_lines(board.inv, component)
+        ):
             continue
         query = change_pattern(component)
         if any(
