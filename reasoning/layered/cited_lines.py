@@ -18,12 +18,16 @@ lines naming its unit or process).
 
 import re
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.changes import CHANGE_WORDS
+from reasoning.layered.changes import search_pattern as change_pattern
 from reasoning.layered.facts import parse_time
 from reasoning.layered.reading import short
+from reasoning.layered.warning_leads import names_service
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS, TOP_ERRORS
 
@@ -146,6 +150,27 @@ _STARTED: Final = re.compile(
     r"upgraded|running|version|loaded|initiali[sz]ed)\b"
 )
 _VERSION_QUERY: Final = r"[0-9]+\.[0-9]+\.[0-9]+"
+
+# A change recorded about a component (a deploy, a config applied, a migration), as `changes` searches it.
+_CHANGED: Final = re.compile(CHANGE_WORDS, re.IGNORECASE)
+# How far before the window a change naming the culprit is looked for: a change made well before
+# the load that finds it out (a setting applied in the afternoon, the evening peak) is still it.
+CHANGE_LEAD: Final = timedelta(hours=2)
+_CHANGE_READS: Final = 2  # leading hypotheses whose changes are searched for
+# An object a workload's events name as `kind/name` (`nodeclaim/pool-a-x7k2p`, `node/ip-10-1-2-3`,
+# `persistentvolumeclaim/data-0`): what the scheduler, an autoscaler or a controller tied it to.
+_OBJECT: Final = re.compile(
+    r"\b[a-z]{2,40}/([a-z0-9][a-z0-9-]{1,120}(?:\.[a-z0-9-]{1,63}){0,6})\b"
+)
+# An event row: its type, then a reason (`Warning FailedScheduling`, `Normal Nominated`).
+_EVENT_ROW: Final = re.compile(r"\b(?:Normal|Warning)\s{1,20}[A-Z][A-Za-z]{2,60}\b")
+_WARN_LEVELS: Final = frozenset(
+    {"warn", "warning", "error", "err", "fatal", "critical", "crit"}
+)
+# A leading RFC 3339 time on a container's log line (`2030-01-01T10:00:00.000Z …`).
+_LINE_TIME: Final = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)"
+)
 
 
 def _leading(board: Board) -> list[Candidate]:
@@ -297,15 +322,45 @@ def version_lines(inv: Investigation, component: str) -> list[tuple[Observation,
     return [(obs, f"{component}: {message}") for _, obs, message in rows]
 
 
+def _container_logs(obs: Observation, component: str) -> list[tuple[str, str, str]]:
+    """(component, time, line) of a pod_logs answer about one of `component`'s pods: its own lines,
+    each with the time it leads with ("" when none)."""
+    if (
+        obs.tool != "pod_logs"
+        or not obs.text
+        or not _named(component, str(obs.arguments.get("pod") or ""))
+    ):
+        return []
+    out: list[tuple[str, str, str]] = []
+    for line in obs.text.splitlines()[:2000]:
+        if len(line) > 4000:
+            continue
+        at = _LINE_TIME.match(line)
+        out.append(
+            (component, at.group(0), line[at.end() :].strip())
+            if at
+            else (component, "", line.strip())
+        )
+    return out
+
+
 def value_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
-    """A service's log lines carrying a concrete value (size, URL, host, path), those whose value
-    first appears after its earlier lines first."""
-    rows: list[tuple[str, int, Observation, str]] = []
+    """A service's log lines carrying a concrete value (size, URL, host, path): those a container
+    that died wrote before it ended first (what it started with), then those whose value first
+    appears after its earlier lines."""
+    rows: list[tuple[bool, str, int, Observation, str]] = []
     seen_at: dict[str, str] = {}
     for obs in inv.observations:
-        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+        if not obs.is_ok:
             continue
-        for i, (service, at, message) in enumerate(_messages(obs)):
+        if obs.tool in (SEARCH_LOGS, TOP_ERRORS):
+            messages = _messages(obs)
+        elif obs.tool == "pod_logs":
+            messages = _container_logs(obs, component)
+        else:
+            continue
+        died = obs.tool == "pod_logs" and obs.arguments.get("previous") is True
+        for i, (service, at, message) in enumerate(messages):
             if service.lower() != component.lower() or len(message) > 4000:
                 continue
             values = [
@@ -316,17 +371,120 @@ def value_lines(inv: Investigation, component: str) -> list[tuple[Observation, s
             for v in values:
                 if v not in seen_at or (at and at < seen_at[v]):
                     seen_at[v] = at
-            rows.append((at, i, obs, message))
+            rows.append((died, at, i, obs, message))
     if not rows:
         return []
-    earliest = min((at for at, *_ in rows if at), default="")
+    earliest = min((at for _, at, *_ in rows if at), default="")
 
     def is_new(message: str) -> bool:
         values = [m.group(0).strip(" \"'=") for m in _VALUE.finditer(message[:2000])]
         return any(seen_at.get(v, "") > earliest for v in values)
 
-    rows.sort(key=lambda r: (not is_new(r[3]), r[0], r[1]))
-    return [(obs, f"{component}: {message}") for _, _, obs, message in rows]
+    rows.sort(key=lambda r: (not r[0], not is_new(r[4]), r[1], r[2]))
+    return [(obs, f"{component}: {message}") for _, _, _, obs, message in rows]
+
+
+def change_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """Lines of any service recording a change (a deploy, a config applied, a migration) that name
+    `component`, the latest first: what was done to the culprit, by whom."""
+    rows: list[tuple[str, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool != SEARCH_LOGS:
+            continue
+        for service, at, message in _messages(obs):
+            head = message[:2000]
+            if (
+                len(message) > 4000
+                or not _CHANGED.search(head)
+                or not names_service(head, component)
+            ):
+                continue
+            line = f"{service}: {message.strip()}" if service else message.strip()
+            rows.append((at, obs, line))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return [(obs, line) for _, obs, line in rows]
+
+
+def _leveled(obs: Observation) -> list[tuple[str, str, str, str]]:
+    """(service, time, message, level) of an answer's log lines; a top_errors group is an error,
+    its warnings warnings."""
+    result = obs.result if isinstance(obs.result, dict) else {}
+    default = str(obs.arguments.get("service") or "")
+    out: list[tuple[str, str, str, str]] = []
+    for line in result.get("lines") or []:
+        if isinstance(line, dict):
+            out.append(
+                (
+                    str(line.get("service") or default),
+                    str(line.get("time") or ""),
+                    str(line.get("message") or line.get("line") or ""),
+                    str(line.get("level") or "").lower(),
+                )
+            )
+    for key, level in (("top", "error"), ("warnings", "warning")):
+        for group in result.get(key) or []:
+            if isinstance(group, dict):
+                message = str(group.get("sample") or group.get("signature") or "")
+                out.append(
+                    (default, str(group.get("first_seen") or ""), message, level)
+                )
+    return out
+
+
+def linked_names(inv: Investigation, component: str) -> set[str]:
+    """The objects a workload's event rows name as `kind/name` besides its own (the node claim it
+    was nominated to, the node, the claim it waits on)."""
+    names: set[str] = set()
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool not in ("describe", "events") or not obs.text:
+            continue
+        about = _named(component, str(obs.arguments.get("name") or ""))
+        for line in obs.text.splitlines()[:2000]:
+            if len(line) > 2000 or not _EVENT_ROW.search(line):
+                continue
+            if not (about or _named(component, line)):
+                continue
+            for m in _OBJECT.finditer(line):
+                name = m.group(1)
+                if not _named(component, name) and re.search(r"[-\d]", name):
+                    names.add(name.lower())
+    return names
+
+
+def linked_lines(inv: Investigation, component: str) -> list[tuple[Observation, str]]:
+    """Other services' warning and error lines naming an object the workload's events name (an
+    autoscaler failing to launch the node its pods were nominated to): why that object never came;
+    errors before warnings, those of the window first."""
+    names = sorted(linked_names(inv, component))[:20]
+    if not names:
+        return []
+    named = re.compile(
+        r"(?i)(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])"
+    )
+    rows: list[tuple[bool, bool, int, Observation, str]] = []
+    for obs in inv.observations:
+        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+            continue
+        for service, at, message, level in _leveled(obs):
+            if (
+                service.lower() == component.lower()
+                or len(message) > 4000
+                or level not in _WARN_LEVELS
+                or not named.search(message[:2000])
+            ):
+                continue
+            line = f"{service}: {message.strip()}" if service else message.strip()
+            rows.append(
+                (
+                    not _since_start(inv, at),
+                    level.startswith("warn"),
+                    len(rows),
+                    obs,
+                    line,
+                )
+            )
+    rows.sort(key=lambda r: r[:3])
+    return [(obs, line) for *_, obs, line in rows]
 
 
 def issuance_lines(inv: Investigation, host: str) -> list[tuple[Observation, str]]:
@@ -419,7 +577,7 @@ def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, 
 
 
 def cite_specific(board: Board) -> None:
-    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, the host's line refusing or stopping the service's unit, the service's own fatal or hard-limit line, a slow service's stack dump, a service's new concrete value, a host's certificate issuance, a DNS name's domain on hold."""
+    """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, the host's line refusing or stopping the service's unit, the service's own fatal or hard-limit line, a slow service's stack dump, a service's new concrete value (a dead container's own lines first), a host's certificate issuance, a DNS name's domain on hold; besides, one line recording a change naming the component and one other service's warning or error naming an object its events name."""
     for c in _leading(board):
         cited = 0
         for obs, line in specific_lines(board.inv, c):
@@ -429,11 +587,67 @@ def cite_specific(board: Board) -> None:
                 continue
             c.cite(obs, short(line, 240), is_support=False)
             cited += 1
+        component = c.component.split("/")[-1]
         # A stack dump has a slot of its own: it says where the time goes, a value says what changed.
+        # So has the change recorded about the component (what was done to it) and another
+        # service's word on an object its events name (why that object never came).
+        extra = [
+            change_lines(board.inv, component)[:1],
+            linked_lines(board.inv, component)[:1],
+        ]
         if c.layer == layers.APPLICATION:
-            for obs, line in frame_lines(board.inv, c.component.split("/")[-1])[:1]:
+            extra.insert(0, frame_lines(board.inv, component)[:1])
+        for found in extra:
+            for obs, line in found:
                 if not any(e.span_id == obs.span_id for e in c.evidence):
                     c.cite(obs, short(line, 240), is_support=False)
+
+
+def _change_start(window: dict[str, str]) -> str | None:
+    start = parse_time(window.get("start") or "")
+    if start is None:
+        return None
+    return (start - CHANGE_LEAD).isoformat().replace("+00:00", "Z")
+
+
+def change_reads(
+    board: Board,
+    call: Callable[[str, dict[str, Any], str], Any],
+    window: dict[str, str],
+) -> Iterable[Any]:
+    """Every service's lines naming a leading hypothesis' service and a change word, from
+    `CHANGE_LEAD` before the window to its end, when no such line was read yet."""
+    start = _change_start(window)
+    if start is None:
+        return
+    searched = [o.arguments for o in board.inv.observations if o.tool == SEARCH_LOGS]
+    leading = sorted(_leading(board), key=lambda c: -c.confidence)
+    for c in leading[:_CHANGE_READS]:
+        component = c.component.split("/")[-1]
+        # A host's changes (a record edited) are searched as a failing host's (`changes`).
+        if (
+            "." in component
+            or not _SERVICE_NAME.fullmatch(component)
+            or change_lines(board.inv, component)
+        ):
+            continue
+        query = change_pattern(component)
+        if any(
+            a.get("query") == query and str(a.get("start") or "") <= start
+            for a in searched
+        ):
+            continue
+        yield call(
+            SEARCH_LOGS,
+            {
+                "query": query,
+                "regex": True,
+                "start": start,
+                "end": window.get("end") or "now",
+                "limit": 20,
+            },
+            f"changes recorded about {component} in any log, from before the window",
+        )
 
 
 def reads(
@@ -446,7 +660,10 @@ def reads(
     """One targeted read for a leading hypothesis none of whose specific lines was read yet (the
     logs server searches by regular expression; the TLS and DNS reads need every service at once).
     A slow service's stack dumps are read besides, even when other lines of it were: they name
-    where its requests wait, not what changed."""
+    where its requests wait, not what changed. Where every service is searched, the changes
+    recorded about the leading components besides (`change_reads`)."""
+    if every_service:
+        yield from change_reads(board, call, window)
     for c in _leading(board):
         component = c.component.split("/")[-1]
         health = board.facts.health.get(component)

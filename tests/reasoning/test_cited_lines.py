@@ -683,3 +683,223 @@ def test_long_fatal_and_unit_lines_stay_linear():
     cited_lines.cite_specific(board)
     assert cited_lines.decisive_lines(board.inv, "mailer") == []
     assert cited_lines.unit_lines(board.inv, "mailer") == []
+
+
+# The decisive line in another answer than the one that named the culprit: a dead container's own
+# startup line carrying a value, a change recorded about the culprit by another service, an
+# autoscaler's error about the object a pending workload's events name.
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize(
+    "startup",
+    [
+        "2030-01-01T09:00:00.000Z INFO runtime: heap ceiling 31.5 GiB, cpus 64",
+        "2030-01-01T09:00:00Z worker pool sized from host: 96 threads, cache 12 GB",
+        "loaded model weights from /srv/models/ranker-v9/weights.bin",
+    ],
+)
+def test_a_dead_containers_own_value_line_is_cited_before_newer_search_lines(startup):
+    describe = _obs(
+        "d9",
+        "describe",
+        {"kind": "pod", "name": "tally-5c8-q2w", "namespace": "books"},
+        text="    Last State:  Terminated\n      Reason:  OOMKilled\n",
+    )
+    previous = _obs(
+        "p9",
+        "pod_logs",
+        {"pod": "tally-5c8-q2w", "namespace": "books", "previous": True},
+        text=f"2030-01-01T08:59:00Z booting tally\n{startup}\n",
+    )
+    search = _obs(
+        "s9",
+        "search_logs",
+        {"service": "tally", "query": "x"},
+        result=_lines(
+            "tally", ("2030-01-01T10:20:00Z", "flushed journal segment (4.2 MB)")
+        ),
+    )
+    board = _board(describe, search, previous)
+    c = board.get(layers.APPLICATION, "deployment/tally", "tally restarts")
+    c.confidence, c.status = 0.9, "confirmed"
+    c.cite(describe, "describe: OOMKilled")
+    cited_lines.cite_specific(board)
+    assert [e.span_id for e in c.evidence][:2] == ["d9", "p9"]
+    assert startup.split()[-1] in c.evidence[1].fact
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_a_running_containers_lines_or_another_pods_logs_are_not_the_dead_ones():
+    current = _obs(
+        "p10",
+        "pod_logs",
+        {"pod": "tally-5c8-q2w", "namespace": "books"},
+        text="2030-01-01T09:00:00Z heap ceiling 1.9 GiB\n",
+    )
+    other = _obs(
+        "p11",
+        "pod_logs",
+        {"pod": "ledgerd-1", "namespace": "books", "previous": True},
+        text="2030-01-01T09:00:00Z heap ceiling 31.5 GiB\n",
+    )
+    board = _board(current, other)
+    lines = cited_lines.value_lines(board.inv, "tally")
+    assert [o.span_id for o, _ in lines] == ["p10"]
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize(
+    "change",
+    [
+        "edge-proxy config r88 applied to edge-proxy-1..4 (gzip_level 9 for text/html)",
+        "Helm release edge-proxy upgraded to chart 7.1.0 by ci-bot",
+        "terraform apply: edge-proxy listener idle_timeout 30 -> 400 (module lb)",
+        "rolled out edge-proxy image sha256:1f2e3d (was sha256:9a8b7c)",
+    ],
+)
+def test_a_change_another_service_recorded_about_the_culprit_is_cited(change):
+    search = _obs(
+        "c1",
+        "search_logs",
+        {"query": "edge\\-proxy.*(deploy|config)"},
+        result=_lines(
+            "pipeline",
+            ("2030-01-01T09:10:00Z", change),
+            ("2030-01-01T09:11:00Z", "edgeproxy-legacy config applied"),
+        ),
+    )
+    board = _board(search)
+    c = board.get(layers.APPLICATION, "edge-proxy", "edge-proxy slow")
+    c.confidence = 0.5
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"c1"}
+    assert change[:20] in c.evidence[0].fact
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_an_unchanged_mention_or_another_components_change_is_not_a_change_line():
+    search = _obs(
+        "c2",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "pipeline",
+            ("2030-01-01T09:10:00Z", "edge-proxy answered 200 in 12 ms"),
+            ("2030-01-01T09:11:00Z", "edge-proxy-canary config applied"),
+            ("2030-01-01T09:12:00Z", "billing deployed 4.0.1"),
+        ),
+    )
+    board = _board(search)
+    assert cited_lines.change_lines(board.inv, "edge-proxy") == []
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_the_leading_components_changes_are_searched_once_from_before_the_window():
+    board = _board()
+    lead = board.get(layers.APPLICATION, "edge-proxy", "edge-proxy slow")
+    lead.confidence = 0.6
+    behind = board.get(layers.APPLICATION, "thumbs", "thumbs slow")
+    behind.confidence = 0.2
+    window = {"start": "2030-01-01T10:00:00Z", "end": "2030-01-01T11:00:00Z"}
+
+    def asked():
+        return list(
+            cited_lines.change_reads(
+                board, lambda tool, args, why: (tool, args), window
+            )
+        )
+
+    calls = asked()
+    assert len(calls) == 1
+    _tool, args = calls[0]
+    assert args["start"] == "2030-01-01T08:00:00Z" and args["regex"] is True
+    assert re.search(args["query"], "edge-proxy config r2 applied")
+    board.inv.observations.append(_obs("c3", "search_logs", args, result={"lines": []}))
+    assert asked() == []  # searched once, even when it found nothing
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "failed to create node for claim burst-pool-q8z1: capacity not available in zone b",
+        'launch failed {"claim":"burst-pool-q8z1","error":"VcpuLimitExceeded: quota 64"}',
+    ],
+)
+def test_a_pending_workload_cites_another_services_error_about_the_object_its_events_name(
+    refusal,
+):
+    events = _obs(
+        "e7",
+        "events",
+        {"namespace": "risk"},
+        text=(
+            "3m Warning FailedScheduling pod/scorer-77d-k1 0/4 nodes are available\n"
+            "3m Normal Nominated pod/scorer-77d-k1 Pod should schedule on: "
+            "nodeclaim/burst-pool-q8z1\n"
+        ),
+    )
+    errors = _errors("t7", "node-provisioner", ("2030-01-01T10:05:00Z", refusal))
+    info = _obs(
+        "i7",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "node-provisioner",
+            ("2030-01-01T10:04:00Z", "created nodeclaim burst-pool-q8z1"),
+        ),
+    )
+    board = _board(events, info, errors)
+    c = board.get(layers.PLATFORM, "deployment/scorer", "scorer pods Pending")
+    c.confidence, c.status = 0.9, "confirmed"
+    c.cite(events, "FailedScheduling")
+    cited_lines.cite_specific(board)
+    assert _cited(c) == {"e7", "t7"}  # the error line, not the info line
+
+
+@pytest.mark.rule("board.cited-lines")
+def test_objects_not_in_the_workloads_event_rows_link_nothing():
+    events = _obs(
+        "e8",
+        "events",
+        {"namespace": "risk"},
+        text=(
+            "3m Normal Nominated pod/other-9-x Pod should schedule on: nodeclaim/burst-pool-q8z1\n"
+            "3m Warning FailedScheduling pod/scorer-77d-k1 0/4 nodes are available\n"
+        ),
+    )
+    errors = _errors(
+        "t8",
+        "node-provisioner",
+        ("2030-01-01T10:05:00Z", "claim burst-pool-q8z1 failed"),
+    )
+    board = _board(events, errors)
+    assert cited_lines.linked_names(board.inv, "scorer") == set()
+    assert cited_lines.linked_lines(board.inv, "scorer") == []
+
+
+@pytest.mark.rule("board.cited-lines")
+@pytest.mark.timeout(60)
+def test_long_container_change_and_event_lines_stay_linear():
+    hostile = "a/b-1 " * 40000 + "Warning Failed" + " config" * 30000
+    events = _obs("e9", "events", {"namespace": "n"}, text=f"pod/tally-1 {hostile}\n")
+    previous = _obs(
+        "p12",
+        "pod_logs",
+        {"pod": "tally-1", "previous": True},
+        text="2030-01-01T09:00:00Z " + "9 MB " * 40000 + "\n" + "x" * 200000,
+    )
+    search = _obs(
+        "c4",
+        "search_logs",
+        {"query": "x"},
+        result=_lines(
+            "ci", ("2030-01-01T09:00:00Z", "tally" + " config tally" * 20000)
+        ),
+    )
+    board = _board(events, previous, search)
+    c = board.get(layers.APPLICATION, "tally", "tally slow")
+    c.confidence = 0.8
+    cited_lines.cite_specific(board)
+    assert cited_lines.linked_lines(board.inv, "tally") == []
