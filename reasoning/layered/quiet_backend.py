@@ -292,7 +292,7 @@ def _refused(
                 continue
             named = {
                 h
-                for h in hosts_in(text)
+                for h in hosts_in(text[:2000])
                 if any(w in re.split(r"[\W_]+", h.lower()) for w in words)
             }
             matching = {
