@@ -51,6 +51,7 @@ from reasoning.layered import (
     stalled_output,
     survey,
     unread_services,
+    upstream_producer,
 )
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
@@ -859,10 +860,13 @@ class LayeredPlanner:
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
         """An instance's gauges stepped up while callers fail: every service's lines naming it
-        (`quiet_backend`), where the logs server searches every service."""
+        (`quiet_backend`); a reader rejects what it reads: every service's lines naming that
+        input (`upstream_producer`), where the logs server searches every service."""
         if not self._searches_every_service(inv, facts):
             return []
         return quiet_backend.searches(
+            inv, facts, partial(self._call, inv), self._window(inv)
+        ) + upstream_producer.searches(
             inv, facts, partial(self._call, inv), self._window(inv)
         )
 

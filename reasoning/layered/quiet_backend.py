@@ -237,7 +237,7 @@ def searches(
     asked = {arg(o, "query") for o in inv.observations if o.tool == SEARCH_LOGS}
     calls: list[PlannedCall | None] = []
     for instance in instances(inv, facts).values():
-        query = re.escape(instance.name)
+        query = instance.name  # a plain search: the name as it is written
         if not instance.steps or query in asked or state_lines(inv, instance.name):
             continue
         calls.append(

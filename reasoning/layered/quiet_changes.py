@@ -386,8 +386,7 @@ def _concluded(board: Board, change: ChangeLine) -> bool:
     """A confirmed hypothesis already cites this change line (a back end's own state change)."""
     head = change.message[:80]
     return any(
-        c.status == "confirmed"
-        and any(e.span_id == change.obs.span_id and head in e.fact for e in c.evidence)
+        c.status == "confirmed" and any(head in e.fact for e in c.evidence)
         for c in board.candidates.values()
     )
 

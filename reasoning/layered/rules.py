@@ -157,6 +157,7 @@ from reasoning.layered.tool_failures import (
     backend_support,
     tool_failures,
 )
+from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
 WORKLOAD: Final = "workload"
@@ -562,6 +563,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
+    Rule(
+        "board.upstream-producer",
+        BOARD,
+        (layers.APPLICATION,),
+        upstream_producer,
+        (1, 4),
+    ),
     Rule("board.logged-delay", BOARD, (layers.CONNECT,), logged_delay, (1,)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
