@@ -1,6 +1,7 @@
-"""A quiet back end behind louder callers (`quiet_backend`): the callers quote its refusal in its
-product's words, or its gauges stepped up and a line not at error level says its state changed just
-before they failed. Names and wordings are invented.
+"""A quiet back end or producer behind louder callers (`quiet_backend`, `upstream_producer`): the
+callers quote its refusal in its product's words, its gauges stepped up and a line not at error
+level says its state changed just before they failed, or a reader rejects what it wrote. Names and
+wordings are invented.
 """
 
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ from reasoning.layered.quiet_backend import (
     state_lines,
     stepped,
 )
+from reasoning.layered.upstream_producer import ARTIFACT, REJECTED, WROTE, rejections
 from reasoning.observations import Investigation, Observation
 from tests.reasoning.test_planner import World, health, incident
 from tests.reasoning.test_warnings_and_changes import (
@@ -234,3 +236,108 @@ def test_a_huge_line_naming_the_instance_is_read_in_bounded_time():
     assert len(state_lines(inv, "stor-east-4")) == 1
     errors = Errors(inv.observations[0], "ledger-api", (ErrorGroup(huge, huge, 3),))
     assert not _refused(Facts(errors={"ledger-api": errors}), {})
+
+
+# --- a reader rejecting what a producer wrote ------------------------------------------------------
+
+PARSE = (
+    "ValueError: could not convert string to float: '4.50,0' "
+    "(row 812 of tariffs_daily.tsv)"
+)
+SKIPPED = (
+    "import tariffs_daily.tsv: 3120 rows rejected as invalid amount, kept yesterday's"
+)
+
+
+def _producer_world(*producer_lines):
+    return World(
+        {
+            ("service_health", "rate-loader"): health(
+                "rate-loader", "unhealthy", FAILING
+            ),
+            ("top_errors", "rate-loader"): logged(
+                "rate-loader",
+                errors=[group(PARSE, count=120)],
+                warnings=[group(SKIPPED, count=4)],
+            ),
+            ("search_logs", ""): _lines(*producer_lines),
+        }
+    )
+
+
+@pytest.mark.rule("board.upstream-producer")
+def test_a_reader_rejecting_a_file_blames_the_service_that_wrote_it():
+    _, _, report = run_with_schemas(
+        _producer_world(
+            (
+                "nightly-export",
+                "2030-01-01T10:10:00Z",
+                "info",
+                "export done: wrote tariffs_daily.tsv (51,200 rows) to the shared bucket",
+            ),
+            (
+                "rate-loader",
+                "2030-01-01T10:12:00Z",
+                "info",
+                "reading tariffs_daily.tsv",
+            ),
+        ),
+        incident("rate-loader", "tariffs stale"),
+        names=NAMES,
+    )
+
+    top = report.top
+    assert top.id == "application:nightly-export" and report.conclusive
+    assert any("could not convert string to float" in e.fact for e in top.evidence)
+    reader = next(h for h in report.hypotheses if h.id == "application:rate-loader")
+    assert reader.status == "likely"
+
+
+@pytest.mark.rule("board.upstream-producer")
+def test_no_writer_or_two_writers_blame_no_producer():
+    for entries in (
+        (),
+        (
+            ("export-a", "2030-01-01T10:10:00Z", "info", "uploaded tariffs_daily.tsv"),
+            ("export-b", "2030-01-01T10:11:00Z", "info", "generated tariffs_daily.tsv"),
+        ),
+    ):
+        _, _, report = run_with_schemas(
+            _producer_world(*entries),
+            incident("rate-loader", "tariffs stale"),
+            names=NAMES,
+        )
+        assert not any(
+            h.id in ("application:export-a", "application:export-b")
+            and h.status == "confirmed"
+            for h in report.hypotheses
+        )
+
+
+def test_rejections_and_artifacts_are_read_in_several_wordings():
+    assert REJECTED.search('java.lang.NumberFormatException: For input string: "1,5"')
+    assert REJECTED.search('invalid input syntax for type numeric: "7,25"')
+    assert REJECTED.search("json: cannot unmarshal string into Go struct field")
+    assert not REJECTED.search("order 77 shipped")
+    found = ARTIFACT.search("feed offers.csv: 10 rows rejected")
+    assert (found.group(1) or found.group(2)) == "offers.csv"
+    assert ARTIFACT.search("consuming topic=price-updates").group(2) == "price-updates"
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_rejection_is_read_in_bounded_time():
+    huge = "For input string " + "a.csv " * 30000 + "x" * 200000
+    inv = Investigation(incident=incident("rate-loader"), tools=[])
+    obs = Observation(
+        span_id="s1",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "rate-loader"},
+        is_ok=True,
+        result={},
+    )
+    errors = Errors(obs, "rate-loader", (ErrorGroup(huge, huge, 3, before=0),))
+    assert rejections(Facts(errors={"rate-loader": errors}))
+    assert not WROTE.search("z" * 200000)
+    assert inv.observations == []
