@@ -38,6 +38,7 @@ from reasoning.layered import (
     network_delay,
     path_elements,
     proxy_queue,
+    quiet_backend,
     quiet_changes,
     remedies,
     retry_storms,
@@ -50,6 +51,7 @@ from reasoning.layered import (
     stalled_output,
     survey,
     unread_services,
+    upstream_producer,
 )
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
@@ -562,6 +564,7 @@ class LayeredPlanner:
         calls += self._lock_reads(inv, facts)
         calls += self._proxy_reads(inv, facts)
         calls += self._backend_search(inv, facts)
+        calls += self._quiet_backend_searches(inv, facts)
         calls += self._route_search(inv, facts)
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
@@ -852,6 +855,20 @@ class LayeredPlanner:
                 "a provider limits a service: who else quotes its limit",
             )
         ]
+
+    def _quiet_backend_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """An instance's gauges stepped up while callers fail: every service's lines naming it
+        (`quiet_backend`); a reader rejects what it reads: every service's lines naming that
+        input (`upstream_producer`), where the logs server searches every service."""
+        if not self._searches_every_service(inv, facts):
+            return []
+        return quiet_backend.searches(
+            inv, facts, partial(self._call, inv), self._window(inv)
+        ) + upstream_producer.searches(
+            inv, facts, partial(self._call, inv), self._window(inv)
+        )
 
     def _backend_search(
         self, inv: Investigation, facts: Facts

@@ -367,6 +367,8 @@ def quiet_changes(board: Board) -> None:
     failing = _failing(board)
     answers = list(_follow_answers(board.inv))
     for change in change_lines(board.inv)[:12]:
+        if _concluded(board, change):
+            continue  # another rule already read this line as its component's own fault
         term_list = terms(change.message)
         named = [
             s
@@ -378,6 +380,15 @@ def quiet_changes(board: Board) -> None:
             continue
         _conclude(board, change, term_list, named, touched, failing)
         return
+
+
+def _concluded(board: Board, change: ChangeLine) -> bool:
+    """A confirmed hypothesis already cites this change line (a back end's own state change)."""
+    head = change.message[:80]
+    return any(
+        c.status == "confirmed" and any(head in e.fact for e in c.evidence)
+        for c in board.candidates.values()
+    )
 
 
 def _conclude(

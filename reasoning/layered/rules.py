@@ -136,6 +136,7 @@ from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
 from reasoning.layered.proxy_queue import proxy_queue
+from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.retry_storms import retry_storms
@@ -156,6 +157,7 @@ from reasoning.layered.tool_failures import (
     backend_support,
     tool_failures,
 )
+from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
 WORKLOAD: Final = "workload"
@@ -560,6 +562,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
+    Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
+    Rule(
+        "board.upstream-producer",
+        BOARD,
+        (layers.APPLICATION,),
+        upstream_producer,
+        (1, 4),
+    ),
     Rule("board.logged-delay", BOARD, (layers.CONNECT,), logged_delay, (1,)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
