@@ -238,7 +238,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "k8s.node-network-table-full",
         NAMESPACE,
-        (layers.CONNECT,),
+        (layers.CONNECT, layers.PLATFORM),
         kernel_faults,
         (1, 4),
     ),
