@@ -1,12 +1,19 @@
-"""Load skew across replicas from the Service's routing: session affinity pins every caller to one pod.
+"""Load skew across replicas from the Service's routing: its callers stay pinned to a few pods.
 
-Rule: a Service with `Session Affinity: ClientIP` sends every request of one client address to
-the same pod. When the workload behind it has a minority of its pods failing (restarted, OOM-killed,
-unready) while their siblings run ready — and the failures do not follow a node — the skew is the
-Service's: its few callers (a router or proxy with one replica is one client address) are pinned
-to the hot pod while the others idle. The Service is the fault at the connect layer
-(`SessionAffinity`); the workload's own failures and its callers' are its victims. The Services in
-front of such a skewed workload are described, and an idle sibling's logs read (`reads`).
+Rules, for a workload with a minority of its pods failing (restarted, OOM-killed, unready, named by
+a failing probe) while their siblings run ready — the failures not following a node:
+- a Service with `Session Affinity: ClientIP` in front of it sends every request of one client
+  address to the same pod: its few callers (a router or proxy with one replica is one client
+  address) are pinned to the hot pod while the others idle (`SessionAffinity`);
+- a Service with a virtual IP (type ClusterIP, not headless) in front of it whose traffic is
+  long-lived multiplexed connections (gRPC, HTTP/2: a port named so, or the workload's or its
+  callers' lines speaking it) is balanced per connection, not per request: each caller's one
+  connection stays on the pod it first reached, so the pods added later (a scale-out) get none
+  while the first ones hit their stream limits (`ConnectionPinning`). A headless Service would
+  give the callers every pod's address to balance over themselves.
+The Service is the fault at the connect layer; the workload's own failures and its callers' are
+its victims. The Services in front of such a skewed workload are described, and an idle sibling's
+logs read (`reads`).
 """
 
 import re
@@ -14,13 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from reasoning import layers
+from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Pod
-from reasoning.layered.kubernetes.nodes import node_bound_failures
+from reasoning.layered.kubernetes.kubectl import Pod, describe_field
+from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
-from reasoning.observations import PlannedCall
+from reasoning.observations import Observation, PlannedCall
 from reasoning.tools import DESCRIBE, POD_LOGS
 
 _AFFINITY = re.compile(r"^Session Affinity:\s*ClientIP\b.*$", re.MULTILINE)
@@ -35,11 +43,12 @@ def skewed(cluster: Cluster, ns: str) -> dict[str, tuple[list[Pod], list[Pod]]]:
     on_node = {
         w for owners in node_bound_failures(cluster, ns).values() for w in owners
     }
+    failing = failing_pods(cluster, ns)
     out: dict[str, tuple[list[Pod], list[Pod]]] = {}
     for workload in cluster.workloads(ns):
         pods = [p for p in cluster.pods_of(ns, workload) if p.status != "Pending"]
-        hot = [p for p in pods if not p.is_healthy and p.status == "Running"]
-        idle = [p for p in pods if p.is_healthy and p.status == "Running"]
+        hot = [p for p in pods if p.name in failing and p.status == "Running"]
+        idle = [p for p in pods if p.name not in failing and p.status == "Running"]
         if (
             workload in on_node
             or workload.startswith(("job/", "cronjob/", "pod/"))
@@ -70,7 +79,8 @@ def reads(cluster: Cluster, ns: str, call: Call) -> list[PlannedCall | None]:
                     DESCRIBE,
                     {"kind": "service", "name": service, "namespace": ns},
                     f"{hot[0].name} fails while {len(idle)} siblings run ready: does service "
-                    f"{service} pin its callers to one pod (session affinity)",
+                    f"{service} pin its callers to one pod (session affinity, or one virtual "
+                    "IP holding long-lived connections)",
                 )
             )
         pinned = any(
@@ -155,6 +165,116 @@ def affinity_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
             f.chain = [
                 f"{hot[0].name} fails while its siblings idle",
                 f"service {service} has Session Affinity: ClientIP",
+                f.statement,
+            ]
+            out.append(f)
+    return out
+
+
+# Long-lived multiplexed connections: gRPC and HTTP/2 by a port's name or a line's words.
+_MULTIPLEXED_PORT = re.compile(
+    r"^(?:Port|TargetPort):[ \t]*(?:grpc|h2c?|http2)(?:-[\w-]*)?[ \t]+\d+/TCP",
+    re.MULTILINE | re.IGNORECASE,
+)
+_MULTIPLEXED_WORDS = re.compile(
+    r"\bgrpc\b|\bhttp/?2\b|\bh2c\b|max_concurrent_streams|\bGOAWAY\b|\bStatusRuntimeException\b",
+    re.IGNORECASE,
+)
+
+
+def _speaks_multiplexed(facts: Facts | None, described: str, names: list[str]) -> str:
+    """Why the Service's traffic is long-lived multiplexed connections: its port's name, else the
+    first line of the workload or its callers (their error and warning groups) speaking gRPC or
+    HTTP/2; "" when nothing says so."""
+    port = _MULTIPLEXED_PORT.search(described)
+    if port is not None:
+        return f"its port is {' '.join(port.group(0).split())}"
+    for name in names:
+        errors = facts.errors.get(name) if facts is not None else None
+        for group in (*errors.groups, *errors.warnings) if errors else ():
+            text = group.sample or group.signature
+            if _MULTIPLEXED_WORDS.search(text):
+                return f"{name} logs {short(text, 100)}"
+    return ""
+
+
+def _own_lines(facts: Facts | None, workload: str) -> list[tuple[Observation, str]]:
+    """The workload's own new error and warning groups, as its top errors gave them (two at most)."""
+    errors = facts.errors.get(workload.partition("/")[2]) if facts else None
+    if errors is None:
+        return []
+    return [
+        (errors.obs, errors.fact(g))
+        for g in (*errors.groups, *errors.warnings)
+        if g.is_new
+    ][:2]
+
+
+def pinned_connection_faults(
+    cluster: Cluster, ns: str, path: Path, facts: Facts | None = None
+) -> list[Finding]:
+    """A Service with a virtual IP (not headless) in front of a workload whose long-lived multiplexed connections (gRPC, HTTP/2) fail on a few hot pods while their siblings idle balances connections, not requests: each caller stays pinned to the pod it first reached, so the Service's type is the fault and the workload its victim."""
+    out: list[Finding] = []
+    table = cluster.table("pods", ns)
+    for workload, (hot, idle) in skewed(cluster, ns).items():
+        for service in _services_of(cluster, ns, workload):
+            described = cluster.describe("services", ns, service)
+            if described is None or _AFFINITY.search(described.text):
+                continue  # not read, or pinned by its session affinity (`affinity_faults`)
+            block = "\n" + described.text
+            kind = describe_field(block, "Type")
+            address = describe_field(block, "IP")
+            if kind != "ClusterIP" or not address or address.lower() == "none":
+                continue
+            callers = _callers(cluster, ns, path, service)
+            why = _speaks_multiplexed(
+                facts,
+                described.text,
+                [workload.partition("/")[2], *(c.partition("/")[2] for c in callers)],
+            )
+            if not why:
+                continue
+            young = [
+                p
+                for p in idle
+                if p.age_s is not None
+                and all(h.age_s is not None and h.age_s > p.age_s for h in hot)
+            ]
+            f = Finding(
+                "service_routing",
+                "ConnectionPinning",
+                f"service/{service}",
+                layers.CONNECT,
+                f"service {service} is a ClusterIP ({address}, not headless) in front of "
+                f"long-lived multiplexed connections ({why}): it balances connections, not "
+                f"requests, so each caller stays on the pod it first reached: "
+                f"{', '.join(p.name for p in hot)} take the load and fail while "
+                f"{len(idle)} siblings of {workload} idle",
+                ns,
+            )
+            if young:
+                f.statement += (
+                    f" ({len(young)} started after them and get no connection)"
+                )
+            f.cite(
+                described, f"describe service {service}: Type: {kind}, IP: {address}"
+            )
+            port = _MULTIPLEXED_PORT.search(described.text)
+            if port is not None:
+                f.cite(
+                    described,
+                    f"describe service {service}: {' '.join(port.group(0).split())}",
+                )
+            for obs, fact in _own_lines(facts, workload):
+                f.cite(obs, fact)
+            if table is not None:
+                for pod in [*hot[:1], *(young or idle)[:1]]:
+                    f.cite(table.obs, f"get pods: {pod.line}")
+            f.explains = [workload, *[c for c in callers if c != workload]]
+            f.keywords = ["clusterip", "headless", service, hot[0].name, "connection"]
+            f.chain = [
+                f"{hot[0].name} fails while its siblings idle",
+                f"service {service} is a ClusterIP: one connection per caller, one pod",
                 f.statement,
             ]
             out.append(f)
