@@ -7,7 +7,9 @@ a failing probe) while their siblings run ready — the failures not following a
   address) are pinned to the hot pod while the others idle (`SessionAffinity`);
 - a Service with a virtual IP (type ClusterIP, not headless) in front of it whose traffic is
   long-lived multiplexed connections (gRPC, HTTP/2: a port named so, or the workload's or its
-  callers' lines speaking it) is balanced per connection, not per request: each caller's one
+  callers' lines speaking it; a gRPC client's errors name no host, so the path's workloads failing
+  with them are its callers when no line names the Service) is balanced per connection, not per
+  request: each caller's one
   connection stays on the pod it first reached, so the pods added later (a scale-out) get none
   while the first ones hit their stream limits (`ConnectionPinning`). A headless Service would
   give the callers every pod's address to balance over themselves.
@@ -28,8 +30,8 @@ from reasoning.layered.kubernetes.kubectl import Pod, describe_field
 from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
-from reasoning.observations import Observation, PlannedCall
-from reasoning.tools import DESCRIBE, POD_LOGS
+from reasoning.observations import Investigation, Observation, PlannedCall, only_tool
+from reasoning.tools import DESCRIBE, POD_LOGS, TOP_ERRORS
 
 _AFFINITY = re.compile(r"^Session Affinity:\s*ClientIP\b.*$", re.MULTILINE)
 _AFFINITY_CONFIG = re.compile(r"^Session Affinity Config:.*$", re.MULTILINE)
@@ -69,10 +71,30 @@ def _services_of(cluster: Cluster, ns: str, workload: str) -> list[str]:
     ]
 
 
-def reads(cluster: Cluster, ns: str, call: Call) -> list[PlannedCall | None]:
-    """A workload with one hot pod among idle siblings: the Services in front of it described (their session affinity), and, when one pins its callers, an idle sibling's logs."""
+def reads(
+    cluster: Cluster,
+    ns: str,
+    call: Call,
+    inv: Investigation | None = None,
+    facts: Facts | None = None,
+) -> list[PlannedCall | None]:
+    """A workload with one hot pod among idle siblings: the Services in front of it described (their session affinity), and, when one pins its callers, an idle sibling's logs; with a virtual IP in front, the workload's own top errors (what its hot pods say)."""
     calls: list[PlannedCall | None] = []
     for workload, (hot, idle) in list(skewed(cluster, ns).items())[:1]:
+        name = workload.partition("/")[2]
+        virtual = any(
+            (described := cluster.describe("services", ns, s)) is not None
+            and describe_field("\n" + described.text, "Type") == "ClusterIP"
+            and describe_field("\n" + described.text, "IP").lower() not in ("", "none")
+            for s in _services_of(cluster, ns, workload)
+        )
+        if (
+            virtual
+            and inv is not None
+            and facts is not None
+            and name not in facts.errors
+        ):
+            calls.append(_own_errors(inv, call, name, hot[0].name))
         for service in _services_of(cluster, ns, workload)[:2]:
             calls.append(
                 call(
@@ -100,6 +122,33 @@ def reads(cluster: Cluster, ns: str, call: Call) -> list[PlannedCall | None]:
                 )
             )
     return calls
+
+
+def _own_errors(
+    inv: Investigation, call: Call, service: str, hot: str
+) -> PlannedCall | None:
+    """top_errors of the skewed workload's own service in the window (its warnings apart and the
+    hour before as a baseline where the logs server offers them)."""
+    tool = only_tool(inv, TOP_ERRORS)
+    if tool is None:
+        return None
+    arguments: dict[str, Any] = {"service": service}
+    if inv.incident.window_start and inv.incident.window_end:
+        arguments |= {
+            "start": inv.incident.window_start,
+            "end": inv.incident.window_end,
+        }
+    offered = tool.input_schema.get("properties")
+    offered = offered if isinstance(offered, dict) else {}
+    if "warnings" in offered:
+        arguments["warnings"] = True
+    if "baseline_s" in offered:
+        arguments["baseline_s"] = 3600
+    return call(
+        TOP_ERRORS,
+        arguments,
+        f"{hot} fails while its siblings idle behind a virtual IP: what do its own lines say",
+    )
 
 
 def _callers(cluster: Cluster, ns: str, path: Path, service: str) -> list[str]:
@@ -210,6 +259,25 @@ def _own_lines(facts: Facts | None, workload: str) -> list[tuple[Observation, st
     ][:2]
 
 
+def _protocol_callers(facts: Facts | None, path: Path, workload: str) -> list[str]:
+    """The path's workloads (not `workload`) whose own error groups are gRPC / HTTP/2 client
+    failures: such a client's errors (UNAVAILABLE, DEADLINE_EXCEEDED) name no host, so they are the
+    callers of the multiplexed Service when no line names it."""
+    out = []
+    for other in path.workloads:
+        errors = facts.errors.get(other.partition("/")[2]) if facts else None
+        if (
+            other != workload
+            and errors is not None
+            and any(
+                _MULTIPLEXED_WORDS.search(g.sample or g.signature)
+                for g in errors.groups
+            )
+        ):
+            out.append(other)
+    return out
+
+
 def pinned_connection_faults(
     cluster: Cluster, ns: str, path: Path, facts: Facts | None = None
 ) -> list[Finding]:
@@ -226,7 +294,9 @@ def pinned_connection_faults(
             address = describe_field(block, "IP")
             if kind != "ClusterIP" or not address or address.lower() == "none":
                 continue
-            callers = _callers(cluster, ns, path, service)
+            callers = _callers(cluster, ns, path, service) or _protocol_callers(
+                facts, path, workload
+            )
             why = _speaks_multiplexed(
                 facts,
                 described.text,

@@ -156,7 +156,7 @@ def plan(
         )
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
         calls += flapping.reads(cluster, ns, call)
-        calls += affinity.reads(cluster, ns, call)
+        calls += affinity.reads(cluster, ns, call, inv, facts)
         calls += csi_drivers.reads(cluster, ns, call)
         failing = failure_text(inv, facts, cluster, ns)
         calls += traffic_policy.reads(cluster, ns, failing, call)

@@ -13,6 +13,7 @@ from reasoning.observations import (
     Investigation,
     Observation,
     PlannedCall,
+    ToolInfo,
 )
 from reasoning.tools import SEARCH_LOGS
 
@@ -506,3 +507,56 @@ def test_a_node_not_ready_cites_what_its_kubelet_says():
     assert any("x509: certificate has expired" in f for f in facts)
     assert not any("node-a kubelet" in f for f in facts)
     assert "x509" in node.statement
+
+
+def fare_relay_errors(*messages):
+    groups = [{"signature": m, "sample": m, "count": 80, "before": 0} for m in messages]
+    return Observation(
+        span_id="logs-fare-relay",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "fare-relay", "warnings": True, "baseline_s": 3600},
+        is_ok=True,
+        result={"service": "fare-relay", "top": groups, "warnings": []},
+    )
+
+
+@pytest.mark.rule("k8s.connection-pinning")
+def test_the_paths_grpc_clients_whose_errors_name_no_host_are_the_pinned_services_callers():
+    inv = investigation(
+        "fare-relay",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text()),
+        scorer_warnings(SATURATED),
+        fare_relay_errors("io.grpc.StatusRuntimeException: UNAVAILABLE: io exception"),
+    )
+    pinned = found(inv)["service/fare-scorer"]
+
+    assert "deployment/fare-relay" in pinned.explains
+    assert pinned.is_relevant  # it explains the incident's own workload
+
+
+def test_a_skewed_workload_behind_a_virtual_ip_has_its_own_top_errors_read():
+    logs_tool = ToolInfo(
+        "logs",
+        "top_errors",
+        "",
+        {"properties": {"service": {}, "warnings": {}, "baseline_s": {}}},
+        True,
+        False,
+        True,
+    )
+    inv = investigation(
+        "fare-relay",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text()),
+    )
+    inv.tools.append(logs_tool)
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    asked_errors = [
+        c.arguments for c in calls if c is not None and c.tool == "top_errors"
+    ]
+    assert {"service": "fare-scorer"}.items() <= asked_errors[0].items()
+    assert asked_errors[0]["warnings"] is True
