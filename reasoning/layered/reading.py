@@ -112,12 +112,49 @@ _METHOD_BEFORE = re.compile(
 _HOST_ENDINGS = _words("com net org io dev co app cloud ai local internal svc")
 
 
+# Kubernetes names a kind of resource `<plural>.<group>` (`jobs.batch`, `deployments.apps`,
+# `ingresses.networking.k8s.io`, a custom resource's `nodepools.karpenter.sh`): in the API server's
+# refusals (`jobs.batch "nightly-7" is forbidden`, `… not found`, `… already exists`) and in a
+# quota's keys (`count/jobs.batch`, `count/deployments.apps`) it is a kind, never a host.
+_API_GROUPS = _words("apps batch autoscaling policy extensions")
+_RESOURCE_PLURALS = _words(
+    "pods services endpoints endpointslices configmaps secrets namespaces nodes events"
+    " deployments replicasets statefulsets daemonsets jobs cronjobs replicationcontrollers"
+    " ingresses ingressclasses networkpolicies horizontalpodautoscalers poddisruptionbudgets"
+    " persistentvolumeclaims persistentvolumes storageclasses volumeattachments csidrivers"
+    " serviceaccounts roles rolebindings clusterroles clusterrolebindings leases"
+    " customresourcedefinitions validatingwebhookconfigurations"
+    " mutatingwebhookconfigurations priorityclasses resourcequotas limitranges runtimeclasses"
+    " certificatesigningrequests gateways gatewayclasses httproutes grpcroutes"
+)
+# What follows a kind in the API server's words: the object's quoted name, then its verdict.
+_API_VERDICT = re.compile(
+    r'\\*"[^"\s\\]{1,253}\\*" (?:is forbidden|not found|already exists|is invalid)'
+)
+
+
+def is_resource_kind(text: str, start: int, name: str) -> bool:
+    """True when the dotted `name` found at `start` of `text` is a Kubernetes kind of resource
+    (`<plural>.<group>`), not a host: a quota's `count/` key, the kind of an API server's verdict on
+    a named object, or a core kind in a built-in group (`jobs.batch`, `leases.coordination.k8s.io`)."""
+    if text[max(0, start - 6) : start].lower() == "count/":
+        return True
+    if _API_VERDICT.match(text, start + len(name) + 1):
+        return True
+    plural, _, group = name.partition(".")
+    return plural in _RESOURCE_PLURALS and (
+        group in _API_GROUPS or group == "k8s.io" or group.endswith(".k8s.io")
+    )
+
+
 def hosts_in(text: str) -> list[str]:
     """Host names (lowercase DNS names with a word as last label) that `text` mentions."""
     found: list[str] = []
     for match in _TOKEN.finditer(text):
         name = match.group().rstrip(".-_")
         if "." not in name or name != name.lower() or "_" in name:
+            continue
+        if is_resource_kind(text, match.start(), name):
             continue
         if (
             _METHOD_BEFORE.search(text, max(0, match.start() - 16), match.start())

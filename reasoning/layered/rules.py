@@ -52,7 +52,10 @@ from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
-from reasoning.layered.kubernetes.affinity import affinity_faults
+from reasoning.layered.kubernetes.affinity import (
+    affinity_faults,
+    pinned_connection_faults,
+)
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
@@ -240,7 +243,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "k8s.node-network-table-full",
         NAMESPACE,
-        (layers.CONNECT,),
+        (layers.CONNECT, layers.PLATFORM),
         kernel_faults,
         (1, 4),
     ),
@@ -321,6 +324,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.session-affinity", NAMESPACE, (layers.CONNECT,), affinity_faults, (1, 4)),
+    Rule(
+        "k8s.connection-pinning",
+        NAMESPACE,
+        (layers.CONNECT,),
+        pinned_connection_faults,
+        (1, 4),
+    ),
     Rule(
         "k8s.traffic-policy-local",
         NAMESPACE,

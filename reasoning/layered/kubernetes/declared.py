@@ -1,8 +1,9 @@
 """Failures the cluster declares itself: a verdict in the object's own status, whatever the incident says.
 
 Rule: a workload whose Deployment reports `ProgressDeadlineExceeded` (its rollout stopped: the new
-replica set's pods never became available), or whose image pulls the registry refuses for want of
-authorization (`401 Unauthorized`, `403 Forbidden`, `pull access denied`, `failed to authorize`),
+replica set's pods never became available), whose pods or jobs the API server refuses to create
+(`FailedCreate`: a quota used up, an account missing), or whose image pulls the registry refuses for
+want of authorization (`401 Unauthorized`, `403 Forbidden`, `pull access denied`, `failed to authorize`),
 carries the cluster's own verdict on it: when no other cause in the namespace is on the incident's
 path, that finding is relevant (confirmed on its evidence) even though the incident's words do not
 lead to it, and the verdict joins its evidence.
@@ -38,6 +39,14 @@ def verdict(cluster: Cluster, ns: str, f: Finding) -> tuple[Observation, str] | 
         for event in cluster.warnings(ns):
             if event.object == f.component and "ProgressDeadlineExceeded" in (
                 event.reason + event.message
+            ):
+                return event.obs, event.fact
+    if f.stage == "admission" and f.reason == "FailedCreate":
+        # The API server's own refusal to create what the workload needs (a quota, an account).
+        for event in cluster.warnings(ns):
+            if (
+                event.reason == "FailedCreate"
+                and cluster.owner(ns, event.kind, event.name) == f.component
             ):
                 return event.obs, event.fact
     if f.stage == "startup":

@@ -7,7 +7,9 @@ show the queries they forward failing upstream (`read udp <pod>-><upstream>:53: 
 `no healthy upstream`, a refused or unreachable forwarder), the fault is where the forward targets
 are written — the cluster DNS's ConfigMap (a Corefile `forward` or stub domain) — at the DNS layer
 (`service_routing`, `UpstreamDNSUnreachable`), naming the zone (the failing names' common suffix)
-and the upstream addresses; the workloads whose lookups fail are its victims. Once lookups are seen
+and the upstream addresses; the workloads whose lookups fail are its victims. Upstream failures
+for other names than the hosts looked up in vain (another zone, a stale line) explain nothing: the
+lookups fail elsewhere (the client's own resolver, the name's own servers). Once lookups are seen
 failing, a cluster DNS pod's logs and its ConfigMap are read (`reads`).
 
 Rule: when lookups asked of the cluster DNS (its Service's address, when listed) time out while
@@ -33,7 +35,7 @@ from reasoning.layered.kubernetes.system import (
     cluster_dns_address,
     cluster_lookup,
 )
-from reasoning.layered.reading import short
+from reasoning.layered.reading import hosts_in, short
 from reasoning.observations import Observation, PlannedCall
 from reasoning.tools import GET_YAML, POD_LOGS
 
@@ -108,6 +110,8 @@ def upstream_faults(
     name = prefix.group(1) if prefix else "coredns"
     names = [m.group(1) for _, fact in upstream for m in _QUERY.finditer(fact)]
     zone = _zone(names)
+    if not _concerns(names, zone, lookups):
+        return []  # it fails upstream for other names than the ones looked up in vain
     servers = sorted(
         {m.group(1) for _, fact in upstream for m in _ADDRESS.finditer(fact)}
     )
@@ -163,6 +167,18 @@ def upstream_faults(
         f.statement,
     ]
     return [f]
+
+
+def _concerns(names: list[str], zone: str, lookups: list[str]) -> bool:
+    """The upstream failures can explain the failing lookups: they name no query, the lookups
+    name no host, or a host looked up is one of the names that failed upstream or in their zone."""
+    hosts = {h.rstrip(".") for line in lookups for h in hosts_in(line)}
+    asked = {n.lower().rstrip(".") for n in names}
+    if not asked or not hosts:
+        return True
+    return any(
+        h in asked or (zone and (h == zone or h.endswith("." + zone))) for h in hosts
+    )
 
 
 def _forward_of(corefile: str, zone: str) -> str:

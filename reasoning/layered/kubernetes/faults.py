@@ -20,7 +20,10 @@ from datetime import datetime
 
 from reasoning import layers
 from reasoning.layered.facts import Facts
-from reasoning.layered.kubernetes.affinity import affinity_faults
+from reasoning.layered.kubernetes.affinity import (
+    affinity_faults,
+    pinned_connection_faults,
+)
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults, saturated
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
@@ -191,6 +194,8 @@ def _namespace_faults(
     for finding in stale_manual_endpoints(cluster, ns, failing, errors):
         found.setdefault(finding.component, finding)
     for finding in affinity_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in pinned_connection_faults(cluster, ns, path, facts):
         found.setdefault(finding.component, finding)
     for finding in traffic_policy_faults(cluster, ns, path, failing):
         found.setdefault(finding.component, finding)

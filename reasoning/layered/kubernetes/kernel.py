@@ -6,8 +6,9 @@ Rules:
   full, dropping packet`; the neighbour (ARP) table: `neighbour table overflow`; the local ports
   of outbound connections: `ephemeral port exhaustion`, `cannot assign requested address` logged
   by the node) drops or refuses new connections of every pod on that node, whatever the node's
-  Ready condition says: the node is the fault (`infrastructure`, at the connect layer), and the
-  failures of the pods there are its victims (`links.node_victims`);
+  Ready condition says: the node is the fault (`infrastructure`, at the connect layer; the
+  neighbour table, sized by the node's own settings for the addresses it serves, at platform), and
+  the failures of the pods there are its victims (`links.node_victims`);
 - the workload whose pod started on that node shortly before the kernel's first such line is what
   filled the table: the finding names it beside the node;
 - a node's kernel logging that its network adapter stalls and resets (a driver's `Keep alive
@@ -18,7 +19,8 @@ Rules:
   timeouts to the pods there are its victims (`nic_faults`).
 
 The kernel's lines are read from the logs server (any service: `kernel`, `journal`, `dmesg`,
-a node agent), searched across every service once a node is worth a look (`searches`), from the
+a node agent), searched across every service once a node is worth a look or a top-errors group
+read says such a line without naming its node (`searches`), from the
 error and warning groups any service's top errors showed, and from the node's describe (a node
 problem detector's `KernelMessage` events).
 """
@@ -48,6 +50,10 @@ TABLES: tuple[tuple[str, str, str], ...] = (
         "ephemeral port",
     ),
 )
+# The layer each full table is at: connection tracking and local ports fill with connections
+# (connect); the neighbour table holds the node's own link-layer neighbours, sized by the node's
+# settings for how many it serves (its pod density): the node's configuration (platform).
+_TABLE_LAYERS = {"NeighbourTableOverflow": layers.PLATFORM}
 # A network adapter that stalls and resets: a watchdog's own words, or its driver's name (ENA,
 # Intel, Mellanox, virtio …) with a reset, a transmit timeout, a hang or the link down.
 _WATCHDOG = r"Keep alive watchdog timeout|NETDEV WATCHDOG|transmit queue \d+ timed out|Tx Unit Hang"
@@ -114,21 +120,38 @@ class KernelLine:
     at: datetime | None
 
 
+def unplaced(facts: Facts) -> str:
+    """The first error or warning group read (any service's top errors) whose words are a node's
+    kernel saying a network table is full, its adapter resets or its CPUs stall: a group keeps no
+    labels, so which nodes log it is still to be found; "" when none."""
+    for errors in facts.errors.values():
+        for group in (*errors.groups, *errors.warnings):
+            message = group.sample or group.signature
+            if any(matches(message) for matches, _, _ in _MATCHERS[:-1]):
+                return message
+    return ""
+
+
 def searches(
     inv: Investigation,
     call: Callable[[str, dict[str, Any], str], PlannedCall | None],
     nodes: list[str],
+    seen: str = "",
 ) -> list[PlannedCall | None]:
-    """Once a node is worth a look: every service's lines (the node's kernel among them) that say a network table of a node is full."""
-    if not nodes:
+    """Once a node is worth a look, or a kernel's line read names no node: every service's lines (the node's kernel among them) that say a network table of a node is full."""
+    if nodes:
+        why = f"failures follow node {nodes[0]}"
+    elif seen:
+        why = f"a node's kernel logs {short(seen, 60)!r} without naming the node"
+    else:
         return []
     return search_once(
         inv,
         call,
         SEARCH,
-        limit=20,
-        why=f"failures follow node {nodes[0]}: does a node's kernel log a full network "
-        "table (conntrack, neighbour, ephemeral ports)",
+        limit=40 if seen else 20,
+        why=f"{why}: does a node's kernel log a full network table (conntrack, "
+        "neighbour, ephemeral ports)",
     )
 
 
@@ -184,7 +207,7 @@ def _node_of(line: dict[str, Any], message: str, nodes: set[str]) -> str | None:
 
 
 def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding]:
-    """A node whose kernel logs a full network table (conntrack, neighbour, ephemeral ports) drops the new connections of every pod on it, and the pod that started there just before filled it."""
+    """A node whose kernel logs a full network table (conntrack, neighbour, ephemeral ports) drops the new connections of every pod on it (the neighbour table, sized by the node's own settings, a platform fault), and the pod that started there just before filled it."""
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     for line in kernel_lines(inv, cluster):
@@ -196,7 +219,7 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
                 "infrastructure",
                 line.reason,
                 f"node/{line.node}",
-                layers.CONNECT,
+                _TABLE_LAYERS.get(line.reason, layers.CONNECT),
                 f"node {line.node}'s {line.table} table is full: its kernel drops the new "
                 "connections of every pod on it (the node may still be Ready)",
                 ns,

@@ -151,10 +151,12 @@ def plan(
         calls += _details(inv, facts, cluster, ns, call)[:max_details]
         calls += _explaining_objects(inv, facts, cluster, ns, call)
         calls += _pod_specs(inv, facts, cluster, ns, call)
-        calls += kernel.searches(inv, call, [*condition_nodes(cluster, ns)])
+        calls += kernel.searches(
+            inv, call, [*condition_nodes(cluster, ns)], kernel.unplaced(facts)
+        )
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
         calls += flapping.reads(cluster, ns, call)
-        calls += affinity.reads(cluster, ns, call)
+        calls += affinity.reads(cluster, ns, call, inv, facts)
         calls += csi_drivers.reads(cluster, ns, call)
         failing = failure_text(inv, facts, cluster, ns)
         calls += traffic_policy.reads(cluster, ns, failing, call)

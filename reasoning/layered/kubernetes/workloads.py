@@ -23,14 +23,22 @@ def workload_fault(cluster: Cluster, ns: str, workload: str) -> Finding | None:
 
 
 def all_workloads(cluster: Cluster, ns: str) -> list[str]:
-    """The listed workloads, then the owners of pods and of warned objects not listed."""
+    """The listed workloads, then the owners of pods and of warned objects not listed (a cron job
+    warned that it cannot create its jobs among them)."""
     found = cluster.workloads(ns)
     for pod in cluster.pods(ns):
         owner = cluster.owner(ns, "pod", pod.name)
         if owner not in found:
             found.append(owner)
     for event in cluster.warnings(ns):
-        if event.kind in ("replicaset", "statefulset", "deployment", "pod", "job"):
+        if event.kind in (
+            "replicaset",
+            "statefulset",
+            "deployment",
+            "pod",
+            "job",
+            "cronjob",
+        ):
             owner = cluster.owner(ns, event.kind, event.name)
             if owner not in found:
                 found.append(owner)

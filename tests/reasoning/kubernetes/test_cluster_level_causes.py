@@ -8,6 +8,7 @@ import pytest
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes import dns_upstream
 
 from .test_infrastructure import (
     asked,
@@ -381,6 +382,39 @@ def test_the_cluster_dns_timing_out_upstream_blames_its_configmaps_forwarding(dn
     assert "172.20.4.10" in config.statement
     assert config.is_relevant
     assert "deployment/ledger-poster" in config.explains
+
+
+OTHER_ZONE_LOG = (
+    "[ERROR] plugin/errors: 2 tracing-sink.telemetry.svc.cluster.local. A: read udp "
+    "10.9.0.31:50211->10.0.0.2:53: i/o timeout\n"
+    '[INFO] 10.9.3.7:41000 - 41000 "A IN vault.lab.northwind-intra.net. udp 41 false 512" '
+    "NOERROR qr,rd,ra,tc 530 0.004s\n"
+)
+
+
+@pytest.mark.rule("k8s.cluster-dns-upstream")
+def test_upstream_failures_for_other_names_do_not_explain_the_failing_lookups():
+    found = diagnosed(*dns_cluster(dns_log=OTHER_ZONE_LOG), service="ledger-poster")
+
+    assert "configmap/coredns" not in found
+
+
+@pytest.mark.rule("k8s.cluster-dns-upstream")
+def test_upstream_failures_naming_no_query_still_blame_the_forwarding():
+    log = "[ERROR] plugin/forward: no healthy upstream for zone .\n"
+    found = diagnosed(*dns_cluster(dns_log=log), service="ledger-poster")
+
+    assert found["configmap/coredns"].reason == "UpstreamDNSUnreachable"
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_lookup_line_is_matched_against_the_upstream_names_in_linear_time():
+    hostile = (
+        "lookup " + "a." * 100_000 + "example on 10.96.0.10:53: server misbehaving"
+    )
+    assert not dns_upstream._concerns(
+        ["tracing-sink.telemetry.svc.cluster.local"], "", [hostile]
+    )
 
 
 @pytest.mark.rule("k8s.cluster-dns-upstream")

@@ -135,7 +135,83 @@ def test_a_neighbour_table_overflow_named_in_the_message_is_that_nodes_fault():
     line = kernel_search("kernel: [8812.4] pool-c-3 neighbour table overflow!", {})
     found = diagnosed(*node_cluster(), line, service="tracker")
 
-    assert found["node/pool-c-3"].reason == "NeighbourTableOverflow"
+    node = found["node/pool-c-3"]
+    assert node.reason == "NeighbourTableOverflow"
+    # The neighbour table is sized by the node's own settings: a platform fault of the node.
+    assert node.layer == layers.PLATFORM
+
+
+def _kernel_warnings(service, *messages):
+    """A top-errors answer whose warning groups keep no labels (so no node)."""
+    groups = [{"signature": m, "sample": m, "count": 40, "before": 0} for m in messages]
+    return Observation(
+        span_id=f"logs-{service}",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": service, "warnings": True, "baseline_s": 3600},
+        is_ok=True,
+        result={"service": service, "top": [], "warnings": groups},
+    )
+
+
+def _healthy_cluster():
+    """Every pod ready: no node is worth a look from the pods list alone."""
+    return [
+        namespaces(APP),
+        nodes(("pool-c-3", "Ready"), ("pool-c-4", "Ready")),
+        pods_with_ages(
+            (TRACKER_A, "1/1", "Running", "0", "4d", "pool-c-3", "app=tracker"),
+            (TRACKER_B, "1/1", "Running", "0", "4d", "pool-c-4", "app=tracker"),
+        ),
+        deployments(APP, ("tracker", "2/2")),
+    ]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "[4417.20] neighbour: arp_cache: neighbor table overflow!",
+        "nf_conntrack: nf_conntrack: table full, dropping packet",
+        "IPv6: ndisc_cache: neighbour table overflow",
+    ],
+)
+def test_a_kernel_table_line_read_without_its_node_has_every_services_lines_searched(
+    message,
+):
+    inv = investigation(*_healthy_cluster(), _kernel_warnings("host-kmsg", message))
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    searches = [c for c in calls if c is not None and c.tool == "search_logs"]
+    assert [c.arguments["query"] for c in searches] == [kernel.SEARCH]
+    assert "without naming the node" in searches[0].why
+
+
+def test_warnings_that_are_no_kernel_table_line_ask_no_node_search():
+    inv = investigation(
+        *_healthy_cluster(),
+        _kernel_warnings("tracker", "slow table scan on orders: 812 ms"),
+    )
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert not [c for c in calls if c is not None and c.tool == "search_logs"]
+
+
+@pytest.mark.rule("k8s.node-network-table-full", "k8s.node-victims")
+def test_a_neighbour_overflow_found_by_the_search_blames_the_nodes_it_labels():
+    unplaced = _kernel_warnings(
+        "host-kmsg", "[4417.20] neighbour: arp_cache: neighbor table overflow!"
+    )
+    line = kernel_search(
+        "[4417.20] neighbour: arp_cache: neighbor table overflow!",
+        {"node": "pool-c-4"},
+    )
+    found = diagnosed(*_healthy_cluster(), unplaced, line, service="tracker")
+
+    node = found["node/pool-c-4"]
+    assert (node.reason, node.layer) == ("NeighbourTableOverflow", layers.PLATFORM)
+    assert node.is_relevant  # a pod of the incident's workload runs there
+    assert "node/pool-c-3" not in found
 
 
 def test_a_full_table_on_a_node_the_cluster_does_not_list_is_not_a_finding():
@@ -350,3 +426,11 @@ def test_the_controller_logging_the_secret_not_found_is_enough_without_the_secre
 
     ingress = found["ingress/catalogue"]
     assert any("edge-controller" in fact for _, fact in ingress.evidence)
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_unlabelled_warning_is_read_without_backtracking():
+    hostile = "neighbour " * 20_000 + "table " * 5_000 + "overflo"
+    inv = investigation(*_healthy_cluster(), _kernel_warnings("host-kmsg", hostile))
+
+    assert kernel.unplaced(Facts.read(inv.observations)) == ""

@@ -13,6 +13,7 @@ from reasoning.observations import (
     Investigation,
     Observation,
     PlannedCall,
+    ToolInfo,
 )
 from reasoning.tools import SEARCH_LOGS
 
@@ -191,6 +192,118 @@ def test_a_service_without_affinity_is_not_blamed_for_one_failing_pod():
     )
 
     assert "service/fare-scorer" not in found(inv)
+
+
+# --- a virtual IP in front of long-lived multiplexed connections ----------------------------------
+
+
+def grpc_service_text(port="grpc-api  9090/TCP", ip="10.96.1.2"):
+    return (
+        "Name:              fare-scorer\n"
+        "Namespace:         shop\n"
+        "Selector:          app=fare-scorer\n"
+        "Type:              ClusterIP\n"
+        f"IP:                {ip}\n"
+        f"Port:              {port}\n"
+        "TargetPort:        9090/TCP\n"
+        "Session Affinity:  None\n"
+        "Events:            <none>\n"
+    )
+
+
+def scorer_warnings(*messages):
+    groups = [{"signature": m, "sample": m, "count": 60, "before": 0} for m in messages]
+    return Observation(
+        span_id="logs-fare-scorer",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "fare-scorer", "warnings": True, "baseline_s": 3600},
+        is_ok=True,
+        result={"service": "fare-scorer", "top": [], "warnings": groups},
+    )
+
+
+SATURATED = (
+    "stream limit hit on conn 7: max_concurrent_streams=250 in use, refusing new"
+)
+
+
+@pytest.mark.rule("k8s.connection-pinning")
+def test_a_clusterip_in_front_of_grpc_pins_callers_to_the_pods_they_first_reached():
+    inv = investigation(
+        "fare-scorer",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text()),
+        scorer_warnings(SATURATED),
+    )
+    result = found(inv)
+
+    pinned = result["service/fare-scorer"]
+    assert (pinned.stage, pinned.reason, pinned.layer) == (
+        "service_routing",
+        "ConnectionPinning",
+        layers.CONNECT,
+    )
+    assert "not headless" in pinned.statement
+    assert "deployment/fare-scorer" in pinned.explains
+    facts = " ".join(fact for _, fact in pinned.evidence)
+    assert "Type: ClusterIP" in facts and "grpc-api 9090/TCP" in facts
+    assert SATURATED in facts  # the hot pods' own lines
+    victim = result.get("deployment/fare-scorer")
+    assert victim is None or victim.victim_of == "service/fare-scorer"
+
+
+@pytest.mark.rule("k8s.connection-pinning")
+def test_http2_words_in_the_workloads_own_lines_say_its_connections_are_multiplexed():
+    inv = investigation(
+        "fare-scorer",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text("web  8080/TCP")),
+        scorer_warnings("h2 conn 4: sent GOAWAY after 1000 streams, ENHANCE_YOUR_CALM"),
+    )
+
+    assert result_reason(inv) == "ConnectionPinning"
+
+
+def result_reason(inv):
+    f = found(inv).get("service/fare-scorer")
+    return f.reason if f is not None else None
+
+
+def test_a_headless_service_gives_callers_every_pod_and_is_not_blamed():
+    inv = investigation(
+        "fare-scorer",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text(ip="None")),
+        scorer_warnings(SATURATED),
+    )
+
+    assert result_reason(inv) is None
+
+
+def test_a_clusterip_of_plain_requests_is_not_blamed_for_one_hot_pod():
+    inv = investigation(
+        "fare-scorer",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text("web  8080/TCP")),
+        scorer_warnings("slow scoring model: p99 1200 ms"),
+    )
+
+    assert result_reason(inv) is None
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_warning_is_read_for_its_protocol_in_linear_time():
+    hostile = "h" * 100_000 + " http" * 20_000 + "/3"
+    inv = investigation(
+        "fare-scorer",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text("web  8080/TCP")),
+        scorer_warnings(hostile),
+    )
+
+    assert result_reason(inv) is None
 
 
 # --- an autoscaler flapping --------------------------------------------------------------------
@@ -394,3 +507,56 @@ def test_a_node_not_ready_cites_what_its_kubelet_says():
     assert any("x509: certificate has expired" in f for f in facts)
     assert not any("node-a kubelet" in f for f in facts)
     assert "x509" in node.statement
+
+
+def fare_relay_errors(*messages):
+    groups = [{"signature": m, "sample": m, "count": 80, "before": 0} for m in messages]
+    return Observation(
+        span_id="logs-fare-relay",
+        agent="logs",
+        server="logs",
+        tool="top_errors",
+        arguments={"service": "fare-relay", "warnings": True, "baseline_s": 3600},
+        is_ok=True,
+        result={"service": "fare-relay", "top": groups, "warnings": []},
+    )
+
+
+@pytest.mark.rule("k8s.connection-pinning")
+def test_the_paths_grpc_clients_whose_errors_name_no_host_are_the_pinned_services_callers():
+    inv = investigation(
+        "fare-relay",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text()),
+        scorer_warnings(SATURATED),
+        fare_relay_errors("io.grpc.StatusRuntimeException: UNAVAILABLE: io exception"),
+    )
+    pinned = found(inv)["service/fare-scorer"]
+
+    assert "deployment/fare-relay" in pinned.explains
+    assert pinned.is_relevant  # it explains the incident's own workload
+
+
+def test_a_skewed_workload_behind_a_virtual_ip_has_its_own_top_errors_read():
+    logs_tool = ToolInfo(
+        "logs",
+        "top_errors",
+        "",
+        {"properties": {"service": {}, "warnings": {}, "baseline_s": {}}},
+        True,
+        False,
+        True,
+    )
+    inv = investigation(
+        "fare-relay",
+        *pinned_cluster(),
+        describe("service", "fare-scorer", grpc_service_text()),
+    )
+    inv.tools.append(logs_tool)
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    asked_errors = [
+        c.arguments for c in calls if c is not None and c.tool == "top_errors"
+    ]
+    assert {"service": "fare-scorer"}.items() <= asked_errors[0].items()
+    assert asked_errors[0]["warnings"] is True

@@ -1,7 +1,9 @@
-"""Admission: the controller cannot create the workload's pods.
+"""Admission: the controller cannot create the workload's pods (a cron job's: its jobs).
 
-Rule: a `FailedCreate` warning on the workload's replica set (or itself) means the API server
-refused its pods — an exceeded resource quota, a missing service account, or an admission webhook.
+Rule: a `FailedCreate` warning on the workload's replica set (or itself, or a cron job's job) means
+the API server refused its pods — an exceeded resource quota, a missing service account, or an
+admission webhook; a cron job's own `FailedCreate` means it refused the jobs the cron job creates
+(a quota on the count of jobs, say), so no run starts at all.
 """
 
 import re
@@ -24,15 +26,16 @@ def refusal(message: str) -> str:
 
 
 def admission(view: WorkloadView) -> Finding | None:
-    """A FailedCreate warning means the workload cannot create its pods (quota, account, webhook)."""
+    """A FailedCreate warning means the workload cannot create its pods, or a cron job its jobs (quota, account, webhook)."""
     if "FailedCreate" not in view.by_reason:
         return None
     message = view.by_reason["FailedCreate"][0].message
     workload = view.workload
+    made = "jobs" if view.kind == "cronjob" else "pods"
     f = view.finding(
         "admission",
         "FailedCreate",
-        f"{workload} cannot create its pods ({refusal(message)}): {short(message, 200)}",
+        f"{workload} cannot create its {made} ({refusal(message)}): {short(message, 200)}",
     )
     view.cite_events(f, ["FailedCreate"])
     view.cite_describes(f, "FailedCreate", "FailedCreate")
@@ -47,5 +50,10 @@ def admission(view: WorkloadView) -> Finding | None:
                 f"describe resourcequota {quota.group(1)}: used at the hard limit",
             )
         f.keywords += ["quota", quota.group(1)]
-    f.chain = [f"{workload} has fewer pods than it wants", f.statement]
+    f.chain = [
+        f"{workload} has fewer {made} than it wants"
+        if made == "pods"
+        else f"{workload} starts no run: the API server refuses its jobs",
+        f.statement,
+    ]
     return f
