@@ -119,7 +119,11 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
-from reasoning.layered.kubernetes_findings import kubernetes_findings, workload_victims
+from reasoning.layered.kubernetes_findings import (
+    kubernetes_findings,
+    named_by_callers,
+    workload_victims,
+)
 from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
@@ -479,6 +483,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.stale", LINKS, (), is_stale, (2,)),
     Rule("k8s.declared-failure", LINKS, (), declare, (5,)),
     Rule("k8s.waiting-work", LINKS, (), waited_on, (4,)),
+    Rule("k8s.named-by-failing-callers", LINKS, (), named_by_callers, (4,)),
     # The board, in the order it runs.
     Rule("board.kubernetes", BOARD, _ALL, kubernetes_findings),
     Rule(
