@@ -68,6 +68,7 @@ from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import (
     cpu_starved_faults,
+    filesystem_faults,
     kernel_faults,
     lockup_faults,
     nic_faults,
@@ -134,7 +135,7 @@ from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
-from reasoning.layered.network_delay import network_delay
+from reasoning.layered.network_delay import injected_delay, network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
@@ -265,6 +266,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.PLATFORM,),
         lockup_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.node-filesystem-failed",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        filesystem_faults,
         (1, 4),
     ),
     Rule(
@@ -566,6 +574,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.logged-delay", BOARD, (layers.CONNECT,), logged_delay, (1,)),
+    Rule("board.injected-delay", BOARD, (layers.CONNECT,), injected_delay, (1, 4)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
