@@ -82,7 +82,13 @@ FILESYSTEM = (
     r"Buffer I/O error on dev|I/O error, dev [a-z0-9]{2,20}|forced readonly"
 )
 FILESYSTEM_REASON = "ReadonlyFilesystem"
-SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC, LOCKUP, FILESYSTEM])
+# The search asks for the commonest of those words only: the logs server takes at most
+# `QUERY_CHARS` characters, and the lines found are matched against the whole `FILESYSTEM`.
+_FILESYSTEM_SEARCH = r"EXT[234]-fs error|filesystem read-only|I/O error"
+QUERY_CHARS = 500
+SEARCH = "|".join(
+    [*(pattern for pattern, _, _ in TABLES), NIC, LOCKUP, _FILESYSTEM_SEARCH]
+)
 
 
 def _adapter_resets(message: str) -> bool:

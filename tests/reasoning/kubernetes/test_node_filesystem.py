@@ -73,3 +73,7 @@ def test_a_hostile_filesystem_line_is_read_in_bounded_time():
     )
 
     assert "deployment/feeder" in found
+
+
+def test_the_kernel_search_fits_the_logs_servers_query_length():
+    assert len(kernel.SEARCH) <= kernel.QUERY_CHARS
