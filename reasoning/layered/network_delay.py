@@ -7,6 +7,7 @@ A round trip that rose while the callee's own latency stayed flat puts the delay
 (the connect layer), not in either end; the metrics of both ends confirm it.
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,11 +15,12 @@ from statistics import median
 from typing import Any, Final
 
 from reasoning import layers
-from reasoning.layered.candidates import Board
+from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import FACT_CHARS, Facts, parse_time
-from reasoning.layered.reading import as_dict, as_list, iso, short
+from reasoning.layered.reading import arg, as_dict, as_list, iso, short
+from reasoning.layered.warning_leads import names_service
 from reasoning.observations import Investigation, Observation, PlannedCall
-from reasoning.tools import QUERY_METRIC, SERVICE_HEALTH
+from reasoning.tools import QUERY_METRIC, SEARCH_LOGS, SERVICE_HEALTH
 
 Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
 
@@ -53,6 +55,19 @@ _RISE_MIN_S: Final = (
 _FLAT_RATIO: Final = 1.5  # a callee's own latency below this many times its baseline …
 _FLAT_SLACK_S: Final = 0.001  # … (or within 1 ms of it) did not rise
 _MAX_PAIRS: Final = 3
+# What injects or shapes delay on a path on purpose: a chaos tool (Chaos Mesh's NetworkChaos,
+# Litmus, Gremlin, Toxiproxy's toxics), the kernel's traffic control (`tc qdisc … netem delay`), a
+# mesh's fault injection. RE2 for the logs server, case-insensitive there.
+ACTOR_WORDS: Final = (
+    r"inject|netem|qdisc|\btc (?:qdisc|filter)|toxic|chaos|gremlin|litmus|"
+    r"fault[ _-]?injection|traffic[ _-]?shap"
+)
+_ACTOR: Final = re.compile(ACTOR_WORDS, re.IGNORECASE)
+ACTOR_LEAD: Final = timedelta(
+    hours=2
+)  # how far before the window an injection is looked for
+ACTOR_LIMIT: Final = 20
+_ACTOR_CONFIDENCE: Final = 0.88  # above a caller's own slow-call warnings (0.78)
 
 
 def own_latency(service: str) -> str:
@@ -139,6 +154,64 @@ def reads(inv: Investigation, facts: Facts, call: Call) -> list[PlannedCall | No
     return calls
 
 
+def actor_query(dest: str) -> str:
+    """Lines naming `dest` with a word of what injects or shapes delay, either order (RE2)."""
+    name = re.escape(dest)
+    return f"(?i)(?:{ACTOR_WORDS}).{{0,300}}\\b{name}\\b|\\b{name}\\b.{{0,300}}(?:{ACTOR_WORDS})"
+
+
+def actor_searches(inv: Investigation, call: Call) -> list[PlannedCall | None]:
+    """A path that slowed: every service's lines naming its callee with a word of what injects or shapes delay, from `ACTOR_LEAD` before the window."""
+    start = parse_time(inv.incident.window_start or "")
+    if start is None:
+        return []
+    calls: list[PlannedCall | None] = []
+    for path in slow_paths(inv)[:1]:
+        query = actor_query(path.dest)
+        if any(
+            o.tool == SEARCH_LOGS and arg(o, "query") == query for o in inv.observations
+        ):
+            continue
+        calls.append(
+            call(
+                SEARCH_LOGS,
+                {
+                    "query": query,
+                    "regex": True,
+                    "start": iso(start - ACTOR_LEAD),
+                    "end": inv.incident.window_end or "now",
+                    "limit": ACTOR_LIMIT,
+                },
+                f"the round trip {path.source} -> {path.dest} rose: did something inject "
+                f"delay on {path.dest} (a chaos experiment, traffic control)",
+            )
+        )
+    return calls
+
+
+def _actor_line(
+    inv: Investigation, path: SlowPath
+) -> tuple[Observation, str, str] | None:
+    """The first line, by a service other than the path's ends, that names the callee and injects or shapes delay: (span, service, message)."""
+    query = actor_query(path.dest)
+    found: list[tuple[str, Observation, str, str]] = []
+    for obs in inv.observations:
+        if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "query") != query:
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            service = str(line.get("service") or "")
+            message = str(line.get("message") or "")[:4000]
+            level = str(line.get("level") or "").lower()
+            if service in (path.source, path.dest) or level in ("error", "fatal"):
+                continue
+            if _ACTOR.search(message) and names_service(message, path.dest):
+                found.append((str(line.get("time") or ""), obs, service, message))
+    if not found:
+        return None
+    _, obs, service, message = min(found, key=lambda f: f[0])
+    return obs, service, message
+
+
 def slow_paths(inv: Investigation) -> list[SlowPath]:
     """The caller→callee round trips that rose from their baseline, the largest rise first."""
     start = parse_time(inv.incident.window_start or "")
@@ -208,6 +281,37 @@ def network_delay(board: Board) -> None:
             "network",
             layers.CONNECT,
         ]
+
+
+def injected_delay(board: Board) -> None:
+    """A path that slowed whose callee another service's line names while injecting or shaping delay (a chaos experiment, traffic control, a mesh's fault injection) is slowed on purpose: that line is the cause, the path's callee the component, the caller that logs its slow calls a victim."""
+    for path in slow_paths(board.inv)[:_MAX_PAIRS]:
+        c = board.candidates.get(f"{layers.CONNECT}:{path.dest}")
+        if c is None or c.status == "ruled_out":
+            continue  # `network_delay` found the callee itself slower
+        actor = _actor_line(board.inv, path)
+        if actor is not None:
+            _injected(board, c, path, *actor)
+
+
+def _injected(
+    board: Board,
+    c: Candidate,
+    path: SlowPath,
+    obs: Observation,
+    service: str,
+    message: str,
+) -> None:
+    c.cite(obs, short(f"search_logs: {service} acts on {path.dest}: {message}", 300))
+    c.statement += f"; {service} injects or shapes delay on it: {short(message, 160)}"
+    c.chain = [*c.chain[:-1], f"{service} logs: {short(message, 140)}", c.statement]
+    c.status, c.confidence = "confirmed", max(c.confidence, _ACTOR_CONFIDENCE)
+    c.keywords = [*c.keywords, service, "delay injected"]
+    caller = board.candidates.get(f"{layers.APPLICATION}:{path.source}")
+    if caller is not None and names_service(caller.statement, path.dest):
+        caller.explained_by(
+            c, f"a victim of {c.id} (its calls to {path.dest} are delayed on purpose)"
+        )
 
 
 def _query_window(inv: Investigation) -> dict[str, str] | None:

@@ -566,6 +566,8 @@ class LayeredPlanner:
         calls += self._backend_search(inv, facts)
         calls += self._quiet_backend_searches(inv, facts)
         calls += self._route_search(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += network_delay.actor_searches(inv, partial(self._call, inv))
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._quiet_change_searches(inv, facts)

@@ -190,13 +190,15 @@ def is_quiet(facts: Facts) -> bool:
                 continue
             others = [
                 s for s in known if s != errors.service and names_service(group.text, s)
-            ] or [
-                w
-                for w in _WORD.findall(group.text)
-                if w != errors.service
-                and SERVICE_NAME.match(w)
-                and _CALLER.search(group.text)
-            ]
+            ] or (
+                [
+                    w
+                    for w in _WORD.findall(group.text)
+                    if w != errors.service and SERVICE_NAME.match(w)
+                ]
+                if _CALLER.search(group.text)  # once per line, not once per word
+                else []
+            )
             if not others:
                 return False
     return True

@@ -71,6 +71,7 @@ from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import (
     cpu_starved_faults,
+    filesystem_faults,
     kernel_faults,
     lockup_faults,
     nic_faults,
@@ -122,7 +123,11 @@ from reasoning.layered.kubernetes.volumes import volume_faults
 from reasoning.layered.kubernetes.waits import waited_on
 from reasoning.layered.kubernetes.webhook_tls import webhook_tls_faults
 from reasoning.layered.kubernetes.webhooks import webhook_faults
-from reasoning.layered.kubernetes_findings import kubernetes_findings, workload_victims
+from reasoning.layered.kubernetes_findings import (
+    kubernetes_findings,
+    named_by_callers,
+    workload_victims,
+)
 from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
@@ -133,7 +138,7 @@ from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
-from reasoning.layered.network_delay import network_delay
+from reasoning.layered.network_delay import injected_delay, network_delay
 from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
@@ -266,6 +271,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.PLATFORM,),
         lockup_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.node-filesystem-failed",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        filesystem_faults,
         (1, 4),
     ),
     Rule(
@@ -491,6 +503,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.stale", LINKS, (), is_stale, (2,)),
     Rule("k8s.declared-failure", LINKS, (), declare, (5,)),
     Rule("k8s.waiting-work", LINKS, (), waited_on, (4,)),
+    Rule("k8s.named-by-failing-callers", LINKS, (), named_by_callers, (4,)),
     # The board, in the order it runs.
     Rule("board.kubernetes", BOARD, _ALL, kubernetes_findings),
     Rule(
@@ -581,6 +594,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.logged-delay", BOARD, (layers.CONNECT,), logged_delay, (1,)),
+    Rule("board.injected-delay", BOARD, (layers.CONNECT,), injected_delay, (1, 4)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),

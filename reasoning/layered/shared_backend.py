@@ -59,7 +59,12 @@ _HARD: Final = (
     r"\balarm (?:set|raised)|publishers? (?:will be |are |were |is )?blocked|"
     r"blocking (?:all |every )?(?:publishers|producers|writes|writers|clients)|"
     r"free disk space is insufficient|no space left on device|disk (?:is )?full|"
-    r"log director(?:y|ies) \S{0,200} (?:offline|failed)|read[ -]only mode|writes? (?:are )?rejected"
+    r"log director(?:y|ies) \S{0,200} (?:offline|failed)|read[ -]only mode|writes? (?:are )?rejected|"
+    # A search cluster's disk past its last watermark: every index with a shard there turns
+    # read-only (`flood stage disk watermark [95%] exceeded … all indices on this node will be
+    # marked read-only`).
+    r"flood[ -]stage disk watermark[^\n]{0,40}exceeded|"
+    r"(?:indices|indexes|index)\b[^\n]{0,80}\b(?:marked|set to|made) read[ -]only"
 )
 # A single command or client stalling the back end, or keys evicted en masse.
 _STALL: Final = (
@@ -90,6 +95,12 @@ _RESOURCE: Final = re.compile(
     re.IGNORECASE,
 )
 HARD: Final = re.compile(_HARD, re.IGNORECASE)
+# An error class a client receives (`cluster_block_exception`, `ThrottlingException`,
+# `ResourceExhaustedError`): a blocking line that carries one, when another service's new lines
+# carry the same class, is a client quoting the back end's refusal, not the back end.
+_ERROR_CLASS: Final = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9]{0,60}(?:_exception|Exception|_error|Error)\b"
+)
 CONSUMED: Final = re.compile(_CONSUMED, re.IGNORECASE)
 LOCK_QUEUE: Final = re.compile(_LOCK_QUEUE, re.IGNORECASE)
 # A party's own words that it started something new (RE2, for the search of every service).
@@ -214,7 +225,33 @@ def blocked(inv: Investigation, facts: Facts) -> list[Blocked]:
                 )
             )
     found.sort(key=lambda b: (b.at is None, b.at or datetime.min))
-    return found
+    echoes = _echoes(facts, found)
+    own = [b for b in found if b not in echoes]
+    return own if own else found
+
+
+def _echoes(facts: Facts, found: list[Blocked]) -> list[Blocked]:
+    """Blocking lines that are clients quoting the back end's refusal: they carry an error class
+    that another service's new lines carry too (fellow clients got the same answer)."""
+    echoes: list[Blocked] = []
+    for b in found:
+        classes = {m.group(0).lower() for m in _ERROR_CLASS.finditer(b.line[:4000])}
+        if not classes:
+            continue
+        for errors in facts.errors.values():
+            if errors.service in ("", b.backend):
+                continue
+            if any(
+                g.is_new
+                and any(
+                    m.group(0).lower() in classes
+                    for m in _ERROR_CLASS.finditer((g.sample or g.signature)[:4000])
+                )
+                for g in (*errors.groups, *errors.warnings)
+            ):
+                echoes.append(b)
+                break
+    return echoes
 
 
 def _client(text: str, backend: str, known: set[str]) -> str | None:

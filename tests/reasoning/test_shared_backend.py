@@ -531,3 +531,80 @@ def test_a_document_stores_exhausted_tickets_blame_the_export_that_read_the_coll
 
     top = _top(analysis)
     assert top.id == "application:bi-export" and top.status == "confirmed"
+
+
+# --- clients quoting the back end's refusal are not the back end ---------------------------------
+
+SEARCH_FULL = (
+    "[node-b7] flood stage disk watermark [95%] exceeded on [node-b7][/var/lib/search], "
+    "all indices on this node will be marked read-only"
+)
+QUOTED = (
+    "write to index audit-2031 rejected: index_closed_exception [FORBIDDEN/12/index read-only "
+    "(api)]; writes are rejected"
+)
+FELLOW = "bulk of 200 docs failed: index_closed_exception on index catalog-v3"
+
+
+def _search_cluster(with_own_line=True):
+    observations = [
+        _errors(
+            "q1",
+            "audit-writer",
+            errors=[group(QUOTED, count=200, first_seen="2030-01-01T10:21:00Z")],
+        ),
+        _errors(
+            "q2",
+            "catalog-feeder",
+            errors=[group(FELLOW, count=150, first_seen="2030-01-01T10:21:20Z")],
+        ),
+    ]
+    if with_own_line:
+        observations.append(
+            _errors(
+                "q3",
+                "searchd",
+                warnings=[
+                    group(SEARCH_FULL, count=30, first_seen="2030-01-01T10:20:40Z")
+                ],
+            )
+        )
+    return observations
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_client_quoting_the_refusal_fellow_clients_get_is_not_the_back_end():
+    analysis = _analysis("audit-writer", _search_cluster())
+
+    top = _top(analysis)
+    assert top.id == "application:searchd" and top.status == "confirmed"
+    assert any("flood stage disk watermark" in e.fact for e in top.evidence)
+    writer = analysis.candidates.get("application:audit-writer")
+    assert writer is None or writer.confidence < top.confidence
+
+
+def test_without_the_back_ends_own_line_the_quoting_client_is_kept():
+    found = shared_backend.blocked(
+        Investigation(
+            incident=incident("audit-writer", "it hangs"),
+            tools=[],
+            observations=_search_cluster(with_own_line=False),
+        ),
+        Facts.read(_search_cluster(with_own_line=False)),
+    )
+    assert [b.backend for b in found] == ["audit-writer"]
+
+
+@pytest.mark.timeout(60)
+def test_error_classes_read_in_linear_time_on_hostile_lines():
+    hostile = "a" * 200_000 + "_exception " + "x_" * 20_000
+    analysis = _analysis(
+        "audit-writer",
+        [
+            _errors(
+                "h1", "audit-writer", errors=[group(hostile + " writes are rejected")]
+            ),
+            _errors("h2", "catalog-feeder", errors=[group(hostile)]),
+        ],
+    )
+    assert analysis.candidates is not None

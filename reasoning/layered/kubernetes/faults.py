@@ -41,6 +41,7 @@ from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
 from reasoning.layered.kubernetes.kernel import (
     cpu_starved_faults,
+    filesystem_faults,
     kernel_faults,
     lockup_faults,
     nic_faults,
@@ -150,6 +151,8 @@ def _namespace_faults(
     for node in cpu_starved_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
     for node in lockup_faults(inv, facts, cluster, ns):
+        found.setdefault(node.component, node)
+    for node in filesystem_faults(inv, facts, cluster, ns):
         found.setdefault(node.component, node)
     for node in node_confined_faults(cluster, ns):
         found.setdefault(node.component, node)

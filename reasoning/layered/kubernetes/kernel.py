@@ -77,7 +77,24 @@ LOCKUP = (
     r"blocked for more than [0-9]+ seconds"
 )
 LOCKUP_REASON = "NodeKernelLockup"
-SEARCH = "|".join([*(pattern for pattern, _, _ in TABLES), NIC, LOCKUP])
+# The kernel giving up on a node's disk or filesystem: ext4 or XFS errors and aborted journals, the
+# filesystem remounted read-only, block-device I/O errors (`EXT4-fs error (device nvme0n1p1)`,
+# `Remounting filesystem read-only`, `XFS (dm-0): Corruption of in-memory data detected`,
+# `Buffer I/O error on dev xvda1`, `blk_update_request: I/O error, dev sda, sector 2048`,
+# `btrfs: … forced readonly`).
+FILESYSTEM = (
+    r"EXT[234]-fs error|aborted journal|remounting filesystem read-only|"
+    r"XFS \([^)]{1,40}\): (?:Corruption|metadata I/O error|Log I/O Error|Filesystem has been shut down)|"
+    r"Buffer I/O error on dev|I/O error, dev [a-z0-9]{2,20}|forced readonly"
+)
+FILESYSTEM_REASON = "ReadonlyFilesystem"
+# The search asks for the commonest of those words only: the logs server takes at most
+# `QUERY_CHARS` characters, and the lines found are matched against the whole `FILESYSTEM`.
+_FILESYSTEM_SEARCH = r"EXT[234]-fs error|filesystem read-only|I/O error"
+QUERY_CHARS = 500
+SEARCH = "|".join(
+    [*(pattern for pattern, _, _ in TABLES), NIC, LOCKUP, _FILESYSTEM_SEARCH]
+)
 
 
 def _adapter_resets(message: str) -> bool:
@@ -103,6 +120,7 @@ _MATCHERS: tuple[tuple[Callable[[str], object], str, str], ...] = (
     ),
     (_adapter_resets, NIC_REASON, "network adapter"),
     (re.compile(LOCKUP, re.IGNORECASE).search, LOCKUP_REASON, "CPU"),
+    (re.compile(FILESYSTEM, re.IGNORECASE).search, FILESYSTEM_REASON, "filesystem"),
     (CPU_STARVED.search, CPU_REASON, "CPU"),
 )
 _NODE_LABELS = ("node", "nodename", "node_name", "host", "hostname", "instance")
@@ -211,8 +229,8 @@ def kernel_faults(inv: Investigation, cluster: Cluster, ns: str) -> list[Finding
     out: dict[str, Finding] = {}
     table = cluster.table("pods", ns)
     for line in kernel_lines(inv, cluster):
-        if line.reason in (NIC_REASON, CPU_REASON, LOCKUP_REASON):
-            continue  # `nic_faults`, `cpu_starved_faults`, `lockup_faults`
+        if line.reason in (NIC_REASON, CPU_REASON, LOCKUP_REASON, FILESYSTEM_REASON):
+            continue  # `nic_faults`, `cpu_starved_faults`, `lockup_faults`, `filesystem_faults`
         f = out.get(line.node)
         if f is None:
             f = out[line.node] = Finding(
@@ -356,6 +374,31 @@ def lockup_faults(
 
     return _per_node(
         inv, facts, cluster, ns, LOCKUP_REASON, opened, _kernel_says, most=3
+    )
+
+
+def filesystem_faults(
+    inv: Investigation, facts: Facts, cluster: Cluster, ns: str
+) -> list[Finding]:
+    """A node whose kernel logs its disk or filesystem failing (an ext4 or XFS error, an aborted journal, the filesystem remounted read-only, block I/O errors) fails every write of every pod on it and every new container there, while it stays Ready: the node is the fault, not the pods that cannot write."""
+
+    def opened(line: KernelLine) -> Finding:
+        f = Finding(
+            "infrastructure",
+            FILESYSTEM_REASON,
+            f"node/{line.node}",
+            layers.PLATFORM,
+            f"node {line.node}'s disk or filesystem fails (its kernel: "
+            f"{short(_after_node(line.message, line.node), 140)}): every write of the pods on "
+            "it and every new container there fails while the node stays Ready",
+            ns,
+        )
+        f.keywords = ["node", line.node, FILESYSTEM_REASON, "filesystem", "read-only"]
+        f.chain = [f"{line.node} kernel: {short(line.message, 120)}"]
+        return f
+
+    return _per_node(
+        inv, facts, cluster, ns, FILESYSTEM_REASON, opened, _kernel_says, most=3
     )
 
 
