@@ -7,11 +7,17 @@ finding stays a lead however direct it is. The planner searches every service's 
 host's name (`searches`); a line there at error or warning level that names the host without
 another failure class, or a change to the host recorded from shortly before the window to its end,
 agrees (`agreeing`). The incident's wording plays no part.
+
+A provider's API is often probed at a front host (`api.`, `www.`, `gateway.` …) while the callers'
+lines name the provider by its own domain (`ratesapi.example GET /v1/latest -> 429`): the search
+then asks for that domain (`provider_domain`), which the front host's name contains too, and a line
+naming either agrees.
 """
 
+import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from reasoning.layered.changes import LEAD
 from reasoning.layered.facts import Facts, Probe, parse_time
@@ -29,6 +35,27 @@ from reasoning.tools import SEARCH_LOGS
 _LIMIT = 20
 _MAX_HOSTS = 2
 _LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "warn", "warning"})
+# A host's first label that only says which front of a provider answers (its API, web or gateway
+# host, optionally numbered or regional: `api2`, `eu-api`, `api-eu`), not whose host it is.
+_FRONT_LABEL: Final = re.compile(
+    r"^(?:[a-z0-9]{1,12}-)?(?:api|apis|www|rest|gw|gateway|edge|public|graphql|rpc|ws|secure)"
+    r"\d{0,2}(?:-[a-z0-9]{1,12})?$"
+)
+
+
+def provider_domain(host: str) -> str:
+    """The domain callers name a provider by: `host` without a front label (`api.ratesapi.example`
+    → `ratesapi.example`) when what remains still has two labels, else `host` itself."""
+    labels = host.lower().split(".")
+    if len(labels) >= 3 and _FRONT_LABEL.match(labels[0]):
+        return ".".join(labels[1:])
+    return host.lower()
+
+
+def names_host(host: str, text: str) -> bool:
+    """`text` names `host`, or the provider's own domain when `host` is one of its front hosts."""
+    names = hosts_in(text)
+    return host in names or provider_domain(host) in names
 
 
 def searches(
@@ -45,7 +72,7 @@ def searches(
     return [
         call(
             SEARCH_LOGS,
-            {"query": host, **window, "limit": _LIMIT},
+            {"query": provider_domain(host), **window, "limit": _LIMIT},
             f"the probe of {host} failed: which service's lines name it",
         )
         for host in list(dict.fromkeys(hosts))[:_MAX_HOSTS]
@@ -63,14 +90,14 @@ def agreeing(
             obs.tool != SEARCH_LOGS
             or not obs.is_ok
             or arg(obs, "service")
-            or arg(obs, "query") != probe.host
+            or arg(obs, "query") not in (probe.host, provider_domain(probe.host))
         ):
             continue
         for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
             service = str(line.get("service") or "")
             message = str(line.get("message") or "")
             level = str(line.get("level") or "").lower()
-            if service in seen or probe.host not in hosts_in(message):
+            if service in seen or not names_host(probe.host, message):
                 continue
             classes = error_classes(message)
             if level in _LEVELS and (not classes or layer in classes):
@@ -85,7 +112,7 @@ def agreeing(
     for change in facts.changes:
         if (
             change.service in seen
-            or probe.host not in hosts_in(change.message)
+            or not names_host(probe.host, change.message)
             or not _in_window(inv, change.at)
         ):
             continue
@@ -98,6 +125,29 @@ def agreeing(
             )
         )
     return found
+
+
+def naming_services(inv: Investigation, facts: Facts) -> list[str]:
+    """The services not read yet whose own error or warning lines agree with a failing probe: the
+    callers of that host, read like the incident's own (their top errors say what it answered)."""
+    found: list[str] = []
+    for probe in facts.probes.values():
+        if probe.layer is None or probe.url in facts.mcp_endpoints:
+            continue
+        for obs, _, _ in agreeing(inv, facts, probe, probe.layer):
+            if obs.tool != SEARCH_LOGS:
+                continue
+            for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+                service = str(line.get("service") or "")
+                if (
+                    service
+                    and service not in facts.errors
+                    and service not in found
+                    and str(line.get("level") or "").lower() in _LEVELS
+                    and names_host(probe.host, str(line.get("message") or ""))
+                ):
+                    found.append(service)
+    return found[:_MAX_HOSTS]
 
 
 def _in_window(inv: Investigation, at: datetime | None) -> bool:
