@@ -134,6 +134,11 @@ def _change_naming(
 
 def egress_allowance(board: Board) -> None:
     """A network path element (a NAT, an egress firewall or interface) whose own new lines count packets dropped or an allowance exceeded, while other services' new lines say their calls became slow or timed out, is the connect-layer fault on their path: confirmed by a remote's probe timing out, a second slow caller or a change naming it just before; the slow callers are its victims."""
+    if any(
+        c.layer == layers.CONNECT and c.component.startswith("node/")
+        for c in board.candidates.values()
+    ):
+        return  # a cluster node's own kernel table is the fault on the path (k8s.node-network-table-full)
     for over in over_allowance(board)[:1]:
         callers = _slow_callers(board, over.element)
         if not callers:

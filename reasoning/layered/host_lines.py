@@ -9,9 +9,9 @@ another failure class, or a change to the host recorded from shortly before the 
 agrees (`agreeing`). The incident's wording plays no part.
 
 A provider's API is often probed at a front host (`api.`, `www.`, `gateway.` …) while the callers'
-lines name the provider by its own domain (`ratesapi.example GET /v1/latest -> 429`): the search
-then asks for that domain (`provider_domain`), which the front host's name contains too, and a line
-naming either agrees.
+lines name the provider by its own domain (`ratesapi.example GET /v1/latest -> 429`): when the probe
+met a refusal of ours (a 4xx: a limit, a plan, an account), the search asks for that domain
+(`provider_domain`), which the front host's name contains too, and a line naming either agrees.
 """
 
 import re
@@ -29,6 +29,7 @@ from reasoning.layered.reading import (
     hosts_in,
     short,
 )
+from reasoning.layers import HTTP
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
 
@@ -64,19 +65,27 @@ def searches(
     window: dict[str, str],
 ) -> list[PlannedCall | None]:
     """One search of every service's lines for each host whose probe failed at a layer."""
-    hosts = [
-        p.host
+    hosts = {
+        p.host: query(p)
         for p in facts.probes.values()
         if p.layer is not None and p.url not in facts.mcp_endpoints
-    ]
+    }
     return [
         call(
             SEARCH_LOGS,
-            {"query": provider_domain(host), **window, "limit": _LIMIT},
+            {"query": hosts[host], **window, "limit": _LIMIT},
             f"the probe of {host} failed: which service's lines name it",
         )
-        for host in list(dict.fromkeys(hosts))[:_MAX_HOSTS]
+        for host in list(hosts)[:_MAX_HOSTS]
     ]
+
+
+def query(probe: Probe) -> str:
+    """What to search every service's lines for: the provider's domain when the probe met a
+    refusal of ours (an HTTP 4xx: a limit, a plan, an account, all the provider's), else the host."""
+    if probe.layer == HTTP and probe.status is not None and 400 <= probe.status < 500:
+        return provider_domain(probe.host)
+    return probe.host
 
 
 def agreeing(
@@ -90,7 +99,7 @@ def agreeing(
             obs.tool != SEARCH_LOGS
             or not obs.is_ok
             or arg(obs, "service")
-            or arg(obs, "query") not in (probe.host, provider_domain(probe.host))
+            or arg(obs, "query") not in (probe.host, query(probe))
         ):
             continue
         for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):

@@ -20,6 +20,7 @@ from reasoning.layered.kubernetes.kubectl import age_seconds, parse_labels, sele
 from reasoning.layered.kubernetes.logs import LOOPBACK, Edge, log_edges
 from reasoning.layered.kubernetes.path import addresses
 from reasoning.layered.kubernetes.policies import applies_to, read_policy
+from reasoning.layered.kubernetes.system import LOOKUP_FAILED
 from reasoning.layered.reading import short
 from reasoning.observations import Observation
 
@@ -66,6 +67,8 @@ def egress_rules(text: str) -> list[EgressRule] | None:
                 rule.cidrs[-1][1].extend(
                     v.strip() for v in value.split(",") if v.strip()
                 )
+        if not rule.cidrs:
+            rule.other_peers = True  # ports without a destination: every destination
         rules.append(rule)
     return rules
 
@@ -115,7 +118,12 @@ def outbound_failures(cluster: Cluster, ns: str) -> list[Outbound]:
             port = re.search(
                 rf"{re.escape(edge.target)}:(\d{{2,5}})\b", edge.line, re.I
             )
-            if port is None or (workload, edge.target) in seen:
+            if (
+                port is None
+                or port.group(1) == "53"  # a resolver: the DNS policy rules' own
+                or LOOKUP_FAILED.search(edge.line)
+                or (workload, edge.target) in seen
+            ):
                 continue
             seen.add((workload, edge.target))
             found.append(Outbound(workload, edge, port.group(1)))
