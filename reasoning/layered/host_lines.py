@@ -10,8 +10,8 @@ agrees (`agreeing`). The incident's wording plays no part.
 
 A provider's API is often probed at a front host (`api.`, `www.`, `gateway.` …) while the callers'
 lines name the provider by its own domain (`ratesapi.example GET /v1/latest -> 429`): when the probe
-met a refusal of ours (a 4xx: a limit, a plan, an account), the search asks for that domain
-(`provider_domain`), which the front host's name contains too, and a line naming either agrees.
+met a refusal of ours (a 4xx: a limit, a plan, an account), a second search asks for that domain
+(`provider_domain`), and a line naming either agrees.
 """
 
 import re
@@ -73,10 +73,12 @@ def searches(
     return [
         call(
             SEARCH_LOGS,
-            {"query": hosts[host], **window, "limit": _LIMIT},
-            f"the probe of {host} failed: which service's lines name it",
+            {"query": text, **window, "limit": _LIMIT},
+            f"the probe of {host} failed: which service's lines name "
+            + ("it" if text == host else f"its provider {text}"),
         )
         for host in list(hosts)[:_MAX_HOSTS]
+        for text in dict.fromkeys((host, hosts[host]))
     ]
 
 
