@@ -139,25 +139,41 @@ def agreeing(
 
 
 def naming_services(inv: Investigation, facts: Facts) -> list[str]:
-    """The services not read yet whose own error or warning lines agree with a failing probe: the
-    callers of that host, read like the incident's own (their top errors say what it answered)."""
+    """The services not read yet that only the provider-domain search found quoting a provider's
+    refusal (a probe's 4xx at its front host): the callers of that provider, read like the
+    incident's own (their top errors say what it answered)."""
     found: list[str] = []
     for probe in facts.probes.values():
-        if probe.layer is None or probe.url in facts.mcp_endpoints:
+        domain = query(probe)
+        if (
+            probe.layer is None
+            or probe.url in facts.mcp_endpoints
+            or domain == probe.host
+        ):
             continue
-        for obs, _, _ in agreeing(inv, facts, probe, probe.layer):
-            if obs.tool != SEARCH_LOGS:
+        exact: set[str] = set()
+        by_domain: list[str] = []
+        for obs in inv.observations:
+            if obs.tool != SEARCH_LOGS or not obs.is_ok or arg(obs, "service"):
+                continue
+            asked = arg(obs, "query")
+            if asked not in (probe.host, domain):
                 continue
             for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
                 service = str(line.get("service") or "")
-                if (
-                    service
-                    and service not in facts.errors
-                    and service not in found
-                    and str(line.get("level") or "").lower() in _LEVELS
-                    and names_host(probe.host, str(line.get("message") or ""))
+                if not service:
+                    continue
+                if asked == probe.host:
+                    exact.add(service)
+                elif str(line.get("level") or "").lower() in _LEVELS and names_host(
+                    probe.host, str(line.get("message") or "")
                 ):
-                    found.append(service)
+                    by_domain.append(service)
+        found += [
+            s
+            for s in dict.fromkeys(by_domain)
+            if s not in exact and s not in facts.errors and s not in found
+        ]
     return found[:_MAX_HOSTS]
 
 
