@@ -194,6 +194,7 @@ def _log_agrees(probe: Probe, layer: str, errors: Errors, group: ErrorGroup) -> 
         return True
     names_host = (
         probe.host in text.lower()
+        or host_lines.names_host(probe.host, text)
         or any(belongs(probe.host, name) for name in upstreams(text) if "." not in name)
         # The host's own service, or a line naming it, shows the failure the probe met.
         or (

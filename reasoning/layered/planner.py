@@ -955,6 +955,13 @@ class LayeredPlanner:
             facts,
             partial(self._call, inv),
             self._window(inv),
+        ) + self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s}'s lines name a host whose probe failed")
+                for s in host_lines.naming_services(inv, facts)
+            ),
         )
 
     def _drain_searches(

@@ -48,6 +48,7 @@ from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
+from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
@@ -61,6 +62,7 @@ from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
+from reasoning.layered.kubernetes.egress_policies import egress_policy_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
@@ -400,6 +402,13 @@ RULES: Final[tuple[Rule, ...]] = (
         dns_policy_faults,
         (1, 4),
     ),
+    Rule(
+        "k8s.network-policy-egress-block",
+        NAMESPACE,
+        (layers.CONNECT,),
+        egress_policy_faults,
+        (1, 4),
+    ),
     Rule("k8s.pod-spec-resolver", NAMESPACE, (layers.DNS,), resolver_faults, (1, 4)),
     Rule(
         "k8s.pod-spec-host-alias",
@@ -597,6 +606,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.injected-delay", BOARD, (layers.CONNECT,), injected_delay, (1, 4)),
     Rule("board.link-saturated", BOARD, (layers.CONNECT,), link_saturated, (1, 4)),
     Rule("board.path-element-down", BOARD, (layers.CONNECT,), path_elements, (1, 4)),
+    Rule(
+        "board.egress-over-allowance",
+        BOARD,
+        (layers.CONNECT,),
+        egress_allowance,
+        (1, 4),
+    ),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
     Rule("board.account-paused", BOARD, (layers.HTTP,), account_paused, (1, 4)),
     Rule(

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Final
 
 from reasoning import layers
-from reasoning.layered import metric_trends, unread_services
+from reasoning.layered import host_lines, metric_trends, unread_services
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import (
     FACT_CHARS,
@@ -70,6 +70,7 @@ _CO_TENANT = 0.88
 _BATCH_TENANT = 0.87  # a batch that quotes the same limit, without a burst in view
 _PROVIDER = 0.86
 _PROVIDER_BEHIND = 0.6  # the provider, when a co-tenant's burst explains its answers
+_PROVIDER_PROBED = 0.9  # the provider, when a probe of its host met the same refusal
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,7 @@ def shared_limits(board: Board) -> None:
     for lim in limited:
         provider.cite(lim.errors.obs, lim.fact)
     provider.keywords = [first.provider, "429", "rate limit", layers.HTTP]
+    probed = _probed(board, provider)
     if not others:
         named = top_caller(board, {lim.errors.service for lim in limited})
         if named is not None:
@@ -250,7 +252,7 @@ def shared_limits(board: Board) -> None:
         provider.chain = [board.symptom(), first.fact, provider.statement]
         provider.status, provider.confidence = (
             "confirmed",
-            max(provider.confidence, _PROVIDER),
+            max(provider.confidence, _PROVIDER_PROBED if probed else _PROVIDER),
         )
         return
     burst = others[0]
@@ -270,6 +272,27 @@ def shared_limits(board: Board) -> None:
     c.chain = [board.symptom(), first.fact, burst.fact, c.statement]
     c.status, c.confidence = "confirmed", max(c.confidence, _CO_TENANT)
     c.keywords = [burst.service, first.provider, "429", "rate limit", layers.HTTP]
+
+
+def _probed(board: Board, provider: Candidate) -> bool:
+    """Fold a failing probe of the provider's host (or of a front host of its domain, the API's
+    `api.` host) into the provider: the probe's answer is cited there, its own hypothesis is the
+    same fault named by the host, a lead below the provider."""
+    probed = False
+    for probe in board.facts.probes.values():
+        if probe.layer != layers.HTTP or provider.component not in (
+            probe.host,
+            host_lines.provider_domain(probe.host),
+        ):
+            continue
+        provider.cite(probe.obs, probe.fact)
+        probed = True
+        front = board.candidates.get(f"{layers.HTTP}:{probe.host}")
+        if front is not None and front is not provider:
+            front.explained_by(
+                provider, f"the same refusal as {provider.id}, met at its API host"
+            )
+    return probed
 
 
 def _limit_words(text: str) -> str:

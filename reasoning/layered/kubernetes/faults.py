@@ -30,6 +30,7 @@ from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
+from reasoning.layered.kubernetes.egress_policies import egress_policy_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
@@ -220,6 +221,8 @@ def _namespace_faults(
     for finding in policy_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in dns_policy_faults(cluster, ns):
+        found.setdefault(finding.component, finding)
+    for finding in egress_policy_faults(cluster, ns):
         found.setdefault(finding.component, finding)
     for finding in [
         *resolver_faults(cluster, facts, ns),

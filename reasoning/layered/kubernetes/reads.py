@@ -30,6 +30,7 @@ from reasoning.layered.kubernetes.disruptions import (
     blocked_evictions,
     exhausted_budgets,
 )
+from reasoning.layered.kubernetes.egress_policies import egress_policies
 from reasoning.layered.kubernetes.faults import is_slow, window_seconds
 from reasoning.layered.kubernetes.ingress_class import (
     undescribed_classes,
@@ -517,6 +518,14 @@ def _explaining_objects(
             f"pods policy {name} selects fail to resolve names: does it let DNS out",
         )
         for name in dns_policies(cluster, ns)[:2]
+    ]
+    calls += [
+        call(
+            DESCRIBE,
+            {"kind": "networkpolicy", "name": name, "namespace": ns},
+            f"pods policy {name} selects fail to connect out: which addresses it lets them reach",
+        )
+        for name in egress_policies(cluster, ns)[:2]
     ]
     if saturated(cluster, ns, path):
         calls.append(
