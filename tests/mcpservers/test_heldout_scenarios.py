@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout17 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout18 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -30,6 +30,7 @@ SETS = (
     "heldout15",
     "heldout16",
     "heldout17",
+    "heldout18",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
