@@ -1,6 +1,6 @@
 """A back end answering that its own ceiling is reached (a maximum of shards, connections, fields, partitions): the back end's capacity is the cause at the application layer, not the host's HTTP answer (issue 21).
 
-A probe of a back end's host answered with an error whose body says the back end itself is full
+A probe of a back end's host answered with a 4xx whose body says the back end itself is full
 (`this cluster currently has [3000]/[3000] maximum normal shards open`, `Limit of total fields
 [1000] has been exceeded`, `too many connections`, `max_connections reached`, `maximum number of
 partitions exceeded`) shows no fault of HTTP: the back end works, and refuses because a limit of its
@@ -36,8 +36,10 @@ _QUOTED: Final = 0.02  # a caller's line quotes the same ceiling
 
 
 def _ceiling(probe: Probe) -> str | None:
-    if probe.layer != layers.HTTP or probe.status is None or probe.status < 400:
+    if probe.layer != layers.HTTP or probe.status is None:
         return None
+    if not 400 <= probe.status < 500:
+        return None  # a 5xx naming a limit is a service's own exhaustion (its pool, its queue)
     if probe.status in (401, 403, 404, 429) or not probe.body:
         return None
     body = probe.body[:4000]
@@ -48,7 +50,7 @@ def _ceiling(probe: Probe) -> str | None:
 
 
 def backend_ceiling(board: Board) -> None:
-    """A probe answered with an error whose body says the back end's own ceiling is reached (maximum shards, connections, fields) is that back end's application-level fault; the host's HTTP answer and its quoting callers are symptoms."""
+    """A probe answered with a 4xx whose body says the back end's own ceiling is reached (maximum shards, connections, fields) is that back end's application-level fault; the host's HTTP answer and its quoting callers are symptoms."""
     every = unread_services.every_service_errors(board.inv, board.facts)
     known = [s for s, _ in every if s] + [s for s in board.facts.health if s]
     for probe in board.facts.probes.values():
@@ -62,8 +64,8 @@ def backend_ceiling(board: Board) -> None:
             backend,
             f"{backend} refuses new work because its own ceiling is spent: {short(words, 80)}",
         )
-        if c.status == "ruled_out":
-            continue
+        if c.status in ("ruled_out", "confirmed"):
+            continue  # another rule's conclusion on the back end stands
         c.cite(probe.obs, probe.fact)
         confidence = _CONFIDENCE
         key = " ".join(words.split()[:4]).lower()

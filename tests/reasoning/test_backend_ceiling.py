@@ -78,10 +78,10 @@ def _board(*observations):
             "docstore",
         ),
         (
-            "http://ledger-db-proxy.corp.example/q",
-            503,
-            "FATAL: sorry, too many clients already",
-            "ledger-db-proxy",
+            "http://events-bus.corp.example/topics/orders-v9",
+            400,
+            '{"error_code":40002,"message":"too many partitions: maximum number of partitions exceeded"}',
+            "events-bus",
         ),
     ],
 )
@@ -111,6 +111,7 @@ def test_a_back_end_answering_its_own_ceiling_is_the_cause(url, status, body, ba
         (400, "quota: rate limit exceeded for maximum requests per second"),
         (403, "maximum sessions reached for this key"),
         (500, "internal server error"),
+        (503, "QueuePool limit of size 20 overflow 0 reached"),
     ],
 )
 def test_rate_limits_refusals_and_plain_errors_are_no_ceiling(status, body):
