@@ -147,17 +147,55 @@ def is_resource_kind(text: str, start: int, name: str) -> bool:
     )
 
 
+# A percent-encoded character (`%40` for `@`, `%2F` for `/`): what follows its two hex digits is
+# the rest of an encoded value, never a name starting with them.
+_PERCENT_BEFORE = re.compile(r"%$")
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+# An e-mail address's local part just before `@` (`jane.doe@`, `85764%40`): the domain after it is
+# a mailbox's, not a host a request went to. A URL's user (`https://user@host`, `postgres://app@db`)
+# and scp's `git@host:` are hosts.
+_MAILBOX_BEFORE = re.compile(r"(?<![\w.%+:/-])[\w.%+-]{1,64}@$")
+# A query string's parameter value (`?email=`, `&next=`, `;user=` inside a URL or path): a value,
+# unless it is itself a URL (`?redirect_uri=https://app.example/cb` still names a host).
+_PARAM_VALUE_BEFORE = re.compile(r"[?&;][\w.%-]{1,64}=$")
+
+
+def _encoded_or_mailbox(text: str, start: int, end: int) -> int | None:
+    """Where the host name in the token `text[start:end]` really starts, or None when it is an
+    e-mail address (its local part or domain) or a query string's value, percent-encoded or not."""
+    if text.startswith("@", end) or text[end : end + 3].lower() == "%40":
+        return None  # an e-mail's local part (or a URL's user)
+    before = text[max(0, start - 80) : start]
+    if before.endswith("%") and _HEX2.match(text, start):
+        decoded = chr(int(text[start : start + 2], 16))
+        if decoded in "@=":
+            return None
+        start += 2
+        before = before + text[start - 2 : start]
+    if before.endswith("@") and not text.startswith(":", end):
+        word = before.split()[-1] if before.split() else before
+        if "://" not in word and _MAILBOX_BEFORE.search(before):
+            return None
+    if before.endswith("=") and _PARAM_VALUE_BEFORE.search(before):
+        return None
+    return start
+
+
 def hosts_in(text: str) -> list[str]:
-    """Host names (lowercase DNS names with a word as last label) that `text` mentions."""
+    """Host names (lowercase DNS names with a word as last label) that `text` mentions: not an
+    e-mail address's domain, a query string's value or the tail of a percent-encoded character."""
     found: list[str] = []
     for match in _TOKEN.finditer(text):
-        name = match.group().rstrip(".-_")
+        start = _encoded_or_mailbox(text, match.start(), match.end())
+        if start is None:
+            continue
+        name = text[start : match.end()].rstrip(".-_")
         if "." not in name or name != name.lower() or "_" in name:
             continue
-        if is_resource_kind(text, match.start(), name):
+        if is_resource_kind(text, start, name):
             continue
         if (
-            _METHOD_BEFORE.search(text, max(0, match.start() - 16), match.start())
+            _METHOD_BEFORE.search(text, max(0, start - 16), start)
             and name.rsplit(".", 1)[1] not in _HOST_ENDINGS
         ):
             continue

@@ -31,6 +31,7 @@ from reasoning.layered import resolution
 from reasoning.layered.account_paused import account_paused
 from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
+from reasoning.layered.backend_ceiling import backend_ceiling
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
 from reasoning.layered.candidates import excluded
 from reasoning.layered.certificates import (
@@ -149,6 +150,7 @@ from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
@@ -636,6 +638,21 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
+    Rule(
+        "board.refusing-front",
+        BOARD,
+        (layers.APPLICATION,),
+        refusing_front,
+        (1, 4, 6),
+    ),
+    Rule("board.dropped-credential", BOARD, (layers.HTTP,), dropped_credential, (1, 4)),
+    Rule(
+        "board.backend-ceiling",
+        BOARD,
+        (layers.APPLICATION,),
+        backend_ceiling,
+        (1, 4, 6),
+    ),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
     Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
     Rule(

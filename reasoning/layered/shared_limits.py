@@ -54,7 +54,34 @@ _BATCH: Final = re.compile(
 _PROVIDER_WORDS: Final = re.compile(
     r"\b(?:may call|calls? to|calling|requests? to)\s+(?:the\s+)?([A-Z][A-Za-z0-9-]{1,40})\b"
     r"(?!\s+(?:operation|method|function|action|endpoint)\b)|"
-    r"\(Service: ([A-Z][A-Za-z0-9 -]{1,40}?)[;)]"
+    r"\(Service: ([A-Z][A-Za-z0-9 -]{1,40}?)[;)]|"
+    # A client's request line led by the remote's name (`okta GET /api/v1/users -> 429`,
+    # `[stripe] POST /v1/charges: 429`, `hubspot: PATCH /crm/v3/... 429`).
+    r"(?:^|[\s\[(])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
+)
+# Words that lead a request line without naming a remote.
+_NOT_PROVIDERS: Final = frozenset(
+    [
+        "http",
+        "https",
+        "request",
+        "req",
+        "call",
+        "client",
+        "api",
+        "upstream",
+        "outbound",
+        "sending",
+        "sent",
+        "retry",
+        "retrying",
+        "error",
+        "warn",
+        "warning",
+        "info",
+        "debug",
+        "failed",
+    ]
 )
 # A usage line naming who spends a shared quota most (a cloud usage alarm, a provider's dashboard).
 _TOP_CALLER: Final = re.compile(
@@ -142,8 +169,8 @@ def _limited(facts: Facts) -> list[Limited]:
 def _provider_named(text: str, known: set[str]) -> str | None:
     """The provider a limit answer names by its words (no host): the API that was called."""
     for match in _PROVIDER_WORDS.finditer(text[:4000]):
-        name = (match.group(1) or match.group(2) or "").strip().lower()
-        if name and name not in known:
+        name = next((g for g in match.groups() if g), "").strip().lower()
+        if name and name not in known and name not in _NOT_PROVIDERS:
             return name
     return None
 

@@ -70,6 +70,15 @@ class Edge:
     line: str
 
 
+_IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+
+
+def target_port(edge: Edge) -> str | None:
+    """The port the edge's line dials its target on (`10.0.0.7:6222`, `db.internal:5432`)."""
+    match = re.search(rf"(?<![\w.-]){re.escape(edge.target)}:(\d{{2,5}})\b", edge.line)
+    return match.group(1) if match else None
+
+
 def failure_kind(line: str) -> str:
     """dns, auth or connect when the line's words say so, else other."""
     return next((kind for kind, words in _KINDS if words.search(line)), "other")
@@ -106,8 +115,10 @@ def log_edges(
     services: list[str],
     namespace: str,
     ips: dict[str, str],
+    peers: list[Edge] | None = None,
 ) -> list[Edge]:
-    """What the failing lines of a log say the caller could not reach."""
+    """What the failing lines of a log say the caller could not reach; `peers` collects its failed
+    connections to an address of its own service (one replica dialling another: a cluster's routes)."""
     out: list[Edge] = []
     seen: set[tuple[str, str]] = set()
     for line in text.splitlines():
@@ -118,6 +129,18 @@ def log_edges(
             target = target.lower().rstrip(".")
             service = ips.get(target) or service_of_host(target, services, namespace)
             if service is not None and f"/{service}" == caller[caller.index("/") :]:
+                if (
+                    peers is not None
+                    and kind == "connect"
+                    and _IP.fullmatch(target)
+                    and (target, "peer") not in seen
+                ):
+                    seen.add((target, "peer"))
+                    peers.append(
+                        Edge(
+                            caller, target, service, kind, obs, short(line.strip(), 240)
+                        )
+                    )
                 continue  # its own name (its own listen address, its own logger)
             if (target, kind) in seen:
                 continue

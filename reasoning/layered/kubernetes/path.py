@@ -26,6 +26,8 @@ class Path:
     services: list[str] = field(default_factory=list)  # services named on the path
     depth: dict[str, int] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
+    # A workload's failed connections to its own replicas' addresses (not followed: no new service).
+    peer_edges: list[Edge] = field(default_factory=list)
     # Services with no pods to offer → the workloads meant to back them.
     backing: dict[str, list[str]] = field(default_factory=dict)
     ingresses: list[str] = field(default_factory=list)  # ingresses in front of the path
@@ -112,7 +114,9 @@ def _follow(
     while queue:
         workload = queue.pop(0)
         for obs, text in workload_texts(facts, cluster, ns, workload):
-            for edge in log_edges(workload, obs, text, services, ns, ips):
+            for edge in log_edges(
+                workload, obs, text, services, ns, ips, path.peer_edges
+            ):
                 path.edges.append(edge)
                 if edge.service is None:
                     continue

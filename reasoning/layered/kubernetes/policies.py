@@ -4,7 +4,10 @@ Rule: a NetworkPolicy that selects a service's pods and whose ingress rules admi
 caller's pods, while the caller's logs show its connections to that service timing out or refused,
 drops the caller's traffic (`NetworkPolicy`); the caller's failure is its victim (`explains`).
 A rule that cannot be decided from the describe (an IP block, another namespace's selector) counts
-as admitting: no finding without a rule shown to leave the caller out.
+as admitting: no finding without a rule shown to leave the caller out. Each ingress rule is read
+with its ports: a rule opening only other ports (`To Port: 4222/TCP` while the caller dials 6222)
+does not admit the call, and a workload's replicas dialling one another's pod addresses (a
+cluster's routes, gossip, replication) are callers of their own pods.
 
 Rule: a NetworkPolicy that restricts egress (`Policy Types: Egress`) with no egress rule to port 53
 stops the name lookups of every pod it selects (cluster DNS is then "down" for them alone): the
@@ -18,13 +21,37 @@ from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import age_seconds, parse_labels, selects
-from reasoning.layered.kubernetes.logs import Edge
+from reasoning.layered.kubernetes.logs import Edge, target_port
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.kubernetes.system import LOOKUP_FAILED
 from reasoning.layered.reading import short
 from reasoning.observations import Observation
 
 _SELECTS_ALL = ("<none>", "")
+
+
+@dataclass
+class IngressRule:
+    """One rule of `Allowing ingress traffic`: the ports it opens and the sources it admits."""
+
+    ports: set[str] | None = None  # None: every port (no `To Port`, or `<any>`)
+    any_source: bool = False  # `From: <any>`
+    pod_peers: list[dict[str, str]] = field(default_factory=list)  # {}: every pod
+    undecided: bool = (
+        False  # a peer this reading cannot decide (IP block, other namespaces)
+    )
+
+    def admits(self, labels: dict[str, str], port: str | None) -> bool:
+        if (
+            port is not None
+            and self.ports is not None
+            and port not in self.ports
+            and all(p.isdigit() for p in self.ports)
+        ):
+            return False  # only other ports (a named port cannot be compared: admitted)
+        if self.any_source or self.undecided:
+            return True
+        return any(not peer or selects(peer, labels) for peer in self.pod_peers)
 
 
 @dataclass
@@ -41,10 +68,12 @@ class Policy:
         False  # a peer this reading cannot decide (IP block, other namespaces)
     )
     peers_text: list[str] = field(default_factory=list)
+    rules: list[IngressRule] = field(default_factory=list)
+    ports_text: list[str] = field(default_factory=list)
 
 
 def read_policy(name: str, text: str, namespace: str) -> Policy:
-    """The policy's pod selector and its ingress peers, from `kubectl describe networkpolicy`."""
+    """The policy's pod selector and its ingress rules (ports, peers), from `kubectl describe networkpolicy`."""
     selector_text = _field(text, "PodSelector")
     policy = Policy(
         name,
@@ -55,24 +84,63 @@ def read_policy(name: str, text: str, namespace: str) -> Policy:
         policy.restricts_ingress = False
         return policy
     section = text.partition("Allowing ingress traffic:")[2]
+    rule: IngressRule | None = None
+    # The `From:` block being read: whether it named another namespace, and its pod selector.
+    block: list[str] = []
+
+    def close_block() -> None:
+        # A `From:` block naming only this namespace admits all its pods.
+        if rule is not None and block == ["own-namespace"]:
+            rule.pod_peers.append({})
+            policy.pod_peers.append({})
+        block.clear()
+
     for line in section.splitlines()[1:]:
         if line.strip() and len(line) - len(line.lstrip()) <= 2:
             break  # the next part of the spec (egress, policy types)
         key, _, value = line.strip().partition(":")
         value = value.strip()
-        if key == "From" and value.startswith("<any>"):
-            policy.any_source = True
+        if key.startswith("----------"):
+            close_block()
+            rule = None
+            continue
+        if rule is None and (key in ("To Port", "From") or key.endswith("Selector")):
+            rule = IngressRule()
+            policy.rules.append(rule)
+        if rule is None:
+            continue
+        if key == "To Port":
+            port = value.split("/")[0].strip()
+            if port.startswith("<any>") or not port:
+                rule.ports = None
+            else:
+                rule.ports = (rule.ports or set()) | {port}
+                policy.ports_text.append(value)
+        elif key == "From":
+            close_block()
+            if value.startswith("<any>"):
+                policy.any_source = rule.any_source = True
         elif key == "PodSelector":
             peer = {} if value.split(" ")[0] in _SELECTS_ALL else parse_labels(value)
+            if block == ["own-namespace"]:
+                block.clear()
+            block.append("pods")
             policy.pod_peers.append(peer)
+            rule.pod_peers.append(peer)
             policy.peers_text.append(f"PodSelector: {value}")
         elif key == "NamespaceSelector":
             own = parse_labels(value).get("kubernetes.io/metadata.name")
             if own != namespace:
-                policy.undecided = True
+                policy.undecided = rule.undecided = True
+            elif not block:
+                block.append("own-namespace")
             policy.peers_text.append(f"NamespaceSelector: {value}")
         elif key in ("IPBlock", "CIDR"):
-            policy.undecided = True
+            policy.undecided = rule.undecided = True
+    close_block()
+    for r in policy.rules:
+        if not r.pod_peers and not r.undecided and not r.any_source:
+            r.any_source = True  # a rule naming ports and no source admits every source
     return policy
 
 
@@ -81,9 +149,13 @@ def _field(text: str, name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def admits(policy: Policy, labels: dict[str, str]) -> bool:
-    """Whether the policy lets a pod with these labels (same namespace) in."""
-    if not policy.restricts_ingress or policy.any_source or policy.undecided:
+def admits(policy: Policy, labels: dict[str, str], port: str | None = None) -> bool:
+    """Whether the policy lets a pod with these labels (same namespace) in, on `port` when known."""
+    if not policy.restricts_ingress:
+        return True
+    if policy.rules:
+        return any(rule.admits(labels, port) for rule in policy.rules)
+    if policy.any_source or policy.undecided:
         return True
     return any(not peer or selects(peer, labels) for peer in policy.pod_peers)
 
@@ -93,9 +165,9 @@ def applies_to(policy: Policy, labels: dict[str, str]) -> bool:
 
 
 def unreached_services(cluster: Cluster, ns: str, path: Path) -> list[str]:
-    """The services the path's callers time out or are refused on while their pods are all ready."""
+    """The services the path's callers (or their own replicas, dialling one another) time out or are refused on while their pods are all ready."""
     out: list[str] = []
-    for edge in path.edges:
+    for edge in [*path.edges, *path.peer_edges]:
         if edge.kind != "connect" or edge.service is None or edge.service in out:
             continue
         pods = [
@@ -136,14 +208,14 @@ def _caller_labels(cluster: Cluster, ns: str, caller: str) -> list[dict[str, str
 
 
 def policy_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """A NetworkPolicy whose ingress rules admit none of a caller's pods, while the caller's calls to the pods it selects fail, drops that caller's traffic."""
+    """A NetworkPolicy whose ingress rules admit none of a caller's pods on the port it dials (a replica dialling its peers included), while those calls to the pods it selects fail, drops that traffic."""
     described = [
         (name, obs, read_policy(name, obs.text, ns))
         for (kind, space, name), obs in cluster.describes.items()
         if kind == "networkpolicies" and space == ns
     ]
     found: dict[str, Finding] = {}
-    for edge in path.edges:
+    for edge in [*path.edges, *path.peer_edges]:
         if edge.kind != "connect" or edge.service is None:
             continue
         callee = _service_labels(cluster, ns, edge.service)
@@ -155,12 +227,13 @@ def policy_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
             for name, obs, p in described
             if any(applies_to(p, own) for own in callee)
         ]
-        if any(admits(p, own) for _, _, p in applying for own in caller):
+        port = target_port(edge)
+        if any(admits(p, own, port) for _, _, p in applying for own in caller):
             continue
         for name, _, policy in applying:
             if policy.is_all:
                 continue  # a namespace-wide deny: the policy meant to admit is the one to name
-            f = found.get(name) or _finding(cluster, ns, policy, edge)
+            f = found.get(name) or _finding(cluster, ns, policy, edge, port)
             found[name] = f
             if edge.caller not in f.explains:
                 f.explains.append(edge.caller)
@@ -168,9 +241,13 @@ def policy_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
     return list(found.values())
 
 
-def _finding(cluster: Cluster, ns: str, policy: Policy, edge: Edge) -> Finding:
+def _finding(
+    cluster: Cluster, ns: str, policy: Policy, edge: Edge, port: str | None = None
+) -> Finding:
     name = policy.name
     peers = ", ".join(policy.peers_text) or "no source"
+    if port is not None and policy.ports_text:
+        peers += f" on ports {', '.join(policy.ports_text)} (not {port})"
     selector = ",".join(f"{k}={v}" for k, v in policy.selector.items())
     f = Finding(
         "service_routing",

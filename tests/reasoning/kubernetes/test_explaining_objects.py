@@ -8,6 +8,7 @@ from reasoning.layered import kubernetes
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
+from reasoning.layered.kubernetes.logs import Edge, log_edges, target_port
 from reasoning.layered.kubernetes.policies import admits, read_policy
 from reasoning.observations import IncidentBrief, Investigation, PlannedCall
 
@@ -577,3 +578,60 @@ def test_the_survey_reads_the_explaining_objects_of_a_namespace_it_reads():
     calls = kubernetes.survey(inv, Facts.read(inv.observations), call)
     wanted = {(c.tool, c.arguments.get("kind")) for c in calls if c}
     assert ("get_resources", "networkpolicies") in wanted
+
+
+CLUSTER_PORTS = """\
+Name:         ledger-peers
+Namespace:    shop
+Spec:
+  PodSelector:     app.kubernetes.io/name=ledger
+  Allowing ingress traffic:
+    To Port: 7000/TCP
+    To Port: 9100/TCP
+    From:
+      NamespaceSelector: kubernetes.io/metadata.name=shop
+    From:
+      NamespaceSelector: kubernetes.io/metadata.name=observability
+    ----------
+    To Port: 7443/TCP
+    From:
+      PodSelector: app=ledger-admin
+  Not affecting egress traffic
+  Policy Types: Ingress
+"""
+
+
+@pytest.mark.rule("k8s.network-policy")
+def test_a_policy_rule_admits_only_its_own_ports():
+    policy = read_policy("ledger-peers", CLUSTER_PORTS, NS)
+    ledger = {"app.kubernetes.io/name": "ledger"}
+    # Every pod of its own namespace on the client ports, not on the replicas' gossip port.
+    assert admits(policy, ledger, "7000") and admits(policy, {"app": "x"}, "9100")
+    assert not admits(policy, ledger, "7001")
+    # The second rule: its port for its own source only.
+    assert admits(policy, {"app": "ledger-admin"}, "7443")
+    assert not admits(policy, {"app": "x"}, "7443")
+    # A port not read from the line: the rules' sources decide, as before.
+    assert admits(policy, ledger)
+
+
+@pytest.mark.rule("k8s.network-policy")
+def test_a_replica_dialling_its_peers_is_read_as_a_peer_edge_with_its_port():
+    peers: list[Edge] = []
+    text = (
+        "[WRN] cluster link to 10.9.0.12:7001 failed: dial tcp 10.9.0.12:7001: i/o timeout\n"
+        "[INF] listening on 10.9.0.11:7000\n"
+    )
+    edges = log_edges(
+        "statefulset/ledger",
+        None,
+        text,
+        ["ledger"],
+        NS,
+        {"10.9.0.12": "ledger", "10.9.0.11": "ledger"},
+        peers,
+    )
+    assert edges == []
+    assert [(e.target, e.service, target_port(e)) for e in peers] == [
+        ("10.9.0.12", "ledger", "7001")
+    ]
