@@ -1,5 +1,6 @@
 """Reading text for the layered planner: host names, failure classes and upstreams in error lines, tool arguments."""
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -106,6 +107,11 @@ NAMES_UPSTREAM = re.compile(r"upstream|gateway|proxy", re.IGNORECASE)
 # recovery), a server-selection, statement or command timeout, or a callee's timing or call count
 # quoted in the line (`(api 1400 ms)`, `inventory 21 calls, 1430 ms`). The caller suffers it: it
 # does not make the caller the root cause; the dependency's own evidence decides.
+# Words of a timing that name no callee: `(took 40 ms)`, `(p99 900 ms)`.
+_TIMING_WORDS = (
+    r"(?:took|elapsed|total|after|in|duration|latency|time|wait(?:ed)?|spent|avg|mean|max|min|"
+    r"median|p\d+|last|local\w*)\b"
+)
 DEPENDENCY_SYMPTOM = re.compile(
     # PostgreSQL clients
     r"\bpsycopg2?\.(?:errors\.)?\w+|\basyncpg\.\w+|\bpq: |\bpgx\b|\bPSQLException\b|"
@@ -138,7 +144,11 @@ DEPENDENCY_SYMPTOM = re.compile(
     r"\bcassandra\.\w+(?:Error|Exception|Timeout)\b|\b(?:Read|Write)Timeout(?:Exception)?\b|"
     # Timeouts and timings about what the caller waits on
     r"\b(?:statement|query|command|server selection|socket read) time(?:d ?)?out\b|"
-    r"\(\s*[a-z][\w-]*:? \d+(?:\.\d+)? ?m?s\)|\b[a-z][\w-]* \d+ calls?, \d+(?:\.\d+)? ?m?s\b",
+    # (a callee's name is lowercase: `(LocalTime 3790 ms)` is a server's own clock, `(took 9 ms)` no callee)
+    r"\(\s*(?-i:(?!" + _TIMING_WORDS + r")[a-z][a-z0-9_-]*):? \d+(?:\.\d+)? ?m?s\)|"
+    r"\b(?-i:(?!"
+    + _TIMING_WORDS
+    + r")[a-z][a-z0-9_-]*) \d+ calls?, \d+(?:\.\d+)? ?m?s\b",
     re.IGNORECASE,
 )
 _POOL = re.compile(POOL_EXHAUSTED + r"|pool (?:limit|exhausted|timeout)", re.IGNORECASE)
@@ -148,6 +158,18 @@ def about_dependency(text: str) -> bool:
     """True when an error line is a client's symptom of a dependency it calls (a driver's exception, a
     dependency's refusal quoted, a statement or server-selection timeout, a callee's timing), not the
     caller's own fault; a connection pool of its own that has run dry stays the caller's."""
+    if (
+        len(text) > 2 * _ENDS
+    ):  # a traceback says it at its ends: the call, then the exception
+        text = text[:_ENDS] + "\n" + text[-_ENDS:]
+    return _about_dependency(text)
+
+
+_ENDS = 3000
+
+
+@functools.lru_cache(maxsize=4096)
+def _about_dependency(text: str) -> bool:
     return bool(DEPENDENCY_SYMPTOM.search(text)) and not _POOL.search(text)
 
 

@@ -68,6 +68,9 @@ OWN_LINES = [
     "panic: runtime error: invalid memory address or nil pointer dereference",
     "Traceback (most recent call last):\nKeyError: 'tray_id'",
     "GET /v1/till 500 after 31 ms",
+    # a server's own clock and a plain duration name no callee
+    "Produce request to trays-7 took 4100 ms (LocalTime 3900 ms)",
+    "tray 9 closed (took 40 ms)",
 ]
 
 
