@@ -12,6 +12,7 @@ from reasoning.layered.facts import FACT_CHARS, ErrorGroup, Errors, Health, Prob
 from reasoning.layered.reading import (
     APP_ERROR,
     NAMES_UPSTREAM,
+    about_dependency,
     belongs,
     error_classes,
     short,
@@ -115,8 +116,10 @@ def _answered(signs: _Signs, probe: Probe, service: str) -> None:
 
 
 def _own_error(errors: Errors) -> tuple[ErrorGroup, str] | None:
-    """The first error group showing an application error that is not about an upstream, DNS or
-    TLS; one that is new since the window started before one logged in the baseline too."""
+    """The first error group showing an application error that is not about an upstream, DNS, TLS
+    or a dependency it calls (a driver's exception, a statement or server-selection timeout: the
+    dependency's symptom in the caller); one new since the window started before one logged in
+    the baseline too."""
     found: list[tuple[ErrorGroup, str]] = []
     for group in errors.groups:
         match = APP_ERROR.search(group.sample) or APP_ERROR.search(group.signature)
@@ -124,6 +127,7 @@ def _own_error(errors: Errors) -> tuple[ErrorGroup, str] | None:
             match is None
             or NAMES_UPSTREAM.search(group.text)
             or error_classes(group.text) & {layers.DNS, layers.TLS}
+            or about_dependency(group.text)
         ):
             continue
         found.append((group, match.group(0)))

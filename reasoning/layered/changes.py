@@ -17,7 +17,13 @@ from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import Change, ErrorGroup, Facts, parse_time
 from reasoning.layered.new_messages import client_side, graph
-from reasoning.layered.reading import APP_ERROR, error_classes, hosts_in, short
+from reasoning.layered.reading import (
+    APP_ERROR,
+    about_dependency,
+    error_classes,
+    hosts_in,
+    short,
+)
 from reasoning.layered.warning_leads import CAUSE, names_service
 
 LEAD = timedelta(
@@ -49,7 +55,9 @@ def subjects(facts: Facts, window_start: datetime | None) -> list[Subject]:
         new = [
             g
             for g in (*errors.groups, *errors.warnings)
-            if g.is_new and (CAUSE.search(g.text) or APP_ERROR.search(g.text))
+            if g.is_new
+            and (CAUSE.search(g.text) or APP_ERROR.search(g.text))
+            and not about_dependency(g.text)
         ]
         times = [t for g in new if (t := parse_time(g.first_seen)) is not None]
         if times:

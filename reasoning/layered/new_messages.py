@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate, dependency_services
 from reasoning.layered.facts import ErrorGroup, Errors, Facts, Health
-from reasoning.layered.reading import APP_ERROR, as_dict, error_classes, short
+from reasoning.layered.reading import (
+    APP_ERROR,
+    about_dependency,
+    as_dict,
+    error_classes,
+    short,
+)
 from reasoning.layered.warning_leads import CAUSE, names_service
 
 # A callee's words that its caller gave up on the request: the deadline was the caller's.
@@ -85,8 +91,12 @@ class _Node:
 
 
 def is_direct(group: ErrorGroup) -> bool:
-    """An own message reads as a cause when it names an exception or a cause, or has no symptom words."""
+    """An own message reads as a cause when it names an exception or a cause, or has no symptom
+    words; a client's symptom of a dependency it calls (its driver's exception, a statement or
+    server-selection timeout, a callee's timing) never does: the dependency's evidence decides."""
     text = group.text
+    if about_dependency(text):
+        return False
     return bool(
         _EXCEPTION.search(text)
         or CAUSE.search(text)

@@ -18,6 +18,7 @@ from reasoning.layered.facts import ErrorGroup, Errors, parse_time
 from reasoning.layered.reading import (
     APP_ERROR,
     NAMES_UPSTREAM,
+    about_dependency,
     as_dict,
     error_classes,
     short,
@@ -74,6 +75,7 @@ def _jump(errors: Errors) -> Jump | None:
             match is None
             or NAMES_UPSTREAM.search(group.text)
             or error_classes(group.text) & {layers.DNS, layers.CONNECT, layers.TLS}
+            or about_dependency(group.text)
         ):
             continue
         ratio = jumped(errors, group)

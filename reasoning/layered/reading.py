@@ -1,5 +1,6 @@
 """Reading text for the layered planner: host names, failure classes and upstreams in error lines, tool arguments."""
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -96,6 +97,80 @@ APP_ERROR = re.compile(
     re.IGNORECASE,
 )
 NAMES_UPSTREAM = re.compile(r"upstream|gateway|proxy", re.IGNORECASE)
+
+# A client's words about a dependency it calls, as the main languages' drivers and clients word
+# them: a database, cache, queue, search or object store's exception raised in the caller (psycopg,
+# asyncpg, pq, pgx, JDBC, SQLAlchemy, ActiveRecord, Npgsql, mysql clients, Oracle, SQL Server,
+# MongoDB drivers, redis-py, Jedis, Lettuce, ioredis, StackExchange.Redis, Kafka clients, AMQP
+# clients, Elasticsearch/OpenSearch clients, Cassandra drivers, memcached clients), the
+# dependency's own refusal quoted back (a read-only replica, a database starting up or in
+# recovery), a server-selection, statement or command timeout, or a callee's timing or call count
+# quoted in the line (`(api 1400 ms)`, `inventory 21 calls, 1430 ms`). The caller suffers it: it
+# does not make the caller the root cause; the dependency's own evidence decides.
+# Words of a timing that name no callee: `(took 40 ms)`, `(p99 900 ms)`.
+_TIMING_WORDS = (
+    r"(?:took|elapsed|total|after|in|duration|latency|time|wait(?:ed)?|spent|avg|mean|max|min|"
+    r"median|p\d+|last|local\w*)\b"
+)
+DEPENDENCY_SYMPTOM = re.compile(
+    # PostgreSQL clients
+    r"\bpsycopg2?\.(?:errors\.)?\w+|\basyncpg\.\w+|\bpq: |\bpgx\b|\bPSQLException\b|"
+    r"\borg\.postgresql\.|\bNpgsql\w*|\bPG::\w+|\bQueryCanceled\b|"
+    r"\bcanceling statement due to|\bSQLState: ?\w+|\bSQLSTATE\b|"
+    r"\bthe database system is (?:starting up|in recovery|shutting down|not accepting)|"
+    r"\bsqlalchemy\.exc\.\w+|\bActiveRecord::\w+|\bSequelize\w*Error\b|\bPrisma\w*Error\b|"
+    r"\bJDBC\w*Exception\b|\bSQL(?:Transient|NonTransient|Recoverable)\w*Exception\b|"
+    # MySQL, Oracle, SQL Server
+    r"\bpymysql\.err\.\w+|\bMySQLdb\.\w+|\bmysql\.connector\.\w+|\bCommunicationsException\b|"
+    r"\bMySQL\w*Exception\b|\bMySQL server has gone away|\bLost connection to MySQL|"
+    r"\bER_\w+|\bORA-\d{5}\b|\bcx_Oracle\.\w+|\boracledb\.\w+|\bSqlException\b|"
+    # MongoDB
+    r"\bMongo\w*(?:Error|Exception)\b|\bpymongo\.errors\.\w+|\bServerSelectionTimeout\w*|"
+    r"\bserver selection tim|\bNo (?:primary|suitable servers?) (?:available|found)|"
+    # Redis, memcached
+    r"\bredis\.exceptions\.\w+|\bRedis\w*(?:Exception|Error)\b|\bJedis\w*Exception\b|"
+    r"\bio\.lettuce\.|\bioredis\b|\bStackExchange\.Redis\b|\bREADONLY\b|"
+    r"\bread only replica\b|\bOOM command not allowed|\bMOVED \d+|\bCLUSTERDOWN\b|"
+    r"\bpymemcache\.\w+|\bMemcache\w*(?:Error|Exception)\b|"
+    # Kafka, AMQP, other queues
+    r"\borg\.apache\.kafka\.common\.errors\.\w+|\bkafka\.errors\.\w+|\bKafka\w*(?:Error|Exception)\b|"
+    r"\bKafkaJS\w*|\brdkafka\b|\bBroker: [A-Z]|\bRecordTooLarge\w*|\bNotLeader\w*|"
+    r"\bpika\.exceptions\.\w+|\bAMQP\w*(?:Error|Exception)\b|\bcom\.rabbitmq\.|"
+    r"\bamqp(?:lib)?\b.{0,40}\b(?:closed|error)|\bnats: \w+|\bSQS\w*Exception\b|"
+    # Elasticsearch / OpenSearch, Cassandra
+    r"\belasticsearch\.exceptions\.\w+|\belastic_transport\.\w+|\bElasticsearch\w*Exception\b|"
+    r"\bOpenSearch\w*Exception\b|\bopensearchpy\.\w+|\bes_rejected_execution|"
+    r"\bsearch_phase_execution_exception|\bNoHostAvailable\w*|\bcom\.datastax\.|"
+    r"\bcassandra\.\w+(?:Error|Exception|Timeout)\b|\b(?:Read|Write)Timeout(?:Exception)?\b|"
+    # Timeouts and timings about what the caller waits on
+    r"\b(?:statement|query|command|server selection|socket read) time(?:d ?)?out\b|"
+    # (a callee's name is lowercase: `(LocalTime 3790 ms)` is a server's own clock, `(took 9 ms)` no callee)
+    r"\(\s*(?-i:(?!" + _TIMING_WORDS + r")[a-z][a-z0-9_-]*):? \d+(?:\.\d+)? ?m?s\)|"
+    r"\b(?-i:(?!"
+    + _TIMING_WORDS
+    + r")[a-z][a-z0-9_-]*) \d+ calls?, \d+(?:\.\d+)? ?m?s\b",
+    re.IGNORECASE,
+)
+_POOL = re.compile(POOL_EXHAUSTED + r"|pool (?:limit|exhausted|timeout)", re.IGNORECASE)
+
+
+def about_dependency(text: str) -> bool:
+    """True when an error line is a client's symptom of a dependency it calls (a driver's exception, a
+    dependency's refusal quoted, a statement or server-selection timeout, a callee's timing), not the
+    caller's own fault; a connection pool of its own that has run dry stays the caller's."""
+    if (
+        len(text) > 2 * _ENDS
+    ):  # a traceback says it at its ends: the call, then the exception
+        text = text[:_ENDS] + "\n" + text[-_ENDS:]
+    return _about_dependency(text)
+
+
+_ENDS = 3000
+
+
+@functools.lru_cache(maxsize=4096)
+def _about_dependency(text: str) -> bool:
+    return bool(DEPENDENCY_SYMPTOM.search(text)) and not _POOL.search(text)
 
 
 def short(text: str, limit: int = 160) -> str:

@@ -220,10 +220,12 @@ def test_the_back_end_whose_own_lines_say_the_quoted_exhaustion_is_the_cause():
     assert any(a["query"].lower() == "no space left on device" for a in searched)
     assert report.top.id == "application:basket-store"
     assert report.top.status == "confirmed" and report.conclusive
-    caller = next(h for h in report.hypotheses if h.id == "application:till-api")
-    assert (
-        caller.status == "likely"
-        and "symptom of application:basket-store" in caller.statement
+    # The caller quotes its database's SQLSTATE: a dependency's symptom, a lead below it at most.
+    caller = next(
+        (h for h in report.hypotheses if h.id == "application:till-api"), None
+    )
+    assert caller is None or (
+        caller.status == "likely" and caller.confidence < report.top.confidence
     )
 
 
