@@ -64,7 +64,9 @@ def account_quota(board: Board) -> None:
     for errors in list(board.facts.errors.values()):
         for group in _refusals(errors)[:1]:
             text = group.sample or group.signature
-            subject = quota_subject(text) or errors.service
+            subject = quota_subject(text)
+            if subject is None:
+                continue  # the reporting stream is no culprit, and it names no group to blame
             c = board.get(
                 layers.PLATFORM,
                 subject,
