@@ -29,6 +29,7 @@ from typing import Any, Final
 from reasoning import layers
 from reasoning.layered import resolution
 from reasoning.layered.account_paused import account_paused
+from reasoning.layered.account_quota import account_quota
 from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_ceiling import backend_ceiling
@@ -41,6 +42,7 @@ from reasoning.layered.certificates import (
 )
 from reasoning.layered.changes import changes
 from reasoning.layered.cited_lines import cite_specific
+from reasoning.layered.clock_skew import clock_skew
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
@@ -135,6 +137,7 @@ from reasoning.layered.lb_draining import lb_draining
 from reasoning.layered.link_saturation import link_saturated
 from reasoning.layered.local_exhaustion import local_exhaustion
 from reasoning.layered.lock_holders import lock_holders
+from reasoning.layered.log_sources import log_sources
 from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.mesh_mtls import mesh_mtls
@@ -685,6 +688,9 @@ RULES: Final[tuple[Rule, ...]] = (
         backend_relevance,
         (5,),
     ),
+    Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
+    Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
+    Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
     Rule(
         "board.cited-lines",

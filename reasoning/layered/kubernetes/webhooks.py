@@ -3,7 +3,8 @@
 Rule: a `FailedCreate` whose message says the API server failed calling an admission webhook
 (`failed calling webhook "…"`: no endpoints for its service, its connection refused or timed out)
 is the fault of the webhook's back end — the Service its URL or message names and the workload
-behind that Service — at admission; the workloads that cannot create their pods are its victims
+behind that Service — at admission; a call that timed out while no back-end pod is seen failing
+names the webhook itself (what fails is the call its configuration makes: path, timeout); the workloads that cannot create their pods are its victims
 (`explains`). The back end's namespace comes from the webhook's URL (`<service>.<namespace>.svc`);
 its endpoints, pods and failing log line join the evidence when they were read. A call that failed
 its TLS handshake reached a back end that answers: that is `webhook_tls`'s rule.
@@ -22,6 +23,12 @@ from reasoning.layered.reading import short
 _CALLING = re.compile(r'failed calling (?:admission )?webhook "([^"]+)"', re.IGNORECASE)
 _URL = re.compile(r"https?://([a-z0-9][a-z0-9-]*)\.([a-z0-9][a-z0-9-]*)\.svc\b")
 _NO_ENDPOINTS = re.compile(r'no endpoints available for service "([^"]+)"')
+_URLS = re.compile(r"\bhttps?://\S+")
+# A call that got no answer in time (not refused, not without endpoints).
+_TIMED_OUT = re.compile(
+    r"context deadline exceeded|\bi/o timeout\b|\btimed? ?out\b|awaiting headers",
+    re.IGNORECASE,
+)
 # A call that reached the back end and failed its TLS handshake: `webhook_tls`'s, not this rule's.
 _TLS_FAILED = re.compile(
     r"\bx509: |tls: (?:failed to verify certificate|bad certificate|handshake failure)|"
@@ -79,6 +86,15 @@ def webhook_faults(cluster: Cluster, ns: str) -> list[Finding]:
         space = call.namespace or ns
         workloads = backend_workloads(cluster, call, ns)
         component = workloads[0] if workloads else f"service/{call.service}"
+        if _TIMED_OUT.search(_URLS.sub("", event.message)) and not any(
+            not p.is_healthy
+            for w in workloads
+            if "/" in w
+            for p in cluster.pods_of(space, w)
+        ):
+            # The call timed out and no back-end pod is seen failing: what fails is the call the
+            # webhook's configuration makes (its path, its timeout), so the webhook is named.
+            component = call.webhook
         f = found.get(component)
         if f is None:
             f = _finding(cluster, ns, call, component)

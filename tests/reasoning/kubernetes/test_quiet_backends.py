@@ -386,3 +386,36 @@ def test_an_image_pull_the_registry_refuses_for_authorization_is_confirmed():
     missing = 'Failed to pull image "reg.example/feed:1": not found: manifest unknown'
     faults = found(investigation("newsfeed", *pull_cluster(missing)))
     assert not faults["deployment/feed-cron"].is_relevant
+
+
+TIMED_OUT_HOOK = (
+    'Error creating: Internal error occurred: failed calling webhook "check.gatekeep.example": '
+    'failed to call webhook: Post "https://gate-hook.policy-sys.svc:443/check?timeout=10s": '
+    "context deadline exceeded"
+)
+
+
+def _healthy_backend(observations: list) -> list:
+    """The webhook cluster with the back end's pod Running and ready, and the call timing out."""
+    out = []
+    for obs in observations:
+        text = obs.text.replace("0/1", "1/1").replace("CrashLoopBackOff", "Running")
+        text = text.replace("7 (1m ago)", "0").replace(
+            "<none>      90d", "10.1.0.9:8443"
+        )
+        text = text.replace(HOOK, TIMED_OUT_HOOK)
+        out.append(answer(obs.tool, obs.arguments, text))
+    return out
+
+
+@pytest.mark.rule("k8s.admission-webhook")
+def test_a_timed_out_call_to_a_healthy_back_end_names_the_webhook():
+    faults = found(investigation("ledger-api", *_healthy_backend(webhook_cluster())))
+
+    hook = faults["check.gatekeep.example"]
+    assert hook.layer == "platform" and hook.is_relevant
+    assert any("context deadline exceeded" in fact for _, fact in hook.evidence)
+    assert (
+        "deployment/gate-hook" not in faults
+        or not faults["deployment/gate-hook"].explains
+    )
