@@ -1,0 +1,541 @@
+"""Writes the nineteenth held-out scenario set, bench/heldout19: `python bench/heldout19/_build.py`.
+
+The issue's own catalogue of classes, one case per class, as they happen in fintech, media, SaaS and
+retail companies; none of them repeats a situation of the bundled set or of bench/heldout …
+bench/heldout18. As there, everything that matters is written by hand below (incident, expected
+answer, runbooks, kubectl answers, the log lines that carry the fault and the red herrings); the bulk
+comes from bench/heldout18/_build.py's shorthands and, through it, heldout15's and the earlier
+builders' helpers, each scenario with a fixed seed (497-512). The author read neither the planner
+(`reasoning/`) nor the engine (`diagnosis/engine/`, `docs/engine.md`), nor their tests, nor any
+score file. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+h18 = _load("heldout18_build", HERE.parent / "heldout18" / "_build.py")
+h15 = h18.h15
+base = h18.base
+
+table = base.table
+events = base.events
+runbook = base.runbook
+app = h18.app
+pod_name = h18.pod_name
+namespace = h18.namespace
+ev = h18.ev
+bg = h18.bg
+incident = h18.incident
+expected = h18.expected
+simple = h18.simple
+container_text = h18.container_text
+deployment_describe = h18.deployment_describe
+describe_pod = h18.describe_pod
+podlog = h18.podlog
+running = h18.running
+crashloop = h18.crashloop
+node_describe = h18.node_describe
+sched = h18.sched
+kube_case = h18.kube_case
+pods_of = h18.pods_of
+svc = h18.svc
+every = h18.every
+gauge = h18.gauge
+with_netcheck = h18.with_netcheck
+NODES_FRA = h18.NODES_FRA
+NODES_IAD = h18.NODES_IAD
+NODES_DUB = h18.NODES_DUB
+NODES_PDX = h18.NODES_PDX
+
+SCENARIOS: dict[str, Any] = {}
+
+
+def scenario(slug: str):
+    def register(fn):
+        SCENARIOS[slug] = fn
+        return fn
+
+    return register
+
+
+def hpa_row(name: str, targets: str, lo: int, hi: int, n: int, age: str) -> list[str]:
+    return [name, f"Deployment/{name}", targets, str(lo), str(hi), str(n), age]
+
+
+HPA_HEAD = ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"]
+
+
+# =================================================================================================
+# 1. HPA at maxReplicas under a load that is not the cause (fintech): card-auth 8.2.0 validates
+#    every authorisation request against a JSON schema it compiles per request (PR #1187, "strict
+#    ISO 8583 field checks"). CPU per request triples; the HPA climbs to its maximum of 12 and
+#    reports ScalingLimited while the traffic is the same as last Friday's. Authorisations queue and
+#    time out at the card network. The incident says "card payments declined".
+# =================================================================================================
+
+
+@scenario("card-auth-schema-compiled-per-request-hpa-max")
+def card_auth_schema_compiled_per_request_hpa_max() -> dict[str, Any]:
+    start = -2100
+    ns = "cards"
+    rs = "7b9c5d8f64"
+    img = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/cards/card-auth:8.2.0"
+    pods = [
+        (s, "1/1", "Running", "0", age, i % 3)
+        for i, (s, age) in enumerate(
+            [
+                ("b4kzt", "52m"),
+                ("c8mqd", "52m"),
+                ("d2xlp", "51m"),
+                ("f7vnw", "34m"),
+                ("g5rtc", "34m"),
+                ("h9pqs", "33m"),
+                ("j3wky", "33m"),
+                ("k6dzn", "30m"),
+                ("m1tbf", "30m"),
+                ("n8cxv", "29m"),
+                ("p4hgl", "29m"),
+                ("q7sjr", "29m"),
+            ]
+        )
+    ]
+    ca = app("card-auth", image=img, port=8443, rs=rs, cluster_ip="172.20.61.10", pods=pods)
+    gw = app(
+        "issuer-gateway",
+        image="123456789012.dkr.ecr.eu-west-1.amazonaws.com/cards/issuer-gateway:3.11.4",
+        port=8080,
+        rs="5f6d8c7b9",
+        cluster_ip="172.20.61.22",
+        pods=[(s, "1/1", "Running", "0", "9d", i) for i, s in enumerate(["r2mzq", "t5kvx", "w8jnd"])],
+    )
+    k8s = namespace(ns, NODES_DUB, [ca, gw], seed=497)
+    sig = "the desired replica count is more than the maximum replica count"
+    k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = table(
+        [
+            HPA_HEAD,
+            hpa_row("card-auth", "cpu: 188%/60%", 4, 12, 12, "2y"),
+            hpa_row("issuer-gateway", "cpu: 31%/70%", 3, 10, 3, "2y"),
+        ]
+    )
+    k8s[f"kubectl describe horizontalpodautoscalers card-auth -n {ns}"] = (
+        f"Name:                                                  card-auth\n"
+        f"Namespace:                                             {ns}\n"
+        "Reference:                                             Deployment/card-auth\n"
+        "Metrics:                                               ( current / target )\n"
+        "  resource cpu on pods  (as a percentage of request):  188% (1881m) / 60%\n"
+        "Min replicas:                                          4\n"
+        "Max replicas:                                          12\n"
+        "Deployment pods:                                       12 current / 12 desired\n"
+        "Conditions:\n"
+        "  Type            Status  Reason               Message\n"
+        "  ----            ------  ------               -------\n"
+        "  AbleToScale     True    ReadyForNewScale     recommended size matches current size\n"
+        "  ScalingActive   True    ValidMetricFound     the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)\n"
+        f"  ScalingLimited  True    TooManyReplicas      {sig}\n"
+        "Events:\n"
+        "  Type    Reason             Age   From                       Message\n"
+        "  ----    ------             ----  ----                       -------\n"
+        "  Normal  SuccessfulRescale  34m   horizontal-pod-autoscaler  New size: 7; reason: cpu resource utilization (percentage of request) above target\n"
+        "  Normal  SuccessfulRescale  30m   horizontal-pod-autoscaler  New size: 12; reason: cpu resource utilization (percentage of request) above target\n"
+    )
+    cont = container_text(
+        "card-auth",
+        img,
+        8443,
+        env={"SCHEMA_VALIDATION": "strict", "ISO8583_PROFILE": "visa-base1"},
+        limits="cpu:     2\n  memory:  1Gi",
+        requests="cpu:      1\n  memory:   1Gi",
+    )
+    k8s[f"kubectl describe deployments card-auth -n {ns}"] = deployment_describe(
+        "card-auth",
+        ns,
+        replicas="12 desired | 12 updated | 12 total | 12 available | 0 unavailable",
+        revision=212,
+        containers=cont,
+        conditions=[("Available", "True", "MinimumReplicasAvailable"), ("Progressing", "True", "NewReplicaSetAvailable")],
+        old_rs="card-auth-6d8f7c9b55 (0/0 replicas created)",
+        new_rs=f"card-auth-{rs} (12/12 replicas created)",
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("53m", "Normal", "ScalingReplicaSet", "Deployment/card-auth", f"Scaled up replica set card-auth-{rs} to 1"),
+            ("51m", "Normal", "ScalingReplicaSet", "Deployment/card-auth", "Scaled down replica set card-auth-6d8f7c9b55 to 0 from 1"),
+            ("34m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/card-auth", "New size: 7; reason: cpu resource utilization (percentage of request) above target"),
+            ("30m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/card-auth", "New size: 12; reason: cpu resource utilization (percentage of request) above target"),
+        ]
+    )
+    evs = [
+        ev("argocd", "info", "application cards-prod/card-auth synced to 8.2.0 (PR #1187 'strict ISO 8583 field checks: validate every request against auth-request.schema.json'), health Healthy", at=-3190),
+        ev(
+            "card-auth",
+            "warn",
+            'time=2026-12-07T10:{n}Z level=WARN msg="slow authorisation" stan={n} validate_ms=1{ms} total_ms=2{ms} schema=auth-request.schema.json compiled=true',
+            **every(start + 60, -5, 9),
+            pods=pods_of(ca),
+        ),
+        ev("card-auth", "info", 'time=2026-12-07T09:58:11Z level=INFO msg="card-auth 8.2.0 starting" schema_validation=strict schema_cache=disabled', at=-3150, pods=pods_of(ca)),
+        ev(
+            "issuer-gateway",
+            "error",
+            '{"@timestamp":"2026-12-07T10:{n}Z","level":"ERROR","logger":"c.n.issuer.AuthRelay","message":"card-auth did not answer within 1500 ms, stand-in decline 91 (issuer unavailable)","stan":"{n}"}',
+            **every(start + 240, -3, 6),
+            pods=pods_of(gw),
+        ),
+        ev("payday-banner", "info", "campaign 'Friday payday' started: push sent to 1.2M customers", at=start - 300),
+        ev("fraud-stream", "warn", "kafka consumer lag on card-events partition 7: 1{n} records", **every(-6900, -40, 300)),
+        ev("card-auth", "error", 'time=2026-12-07T07:{n}Z level=ERROR msg="HSM session reset" hsm=hsm-b error="connection reset by peer"', **every(-10400, -9800, 120), pods=pods_of(ca)),
+    ]
+    return kube_case(
+        seed=497,
+        start=start,
+        inc=incident("Card payments declined, lots of 'issuer unavailable'", "card payments", start),
+        exp=expected(
+            "application",
+            ["deployment/card-auth", "card-auth", "card-auth 8.2.0", "schema validation", "auth-request.schema.json", "PR #1187"],
+            sig,
+            "card-auth 8.2.0 (PR #1187) compiles the auth-request JSON schema on every request; CPU per authorisation triples, so at an ordinary Friday load the HPA runs at its maximum of 12 (ScalingLimited: TooManyReplicas) and still cannot keep up. issuer-gateway's stand-in declines are the victim, the payday push is not the cause (traffic is as last week), the HSM resets are old.",
+            ["HPA card-auth ScalingLimited True TooManyReplicas at 12/12, cpu 188%/60%", "card-auth slow authorisation validate_ms ~1 s, schema_cache=disabled", "argocd synced card-auth 8.2.0 53 min ago"],
+            "Roll back card-auth to 8.1.x (or cache the compiled schema), then let the HPA scale back down.",
+        ),
+        k8s=k8s,
+        bgs=[bg("issuer-gateway", pods_of(gw), ['{"level":"INFO","logger":"c.n.issuer.AuthRelay","message":"approved","rc":"00","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[
+            svc("card-auth", 420, {"503": (0.0002, 0.03)}, (0.045, 1.4)),
+            svc("issuer-gateway", 420, {"502": (0.0005, 0.11)}, (0.06, 1.5)),
+        ],
+        gauges=[gauge("kube_horizontalpodautoscaler_status_current_replicas", {"horizontalpodautoscaler": "card-auth"}, 4, 12, start + 300)],
+        books={
+            "card-declines.md": runbook(
+                "Spike of card declines",
+                "A spike of stand-in declines usually follows a payday campaign: raise card-auth's HPA maxReplicas to 24 and ask the marketing team to stagger the push.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 2. NetworkPolicy that stops admitting one caller (media): the transcoding team split its namespace;
+#    `transcode` became `transcode-gpu` for the new GPU workers (INFRA-940). The asset-store's ingress
+#    policy `allow-from-transcode` admits pods from namespace `transcode` only, so the new workers'
+#    uploads of renditions time out. Other callers (cms, player-api) still work. The incident says
+#    "videos stuck".
+# =================================================================================================
+
+
+@scenario("netpol-namespace-split-drops-gpu-transcoders")
+def netpol_namespace_split_drops_gpu_transcoders() -> dict[str, Any]:
+    start = -2700
+    ns = "media-storage"
+    st = app(
+        "asset-store",
+        image="registry.gitlab.example/media/asset-store:5.6.1",
+        port=9000,
+        rs="6c7d8f9b5",
+        cluster_ip="10.100.12.40",
+        pods=[(s, "1/1", "Running", "0", "11d", i) for i, s in enumerate(["k2vzq", "m8wtd", "x4pln"])],
+    )
+    k8s = namespace(ns, NODES_FRA, [st], seed=498, extra_namespaces=("transcode", "transcode-gpu", "cms", "player"))
+    sig = "dial tcp 10.100.12.40:9000: i/o timeout"
+    k8s[f"kubectl get networkpolicies -n {ns}"] = table(
+        [
+            ["NAME", "POD-SELECTOR", "AGE"],
+            ["default-deny-ingress", "<none>", "1y"],
+            ["allow-from-cms-and-player", "app=asset-store", "1y"],
+            ["allow-from-transcode", "app=asset-store", "1y"],
+            ["allow-prometheus", "app=asset-store", "1y"],
+        ]
+    )
+    k8s[f"kubectl describe networkpolicies allow-from-transcode -n {ns}"] = (
+        f"Name:         allow-from-transcode\nNamespace:    {ns}\nCreated on:   2025-11-03 09:12:44 +0000 UTC\n"
+        "Labels:       app.kubernetes.io/managed-by=argocd\nAnnotations:  <none>\nSpec:\n"
+        "  PodSelector:     app=asset-store\n  Allowing ingress traffic:\n    To Port: 9000/TCP\n    From:\n"
+        "      NamespaceSelector: kubernetes.io/metadata.name=transcode\n      PodSelector: app=transcode-worker\n"
+        "  Not affecting egress traffic\n  Policy Types: Ingress\n"
+    )
+    k8s["kubectl get pods -n transcode-gpu -o wide --show-labels"] = table(
+        [
+            ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES", "LABELS"],
+            ["transcode-worker-gpu-7d9f8c6b5-2kqzt", "1/1", "Running", "0", "47m", "10.70.4.31", "ip-10-70-4-18.eu-central-1.compute.internal", "<none>", "<none>", "app=transcode-worker,pod-template-hash=7d9f8c6b5"],
+            ["transcode-worker-gpu-7d9f8c6b5-9vmxd", "1/1", "Running", "0", "47m", "10.70.4.77", "ip-10-70-4-18.eu-central-1.compute.internal", "<none>", "<none>", "app=transcode-worker,pod-template-hash=7d9f8c6b5"],
+        ]
+    )
+    wk = ["transcode-worker-gpu-7d9f8c6b5-2kqzt", "transcode-worker-gpu-7d9f8c6b5-9vmxd"]
+    k8s["kubectl logs transcode-worker-gpu-7d9f8c6b5-2kqzt -n transcode-gpu --tail=1000"] = podlog(
+        [(start + 60 * i, f"ERRO[0{i}] upload rendition failed job=vid_{8800 + i} rendition=1080p err=\"Put \\\"http://asset-store.media-storage.svc:9000/renditions/vid_{8800 + i}/1080p.mp4\\\": {sig}\"") for i in range(1, 40)]
+    )
+    k8s[f"kubectl events -n {ns}"] = events([("11d", "Normal", "ScalingReplicaSet", "Deployment/asset-store", "Scaled up replica set asset-store-6c7d8f9b5 to 3")])
+    evs = [
+        ev("argocd", "info", "application transcode-gpu created and synced (INFRA-940: move GPU transcoders to namespace transcode-gpu), health Healthy", at=start - 120),
+        ev("argocd", "info", "application transcode (legacy CPU workers) scaled to 0 replicas (INFRA-940)", at=start - 60),
+        ev("transcode-worker", "error", f'level=error msg="upload rendition failed" job=vid_{{n}} rendition=720p err="Put \\"http://asset-store.media-storage.svc:9000/renditions/vid_{{n}}/720p.mp4\\": {sig}"', **every(start + 30, -5, 40), pods=wk),
+        ev("video-api", "warn", '{"level":"warn","msg":"video still processing","video_id":"vid_{n}","age_s":1{n}}', **every(start + 600, -3, 15)),
+        ev("video-api", "info", '{"level":"info","msg":"video-api 2.30.0 started (chapters editor)"}', at=-5400),
+        ev("asset-store", "warn", "WARN: disk /data 81% used (threshold 80%)", **every(-7000, -60, 600), pods=pods_of(st)),
+        ev("player-api", "error", "upstream cdn-signer returned 500 (key rotation in progress)", **every(-10600, -9800, 100)),
+    ]
+    return kube_case(
+        seed=498,
+        start=start,
+        inc=incident("Uploaded videos stuck in processing", "videos", start),
+        exp=expected(
+            "connect",
+            ["networkpolicy/allow-from-transcode", "allow-from-transcode", "asset-store", "transcode-gpu", "default-deny-ingress", "INFRA-940"],
+            sig,
+            "INFRA-940 moved the GPU transcode workers to the new namespace transcode-gpu; asset-store's NetworkPolicy allow-from-transcode still admits only namespace transcode under default-deny-ingress, so every rendition upload from the new workers times out and videos stay processing. video-api's warnings and release, the disk warning and the old cdn-signer errors are not the cause.",
+            ["allow-from-transcode: NamespaceSelector kubernetes.io/metadata.name=transcode", f"transcode-worker-gpu: {sig}", "argocd: transcode-gpu created (INFRA-940)"],
+            "Add namespace transcode-gpu to allow-from-transcode (or select by a team label), then retry the queued jobs.",
+        ),
+        k8s=k8s,
+        bgs=[bg("asset-store", pods_of(st), ['{"level":"INFO","msg":"GET /renditions/vid_{n}/480p.mp4 200","ms":{ms},"caller":"player-api"}', '{"level":"INFO","msg":"PUT /masters/vid_{n}.mov 200","ms":{ms},"caller":"cms"}'], 8)],
+        evs=evs,
+        services=[svc("asset-store", 45, {"500": (0.0005, 0.0006)}, (0.03, 0.03)), svc("video-api", 30, {"500": (0.001, 0.001)}, (0.05, 0.05))],
+        gauges=[gauge("transcode_jobs_pending", {"queue": "renditions"}, 14, 1260, start + 300)],
+        books={"videos-stuck.md": runbook("Videos stuck in processing", "Usually the GPU nodes are out of capacity: check the nvidia device plugin and scale the gpu node group.")},
+    )
+
+
+# =================================================================================================
+# 3. Node condition other than Ready (retail): a GitLab runner chart upgrade dropped the nodeSelector
+#    of the `buildkitd` DaemonSet, so it now also runs on the general node pool and fills the root
+#    volume with its layer cache under /var/lib/buildkit. Two nodes report DiskPressure, get the
+#    disk-pressure taint, and kubelet evicts checkout pods. The incident says "checkout errors".
+# =================================================================================================
+
+
+@scenario("buildkit-cache-disk-pressure-evicts-checkout")
+def buildkit_cache_disk_pressure_evicts_checkout() -> dict[str, Any]:
+    start = -1800
+    ns = "shop"
+    n1, n2, n3 = NODES_IAD[0][0], NODES_IAD[1][0], NODES_IAD[2][0]
+    co = app(
+        "checkout",
+        image="ghcr.io/corner-store/checkout:12.4.2",
+        port=8080,
+        rs="58c9d7f6b",
+        cluster_ip="172.20.30.14",
+        desired=4,
+        pods=[
+            ("a7kqm", "0/1", "Evicted", "0", "3d", 0),
+            ("c2wzr", "0/1", "Evicted", "0", "3d", 1),
+            ("h5ptx", "1/1", "Running", "0", "3d", 2),
+            ("r9mvd", "0/1", "Pending", "0", "22m", -1),
+            ("t3nbs", "0/1", "Pending", "0", "21m", -1),
+        ],
+    )
+    k8s = namespace(
+        ns,
+        [(n1, "Ready", NODES_IAD[0][2]), (n2, "Ready", NODES_IAD[1][2]), NODES_IAD[2]],
+        [co],
+        seed=499,
+        daemonsets=table(
+            [
+                ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
+                ["buildkitd", "3", "3", "3", "3", "3", "<none>", "2d", "buildkitd", "moby/buildkit:v0.17.2", "app=buildkitd"],
+            ]
+        ),
+    )
+    sig = "The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 4180672Ki."
+    k8s[f"kubectl describe nodes {n1}"] = node_describe(
+        n1,
+        NODES_IAD[0][2],
+        conditions={"DiskPressure": ("True", "-1500", "KubeletHasDiskPressure", "kubelet has disk pressure")},
+        taints="node.kubernetes.io/disk-pressure:NoSchedule",
+        pods_rows=[("gitlab-runner", "buildkitd-7xq2m"), ("kube-system", "aws-node-9kd2p")],
+        events_text=(
+            "  Warning  EvictionThresholdMet  25m   kubelet  Attempting to reclaim ephemeral-storage\n"
+            "  Normal   NodeHasDiskPressure   25m   kubelet  Node status is now: NodeHasDiskPressure\n"
+            "  Warning  FreeDiskSpaceFailed   24m   kubelet  Failed to garbage collect required amount of images. Attempted to free 21474836480 bytes, but only found 0 bytes eligible to free.\n"
+        ),
+    )
+    k8s[f"kubectl describe nodes {n2}"] = node_describe(
+        n2,
+        NODES_IAD[1][2],
+        conditions={"DiskPressure": ("True", "-1380", "KubeletHasDiskPressure", "kubelet has disk pressure")},
+        taints="node.kubernetes.io/disk-pressure:NoSchedule",
+        pods_rows=[("gitlab-runner", "buildkitd-p4vtn"), ("kube-system", "aws-node-2mtw8")],
+        events_text="  Warning  EvictionThresholdMet  23m   kubelet  Attempting to reclaim ephemeral-storage\n",
+    )
+    describe_pod(
+        k8s, ns, co, "a7kqm", NODES_IAD, state="    State:          Terminated\n      Reason:       Evicted", started=-259200, status="Failed",
+        extra=f"Reason:       Evicted\nMessage:      {sig} Container checkout was using 212Ki, request is 0, has larger consumption of ephemeral-storage.\n",
+        events_rows=[("Warning", "Evicted", "24m", "kubelet", sig)],
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("24m", "Warning", "Evicted", f"Pod/checkout-58c9d7f6b-a7kqm", sig),
+            ("22m", "Warning", "Evicted", f"Pod/checkout-58c9d7f6b-c2wzr", "The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 3950112Ki."),
+            ("22m", "Warning", "FailedScheduling", "Pod/checkout-58c9d7f6b-r9mvd", "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."),
+        ]
+    )
+    evs = [
+        ev("argocd", "info", "application gitlab-runner synced to chart 0.71.0 (buildkitd DaemonSet: values key nodeSelector renamed to buildkitd.nodeSelector), health Healthy", at=-172800 + 3600 * 40),
+        ev("kubelet", "warn", f'I1207 eviction_manager.go:366] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage" node="{n1}"', at=start + 300),
+        ev("kubelet", "warn", 'I1207 eviction_manager.go:384] "Eviction manager: must evict pod(s) to reclaim" resourceName="ephemeral-storage"', at=start + 302),
+        ev("kubelet", "warn", f'I1207 eviction_manager.go:616] "Eviction manager: pod is evicted successfully" pod="shop/checkout-58c9d7f6b-a7kqm"', at=start + 305),
+        ev("buildkitd", "info", 'time="2026-12-07T11:{n}Z" level=info msg="exported cache" ref=registry.gitlab.example/ci/cache:{n} size=2.{n}GB dir=/var/lib/buildkit', **every(-7000, -120, 240)),
+        ev("node-exporter", "warn", f"filesystem / on {n1} {{n}} bytes free (9% of 100G)", **every(start, -60, 120)),
+        ev("storefront", "error", '{"level":"error","msg":"checkout call failed","status":503,"err":"upstream connect error or disconnect/reset before headers"}', **every(start + 320, -3, 7)),
+        ev("storefront", "info", '{"level":"info","msg":"storefront 41.2.0 deployed (holiday theme)"}', at=-4200),
+        ev("recommendations", "warn", "model refresh took 38s (> 30s budget)", **every(-7100, -100, 600)),
+        ev("checkout", "error", "redis: connection pool timeout (addr=cart-redis:6379)", **every(-10200, -9700, 60), pods=pods_of(co)),
+    ]
+    return kube_case(
+        seed=499,
+        start=start,
+        inc=incident("Checkout errors for customers", "checkout", start, ["503 from checkout"]),
+        exp=expected(
+            "platform",
+            [f"node/{n1}", n1, f"node/{n2}", n2, "daemonset/buildkitd", "buildkitd", "/var/lib/buildkit", "diskpressure"],
+            sig,
+            "The gitlab-runner chart 0.71.0 renamed the buildkitd DaemonSet's nodeSelector key, so buildkitd now runs on the general nodes and fills their root volumes with its layer cache; two nodes report DiskPressure, carry the disk-pressure taint and evict the checkout pods, whose replacements cannot be scheduled. storefront's 503s and release, the recommendations warnings and the old Redis timeouts are not the cause.",
+            [f"node {n1}: DiskPressure True, taint node.kubernetes.io/disk-pressure", f"checkout pods Evicted: {sig}", "buildkitd DaemonSet NODE SELECTOR <none>"],
+            "Restore buildkitd's nodeSelector (build nodes only), prune /var/lib/buildkit on the two nodes, then let checkout reschedule.",
+        ),
+        k8s=k8s,
+        bgs=[bg("checkout", [pod_name(co, "h5ptx")], ['method=POST path=/v1/checkout status=200 duration={ms}ms', 'method=GET path=/v1/cart status=200 duration={ms}ms'], 8)],
+        evs=evs,
+        services=[svc("checkout", 35, {"503": (0.0003, 0.21)}, (0.12, 0.4)), svc("storefront", 140, {"503": (0.0005, 0.05)}, (0.09, 0.11))],
+        gauges=[gauge("node_filesystem_avail_bytes", {"node": n1, "mountpoint": "/"}, 41e9, 4.2e9, start - 600)],
+        books={"checkout-errors.md": runbook("Checkout 503s", "Checkout 503s are almost always cart-redis: flush the cart cache and restart checkout.")},
+    )
+
+
+# =================================================================================================
+# 4. Ingress routing a path to the wrong Service (SaaS): a chart refactor (MR !512) moved the
+#    exports API into its own Service and templated the Ingress; the `/api/v1/exports` rule now
+#    points at `exports-metrics` (the worker's Prometheus port 9102) instead of `exports-api`.
+#    Customers downloading CSV exports get "404 page not found". The incident says "reports".
+# =================================================================================================
+
+
+@scenario("ingress-exports-path-to-metrics-service")
+def ingress_exports_path_to_metrics_service() -> dict[str, Any]:
+    start = -1500
+    ns = "reporting"
+    ea = app(
+        "exports-api",
+        image="ghcr.io/tallyhq/exports-api:3.2.0",
+        port=8080,
+        rs="6f8b7d9c5",
+        cluster_ip="10.96.88.21",
+        pods=[(s, "1/1", "Running", "0", "31m", i) for i, s in enumerate(["d5kqz", "l8wpm"])],
+    )
+    em = app(
+        "exports-metrics",
+        image="ghcr.io/tallyhq/exports-api:3.2.0",
+        port=9102,
+        rs="6f8b7d9c5",
+        cluster_ip="10.96.88.35",
+        pods=[],
+        labels="app=exports-api",
+    )
+    ra = app(
+        "reports-web",
+        image="ghcr.io/tallyhq/reports-web:8.14.1",
+        port=3000,
+        rs="9c7b6d5f8",
+        cluster_ip="10.96.88.10",
+        pods=[(s, "1/1", "Running", "0", "5h", i) for i, s in enumerate(["b2ntr", "q6vhx"])],
+    )
+    k8s = namespace(ns, NODES_PDX, [ea, ra, em], seed=500)
+    ips = [
+        line.split()[5]
+        for line in k8s[f"kubectl get pods -n {ns} -o wide --show-labels"].splitlines()
+        if line.startswith("exports-api-")
+    ]
+    mips = ",".join(f"{ip}:9102" for ip in ips)
+    rips = ",".join(
+        line.split()[5] + ":3000"
+        for line in k8s[f"kubectl get pods -n {ns} -o wide --show-labels"].splitlines()
+        if line.startswith("reports-web-")
+    )
+    k8s[f"kubectl get endpoints -n {ns}"] = k8s[f"kubectl get endpoints -n {ns}"].replace(
+        "<none>" + " " * (len(mips) - 6) if len(mips) > 6 else "<none>", mips, 1
+    )
+    sig = "/api/v1/exports   exports-metrics:9102"
+    k8s[f"kubectl get ingresses -n {ns}"] = table(
+        [["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"], ["reports", "nginx", "app.tallyhq.example", "k8s-ingressn-ingressn-4f1c2a9e7b-1d2e3f.elb.us-west-2.amazonaws.com", "80, 443", "2y"]]
+    )
+    k8s[f"kubectl describe ingresses reports -n {ns}"] = (
+        f"Name:             reports\nLabels:           app.kubernetes.io/managed-by=Helm\nNamespace:        {ns}\n"
+        "Address:          k8s-ingressn-ingressn-4f1c2a9e7b-1d2e3f.elb.us-west-2.amazonaws.com\nIngress Class:    nginx\n"
+        "Default backend:  <default>\nTLS:\n  reports-tls terminates app.tallyhq.example\nRules:\n"
+        "  Host                 Path  Backends\n  ----                 ----  --------\n  app.tallyhq.example\n"
+        f"                       {sig} ({mips})\n"
+        f"                       /api/v1/reports   reports-web:3000 ({rips})\n"
+        f"                       /                 reports-web:3000 ({rips})\n"
+        "Annotations:      meta.helm.sh/release-name: reports\n                  nginx.ingress.kubernetes.io/proxy-body-size: 50m\n"
+        "Events:\n  Type    Reason  Age   From                      Message\n  ----    ------  ----  ----                      -------\n"
+        "  Normal  Sync    31m   nginx-ingress-controller  Scheduled for sync\n"
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("31m", "Normal", "ScalingReplicaSet", "Deployment/exports-api", "Scaled up replica set exports-api-6f8b7d9c5 to 2"),
+            ("31m", "Normal", "Sync", "Ingress/reports", "Scheduled for sync"),
+        ]
+    )
+    evs = [
+        ev("helm", "info", "release reports upgraded to chart 4.0.0 (MR !512: split exports-api into its own Service, template ingress paths from .Values.routes)", at=start - 360),
+        ev("ingress-nginx", "warn", '203.0.113.{n} - - [07/Dec/2026:11:{n} +0000] "GET /api/v1/exports/exp_{n}/download HTTP/2.0" 404 19 "https://app.tallyhq.example/reports" "Mozilla/5.0" 64 0.002 [reporting-exports-metrics-9102] [] ' + ips[0] + ':9102 19 0.002 404', **every(start + 20, -3, 11)),
+        ev("reports-web", "error", '{"level":50,"msg":"export download failed","status":404,"body":"404 page not found\\n","export_id":"exp_{n}"}', **every(start + 40, -5, 19), pods=pods_of(ra)),
+        ev("exports-api", "info", '{"level":"info","msg":"export exp_{n} ready","rows":{n},"ms":{ms}}', **every(start + 60, -10, 45), pods=pods_of(ea)),
+        ev("reports-web", "info", '{"level":30,"msg":"reports-web 8.14.1 started (new chart widgets)"}', at=-18000, pods=pods_of(ra)),
+        ev("billing-sync", "error", "stripe webhook signature mismatch for evt_{n}", **every(-7000, -200, 500)),
+        ev("exports-api", "error", '{"level":"error","msg":"S3 PutObject RequestTimeout","bucket":"tally-exports"}', **every(-10300, -9700, 120), pods=pods_of(ea)),
+    ]
+    return kube_case(
+        seed=500,
+        start=start,
+        inc=incident("Customers can't download reports", "reports", start),
+        exp=expected(
+            "connect",
+            ["ingress/reports", "reports", "exports-metrics", "service/exports-metrics", "/api/v1/exports", "MR !512"],
+            sig,
+            "Chart 4.0.0 (MR !512) templated the reports Ingress and routed /api/v1/exports to the exports-metrics Service (the worker's Prometheus port 9102) instead of exports-api; every export download gets the metrics server's '404 page not found'. exports-api is healthy and produces exports; reports-web's errors and old release, billing-sync noise and old S3 timeouts are not the cause.",
+            [f"Ingress reports: {sig}", "ingress-nginx: GET /api/v1/exports/... 404 [reporting-exports-metrics-9102]", "helm: reports upgraded to chart 4.0.0"],
+            "Point the /api/v1/exports rule back at exports-api:8080 (fix .Values.routes) and redeploy the chart.",
+        ),
+        k8s=k8s,
+        bgs=[bg("ingress-nginx", ["ingress-nginx-controller-7d9c8b6f5-4kq2m"], ['198.51.100.{n} - - [07/Dec/2026:11:{n} +0000] "GET /api/v1/reports/{n} HTTP/2.0" 200 {n} "-" "Mozilla/5.0" 71 0.0{ms} [reporting-reports-web-3000] [] 10.90.1.54:3000 {n} 0.0{ms} 200'], 8)],
+        evs=evs,
+        services=[svc("reports-web", 50, {"500": (0.001, 0.001)}, (0.07, 0.07)), svc("exports-api", 4, {"500": (0.001, 0.001)}, (0.4, 0.4))],
+        gauges=[gauge("nginx_ingress_controller_requests_4xx", {"ingress": "reports", "path": "/api/v1/exports"}, 0.1, 6.2, start)],
+        books={"report-downloads.md": runbook("Report downloads failing", "Failed downloads mean the S3 presigned URL expired or the bucket policy changed: check tally-exports' bucket policy and regenerate the export.")},
+    )
+
+STAGES: dict[str, tuple[str, str]] = {
+    "card-auth-schema-compiled-per-request-hpa-max": ("runtime", "ScalingLimited"),
+    "netpol-namespace-split-drops-gpu-transcoders": ("runtime", "NetworkPolicyDenied"),
+    "buildkit-cache-disk-pressure-evicts-checkout": ("infrastructure", "Evicted"),
+    "ingress-exports-path-to-metrics-service": ("service_routing", "IngressWrongBackend"),
+}
+
+
+def main(root: Path = HERE) -> None:
+    for slug, build in SCENARIOS.items():
+        spec = build()
+        if slug in STAGES:
+            stage, reason = STAGES[slug]
+            spec["expected"]["root_cause_stage"] = stage
+            spec["expected"]["root_cause_reason"] = reason
+        base.write(slug, spec, root)
+        print(slug)
+
+
+if __name__ == "__main__":
+    main()
