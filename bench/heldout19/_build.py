@@ -518,11 +518,366 @@ def ingress_exports_path_to_metrics_service() -> dict[str, Any]:
         books={"report-downloads.md": runbook("Report downloads failing", "Failed downloads mean the S3 presigned URL expired or the bucket policy changed: check tally-exports' bucket policy and regenerate the export.")},
     )
 
+# =================================================================================================
+# 5. Init container crash (fintech): risk-scoring's init container `geoipupdate` downloads the MaxMind
+#    GeoIP2 database at start. Finance closed the "unused" MaxMind account keyed by the old licence
+#    (FIN-331) yesterday; the running pods were fine until this morning's node rotation replaced two
+#    of three. The new pods sit in Init:CrashLoopBackOff (401 Invalid license key); the one left takes
+#    all traffic and times out. The incident says "transfers slow".
+# =================================================================================================
+
+
+@scenario("geoipupdate-init-licence-revoked")
+def geoipupdate_init_licence_revoked() -> dict[str, Any]:
+    start = -2000
+    ns = "risk"
+    rs = "84c6d9f7b"
+    img = "registry.finlo.example/risk/risk-scoring:6.8.3"
+    rk = app(
+        "risk-scoring",
+        image=img,
+        port=8080,
+        rs=rs,
+        cluster_ip="10.43.20.11",
+        pods=[
+            ("f2kxn", "0/1", "Init:CrashLoopBackOff", "7 (2m ago)", "31m", 0),
+            ("p9qwz", "0/1", "Init:CrashLoopBackOff", "7 (3m ago)", "30m", 1),
+            ("v4mtd", "1/1", "Running", "0", "9d", 2),
+        ],
+    )
+    k8s = namespace(ns, NODES_FRA, [rk], seed=501)
+    sig = "received HTTP status code: 401: Invalid license key"
+    pod = pod_name(rk, "f2kxn")
+    k8s[f"kubectl logs {pod} -n {ns} -c geoipupdate --tail=1000"] = podlog(
+        [(-140, "geoipupdate version 7.1.0"), (-139, "Using config file /etc/GeoIP.conf"), (-138, f"error retrieving updates: error updating GeoIP2-City: validating edition: unexpected HTTP status code: {sig}")]
+    )
+    k8s[f"kubectl logs {pod} -n {ns} --tail=1000"] = f'Error from server (BadRequest): container "risk-scoring" in pod "{pod}" is waiting to start: PodInitializing\n'
+    describe_pod(
+        k8s,
+        ns,
+        rk,
+        "f2kxn",
+        NODES_FRA,
+        state="    State:          Waiting\n      Reason:       PodInitializing",
+        started=-1860,
+        status="Pending",
+        extra=(
+            "Init Containers:\n  geoipupdate:\n    Image:          ghcr.io/maxmind/geoipupdate:v7.1.0\n"
+            "    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n"
+            "      Reason:       Error\n      Exit Code:    1\n    Ready:          False\n    Restart Count:  7\n"
+            "    Environment:\n      GEOIPUPDATE_ACCOUNT_ID:   <set to the key 'account-id' in secret 'maxmind'>\n"
+            "      GEOIPUPDATE_LICENSE_KEY:  <set to the key 'license-key' in secret 'maxmind'>\n"
+            "      GEOIPUPDATE_EDITION_IDS:  GeoIP2-City GeoIP2-Anonymous-IP\n"
+        ),
+        events_rows=[
+            sched(ns, pod, NODES_FRA[0][0], "31m"),
+            ("Normal", "Pulled", "3m (x8 over 31m)", "kubelet", 'Container image "ghcr.io/maxmind/geoipupdate:v7.1.0" already present on machine'),
+            ("Warning", "BackOff", "2m (x131 over 30m)", "kubelet", f"Back-off restarting failed container geoipupdate in pod {pod}_{ns}(6c1e0f2a-7d3b-4e8f-9a51-2b6c7d8e9f01)"),
+        ],
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("32m", "Normal", "Killing", f"Pod/{pod_name(rk, 'c7ttr')}", "Stopping container risk-scoring"),
+            ("31m", "Normal", "SuccessfulCreate", f"ReplicaSet/risk-scoring-{rs}", f"Created pod: {pod}"),
+            ("2m", "Warning", "BackOff", f"Pod/{pod}", f"Back-off restarting failed container geoipupdate in pod {pod}_{ns}(6c1e0f2a-7d3b-4e8f-9a51-2b6c7d8e9f01)"),
+        ]
+    )
+    evs = [
+        ev("jira", "info", "FIN-331 resolved: closed MaxMind account 418223 (legacy, 'no longer used'); licence keys deactivated", at=-70000),
+        ev("karpenter", "info", '{"level":"INFO","message":"disrupting nodeclaim(s) via replace, terminating 2 nodes (drift: AMI)","NodePool":"general"}', at=start - 200),
+        ev("transfer-api", "error", '{"ts":"2026-12-07T10:{n}Z","level":"error","msg":"risk check timeout","transfer_id":"tr_{n}","timeout_ms":800}', **every(start + 200, -3, 6)),
+        ev("transfer-api", "info", '{"level":"info","msg":"transfer-api 19.3.0 started (SEPA Instant limits)"}', at=-9000),
+        ev("risk-scoring", "warn", 'level=warn msg="scoring queue saturated" inflight=64 p99_ms=2{ms}', **every(start + 120, -5, 30), pods=[pod_name(rk, "v4mtd")]),
+        ev("ledger", "warn", "pg: slow query 1.{ms}s: SELECT ... FROM postings WHERE account_id = $1", **every(-7000, -300, 700)),
+        ev("risk-scoring", "error", 'level=error msg="feature store read failed" err="context deadline exceeded"', **every(-10500, -9900, 150), pods=[pod_name(rk, "v4mtd")]),
+    ]
+    return kube_case(
+        seed=501,
+        start=start,
+        inc=incident("Transfers slow / failing risk checks", "transfers", start),
+        exp=expected(
+            "application",
+            ["deployment/risk-scoring", "risk-scoring", "geoipupdate", "maxmind", "license key", "FIN-331"],
+            sig,
+            "risk-scoring's init container geoipupdate downloads the MaxMind database with an account that FIN-331 closed yesterday; since the Karpenter drift replacement this morning two of three pods are in Init:CrashLoopBackOff (401 Invalid license key) and the last pod cannot keep up, so transfer-api's risk checks time out. transfer-api's errors and release, the node replacement (trigger), ledger slow queries and old feature-store timeouts are not the cause.",
+            [f"geoipupdate: {sig}", "risk-scoring pods Init:CrashLoopBackOff 2/3", "FIN-331 closed the MaxMind account"],
+            "Put a valid MaxMind licence in secret maxmind (or reopen the account), then let the init containers finish; consider baking a fallback database into the image.",
+        ),
+        k8s=k8s,
+        bgs=[bg("risk-scoring", [pod_name(rk, "v4mtd")], ['level=info msg="scored" transfer_id=tr_{n} score=0.0{ms} ms={ms}'], 8)],
+        evs=evs,
+        services=[svc("risk-scoring", 90, {"503": (0.0005, 0.08)}, (0.03, 0.9)), svc("transfer-api", 60, {"504": (0.0005, 0.12)}, (0.15, 1.1))],
+        gauges=[gauge("kube_deployment_status_replicas_available", {"deployment": "risk-scoring"}, 3, 1, start)],
+        books={"transfers-slow.md": runbook("Transfers slow", "Slow transfers come from the ledger database: check pg_stat_activity for long queries and fail over to the replica if needed.")},
+    )
+
+
+# =================================================================================================
+# 6. ConfigMap value that crashes the app (retail): a config-repo change (MR !77, "give consumers more
+#    time to drain") set SHUTDOWN_GRACE to "45" instead of "45s" in the order-events consumer's
+#    ConfigMap. Reloader restarted the pods; Go's time.ParseDuration panics at start. The panic is in
+#    the previous container's log only. The incident says "order confirmations".
+# =================================================================================================
+
+
+@scenario("configmap-duration-without-unit-crashes-consumer")
+def configmap_duration_without_unit_crashes_consumer() -> dict[str, Any]:
+    start = -1400
+    ns = "orders"
+    rs = "5b8d6f7c9"
+    img = "eu.gcr.io/bricks-retail/order-events-consumer:2.19.0"
+    oc = app(
+        "order-events-consumer",
+        image=img,
+        port=9090,
+        rs=rs,
+        cluster_ip="10.52.14.40",
+        pods=[(s, "0/1", "CrashLoopBackOff", f"{r} (1m ago)", "22m", i) for i, (s, r) in enumerate([("c4qzt", 9), ("k7wnm", 9), ("x2vpr", 8)])],
+    )
+    om = app(
+        "order-mailer",
+        image="eu.gcr.io/bricks-retail/order-mailer:4.1.2",
+        port=8080,
+        rs="7c9d8b6f5",
+        cluster_ip="10.52.14.52",
+        pods=[(s, "1/1", "Running", "0", "6d", i) for i, s in enumerate(["h3mzk", "t8bqw"])],
+    )
+    k8s = namespace(ns, NODES_FRA, [oc, om], seed=502, configmaps=[("order-events-consumer-config", "7", "2y"), ("order-mailer-config", "4", "1y")])
+    sig = 'panic: time: missing unit in duration "45"'
+    pod = pod_name(oc, "c4qzt")
+    k8s[f"kubectl logs {pod} -n {ns} --tail=1000"] = ""
+    k8s[f"kubectl logs {pod} -n {ns} --previous --tail=1000"] = podlog(
+        [
+            (-75, '{"level":"info","ts":"2026-12-07T11:21:02Z","msg":"order-events-consumer 2.19.0 starting","brokers":"kafka-0.kafka:9092"}'),
+            (-75, f"{sig}"),
+            (-75, ""),
+            (-75, "goroutine 1 [running]:"),
+            (-75, "main.mustDuration({0xc00001c0a8, 0x2})"),
+            (-75, "\t/src/cmd/consumer/config.go:58 +0x9c"),
+            (-75, "main.loadConfig()"),
+            (-75, "\t/src/cmd/consumer/config.go:31 +0x1f4"),
+        ]
+    )
+    cm = (
+        "apiVersion: v1\ndata:\n  CONSUMER_GROUP: order-events\n  KAFKA_BROKERS: kafka-0.kafka:9092,kafka-1.kafka:9092\n"
+        '  MAX_POLL_RECORDS: "500"\n  SHUTDOWN_GRACE: "45"\n  TOPIC: orders.placed.v2\nkind: ConfigMap\nmetadata:\n'
+        "  annotations:\n    config.example/source: configs!77\n  name: order-events-consumer-config\n  namespace: orders\n"
+    )
+    k8s[f"kubectl get configmaps order-events-consumer-config -n {ns} -o yaml"] = cm
+    describe_pod(
+        k8s, ns, oc, "c4qzt", NODES_FRA, state=crashloop(2, "Error", -76, -75), started=-76, restarts=9,
+        events_rows=[("Warning", "BackOff", "1m (x93 over 21m)", "kubelet", f"Back-off restarting failed container order-events-consumer in pod {pod}_{ns}(0b7e1f4c-2d9a-4c3e-8f61-7a5b3c2d1e09)")],
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("22m", "Normal", "ScalingReplicaSet", "Deployment/order-events-consumer", f"Scaled up replica set order-events-consumer-{rs} to 3"),
+            ("1m", "Warning", "BackOff", f"Pod/{pod}", f"Back-off restarting failed container order-events-consumer in pod {pod}_{ns}(0b7e1f4c-2d9a-4c3e-8f61-7a5b3c2d1e09)"),
+        ]
+    )
+    evs = [
+        ev("argocd", "info", "application orders-config synced (configs!77 'give consumers more time to drain': order-events-consumer-config SHUTDOWN_GRACE 15s -> 45)", at=start - 100),
+        ev("reloader", "info", 'time="2026-12-07T11:00:41Z" level=info msg="Changes detected in \'order-events-consumer-config\' of type \'CONFIGMAP\' in namespace \'orders\'; updated \'order-events-consumer\' of type \'Deployment\' in namespace \'orders\'"', at=start - 90),
+        ev("order-mailer", "warn", "WARN  no order events received for 600s (last offset 88{n})", **every(start + 600, -60, 120), pods=pods_of(om)),
+        ev("kafka-exporter", "warn", "consumergroup=order-events topic=orders.placed.v2 lag=1{n}", **every(start + 120, -30, 60)),
+        ev("order-mailer", "info", "order-mailer 4.1.2 started (new Christmas template)", at=-5000, pods=pods_of(om)),
+        ev("sendgrid-relay", "error", "550 5.1.1 mailbox unavailable for <{n}@example.org>", **every(-7000, -60, 200)),
+        ev("order-events-consumer", "error", '{"level":"error","msg":"commit failed","err":"kafka: REBALANCE_IN_PROGRESS"}', **every(-10400, -9800, 90), pods=pods_of(oc)),
+    ]
+    return kube_case(
+        seed=502,
+        start=start,
+        inc=incident("Customers not getting order confirmations", "order confirmations", start),
+        exp=expected(
+            "application",
+            ["configmap/order-events-consumer-config", "order-events-consumer-config", "order-events-consumer", "deployment/order-events-consumer", "SHUTDOWN_GRACE", "configs!77"],
+            sig,
+            "configs!77 set SHUTDOWN_GRACE to \"45\" (no unit) in order-events-consumer-config; Reloader restarted the consumer and Go's duration parsing panics at start, so every pod crash-loops (the panic is only in the previous container's log) and no order events reach order-mailer. order-mailer's warnings and release, sendgrid bounces and old rebalance errors are not the cause.",
+            [f"previous log: {sig}", "order-events-consumer 3/3 CrashLoopBackOff", "argocd: SHUTDOWN_GRACE 15s -> 45"],
+            'Set SHUTDOWN_GRACE to "45s" (and validate durations in CI); the consumer then catches up on the lag.',
+        ),
+        k8s=k8s,
+        bgs=[bg("order-mailer", pods_of(om), ["INFO  health ok", "INFO  templates cached: 14"], 20)],
+        evs=evs,
+        services=[svc("order-mailer", 5, {"500": (0.001, 0.001)}, (0.05, 0.05))],
+        gauges=[gauge("kafka_consumergroup_lag", {"consumergroup": "order-events"}, 20, 14800, start + 60)],
+        books={"no-confirmations.md": runbook("Order confirmation emails missing", "Missing confirmations are usually SendGrid: check the bounce dashboard and switch order-mailer to the backup SMTP relay.")},
+    )
+
+
+# =================================================================================================
+# 7. CronJob failure that breaks something downstream (fintech): the nightly CronJob
+#    `sanctions-list-sync` loads the consolidated sanctions list into the screening database. The list
+#    grew (new designations) and the job now runs past activeDeadlineSeconds: 900, so it has failed
+#    for two nights. payouts screen fail-closed once the list is older than 36 h, so this morning
+#    every payout is held. The incident says "payouts".
+# =================================================================================================
+
+
+@scenario("sanctions-sync-cronjob-deadline-holds-payouts")
+def sanctions_sync_cronjob_deadline_holds_payouts() -> dict[str, Any]:
+    start = -2400
+    ns = "compliance"
+    sc = app(
+        "screening-api",
+        image="registry.finlo.example/compliance/screening-api:3.4.1",
+        port=8080,
+        rs="6d9b7c8f5",
+        cluster_ip="10.43.31.12",
+        pods=[(s, "1/1", "Running", "0", "12d", i) for i, s in enumerate(["b8kqz", "n3tvx"])],
+    )
+    k8s = namespace(ns, NODES_FRA, [sc], seed=503)
+    sig = "Job was active longer than specified deadline"
+    k8s[f"kubectl get cronjobs -n {ns}"] = table(
+        [["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"], ["sanctions-list-sync", "30 1 * * *", "Europe/Berlin", "False", "0", "9h", "2y"]]
+    )
+    k8s[f"kubectl get jobs -n {ns}"] = table(
+        [
+            ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
+            ["sanctions-list-sync-29421090", "Complete", "1/1", "11m", "57h"],
+            ["sanctions-list-sync-29422530", "Failed", "0/1", "15m", "33h"],
+            ["sanctions-list-sync-29423970", "Failed", "0/1", "15m", "9h"],
+        ]
+    )
+    k8s[f"kubectl describe jobs sanctions-list-sync-29423970 -n {ns}"] = (
+        f"Name:             sanctions-list-sync-29423970\nNamespace:        {ns}\nControlled By:    CronJob/sanctions-list-sync\n"
+        "Parallelism:      1\nCompletions:      1\nBackoff Limit:    2\nActive Deadline Seconds:  900s\n"
+        "Pods Statuses:    0 Active (0 Ready) / 0 Succeeded / 1 Failed\n"
+        "Conditions:\n  Type     Status  Reason\n  ----     ------  ------\n  Failed   True    DeadlineExceeded\n"
+        "Events:\n  Type     Reason            Age   From            Message\n  ----     ------            ----  ----            -------\n"
+        "  Normal   SuccessfulCreate  9h    job-controller  Created pod: sanctions-list-sync-29423970-7kq2t\n"
+        "  Normal   SuccessfulDelete  9h    job-controller  Deleted pod: sanctions-list-sync-29423970-7kq2t\n"
+        f"  Warning  DeadlineExceeded  9h    job-controller  {sig}\n"
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [("9h", "Warning", "DeadlineExceeded", "Job/sanctions-list-sync-29423970", sig), ("33h", "Warning", "DeadlineExceeded", "Job/sanctions-list-sync-29422530", sig)]
+    )
+    evs = [
+        ev("sanctions-list-sync", "info", "2026-12-07 01:30:04 INFO  sync: downloading consolidated list (EU FSF + OFAC SDN), 41.2 MB", at=-34200),
+        ev("sanctions-list-sync", "info", "2026-12-07 01:44:51 INFO  sync: upserted 31000/48612 entities (aliases expanded: 412880)", at=-33320),
+        ev("screening-api", "warn", 'level=warn msg="sanctions list stale" list_version=2026-12-05T01:41Z age_h=3{n} max_age_h=36 mode=fail_closed', **every(start, -5, 30), pods=pods_of(sc)),
+        ev("payouts", "error", '{"level":"error","msg":"payout held: screening unavailable","payout_id":"po_{n}","reason":"SCREENING_LIST_STALE"}', **every(start + 30, -3, 8)),
+        ev("payouts", "info", '{"level":"info","msg":"payouts 11.0.2 deployed (batch file v3)"}', at=-6500),
+        ev("bank-connector", "warn", "SFTP upload to bank: retry 1/3 (connection reset)", **every(-7000, -100, 900)),
+        ev("payouts", "error", '{"level":"error","msg":"FX rate fetch failed","provider":"ecb","status":503}', **every(-10200, -9600, 120)),
+    ]
+    return kube_case(
+        seed=503,
+        start=start,
+        inc=incident("All payouts on hold since this morning", "payouts", start),
+        exp=expected(
+            "application",
+            ["cronjob/sanctions-list-sync", "sanctions-list-sync", "job/sanctions-list-sync-29423970", "activedeadlineseconds", "screening-api"],
+            sig,
+            "The nightly CronJob sanctions-list-sync has failed two nights in a row (DeadlineExceeded: the grown list no longer loads within activeDeadlineSeconds 900); screening-api's list is now older than 36 h, it fails closed, and every payout is held. payouts' errors and release, the bank SFTP retries and old ECB errors are not the cause.",
+            [f"job sanctions-list-sync-29423970: {sig}", "screening-api: sanctions list stale age_h>36 mode=fail_closed", "payouts: SCREENING_LIST_STALE"],
+            "Run the sync once by hand with a longer activeDeadlineSeconds (and raise it in the CronJob), then release held payouts.",
+        ),
+        k8s=k8s,
+        bgs=[bg("screening-api", pods_of(sc), ['level=info msg="screened" subject_type=person hits=0 ms={ms}'], 10)],
+        evs=evs,
+        services=[svc("payouts", 12, {"409": (0.001, 0.96)}, (0.1, 0.1)), svc("screening-api", 20, {"503": (0.0, 0.95)}, (0.02, 0.01))],
+        gauges=[gauge("screening_list_age_hours", {"list": "consolidated"}, 30, 36.2, start)],
+        books={"payouts-held.md": runbook("Payouts on hold", "Held payouts usually mean the bank connector could not upload the batch file: check the SFTP connection to the bank and resend the file.")},
+    )
+
+
+# =================================================================================================
+# 8. PodDisruptionBudget blocking a node drain (SaaS): the EKS managed node group upgrade to 1.31
+#    cordons the old nodes and drains them one by one; session-redis's PDB says maxUnavailable 0, so
+#    eviction of its pod is refused for an hour, the upgrade stays stuck with old nodes cordoned and
+#    only one surge node added, and the API's HPA scale-out has nowhere to go. The incident says
+#    "app slow".
+# =================================================================================================
+
+
+@scenario("pdb-max-unavailable-zero-stalls-nodegroup-upgrade")
+def pdb_max_unavailable_zero_stalls_nodegroup_upgrade() -> dict[str, Any]:
+    start = -3000
+    ns = "app"
+    nodes = [
+        (NODES_PDX[0][0], "Ready,SchedulingDisabled", NODES_PDX[0][2]),
+        (NODES_PDX[1][0], "Ready,SchedulingDisabled", NODES_PDX[1][2]),
+        (NODES_PDX[2][0], "Ready,SchedulingDisabled", NODES_PDX[2][2]),
+        ("ip-10-90-1-231.us-west-2.compute.internal", "Ready", "10.90.1.231", "58m"),
+    ]
+    api = app(
+        "public-api",
+        image="ghcr.io/notely/public-api:22.7.0",
+        port=8080,
+        rs="7f5c8d9b6",
+        cluster_ip="10.100.5.20",
+        desired=9,
+        pods=[
+            *[(s, "1/1", "Running", "0", "2d", i % 3) for i, s in enumerate(["a1kzq", "b6wmt", "c3pxn", "d8rvl"])],
+            ("e5tqw", "1/1", "Running", "0", "57m", 3),
+            *[(s, "0/1", "Pending", "0", "41m", -1) for s in ["f2nzk", "g7hxd", "j4mcs", "k9bvt"]],
+        ],
+    )
+    rd = app(
+        "session-redis",
+        image="redis:7.2.5",
+        port=6379,
+        rs="0",
+        kind="StatefulSet",
+        cluster_ip="10.100.5.40",
+        pods=[("0", "1/1", "Running", "0", "44d", 0)],
+    )
+    k8s = namespace(ns, nodes, [api, rd], seed=504, statefulsets=table([["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"], ["session-redis", "1/1", "1y", "redis", "redis:7.2.5"]]))
+    sig = "Cannot evict pod as it would violate the pod's disruption budget."
+    k8s[f"kubectl get poddisruptionbudgets -n {ns}"] = table(
+        [["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], ["public-api", "N/A", "25%", "1", "2y"], ["session-redis", "N/A", "0", "0", "1y"]]
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("41m", "Normal", "SuccessfulRescale", "HorizontalPodAutoscaler/public-api", "New size: 9; reason: cpu resource utilization (percentage of request) above target"),
+            ("40m", "Warning", "FailedScheduling", f"Pod/{pod_name(api, 'f2nzk')}", "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) were unschedulable. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."),
+            ("2m", "Warning", "FailedScheduling", f"Pod/{pod_name(api, 'k9bvt')}", "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) were unschedulable. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."),
+        ]
+    )
+    k8s[f"kubectl describe nodes {nodes[0][0]}"] = node_describe(
+        nodes[0][0], nodes[0][2], taints="node.kubernetes.io/unschedulable:NoSchedule", unschedulable=True,
+        pods_rows=[(ns, "session-redis-0"), (ns, pod_name(api, "a1kzq"))],
+        events_text="  Normal  NodeNotSchedulable  58m   kubelet  Node " + nodes[0][0] + " status is now: NodeNotSchedulable\n",
+    )
+    evs = [
+        ev("eks", "info", "UpdateNodegroupVersion started: nodegroup general-2025 1.30 -> 1.31 (maxUnavailable 1, launch template v14)", at=-3600),
+        ev("eks", "warn", f"PodEvictionFailure: Reached max retries while trying to evict pods from nodes in node group general-2025: {sig} (pod app/session-redis-0)", **every(-3300, -60, 300)),
+        ev("eks-node-drain", "warn", f'evicting pod app/session-redis-0: error when evicting pods/"session-redis-0" -n "app" (will retry after 5s): {sig}', **every(-3500, -5, 30)),
+        ev("public-api", "warn", '{"level":"warn","msg":"request slow","route":"/v2/notes","ms":1{ms}{ms}}', **every(start + 300, -3, 9), pods=pods_of(api)[:5]),
+        ev("web-app", "error", "TypeError: Failed to fetch (GET https://api.notely.example/v2/notes) after 10000ms", **every(start + 400, -5, 20)),
+        ev("public-api", "info", '{"level":"info","msg":"public-api 22.7.0 started (note templates)"}', at=-172000, pods=pods_of(api)[:4]),
+        ev("search-indexer", "warn", "opensearch bulk rejected 12 docs: es_rejected_execution_exception", **every(-7000, -100, 500)),
+        ev("public-api", "error", '{"level":"error","msg":"redis: i/o timeout","addr":"session-redis:6379"}', **every(-10300, -9800, 100), pods=pods_of(api)[:4]),
+    ]
+    return kube_case(
+        seed=504,
+        start=start,
+        inc=incident("App really slow, timeouts when opening notes", "app", start),
+        exp=expected(
+            "platform",
+            ["poddisruptionbudget/session-redis", "session-redis", "pdb", "maxunavailable 0", "general-2025", "nodegroup upgrade"],
+            sig,
+            "The managed node group general-2025 upgrade cordoned all three old nodes and cannot drain the first one: session-redis's PodDisruptionBudget (maxUnavailable 0, allowed disruptions 0) refuses the eviction of session-redis-0. With three nodes unschedulable and only one surge node, public-api's HPA scale-out leaves four pods Pending and the app is slow. public-api's and web-app's errors, search rejections and old Redis timeouts are not the cause.",
+            [f"eks: PodEvictionFailure ... {sig} (session-redis-0)", "PDB session-redis MAX UNAVAILABLE 0, ALLOWED DISRUPTIONS 0", "3 node(s) were unschedulable"],
+            "Allow one disruption for session-redis (maxUnavailable 1 during a window, or run it with a replica) so the drain proceeds; uncordon the old nodes meanwhile if capacity is needed.",
+        ),
+        k8s=k8s,
+        bgs=[bg("public-api", pods_of(api)[:5], ['{"level":"info","msg":"GET /v2/notes 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("public-api", 220, {"504": (0.0005, 0.04)}, (0.08, 0.9))],
+        gauges=[gauge("kube_node_spec_unschedulable", {"nodegroup": "general-2025"}, 0, 3, -3500)],
+        books={"app-slow.md": runbook("App slow", "Slowness is usually the notes database: check RDS Performance Insights for the top query and add a read replica.")},
+    )
+
 STAGES: dict[str, tuple[str, str]] = {
     "card-auth-schema-compiled-per-request-hpa-max": ("runtime", "ScalingLimited"),
     "netpol-namespace-split-drops-gpu-transcoders": ("runtime", "NetworkPolicyDenied"),
     "buildkit-cache-disk-pressure-evicts-checkout": ("infrastructure", "Evicted"),
     "ingress-exports-path-to-metrics-service": ("service_routing", "IngressWrongBackend"),
+    "geoipupdate-init-licence-revoked": ("startup", "Init"),
+    "configmap-duration-without-unit-crashes-consumer": ("startup", "CrashLoopBackOff"),
+    "sanctions-sync-cronjob-deadline-holds-payouts": ("runtime", "DeadlineExceeded"),
+    "pdb-max-unavailable-zero-stalls-nodegroup-upgrade": ("infrastructure", "PodEvictionFailure"),
 }
 
 
