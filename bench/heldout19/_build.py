@@ -13,6 +13,7 @@ score file. Stdlib only.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
@@ -869,15 +870,290 @@ def pdb_max_unavailable_zero_stalls_nodegroup_upgrade() -> dict[str, Any]:
         books={"app-slow.md": runbook("App slow", "Slowness is usually the notes database: check RDS Performance Insights for the top query and add a read replica.")},
     )
 
+def kube_system(k8s: dict[str, str], nodes, apps, seed: int) -> None:
+    """Adds kube-system's tables (pods, deployments, services, endpoints …) to a capture."""
+    ks = namespace("kube-system", nodes, apps, seed=seed)
+    k8s.update({k: v for k, v in ks.items() if " -n kube-system" in k})
+
+
+# =================================================================================================
+# 9. CoreDNS down (media): the self-managed node pool was rebuilt on a new Ubuntu 24.04 image
+#    (PLAT-77); its kubelet config template lost `resolvConf: /run/systemd/resolve/resolv.conf`, so
+#    pods with dnsPolicy Default get the systemd-resolved stub 127.0.0.53. CoreDNS forwards to it,
+#    which in its own network namespace is CoreDNS itself: the loop plugin aborts it at start. As the
+#    CoreDNS pods moved to rebuilt nodes, both crash-loop; lookups fail cluster-wide. The incident
+#    says "live streams buffering".
+# =================================================================================================
+
+
+@scenario("coredns-loop-systemd-resolved-stub-new-image")
+def coredns_loop_systemd_resolved_stub_new_image() -> dict[str, Any]:
+    start = -1500
+    ns = "streaming"
+    nodes = [("k8s-w-ub24-01", "Ready", "10.20.8.11", "2h"), ("k8s-w-ub24-02", "Ready", "10.20.8.12", "2h"), ("k8s-w-ub22-03", "Ready", "10.20.8.13", "310d")]
+    pa = app(
+        "playback-api",
+        image="harbor.streamhaus.example/live/playback-api:9.2.1",
+        port=8080,
+        rs="6f9d8c7b5",
+        cluster_ip="10.233.14.20",
+        pods=[(s, "1/1", "Running", "0", "4d", 2) for s in ["c4rzq", "h8vkm", "p2ntx"]],
+    )
+    k8s = namespace(ns, nodes, [pa], seed=505)
+    cd = app(
+        "coredns",
+        image="registry.k8s.io/coredns/coredns:v1.11.3",
+        port=53,
+        rs="7c8d9f6b5",
+        cluster_ip="10.233.0.3",
+        labels="k8s-app=kube-dns",
+        service_port="53/UDP,53/TCP,9153/TCP",
+        pods=[("4kq2m", "0/1", "CrashLoopBackOff", "8 (40s ago)", "21m", 0), ("x7wpd", "0/1", "CrashLoopBackOff", "8 (1m ago)", "19m", 1)],
+    )
+    kube_system(k8s, nodes, [cd], seed=506)
+    for key in ("kubectl get services -n kube-system -o wide", "kubectl get endpoints -n kube-system"):
+        rows = [re.split(r"\s{2,}", line.strip()) for line in k8s[key].splitlines()]
+        k8s[key] = table([["kube-dns", *r[1:]] if r[0] == "coredns" else r for r in rows])
+    sig = '[FATAL] plugin/loop: Loop (127.0.0.1:46313 -> :53) detected for zone ".", see https://coredns.io/plugins/loop#troubleshooting. Query: "HINFO 5127368926421541170.8235113096473910377."'
+    pod = pod_name(cd, "4kq2m")
+    k8s[f"kubectl logs {pod} -n kube-system --tail=1000"] = ""
+    k8s[f"kubectl logs {pod} -n kube-system --previous --tail=1000"] = podlog(
+        [(-41, ".:53"), (-41, "[INFO] plugin/reload: Running configuration SHA512 = 8a3f0c..."), (-41, "CoreDNS-1.11.3"), (-41, "linux/amd64, go1.21.11, a6338e9"), (-40, sig)]
+    )
+    k8s["kubectl get configmaps coredns -n kube-system -o yaml"] = (
+        "apiVersion: v1\ndata:\n  Corefile: |\n    .:53 {\n        errors\n        health {\n           lameduck 5s\n        }\n        ready\n"
+        "        kubernetes cluster.local in-addr.arpa ip6.arpa {\n           pods insecure\n           fallthrough in-addr.arpa ip6.arpa\n           ttl 30\n        }\n"
+        "        prometheus :9153\n        forward . /etc/resolv.conf {\n           max_concurrent 1000\n        }\n        cache 30\n        loop\n        reload\n        loadbalance\n    }\n"
+        "kind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\n"
+    )
+    describe_pod(
+        k8s, "kube-system", cd, "4kq2m", nodes, state=crashloop(1, "Error", -41, -40), started=-41, restarts=8,
+        labels="k8s-app=kube-dns,pod-template-hash=7c8d9f6b5",
+        events_rows=[
+            sched("kube-system", pod, nodes[0][0], "21m"),
+            ("Warning", "Unhealthy", "20m", "kubelet", "Readiness probe failed: HTTP probe failed with statuscode: 503"),
+            ("Warning", "BackOff", "40s (x88 over 20m)", "kubelet", f"Back-off restarting failed container coredns in pod {pod}_kube-system(3a9c1e7f-5b2d-4f8e-a6c1-9d0e2f3b4a57)"),
+        ],
+    )
+    k8s["kubectl events -n kube-system"] = events(
+        [
+            ("22m", "Normal", "Killing", "Pod/coredns-7c8d9f6b5-m3tzs", "Stopping container coredns"),
+            ("21m", "Normal", "SuccessfulCreate", "ReplicaSet/coredns-7c8d9f6b5", f"Created pod: {pod}"),
+            ("40s", "Warning", "BackOff", f"Pod/{pod}", f"Back-off restarting failed container coredns in pod {pod}_kube-system(3a9c1e7f-5b2d-4f8e-a6c1-9d0e2f3b4a57)"),
+        ]
+    )
+    evs = [
+        ev("ansible", "info", "PLAY RECAP k8s-w-ub24-01 : ok=57 changed=41 failed=0 (PLAT-77 rebuild workers on ubuntu-24.04, kubelet-config.yaml.j2 v3)", at=-7300),
+        ev("ansible", "info", "PLAY RECAP k8s-w-ub24-02 : ok=57 changed=41 failed=0 (PLAT-77 rebuild workers on ubuntu-24.04, kubelet-config.yaml.j2 v3)", at=-7000),
+        ev("kubectl-drain", "info", "node/k8s-w-ub22-02 drained (PLAT-77); evicting pod kube-system/coredns-7c8d9f6b5-m3tzs", at=start - 60),
+        ev("playback-api", "error", 'level=error msg="token service call failed" err="dial tcp: lookup entitlements.auth.svc.cluster.local on 10.233.0.3:53: read udp 10.233.70.{n}:4{n}->10.233.0.3:53: i/o timeout"', **every(start + 30, -3, 6), pods=pods_of(pa)),
+        ev("hls-packager", "error", "[hls @ 0x55d{n}] Failed to open segment upload 'http://origin-store.streaming.svc:8080/live/ch{n}/seg.ts': Name or service not known", **every(start + 45, -5, 12)),
+        ev("player-web", "warn", '{"level":"warn","msg":"manifest fetch retry","status":503,"channel":"ch{n}"}', **every(start + 90, -3, 8)),
+        ev("playback-api", "info", 'level=info msg="playback-api 9.2.1 started (low-latency HLS flag)"', at=-345600, pods=pods_of(pa)),
+        ev("cdn-log-shipper", "warn", "S3 upload throttled, retrying batch {n}", **every(-7100, -120, 500)),
+        ev("playback-api", "error", 'level=error msg="redis: connection pool timeout"', **every(-10300, -9900, 80), pods=pods_of(pa)),
+    ]
+    return kube_case(
+        seed=505,
+        start=start,
+        inc=incident("Live streams buffering / not starting", "live streams", start),
+        exp=expected(
+            "dns",
+            ["deployment/coredns", "coredns", "kube-dns", "plugin/loop", "resolvConf", "127.0.0.53", "systemd-resolved", "PLAT-77"],
+            sig,
+            "The worker rebuild on Ubuntu 24.04 (PLAT-77) dropped kubelet's resolvConf override, so CoreDNS (dnsPolicy Default) inherits the systemd-resolved stub 127.0.0.53 and forwards to itself; the loop plugin aborts it at start. Both CoreDNS pods, rescheduled onto rebuilt nodes, crash-loop and every in-cluster lookup times out. playback-api's, hls-packager's and player-web's errors are victims; the drain is the trigger; the S3 throttling and old Redis timeouts are not the cause.",
+            [f"coredns previous log: {sig}", "coredns 0/2 CrashLoopBackOff on k8s-w-ub24-01/02", "lookup ... on 10.233.0.3:53: i/o timeout"],
+            "Set kubelet resolvConf to /run/systemd/resolve/resolv.conf on the rebuilt nodes (or forward CoreDNS to the upstream resolvers explicitly) and restart CoreDNS.",
+        ),
+        k8s=k8s,
+        bgs=[bg("playback-api", pods_of(pa), ['level=info msg="GET /v1/play/ch{n}" status=200 ms={ms}'], 8)],
+        evs=evs,
+        services=[svc("playback-api", 300, {"502": (0.0005, 0.35)}, (0.04, 2.1))],
+        gauges=[gauge("coredns_dns_requests_total_rate", {"server": "dns://:53"}, 2400, 0, start + 20)],
+        books={"buffering.md": runbook("Live streams buffering", "Buffering is almost always the CDN: purge the live manifests and, if it persists, fail over to the secondary CDN.")},
+    )
+
+
+# =================================================================================================
+# 10. Scheduler down (media): the render farm's pods use the secondary scheduler `scheduler-plugins`
+#     (coscheduling, gang scheduling). A Renovate PR bumped its image to v0.30.6 with the cluster
+#     upgrade; its KubeSchedulerConfiguration is still `kubescheduler.config.k8s.io/v1beta3`, which
+#     the new scheduler no longer knows, so it crash-loops. Render pods stay Pending with no events at
+#     all. The incident says "renders not starting".
+# =================================================================================================
+
+
+@scenario("secondary-scheduler-config-version-removed")
+def secondary_scheduler_config_version_removed() -> dict[str, Any]:
+    start = -2400
+    ns = "render"
+    rw = app(
+        "render-worker",
+        image="harbor.frameworks.example/render/render-worker:14.3.0",
+        port=8080,
+        rs="7d6c9b8f5",
+        cluster_ip="10.96.50.11",
+        desired=6,
+        service=False,
+        pods=[(s, "0/1", "Pending", "0", "38m", -1) for s in ["b3kqz", "d8wmt", "g2pxn", "k5rvl", "q7tzc", "w4nhd"]],
+    )
+    k8s = namespace(ns, NODES_IAD, [rw], seed=507, extra_namespaces=("scheduler-plugins",))
+    sp = app(
+        "scheduler-plugins-scheduler",
+        image="registry.k8s.io/scheduler-plugins/kube-scheduler:v0.30.6",
+        port=10259,
+        rs="5c9f8d7b6",
+        service=False,
+        pods=[("m2xkq", "0/1", "CrashLoopBackOff", "12 (2m ago)", "40m", 1)],
+    )
+    sys_ns = namespace("scheduler-plugins", NODES_IAD, [sp], seed=508)
+    k8s.update({k: v for k, v in sys_ns.items() if " -n scheduler-plugins" in k})
+    sig = 'no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3" in scheme "pkg/runtime/scheme.go:100"'
+    spod = pod_name(sp, "m2xkq")
+    k8s[f"kubectl logs {spod} -n scheduler-plugins --previous --tail=1000"] = podlog(
+        [(-130, 'I1207 11:18:02.114261       1 serving.go:386] Generated self-signed cert in-memory'), (-130, f"E1207 11:18:02.114902       1 run.go:72] \"command failed\" err=\"couldn't decode as KubeSchedulerConfiguration, got &TypeMeta{{Kind:,APIVersion:,}}: {sig}\"")]
+    )
+    k8s[f"kubectl logs {spod} -n scheduler-plugins --tail=1000"] = ""
+    describe_pod(
+        k8s, "scheduler-plugins", sp, "m2xkq", NODES_IAD, state=crashloop(1, "Error", -131, -130), started=-131, restarts=12,
+        events_rows=[("Warning", "BackOff", "2m (x170 over 39m)", "kubelet", f"Back-off restarting failed container scheduler-plugins-scheduler in pod {spod}_scheduler-plugins(8e2d4c1a-6f3b-4a9e-b7d5-1c0f2e3a4b68)")],
+    )
+    rpod = pod_name(rw, "b3kqz")
+    describe_pod(
+        k8s, ns, rw, "b3kqz", NODES_IAD, state="    State:          Waiting", started=-2280, status="Pending",
+        conditions=[("PodScheduled", "False")],
+        extra="Scheduler Name:  scheduler-plugins-scheduler\nLabels:          scheduling.x-k8s.io/pod-group=render-job-88412\n",
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("38m", "Normal", "SuccessfulCreate", f"ReplicaSet/render-worker-{rw['rs']}", f"Created pod: {rpod}"),
+            ("38m", "Normal", "ScalingReplicaSet", "Deployment/render-worker", f"Scaled up replica set render-worker-{rw['rs']} to 6 from 0"),
+        ]
+    )
+    k8s["kubectl events -n scheduler-plugins"] = events(
+        [
+            ("40m", "Normal", "ScalingReplicaSet", "Deployment/scheduler-plugins-scheduler", f"Scaled up replica set scheduler-plugins-scheduler-{sp['rs']} to 1"),
+            ("2m", "Warning", "BackOff", f"Pod/{spod}", f"Back-off restarting failed container scheduler-plugins-scheduler in pod {spod}_scheduler-plugins(8e2d4c1a-6f3b-4a9e-b7d5-1c0f2e3a4b68)"),
+        ]
+    )
+    evs = [
+        ev("argocd", "info", "application scheduler-plugins synced: image kube-scheduler v0.28.9 -> v0.30.6 (renovate PR #2214 'align with cluster 1.30'), health Degraded", at=-2450),
+        ev("eks", "info", "UpdateClusterVersion 1.29 -> 1.30 Successful", at=-9000),
+        ev("render-queue", "warn", '{"level":"warn","msg":"job waiting for workers","job":"render-job-{n}","waiting_s":1{n}}', **every(start + 120, -10, 30)),
+        ev("studio-web", "error", "POST /api/renders 504 Gateway Timeout (render-queue)", **every(start + 600, -5, 60)),
+        ev("keda", "info", 'scaledobject render/render-worker: scaling to 6 replicas (queue length 312)', at=start - 20),
+        ev("asset-sync", "error", "rsync: connection unexpectedly closed (nas-03)", **every(-7000, -300, 900)),
+        ev("render-queue", "error", '{"level":"error","msg":"license server flexlm timeout"}', **every(-10200, -9800, 100)),
+    ]
+    return kube_case(
+        seed=507,
+        start=start,
+        inc=incident("Renders not starting, queue stuck", "renders", start),
+        exp=expected(
+            "platform",
+            ["deployment/scheduler-plugins-scheduler", "scheduler-plugins-scheduler", "scheduler-plugins", "kubeschedulerconfiguration", "v1beta3", "renovate PR #2214"],
+            sig,
+            "render-worker pods name the secondary scheduler scheduler-plugins-scheduler; Renovate PR #2214 bumped it to v0.30.6 while its KubeSchedulerConfiguration stays at v1beta3, which the new binary cannot decode, so it crash-loops and nothing schedules the render pods (Pending, no events). The cluster upgrade, KEDA's scale-up, studio-web's 504s, rsync and old licence timeouts are not the cause.",
+            [f"scheduler-plugins-scheduler: {sig}", "render-worker pods Pending with no scheduling events, Scheduler Name scheduler-plugins-scheduler", "argocd: v0.28.9 -> v0.30.6"],
+            "Move the scheduler's config to kubescheduler.config.k8s.io/v1 (or roll the image back); the render pods then get scheduled.",
+        ),
+        k8s=k8s,
+        bgs=[bg("render-queue", ["render-queue-0"], ['{"level":"info","msg":"enqueued","job":"render-job-{n}","frames":{n}}'], 20)],
+        evs=evs,
+        services=[svc("studio-web", 15, {"504": (0.0, 0.05)}, (0.1, 0.3))],
+        gauges=[gauge("render_queue_length", {"queue": "default"}, 8, 312, start)],
+        books={"renders-stuck.md": runbook("Renders stuck", "A stuck render queue is usually the licence server: restart flexlm on lic-01 and requeue the jobs.")},
+    )
+
+
+# =================================================================================================
+# 11. Image tag that does not exist (retail): an ECR lifecycle rule added by the platform team
+#     ("keep the last 25 tagged images", PLAT-402) expired promo-service:3.8.4, which production still
+#     pins while staging built forty images since. Existing pods run from the node cache; after a spot
+#     interruption the replacements cannot pull. The incident says "discount codes".
+# =================================================================================================
+
+
+@scenario("ecr-lifecycle-expired-pinned-prod-tag")
+def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
+    start = -1600
+    ns = "promotions"
+    img = "523118904471.dkr.ecr.eu-central-1.amazonaws.com/retail/promo-service:3.8.4"
+    ps = app(
+        "promo-service",
+        image=img,
+        port=8080,
+        rs="6b8c7d9f5",
+        cluster_ip="172.20.77.31",
+        pods=[
+            ("f4kzq", "1/1", "Running", "0", "18d", 2),
+            ("m9wtr", "0/1", "ImagePullBackOff", "0", "24m", 0),
+            ("t2hxv", "0/1", "ErrImagePull", "0", "24m", 1),
+        ],
+    )
+    k8s = namespace(ns, NODES_FRA, [ps], seed=509)
+    sig = f'failed to resolve reference "{img}": {img}: not found'
+    pod = pod_name(ps, "m9wtr")
+    describe_pod(
+        k8s, ns, ps, "m9wtr", NODES_FRA, state="    State:          Waiting\n      Reason:       ImagePullBackOff", started=-1440, status="Pending",
+        events_rows=[
+            sched(ns, pod, NODES_FRA[0][0], "24m"),
+            ("Normal", "Pulling", "21m (x5 over 24m)", "kubelet", f'Pulling image "{img}"'),
+            ("Warning", "Failed", "21m (x5 over 24m)", "kubelet", f'Failed to pull image "{img}": rpc error: code = NotFound desc = failed to pull and unpack image "{img}": {sig}'),
+            ("Warning", "Failed", "21m (x5 over 24m)", "kubelet", "Error: ErrImagePull"),
+            ("Normal", "BackOff", "3m (x98 over 24m)", "kubelet", f'Back-off pulling image "{img}"'),
+        ],
+    )
+    k8s[f"kubectl events -n {ns}"] = events(
+        [
+            ("25m", "Normal", "Killing", "Pod/promo-service-6b8c7d9f5-c1mpq", "Stopping container promo-service"),
+            ("24m", "Normal", "SuccessfulCreate", "ReplicaSet/promo-service-6b8c7d9f5", f"Created pod: {pod}"),
+            ("21m", "Warning", "Failed", f"Pod/{pod}", f'Failed to pull image "{img}": rpc error: code = NotFound desc = failed to pull and unpack image "{img}": {sig}'),
+        ]
+    )
+    evs = [
+        ev("terraform", "info", 'aws_ecr_lifecycle_policy.retail["promo-service"]: Creation complete (PLAT-402: rule 1 "keep last 25 tagged images", tagStatus=tagged, countType=imageCountMoreThan)', at=-180000),
+        ev("ecr", "info", "Lifecycle policy expired 41 images from retail/promo-service (oldest tag 3.8.4, pushed 2026-10-02)", at=-90000),
+        ev("aws-node-termination-handler", "info", "Spot ITN received for i-0c7f2a91e4b6d3580 (ip-10-70-1-52): draining node", at=start - 120),
+        ev("checkout-bff", "error", '{"level":"error","msg":"promo validation failed","code":"SPRING24","status":503,"upstream":"promo-service"}', **every(start + 60, -3, 7)),
+        ev("promo-service", "warn", '2026-12-07 11:{n}.412  WARN 1 --- [nio-8080-exec-{n}] o.a.tomcat.util.threads.ThreadPoolExecutor : pool busy: active=200', **every(start + 100, -10, 40), pods=[pod_name(ps, "f4kzq")]),
+        ev("github-actions", "info", "workflow 'build promo-service' #1942 on branch main: pushed retail/promo-service:3.9.0-rc.40 (staging)", at=-3000),
+        ev("checkout-bff", "info", '{"level":"info","msg":"checkout-bff 5.1.0 deployed (Apple Pay express)"}', at=-4800),
+        ev("loyalty-api", "warn", "points ledger reconciliation lagging by 4{n}s", **every(-7000, -200, 600)),
+        ev("promo-service", "error", "HikariPool-1 - Connection is not available, request timed out after 30000ms.", **every(-10100, -9700, 90), pods=[pod_name(ps, "f4kzq")]),
+    ]
+    return kube_case(
+        seed=509,
+        start=start,
+        inc=incident("Discount codes failing at checkout", "discount codes", start, ["promo code rejected"]),
+        exp=expected(
+            "platform",
+            ["deployment/promo-service", "promo-service", "promo-service:3.8.4", "ecr lifecycle policy", "PLAT-402", "retail/promo-service"],
+            sig,
+            "PLAT-402's ECR lifecycle rule (keep last 25 tagged images) expired promo-service:3.8.4, the tag production still pins; after a spot interruption the two replacement pods cannot pull it (NotFound, ImagePullBackOff) and the last pod is overloaded, so promo validation fails. checkout-bff's errors and release, the spot interruption (trigger), the staging builds and old Hikari timeouts are not the cause.",
+            [f"kubelet: {sig}", "promo-service 1/3 available, 2 ImagePullBackOff", "ECR lifecycle expired tag 3.8.4"],
+            "Push 3.8.4 again from the build cache (or deploy a current tag) and exclude production tags from the lifecycle rule.",
+        ),
+        k8s=k8s,
+        bgs=[bg("promo-service", [pod_name(ps, "f4kzq")], ["2026-12-07 11:{n}.118  INFO 1 --- [nio-8080-exec-{n}] c.r.promo.ValidateController : code validated in {ms}ms"], 8)],
+        evs=evs,
+        services=[svc("promo-service", 80, {"503": (0.0005, 0.3)}, (0.03, 0.6)), svc("checkout-bff", 60, {"500": (0.001, 0.12)}, (0.2, 0.5))],
+        gauges=[gauge("kube_deployment_status_replicas_available", {"deployment": "promo-service"}, 3, 1, start)],
+        books={"promo-codes.md": runbook("Promo codes rejected", "Rejected codes usually mean the campaign table was not published: ask marketing to republish the campaign in the promo admin.")},
+    )
+
 STAGES: dict[str, tuple[str, str]] = {
     "card-auth-schema-compiled-per-request-hpa-max": ("runtime", "ScalingLimited"),
     "netpol-namespace-split-drops-gpu-transcoders": ("runtime", "NetworkPolicyDenied"),
     "buildkit-cache-disk-pressure-evicts-checkout": ("infrastructure", "Evicted"),
     "ingress-exports-path-to-metrics-service": ("service_routing", "IngressWrongBackend"),
-    "geoipupdate-init-licence-revoked": ("startup", "Init"),
+    "geoipupdate-init-licence-revoked": ("startup", "Init:CrashLoopBackOff"),
     "configmap-duration-without-unit-crashes-consumer": ("startup", "CrashLoopBackOff"),
     "sanctions-sync-cronjob-deadline-holds-payouts": ("runtime", "DeadlineExceeded"),
     "pdb-max-unavailable-zero-stalls-nodegroup-upgrade": ("infrastructure", "PodEvictionFailure"),
+    "coredns-loop-systemd-resolved-stub-new-image": ("infrastructure", "CrashLoopBackOff"),
+    "secondary-scheduler-config-version-removed": ("infrastructure", "CrashLoopBackOff"),
+    "ecr-lifecycle-expired-pinned-prod-tag": ("startup", "ImagePullBackOff"),
 }
 
 
