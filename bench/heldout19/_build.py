@@ -50,6 +50,7 @@ podlog = h18.podlog
 running = h18.running
 crashloop = h18.crashloop
 node_describe = h18.node_describe
+pending_pod = h18.pending_pod
 sched = h18.sched
 kube_case = h18.kube_case
 pods_of = h18.pods_of
@@ -553,16 +554,16 @@ def geoipupdate_init_licence_revoked() -> dict[str, Any]:
         [(-140, "geoipupdate version 7.1.0"), (-139, "Using config file /etc/GeoIP.conf"), (-138, f"error retrieving updates: error updating GeoIP2-City: validating edition: unexpected HTTP status code: {sig}")]
     )
     k8s[f"kubectl logs {pod} -n {ns} --tail=1000"] = f'Error from server (BadRequest): container "risk-scoring" in pod "{pod}" is waiting to start: PodInitializing\n'
-    describe_pod(
-        k8s,
+    gip = next(re.split(r"\s{2,}", line)[5] for line in k8s[f"kubectl get pods -n {ns} -o wide --show-labels"].splitlines() if line.startswith(pod))
+    k8s[f"kubectl describe pods {pod} -n {ns}"] = pending_pod(
+        pod,
         ns,
-        rk,
-        "f2kxn",
-        NODES_FRA,
-        state="    State:          Waiting\n      Reason:       PodInitializing",
-        started=-1860,
-        status="Pending",
-        extra=(
+        owner=f"ReplicaSet/risk-scoring-{rs}",
+        labels=["app=risk-scoring", f"pod-template-hash={rs}"],
+        sa="risk-scoring",
+        node=f"{NODES_FRA[0][0]}/{NODES_FRA[0][2]}",
+        ip=gip,
+        init=(
             "Init Containers:\n  geoipupdate:\n    Image:          ghcr.io/maxmind/geoipupdate:v7.1.0\n"
             "    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n"
             "      Reason:       Error\n      Exit Code:    1\n    Ready:          False\n    Restart Count:  7\n"
@@ -570,6 +571,8 @@ def geoipupdate_init_licence_revoked() -> dict[str, Any]:
             "      GEOIPUPDATE_LICENSE_KEY:  <set to the key 'license-key' in secret 'maxmind'>\n"
             "      GEOIPUPDATE_EDITION_IDS:  GeoIP2-City GeoIP2-Anonymous-IP\n"
         ),
+        containers=container_text("risk-scoring", img, 8080).replace("    Image:", "    State:          Waiting\n      Reason:       PodInitializing\n    Image:", 1),
+        conditions=[("PodReadyToStartContainers", "True"), ("Initialized", "False"), ("Ready", "False"), ("ContainersReady", "False"), ("PodScheduled", "True")],
         events_rows=[
             sched(ns, pod, NODES_FRA[0][0], "31m"),
             ("Normal", "Pulled", "3m (x8 over 31m)", "kubelet", 'Container image "ghcr.io/maxmind/geoipupdate:v7.1.0" already present on machine'),
@@ -1019,10 +1022,22 @@ def secondary_scheduler_config_version_removed() -> dict[str, Any]:
         events_rows=[("Warning", "BackOff", "2m (x170 over 39m)", "kubelet", f"Back-off restarting failed container scheduler-plugins-scheduler in pod {spod}_scheduler-plugins(8e2d4c1a-6f3b-4a9e-b7d5-1c0f2e3a4b68)")],
     )
     rpod = pod_name(rw, "b3kqz")
-    describe_pod(
-        k8s, ns, rw, "b3kqz", NODES_IAD, state="    State:          Waiting", started=-2280, status="Pending",
-        conditions=[("PodScheduled", "False")],
-        extra="Scheduler Name:  scheduler-plugins-scheduler\nLabels:          scheduling.x-k8s.io/pod-group=render-job-88412\n",
+    k8s[f"kubectl describe pods {rpod} -n {ns}"] = pending_pod(
+        rpod,
+        ns,
+        owner=f"ReplicaSet/render-worker-{rw['rs']}",
+        labels=[f"app=render-worker", f"pod-template-hash={rw['rs']}", "scheduling.x-k8s.io/pod-group=render-job-88412"],
+        sa="render-worker",
+        containers=container_text("render-worker", rw["image"], 8080, limits="cpu:     8\n  nvidia.com/gpu:  1\n  memory:  30Gi", requests="cpu:      8\n  nvidia.com/gpu:  1\n  memory:   30Gi"),
+        events_rows=[],
+    )
+    k8s[f"kubectl get pods {rpod} -n {ns} -o yaml"] = (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    app: render-worker\n    pod-template-hash: {rw['rs']}\n"
+        "    scheduling.x-k8s.io/pod-group: render-job-88412\n"
+        f"  name: {rpod}\n  namespace: {ns}\n  ownerReferences:\n  - apiVersion: apps/v1\n    controller: true\n"
+        f"    kind: ReplicaSet\n    name: render-worker-{rw['rs']}\nspec:\n  containers:\n  - image: {rw['image']}\n"
+        "    name: render-worker\n    resources:\n      limits:\n        nvidia.com/gpu: \"1\"\n  priority: 0\n"
+        "  schedulerName: scheduler-plugins-scheduler\n  serviceAccountName: render-worker\nstatus:\n  phase: Pending\n  qosClass: Burstable\n"
     )
     k8s[f"kubectl events -n {ns}"] = events(
         [
