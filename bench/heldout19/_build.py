@@ -913,7 +913,7 @@ def coredns_loop_systemd_resolved_stub_new_image() -> dict[str, Any]:
         service_port="53/UDP,53/TCP,9153/TCP",
         pods=[("4kq2m", "0/1", "CrashLoopBackOff", "8 (40s ago)", "21m", 0), ("x7wpd", "0/1", "CrashLoopBackOff", "8 (1m ago)", "19m", 1)],
     )
-    kube_system(k8s, nodes, [cd], seed=506)
+    kube_system(k8s, nodes, [cd], seed=1505)
     for key in ("kubectl get services -n kube-system -o wide", "kubectl get endpoints -n kube-system"):
         rows = [re.split(r"\s{2,}", line.strip()) for line in k8s[key].splitlines()]
         k8s[key] = table([["kube-dns", *r[1:]] if r[0] == "coredns" else r for r in rows])
@@ -1000,7 +1000,7 @@ def secondary_scheduler_config_version_removed() -> dict[str, Any]:
         service=False,
         pods=[(s, "0/1", "Pending", "0", "38m", -1) for s in ["b3kqz", "d8wmt", "g2pxn", "k5rvl", "q7tzc", "w4nhd"]],
     )
-    k8s = namespace(ns, NODES_IAD, [rw], seed=507, extra_namespaces=("scheduler-plugins",))
+    k8s = namespace(ns, NODES_IAD, [rw], seed=506, extra_namespaces=("scheduler-plugins",))
     sp = app(
         "scheduler-plugins-scheduler",
         image="registry.k8s.io/scheduler-plugins/kube-scheduler:v0.30.6",
@@ -1009,7 +1009,7 @@ def secondary_scheduler_config_version_removed() -> dict[str, Any]:
         service=False,
         pods=[("m2xkq", "0/1", "CrashLoopBackOff", "12 (2m ago)", "40m", 1)],
     )
-    sys_ns = namespace("scheduler-plugins", NODES_IAD, [sp], seed=508)
+    sys_ns = namespace("scheduler-plugins", NODES_IAD, [sp], seed=1506)
     k8s.update({k: v for k, v in sys_ns.items() if " -n scheduler-plugins" in k})
     sig = 'no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3" in scheme "pkg/runtime/scheme.go:100"'
     spod = pod_name(sp, "m2xkq")
@@ -1061,7 +1061,7 @@ def secondary_scheduler_config_version_removed() -> dict[str, Any]:
         ev("render-queue", "error", '{"level":"error","msg":"license server flexlm timeout"}', **every(-10200, -9800, 100)),
     ]
     return kube_case(
-        seed=507,
+        seed=506,
         start=start,
         inc=incident("Renders not starting, queue stuck", "renders", start),
         exp=expected(
@@ -1106,7 +1106,7 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
             ("t2hxv", "0/1", "ErrImagePull", "0", "24m", 1),
         ],
     )
-    k8s = namespace(ns, NODES_FRA, [ps], seed=509)
+    k8s = namespace(ns, NODES_FRA, [ps], seed=507)
     sig = f'failed to resolve reference "{img}": {img}: not found'
     pod = pod_name(ps, "m9wtr")
     describe_pod(
@@ -1138,7 +1138,7 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
         ev("promo-service", "error", "HikariPool-1 - Connection is not available, request timed out after 30000ms.", **every(-10100, -9700, 90), pods=[pod_name(ps, "f4kzq")]),
     ]
     return kube_case(
-        seed=509,
+        seed=507,
         start=start,
         inc=incident("Discount codes failing at checkout", "discount codes", start, ["promo code rejected"]),
         exp=expected(
@@ -1155,6 +1155,254 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
         services=[svc("promo-service", 80, {"503": (0.0005, 0.3)}, (0.03, 0.6)), svc("checkout-bff", 60, {"500": (0.001, 0.12)}, (0.2, 0.5))],
         gauges=[gauge("kube_deployment_status_replicas_available", {"deployment": "promo-service"}, 3, 1, start)],
         books={"promo-codes.md": runbook("Promo codes rejected", "Rejected codes usually mean the campaign table was not published: ask marketing to republish the campaign in the promo admin.")},
+    )
+
+# =================================================================================================
+# 12. cert-manager renewal failing (SaaS): a Cloudflare WAF custom rule (SEC-118, "block countries
+#     without customers") also blocks the US, where Let's Encrypt validates HTTP-01 challenges from.
+#     cert-manager's renewals of portal.brightdesk.example have failed with 403 for weeks; the
+#     certificate expired two hours ago. The incident says "customer portal", symptom "not secure".
+# =================================================================================================
+
+
+@scenario("waf-geo-rule-blocks-acme-http01-renewal")
+def waf_geo_rule_blocks_acme_http01_renewal() -> dict[str, Any]:
+    start = -6900
+    sig = "wrong status code '403', expected '200'"
+    evs = [
+        ev("cloudflare", "info", 'ruleset http_request_firewall_custom: rule "SEC-118 block countries without customers" deployed: (ip.geoip.country in {"CN" "RU" "US" "BR" "IN"}) and not cf.client.bot -> block', at=-2592000 + 86400 * 29),
+        ev("cert-manager", "warn", f'E1207 11:{{n}} 1 sync.go:190] "propagation check failed" err="failed to perform self check GET request \'http://portal.brightdesk.example/.well-known/acme-challenge/{{n}}\': {sig}" logger="cert-manager.challenges" resource_name="portal-tls-1-3917420118-0" resource_namespace="portal" dnsName="portal.brightdesk.example" type="HTTP-01"', **every(-10800, -20, 600)),
+        ev("cert-manager", "warn", 'I1207 1 conditions.go:192] "Found status change for Certificate condition" logger="cert-manager.certificates-readiness" condition="Ready" oldStatus="True" status="False" reason="Expired" message="Certificate expired on Mon, 07 Dec 2026 09:10:02 UTC"', at=start),
+        ev("cloudflare", "info", '{"ClientCountry":"us","ClientRequestPath":"/.well-known/acme-challenge/{n}","EdgeResponseStatus":403,"SecurityAction":"block","SecurityRuleDescription":"SEC-118 block countries without customers","ClientRequestUserAgent":"Mozilla/5.0 (compatible; Let\'s Encrypt validation server; +https://www.letsencrypt.org)"}', **every(-10700, -60, 1200)),
+        ev("portal-web", "warn", '{"level":"warn","msg":"client aborted: TLS handshake failed","ip":"198.51.100.{n}"}', **every(start + 60, -10, 45)),
+        ev("support-desk", "info", "ticket #{n} created: 'portal says your connection is not private'", **every(start + 600, -60, 420)),
+        ev("portal-web", "info", '{"level":"info","msg":"portal-web 18.0.1 deployed (dark mode)"}', at=-9000),
+        ev("api", "error", '{"level":"error","msg":"webhook delivery failed","status":502,"target":"hooks.customer-{n}.example"}', **every(-7100, -100, 400)),
+        ev("portal-web", "error", '{"level":"error","msg":"session store: ECONNRESET"}', **every(-10300, -9800, 120)),
+    ]
+    spec = simple(
+        seed=508,
+        start=start,
+        inc=incident("Customer portal shows security warning", "customer portal", start, ["browser says not secure"]),
+        exp=expected(
+            "tls",
+            ["portal.brightdesk.example", "certificate/portal-tls", "portal-tls", "cert-manager", "SEC-118", "cloudflare waf", "acme-challenge"],
+            sig,
+            "Cloudflare WAF rule SEC-118 blocks US clients, including Let's Encrypt's HTTP-01 validation; cert-manager's renewals of portal-tls have failed with 403 for weeks and the certificate for portal.brightdesk.example expired at 09:10 UTC, so browsers reject the portal. portal-web's handshake warnings and release, the support tickets, webhook 502s and old session errors are not the cause.",
+            [f"cert-manager: propagation check failed: {sig}", "Cloudflare: /.well-known/acme-challenge 403 SEC-118 (Let's Encrypt validation server)", "Certificate condition Ready False reason Expired"],
+            "Exempt /.well-known/acme-challenge/ (or Let's Encrypt) from SEC-118, or switch to DNS-01, and renew now.",
+        ),
+        bgs=[bg("portal-web", ["portal-web-1", "portal-web-2"], ['{"level":"info","msg":"GET /dashboard 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("portal-web", 30, {"500": (0.001, 0.001)}, (0.08, 0.08), rps_after=9)],
+        gauges=[gauge("certmanager_certificate_ready_status", {"name": "portal-tls", "condition": "True"}, 1, 0, start)],
+        books={"portal-not-secure.md": runbook("Portal shows a security warning", "Security warnings come from customers' corporate proxies doing TLS inspection: ask the customer to whitelist portal.brightdesk.example.")},
+    )
+    return with_netcheck(
+        spec,
+        [
+            {"name": "portal", "url": "https://portal.brightdesk.example/", "fault": {"kind": "tls_expired", "expired_s_ago": 7000}},
+            {"name": "api", "url": "https://api.brightdesk.example/health", "fault": {"kind": "ok"}},
+        ],
+        "portal",
+        {"portal": {"failed_layer": "tls", "reason": "certificate_expired"}, "api": {"failed_layer": "none", "reason": None}},
+    )
+
+
+# =================================================================================================
+# 13. DNS record pointing at a wrong address (retail): during the warehouse network move (NET-5531)
+#     the Infoblox A record wms-api.warehouse.example was changed to 10.40.12.71 instead of
+#     10.40.21.71 (digits swapped). store-pos-sync, which pushes till sales to the warehouse system,
+#     cannot connect; shop stock levels drift and click-and-collect orders fail. The incident says
+#     "stock levels wrong".
+# =================================================================================================
+
+
+@scenario("wms-record-digits-swapped-network-move")
+def wms_record_digits_swapped_network_move() -> dict[str, Any]:
+    start = -3300
+    sig = "wms-api.warehouse.example (10.40.12.71:8443): connect timed out"
+    evs = [
+        ev("infoblox", "info", 'audit: user n.okafor modified A record wms-api.warehouse.example: 10.30.21.71 -> 10.40.12.71 (NET-5531 warehouse network move)', at=start - 240),
+        ev("infoblox", "info", 'audit: user n.okafor modified A record wms-db.warehouse.example: 10.30.21.72 -> 10.40.21.72 (NET-5531 warehouse network move)', at=start - 200),
+        ev("store-pos-sync", "error", f"2026-12-07 10:{{n}} ERROR [sync-worker-{{n}}] c.b.pos.WmsClient - push of sales batch {{n}} failed: java.net.SocketTimeoutException: Connect to {sig}", **every(start + 30, -5, 20)),
+        ev("store-pos-sync", "warn", "2026-12-07 10:{n} WARN  [scheduler] c.b.pos.Backlog - unsent sales batches: {n}", **every(start + 300, -30, 120)),
+        ev("click-collect", "error", '{"level":"error","msg":"reservation failed","store":"S{n}","reason":"stock mismatch"}', **every(start + 900, -5, 25)),
+        ev("click-collect", "info", '{"level":"info","msg":"click-collect 7.3.0 deployed (reserve for 48h)"}', at=-6000),
+        ev("storefront", "warn", "slow upstream: pricing-api p95 820ms", **every(-7000, -100, 500)),
+        ev("store-pos-sync", "error", "2026-12-07 07:{n} ERROR [sync-worker-2] c.b.pos.WmsClient - 401 Unauthorized (token expired, refreshing)", **every(-10500, -9900, 150)),
+    ]
+    spec = simple(
+        seed=509,
+        start=start,
+        inc=incident("Stock levels on the website are wrong", "stock levels", start),
+        exp=expected(
+            "dns",
+            ["wms-api.warehouse.example", "10.40.12.71", "infoblox", "NET-5531", "a record"],
+            sig,
+            "NET-5531 changed the Infoblox A record wms-api.warehouse.example to 10.40.12.71 (digits swapped; the host is 10.40.21.71); store-pos-sync cannot reach the warehouse API, till sales pile up unsent and stock levels drift, so click-and-collect reservations fail. click-collect's errors and release, pricing-api latency and the old token refresh errors are not the cause.",
+            [f"store-pos-sync: Connect to {sig}", "Infoblox audit: wms-api 10.30.21.71 -> 10.40.12.71 (wms-db -> 10.40.21.72)", "unsent sales batches growing"],
+            "Fix the A record to 10.40.21.71 (and lower its TTL during moves); store-pos-sync then drains its backlog.",
+        ),
+        bgs=[bg("store-pos-sync", ["pos-sync-01"], ["2026-12-07 10:{n} INFO  [http] c.b.pos.TillController - received sales batch {n} from till S{n}-0{ms}"], 8)],
+        evs=evs,
+        services=[svc("click-collect", 12, {"409": (0.002, 0.18)}, (0.12, 0.12))],
+        gauges=[gauge("pos_sync_unsent_batches", {"service": "store-pos-sync"}, 0, 2140, start + 60)],
+        books={"stock-wrong.md": runbook("Stock levels wrong", "Wrong stock usually means the nightly ERP stock import failed: rerun the ERP import job.")},
+    )
+    return with_netcheck(
+        spec,
+        [
+            {"name": "wms-api", "url": "https://wms-api.warehouse.example:8443/health", "fault": {"kind": "dns_wrong_address", "address": "127.0.0.2"}},
+            {"name": "pos-sync", "url": "http://pos-sync.retail.example/health", "fault": {"kind": "ok"}},
+        ],
+        "wms-api",
+        {},
+    )
+
+
+# =================================================================================================
+# 14. One replica of several failing (media): feed-api runs on four VMs, each reading from a local
+#     Redis replica of the article cache. Last night's Redis master failover (CHG-3320) moved the
+#     master to 10.30.1.27; the Ansible run that repoints the replicas failed on feed-api-03 (apt
+#     lock), so its local replica still follows the old master and serves a frozen copy: new articles
+#     404 on one request in four. The incident says "new articles missing sometimes".
+# =================================================================================================
+
+
+@scenario("one-vm-local-redis-replica-follows-old-master")
+def one_vm_local_redis_replica_follows_old_master() -> dict[str, Any]:
+    start = -2600
+    sig = "Error condition on socket for SYNC: Connection refused"
+    evs = [
+        ev("redis-sentinel", "warn", "+switch-master articles 10.30.1.15 6379 10.30.1.27 6379", at=-30000),
+        ev("ansible", "info", "PLAY RECAP feed-api-01 : ok=12 changed=1 failed=0 (CHG-3320 repoint local replicas)", at=-29000),
+        ev("ansible", "info", "PLAY RECAP feed-api-02 : ok=12 changed=1 failed=0 (CHG-3320 repoint local replicas)", at=-29000),
+        ev("ansible", "error", "fatal: [feed-api-03]: FAILED! => {\"msg\": \"Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 2213 (unattended-upgr)\"} (CHG-3320 repoint local replicas)", at=-28990),
+        ev("ansible", "info", "PLAY RECAP feed-api-04 : ok=12 changed=1 failed=0 (CHG-3320 repoint local replicas)", at=-28980),
+        ev("redis", "warn", f"1187:S 07 Dec 2026 10:{{n}}.112 # {sig}", **every(-28000, -10, 300), labels={"host": "feed-api-03"}),
+        ev("redis", "info", "1187:S 07 Dec 2026 10:{n}.113 * Connecting to MASTER 10.30.1.15:6379", **every(-28000, -10, 300), labels={"host": "feed-api-03"}),
+        ev("feed-api", "warn", '{"level":"warn","host":"feed-api-03","msg":"article not in cache","slug":"{n}-live-updates","status":404}', **every(start, -3, 11)),
+        ev("cms", "info", '{"level":"info","msg":"article published","id":{n}}', **every(-7000, -60, 240)),
+        ev("web-frontend", "error", '{"level":"error","msg":"article fetch 404","upstream":"feed-api","path":"/articles/{n}"}', **every(start + 30, -3, 12)),
+        ev("feed-api", "info", '{"level":"info","msg":"feed-api 3.12.0 deployed to 4 hosts (AMP markup)"}', at=-5000),
+        ev("ad-server", "warn", "prebid timeout after 800ms (bidder appnexus)", **every(-7000, -40, 300)),
+        ev("feed-api", "error", '{"level":"error","host":"feed-api-01","msg":"redis: READONLY You can\'t write against a read only replica."}', **every(-30200, -29800, 60)),
+    ]
+    spec = simple(
+        seed=510,
+        start=start,
+        inc=incident("New articles missing sometimes (404)", "new articles", start),
+        exp=expected(
+            "application",
+            ["feed-api-03", "redis on feed-api-03", "redis replica", "replicaof", "CHG-3320", "10.30.1.15"],
+            sig,
+            "After the Redis master failover (CHG-3320) the Ansible run that repoints the local replicas failed on feed-api-03 (dpkg lock); its local replica still follows the old master 10.30.1.15, cannot sync and serves a frozen article cache, so one request in four (the ones that land on feed-api-03) gets 404 for new articles. web-frontend's errors, feed-api's release, ad-server timeouts and the failover-time READONLY errors are not the cause.",
+            [f"redis on feed-api-03: {sig} (MASTER 10.30.1.15)", "ansible: feed-api-03 FAILED (dpkg lock)", "404s only from host feed-api-03"],
+            "Point feed-api-03's local replica at 10.30.1.27 (rerun the playbook) or take feed-api-03 out of the pool until it has synced.",
+        ),
+        bgs=[bg("feed-api", ["feed-api-01", "feed-api-02", "feed-api-03", "feed-api-04"], ['{"level":"info","msg":"GET /articles/{n} 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("feed-api", 180, {"404": (0.004, 0.06)}, (0.02, 0.02))],
+        gauges=[gauge("redis_master_link_up", {"host": "feed-api-03"}, 1, 0, -28990)],
+        books={"articles-404.md": runbook("Articles 404", "A new article that 404s was not purged from the CDN: purge its URL in Fastly and republish it from the CMS.")},
+    )
+    return spec
+
+
+# =================================================================================================
+# 15. Third party rate-limiting us (fintech SaaS): support-console 6.0 (PR #904) added a "customer
+#     360" panel that calls Stripe's /v1/customers/search on every page view. Stripe's Search API
+#     has its own low per-account limit; at the morning support peak it answers 429 and the
+#     subscription signup flow, which searches for an existing customer first, fails. The incident
+#     says "signups failing".
+# =================================================================================================
+
+
+@scenario("stripe-search-limit-spent-by-support-console")
+def stripe_search_limit_spent_by_support_console() -> dict[str, Any]:
+    start = -1900
+    sig = "Request rate limit exceeded for search API"
+    evs = [
+        ev("github-actions", "info", "deploy support-console 6.0.0 to production (PR #904 'customer 360 panel: live Stripe data')", at=start - 1500),
+        ev("support-console", "info", '{"level":"info","msg":"customer360: stripe.customers.search","query":"email:\'{n}@example.com\'","ms":{ms}}', **every(start - 1400, -5, 9)),
+        ev("subscription-api", "error", f'{{"level":"error","msg":"stripe error","type":"StripeRateLimitError","http_status":429,"code":"rate_limit","message":"{sig}. Please try again later.","request_id":"req_{{n}}","endpoint":"/v1/customers/search"}}', **every(start, -3, 8)),
+        ev("signup-web", "error", '{"level":"error","msg":"signup failed","step":"create_customer","status":502}', **every(start + 20, -4, 10)),
+        ev("signup-web", "info", '{"level":"info","msg":"signup-web 12.4.0 deployed (annual plan toggle)"}', at=-7200),
+        ev("billing-worker", "warn", "invoice.payment_failed webhook for in_{n}: card_declined", **every(-7000, -50, 400)),
+        ev("subscription-api", "error", '{"level":"error","msg":"stripe error","type":"APIConnectionError","message":"Connection reset by peer"}', **every(-10400, -9900, 100)),
+    ]
+    spec = simple(
+        seed=511,
+        start=start,
+        inc=incident("Signups failing at payment step", "signups", start),
+        exp=expected(
+            "http",
+            ["stripe", "api.stripe.com", "customers/search", "support-console", "support-console 6.0.0", "PR #904"],
+            sig,
+            "support-console 6.0.0 (PR #904) calls Stripe's customers/search on every page view; at the support peak it spends the account's Search API rate limit, Stripe answers 429 and subscription-api's customer lookup at signup fails. signup-web's errors and release, payment_failed webhooks and old connection resets are not the cause.",
+            [f"subscription-api: 429 rate_limit: {sig} on /v1/customers/search", "support-console customer360 stripe.customers.search every page view since 6.0.0", "signup-web: create_customer failed"],
+            "Cache or debounce the customer 360 search (or use customers.list by email) in support-console; retry signups with backoff.",
+        ),
+        bgs=[bg("subscription-api", ["subscription-api-1", "subscription-api-2"], ['{"level":"info","msg":"POST /v1/subscriptions 201","ms":{ms}}'], 10)],
+        evs=evs,
+        services=[svc("subscription-api", 8, {"502": (0.001, 0.45)}, (0.3, 0.35)), svc("support-console", 20, {"500": (0.002, 0.03)}, (0.2, 0.25))],
+        gauges=[gauge("stripe_requests_per_second", {"endpoint": "/v1/customers/search"}, 2, 31, start - 1400)],
+        books={"signup-failing.md": runbook("Signups failing", "Signup failures at payment are usually 3-D Secure: check Stripe's Radar rules and the 3DS challenge rate.")},
+    )
+    return with_netcheck(
+        spec,
+        [
+            {
+                "name": "stripe-search",
+                "url": "https://api.stripe.example/v1/customers/search",
+                "fault": {"kind": "http_status", "status": 429, "body": '{"error": {"code": "rate_limit", "message": "' + sig + '. Please try again later.", "type": "invalid_request_error"}}', "headers": {"Content-Type": "application/json", "Retry-After": "1"}},
+            },
+            {"name": "subscription-api-health", "url": "http://subscription-api.internal.example/healthz", "fault": {"kind": "ok"}},
+        ],
+        "stripe-search",
+        {"stripe-search": {"failed_layer": "http", "reason": "http_429"}, "subscription-api-health": {"failed_layer": "none", "reason": None}},
+    )
+
+
+# =================================================================================================
+# 16. Network delay visible from metrics (retail): an RDS Multi-AZ failover (host replacement, AWS
+#     maintenance) moved shop-db's primary from eu-west-1a to eu-west-1b; every basket-api pod is in
+#     eu-west-1a. A basket page runs ~60 short queries, each now paying a cross-AZ round trip: query
+#     time 0.3 -> 1.1 ms, page p95 150 -> 480 ms. Nothing errors. The incident says "basket slow".
+# =================================================================================================
+
+
+@scenario("rds-failover-primary-other-az-chatty-basket")
+def rds_failover_primary_other_az_chatty_basket() -> dict[str, Any]:
+    start = -2500
+    sig = "Multi-AZ instance failover completed"
+    evs = [
+        ev("rds-events", "info", "shop-db: Multi-AZ instance failover started. (reason: the primary host is being replaced for maintenance)", at=start - 90),
+        ev("rds-events", "info", f"shop-db: {sig}. Primary is now in eu-west-1b.", at=start - 40),
+        ev("basket-api", "warn", 'at=warn msg="slow request" path=/basket queries=6{ms} db_ms=7{ms} total_ms=4{ms} az=eu-west-1a', **every(start + 60, -5, 25)),
+        ev("basket-api", "info", 'at=info msg="basket-api 15.2.0 started" change="free-shipping banner"', at=-8000),
+        ev("web", "warn", "upstream basket-api slow: p95 4{ms}ms", **every(start + 300, -60, 180)),
+        ev("search", "error", "opensearch: circuit_breaking_exception [parent] Data too large", **every(-7000, -100, 600)),
+        ev("basket-api", "error", 'at=error msg="pq: canceling statement due to statement timeout"', **every(-10300, -9900, 90)),
+    ]
+    return simple(
+        seed=512,
+        start=start,
+        inc=incident("Basket page slow", "basket", start),
+        exp=expected(
+            "connect",
+            ["shop-db", "rds", "multi-az failover", "eu-west-1b", "cross-az", "availability zone"],
+            sig,
+            "An RDS Multi-AZ failover moved shop-db's primary to eu-west-1b while all basket-api pods run in eu-west-1a; each of the ~60 queries per basket page now crosses AZs (0.3 -> 1.1 ms), so the page p95 triples with no errors. basket-api's release, the web warnings, OpenSearch circuit breakers and old statement timeouts are not the cause.",
+            [f"RDS event: shop-db {sig}, primary now in eu-west-1b", "db round trip 0.3 -> 1.1 ms at the failover", "basket-api slow requests with ~60 queries, az=eu-west-1a"],
+            "Fail shop-db back to eu-west-1a (reboot with failover) or spread basket-api across AZs, and reduce the queries per page.",
+        ),
+        bgs=[bg("basket-api", ["basket-api-1a-1", "basket-api-1a-2", "basket-api-1a-3"], ['at=info msg="request" path=/basket status=200 total_ms={ms}'], 8)],
+        evs=evs,
+        services=[svc("basket-api", 150, {"500": (0.0005, 0.0006)}, (0.12, 0.42))],
+        gauges=[gauge("db_client_roundtrip_ms", {"db": "shop-db", "client_az": "eu-west-1a"}, 0.3, 1.1, start - 40)],
+        books={"basket-slow.md": runbook("Basket slow", "A slow basket is nearly always a bad query plan: run ANALYZE on basket_items and check pg_stat_statements for a new top query.")},
     )
 
 STAGES: dict[str, tuple[str, str]] = {
