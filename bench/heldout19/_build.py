@@ -1675,6 +1675,12 @@ def pdb_max_unavailable_zero_stalls_nodegroup_upgrade() -> dict[str, Any]:
             ]
         ),
     )
+    k8s["kubectl get nodes -o wide"] = "".join(
+        line.replace("v1.31.2-eks-94953ac", "v1.30.6-eks-7f9249a")
+        if "SchedulingDisabled" in line
+        else line
+        for line in k8s["kubectl get nodes -o wide"].splitlines(keepends=True)
+    )
     sig = "Cannot evict pod as it would violate the pod's disruption budget."
     k8s[f"kubectl get poddisruptionbudgets -n {ns}"] = table(
         [
@@ -1871,6 +1877,16 @@ def coredns_loop_systemd_resolved_stub_new_image() -> dict[str, Any]:
         ],
     )
     kube_system(k8s, nodes, [cd], seed=1505)
+    rows = [
+        re.split(r"\s{2,}", line.strip())
+        for line in k8s["kubectl get nodes -o wide"].splitlines()
+    ]
+    for r in rows[1:]:
+        ub24 = "ub24" in r[0]
+        r[4] = "v1.30.6"
+        r[7] = "Ubuntu 24.04.1 LTS" if ub24 else "Ubuntu 22.04.5 LTS"
+        r[8] = "6.8.0-49-generic" if ub24 else "5.15.0-126-generic"
+    k8s["kubectl get nodes -o wide"] = table(rows)
     for key in (
         "kubectl get services -n kube-system -o wide",
         "kubectl get endpoints -n kube-system",
