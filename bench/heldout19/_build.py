@@ -3007,7 +3007,7 @@ def stripe_search_limit_spent_by_support_console() -> dict[str, Any]:
             "http",
             [
                 "stripe",
-                "api.stripe.com",
+                "api.stripe.example",
                 "customers/search",
                 "support-console",
                 "support-console 6.0.0",
