@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -222,21 +223,21 @@ def card_auth_schema_compiled_per_request_hpa_max() -> dict[str, Any]:
         ev(
             "card-auth",
             "warn",
-            'time=2026-12-07T10:{n}Z level=WARN msg="slow authorisation" stan={n} validate_ms=1{ms} total_ms=2{ms} schema=auth-request.schema.json compiled=true',
+            'time={iso} level=WARN msg="slow authorisation" stan={n} validate_ms=1{ms} total_ms=2{ms} schema=auth-request.schema.json compiled=true',
             **every(start + 60, -5, 9),
             pods=pods_of(ca),
         ),
         ev(
             "card-auth",
             "info",
-            'time=2026-12-07T09:58:11Z level=INFO msg="card-auth 8.2.0 starting" schema_validation=strict schema_cache=disabled',
+            'time={iso} level=INFO msg="card-auth 8.2.0 starting" schema_validation=strict schema_cache=disabled',
             at=-3150,
             pods=pods_of(ca),
         ),
         ev(
             "issuer-gateway",
             "error",
-            '{"@timestamp":"2026-12-07T10:{n}Z","level":"ERROR","logger":"c.n.issuer.AuthRelay","message":"card-auth did not answer within 1500 ms, stand-in decline 91 (issuer unavailable)","stan":"{n}"}',
+            '{"@timestamp":"{iso}","level":"ERROR","logger":"c.n.issuer.AuthRelay","message":"card-auth did not answer within 1500 ms, stand-in decline 91 (issuer unavailable)","stan":"{n}"}',
             **every(start + 240, -3, 6),
             pods=pods_of(gw),
         ),
@@ -255,7 +256,7 @@ def card_auth_schema_compiled_per_request_hpa_max() -> dict[str, Any]:
         ev(
             "card-auth",
             "error",
-            'time=2026-12-07T07:{n}Z level=ERROR msg="HSM session reset" hsm=hsm-b error="connection reset by peer"',
+            'time={iso} level=ERROR msg="HSM session reset" hsm=hsm-b error="connection reset by peer"',
             **every(-10400, -9800, 120),
             pods=pods_of(ca),
         ),
@@ -675,7 +676,7 @@ def buildkit_cache_disk_pressure_evicts_checkout() -> dict[str, Any]:
         ev(
             "kubelet",
             "warn",
-            f'I1207 event.go:389] "Event occurred" object="shop/checkout-58c9d7f6b-a7kqm" fieldPath="" kind="Pod" apiVersion="v1" type="Warning" reason="Evicted" message="{sig} Container checkout was using 212Ki, request is 0, has larger consumption of ephemeral-storage. "',
+            f'I{{klog}}       1 event.go:389] "Event occurred" object="shop/checkout-58c9d7f6b-a7kqm" fieldPath="" kind="Pod" apiVersion="v1" type="Warning" reason="Evicted" message="{sig} Container checkout was using 212Ki, request is 0, has larger consumption of ephemeral-storage. "',
             at=start + 306,
         ),
         ev(
@@ -687,25 +688,25 @@ def buildkit_cache_disk_pressure_evicts_checkout() -> dict[str, Any]:
         ev(
             "kubelet",
             "warn",
-            f'I1207 eviction_manager.go:366] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage" node="{n1}"',
+            f'I{{klog}}       1 eviction_manager.go:366] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage" node="{n1}"',
             at=start + 300,
         ),
         ev(
             "kubelet",
             "warn",
-            'I1207 eviction_manager.go:384] "Eviction manager: must evict pod(s) to reclaim" resourceName="ephemeral-storage"',
+            'I{klog}       1 eviction_manager.go:384] "Eviction manager: must evict pod(s) to reclaim" resourceName="ephemeral-storage"',
             at=start + 302,
         ),
         ev(
             "kubelet",
             "warn",
-            'I1207 eviction_manager.go:616] "Eviction manager: pod is evicted successfully" pod="shop/checkout-58c9d7f6b-a7kqm"',
+            'I{klog}       1 eviction_manager.go:616] "Eviction manager: pod is evicted successfully" pod="shop/checkout-58c9d7f6b-a7kqm"',
             at=start + 305,
         ),
         ev(
             "buildkitd",
             "info",
-            'time="2026-12-07T11:{n}Z" level=info msg="exported cache" ref=registry.gitlab.example/ci/cache:{n} size=2.{n}GB dir=/var/lib/buildkit',
+            'time="{iso}" level=info msg="exported cache" ref=registry.gitlab.example/ci/cache:{n} size=2.{ms}GB dir=/var/lib/buildkit',
             **every(-7000, -120, 240),
         ),
         ev(
@@ -908,7 +909,7 @@ def ingress_exports_path_to_metrics_service() -> dict[str, Any]:
         ev(
             "ingress-nginx",
             "warn",
-            '203.0.113.{n} - - [07/Dec/2026:11:{n} +0000] "GET /api/v1/exports/exp_{n}/download HTTP/2.0" 404 19 "https://app.tallyhq.example/reports" "Mozilla/5.0" 64 0.002 [reporting-exports-metrics-9102] [] '
+            '203.0.113.{ms} - - [{nginx}] "GET /api/v1/exports/exp_{n}/download HTTP/2.0" 404 19 "https://app.tallyhq.example/reports" "Mozilla/5.0" 64 0.002 [reporting-exports-metrics-9102] [] '
             + ips[0]
             + ":9102 19 0.002 404",
             **every(start + 20, -3, 11),
@@ -977,7 +978,7 @@ def ingress_exports_path_to_metrics_service() -> dict[str, Any]:
                 "ingress-nginx",
                 ["ingress-nginx-controller-7d9c8b6f5-4kq2m"],
                 [
-                    '198.51.100.{n} - - [07/Dec/2026:11:{n} +0000] "GET /api/v1/reports/{n} HTTP/2.0" 200 {n} "-" "Mozilla/5.0" 71 0.0{ms} [reporting-reports-web-3000] [] 10.90.1.54:3000 {n} 0.0{ms} 200'
+                    '198.51.100.{ms} - - [{nginx}] "GET /api/v1/reports/{n} HTTP/2.0" 200 {n} "-" "Mozilla/5.0" 71 0.0{ms} [reporting-reports-web-3000] [] 10.90.1.54:3000 {n} 0.0{ms} 200'
                 ],
                 8,
             )
@@ -1140,7 +1141,7 @@ def geoipupdate_init_licence_revoked() -> dict[str, Any]:
         ev(
             "transfer-api",
             "error",
-            '{"ts":"2026-12-07T10:{n}Z","level":"error","msg":"risk check timeout","transfer_id":"tr_{n}","timeout_ms":800}',
+            '{"ts":"{iso}","level":"error","msg":"risk check timeout","transfer_id":"tr_{n}","timeout_ms":800}',
             **every(start + 200, -3, 6),
         ),
         ev(
@@ -1278,7 +1279,7 @@ def configmap_duration_without_unit_crashes_consumer() -> dict[str, Any]:
         [
             (
                 -75,
-                '{"level":"info","ts":"2026-12-07T11:21:02Z","msg":"order-events-consumer 2.19.0 starting","brokers":"kafka-0.kafka:9092"}',
+                '{"level":"info","ts":"2026-12-05T13:58:45Z","msg":"order-events-consumer 2.19.0 starting","brokers":"kafka-0.kafka:9092"}',
             ),
             (-75, f"{sig}"),
             (-75, ""),
@@ -1342,7 +1343,7 @@ def configmap_duration_without_unit_crashes_consumer() -> dict[str, Any]:
         ev(
             "reloader",
             "info",
-            "time=\"2026-12-07T11:00:41Z\" level=info msg=\"Changes detected in 'order-events-consumer-config' of type 'CONFIGMAP' in namespace 'orders'; updated 'order-events-consumer' of type 'Deployment' in namespace 'orders'\"",
+            "time=\"{iso}\" level=info msg=\"Changes detected in 'order-events-consumer-config' of type 'CONFIGMAP' in namespace 'orders'; updated 'order-events-consumer' of type 'Deployment' in namespace 'orders'\"",
             at=start - 90,
         ),
         ev(
@@ -1521,25 +1522,25 @@ def sanctions_sync_cronjob_deadline_holds_payouts() -> dict[str, Any]:
         ev(
             "kube-controller-manager",
             "warn",
-            f'I1207 event.go:389] "Event occurred" object="compliance/sanctions-list-sync-29423970" fieldPath="" kind="Job" apiVersion="batch/v1" type="Warning" reason="DeadlineExceeded" message="{sig}"',
+            f'I{{klog}}       1 event.go:389] "Event occurred" object="compliance/sanctions-list-sync-29423970" fieldPath="" kind="Job" apiVersion="batch/v1" type="Warning" reason="DeadlineExceeded" message="{sig}"',
             at=-32390,
         ),
         ev(
             "sanctions-list-sync",
             "info",
-            "2026-12-07 01:30:04 INFO  sync: downloading consolidated list (EU FSF + OFAC SDN), 41.2 MB",
+            "{date} {hms} INFO  sync: downloading consolidated list (EU FSF + OFAC SDN), 41.2 MB",
             at=-34200,
         ),
         ev(
             "sanctions-list-sync",
             "info",
-            "2026-12-07 01:44:51 INFO  sync: upserted 31000/48612 entities (aliases expanded: 412880)",
+            "{date} {hms} INFO  sync: upserted 31000/48612 entities (aliases expanded: 412880)",
             at=-33320,
         ),
         ev(
             "screening-api",
             "warn",
-            'level=warn msg="sanctions list stale" list_version=2026-12-05T01:41Z age_h=3{n} max_age_h=36 mode=fail_closed',
+            'level=warn msg="sanctions list stale" list_version=2026-12-03T23:44Z age_h=38 max_age_h=36 mode=fail_closed',
             **every(start, -5, 30),
             pods=pods_of(sc),
         ),
@@ -1988,7 +1989,7 @@ def coredns_loop_systemd_resolved_stub_new_image() -> dict[str, Any]:
         ev(
             "playback-api",
             "error",
-            'level=error msg="token service call failed" err="dial tcp: lookup entitlements.auth.svc.cluster.local on 10.233.0.3:53: read udp 10.233.70.{n}:4{n}->10.233.0.3:53: i/o timeout"',
+            'level=error msg="token service call failed" err="dial tcp: lookup entitlements.auth.svc.cluster.local on 10.233.0.3:53: read udp 10.105.3.{ms}:41873->10.233.0.3:53: i/o timeout"',
             **every(start + 30, -3, 6),
             pods=pods_of(pa),
         ),
@@ -2124,11 +2125,11 @@ def secondary_scheduler_config_version_removed() -> dict[str, Any]:
         [
             (
                 -130,
-                "I1207 11:18:02.114261       1 serving.go:386] Generated self-signed cert in-memory",
+                "I1205 13:57:50.114261       1 serving.go:386] Generated self-signed cert in-memory",
             ),
             (
                 -130,
-                f'E1207 11:18:02.114902       1 run.go:72] "command failed" err="couldn\'t decode as KubeSchedulerConfiguration, got &TypeMeta{{Kind:,APIVersion:,}}: {sig}"',
+                f'E1205 13:57:50.114902       1 run.go:72] "command failed" err="couldn\'t decode as KubeSchedulerConfiguration, got &TypeMeta{{Kind:,APIVersion:,}}: {sig}"',
             ),
         ]
     )
@@ -2399,7 +2400,7 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
         ev(
             "kubelet",
             "error",
-            f'E1207 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"promo-service\\" with ErrImagePull: \\"rpc error: code = NotFound desc = failed to pull and unpack image \\\\\\"{img}\\\\\\": {sig}\\"" pod="promotions/promo-service-6b8c7d9f5-{{n}}"',
+            f'E{{klog}}       1 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"promo-service\\" with ErrImagePull: \\"rpc error: code = NotFound desc = failed to pull and unpack image \\\\\\"{img}\\\\\\": {sig}\\"" pod="promotions/promo-service-6b8c7d9f5-{{n}}"',
             **every(start + 60, -30, 150),
         ),
         ev(
@@ -2429,7 +2430,7 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
         ev(
             "promo-service",
             "warn",
-            "2026-12-07 11:{n}.412  WARN 1 --- [nio-8080-exec-{n}] o.a.tomcat.util.threads.ThreadPoolExecutor : pool busy: active=200",
+            "{date} {hms}.412  WARN 1 --- [nio-8080-exec-{ms}] o.a.tomcat.util.threads.ThreadPoolExecutor : pool busy: active=200",
             **every(start + 100, -10, 40),
             pods=[pod_name(ps, "f4kzq")],
         ),
@@ -2493,7 +2494,7 @@ def ecr_lifecycle_expired_pinned_prod_tag() -> dict[str, Any]:
                 "promo-service",
                 [pod_name(ps, "f4kzq")],
                 [
-                    "2026-12-07 11:{n}.118  INFO 1 --- [nio-8080-exec-{n}] c.r.promo.ValidateController : code validated in {ms}ms"
+                    "{date} {hms}.118  INFO 1 --- [nio-8080-exec-{ms}] c.r.promo.ValidateController : code validated in {ms}ms"
                 ],
                 8,
             )
@@ -2543,13 +2544,13 @@ def waf_geo_rule_blocks_acme_http01_renewal() -> dict[str, Any]:
         ev(
             "cert-manager",
             "warn",
-            f'E1207 11:{{n}} 1 sync.go:190] "propagation check failed" err="failed to perform self check GET request \'http://portal.brightdesk.example/.well-known/acme-challenge/{{n}}\': {sig}" logger="cert-manager.challenges" resource_name="portal-tls-1-3917420118-0" resource_namespace="portal" dnsName="portal.brightdesk.example" type="HTTP-01"',
+            f'E{{klog}}       1 sync.go:190] "propagation check failed" err="failed to perform self check GET request \'http://portal.brightdesk.example/.well-known/acme-challenge/{{n}}\': {sig}" logger="cert-manager.challenges" resource_name="portal-tls-1-3917420118-0" resource_namespace="portal" dnsName="portal.brightdesk.example" type="HTTP-01"',
             **every(-10800, -20, 600),
         ),
         ev(
             "cert-manager",
             "warn",
-            'I1207 1 conditions.go:192] "Found status change for Certificate condition" logger="cert-manager.certificates-readiness" condition="Ready" oldStatus="True" status="False" reason="Expired" message="Certificate expired on Mon, 07 Dec 2026 09:10:02 UTC"',
+            'I{klog}       1 conditions.go:192] "Found status change for Certificate condition" logger="cert-manager.certificates-readiness" condition="Ready" oldStatus="True" status="False" reason="Expired" message="Certificate expired on Sat, 05 Dec 2026 12:05:00 UTC"',
             at=start,
         ),
         ev(
@@ -2561,7 +2562,7 @@ def waf_geo_rule_blocks_acme_http01_renewal() -> dict[str, Any]:
         ev(
             "portal-web",
             "warn",
-            '{"level":"warn","msg":"client aborted: TLS handshake failed","ip":"198.51.100.{n}"}',
+            '{"level":"warn","msg":"client aborted: TLS handshake failed","ip":"198.51.100.{ms}"}',
             **every(start + 60, -10, 45),
         ),
         ev(
@@ -2610,7 +2611,7 @@ def waf_geo_rule_blocks_acme_http01_renewal() -> dict[str, Any]:
                 "acme-challenge",
             ],
             sig,
-            "Cloudflare WAF rule SEC-118 blocks US clients, including Let's Encrypt's HTTP-01 validation; cert-manager's renewals of portal-tls have failed with 403 for weeks and the certificate for portal.brightdesk.example expired at 09:10 UTC, so browsers reject the portal. portal-web's handshake warnings and release, the support tickets, webhook 502s and old session errors are not the cause.",
+            "Cloudflare WAF rule SEC-118 blocks US clients, including Let's Encrypt's HTTP-01 validation; cert-manager's renewals of portal-tls have failed with 403 for weeks and the certificate for portal.brightdesk.example expired at 12:05 UTC, so browsers reject the portal. portal-web's handshake warnings and release, the support tickets, webhook 502s and old session errors are not the cause.",
             [
                 f"cert-manager: propagation check failed: {sig}",
                 "Cloudflare: /.well-known/acme-challenge 403 SEC-118 (Let's Encrypt validation server)",
@@ -2697,13 +2698,13 @@ def wms_record_digits_swapped_network_move() -> dict[str, Any]:
         ev(
             "store-pos-sync",
             "error",
-            f"2026-12-07 10:{{n}} ERROR [sync-worker-{{n}}] c.b.pos.WmsClient - push of sales batch {{n}} failed: org.apache.hc.client5.http.HttpHostConnectException: {sig}",
+            f"{{date}} {{hms}} ERROR [sync-worker-{{n}}] c.b.pos.WmsClient - push of sales batch {{n}} failed: org.apache.hc.client5.http.HttpHostConnectException: {sig}",
             **every(start + 30, -5, 20),
         ),
         ev(
             "store-pos-sync",
             "warn",
-            "2026-12-07 10:{n} WARN  [scheduler] c.b.pos.Backlog - unsent sales batches: {n}",
+            "{date} {hms} WARN  [scheduler] c.b.pos.Backlog - unsent sales batches: {n}",
             **every(start + 300, -30, 120),
         ),
         ev(
@@ -2727,7 +2728,7 @@ def wms_record_digits_swapped_network_move() -> dict[str, Any]:
         ev(
             "store-pos-sync",
             "error",
-            "2026-12-07 07:{n} ERROR [sync-worker-2] c.b.pos.WmsClient - 401 Unauthorized (token expired, refreshing)",
+            "{date} {hms} ERROR [sync-worker-2] c.b.pos.WmsClient - 401 Unauthorized (token expired, refreshing)",
             **every(-10500, -9900, 150),
         ),
     ]
@@ -2758,7 +2759,7 @@ def wms_record_digits_swapped_network_move() -> dict[str, Any]:
                 "store-pos-sync",
                 ["pos-sync-01"],
                 [
-                    "2026-12-07 10:{n} INFO  [http] c.b.pos.TillController - received sales batch {n} from till S{n}-0{ms}"
+                    "{date} {hms} INFO  [http] c.b.pos.TillController - received sales batch {n} from till S{n}-0{ms}"
                 ],
                 8,
             )
@@ -2850,14 +2851,14 @@ def one_vm_local_redis_replica_follows_old_master() -> dict[str, Any]:
         ev(
             "redis",
             "warn",
-            f"1187:S 07 Dec 2026 10:{{n}}.112 # {sig}",
+            f"1187:S {{redis}}.112 # {sig}",
             **every(-28000, -10, 300),
             labels={"host": "feed-api-03"},
         ),
         ev(
             "redis",
             "info",
-            "1187:S 07 Dec 2026 10:{n}.113 * Connecting to MASTER 10.30.1.15:6379",
+            "1187:S {redis}.113 * Connecting to MASTER 10.30.1.15:6379",
             **every(-28000, -10, 300),
             labels={"host": "feed-api-03"},
         ),
@@ -3108,7 +3109,7 @@ def rds_failover_primary_other_az_chatty_basket() -> dict[str, Any]:
         ev(
             "basket-api",
             "warn",
-            'at=warn msg="slow request" path=/basket queries=6{ms} db_ms=7{ms} total_ms=4{ms} az=eu-west-1a',
+            'at=warn msg="slow request" path=/basket queries=62 total_ms=4{ms} az=eu-west-1a',
             **every(start + 60, -5, 25),
         ),
         ev(
@@ -3120,7 +3121,7 @@ def rds_failover_primary_other_az_chatty_basket() -> dict[str, Any]:
         ev(
             "web",
             "warn",
-            "upstream basket-api slow: p95 4{ms}ms",
+            "upstream basket-api slow: p95 over the 300ms budget ({n} slow requests)",
             **every(start + 300, -60, 180),
         ),
         ev(
@@ -3214,6 +3215,26 @@ STAGES: dict[str, tuple[str, str]] = {
 }
 
 
+TOKENS = {
+    "{iso}": "%Y-%m-%dT%H:%M:%S.%fZ",
+    "{date}": "%Y-%m-%d",
+    "{hms}": "%H:%M:%S",
+    "{klog}": "%m%d %H:%M:%S.%f",
+    "{redis}": "%d %b %Y %H:%M:%S",
+    "{nginx}": "%d/%b/%Y:%H:%M:%S +0000",
+}
+
+
+def stamp_logs(spec: dict[str, Any]) -> None:
+    """Fills the clock tokens of log messages from each line's own offset (the capture's clock)."""
+    for line in spec["logs"]:
+        if "{" not in line["message"]:
+            continue
+        at = base.CAPTURED + timedelta(seconds=line["offset_s"])
+        for token, fmt in TOKENS.items():
+            line["message"] = line["message"].replace(token, at.strftime(fmt))
+
+
 def main(root: Path = HERE) -> None:
     for slug, build in SCENARIOS.items():
         spec = build()
@@ -3221,6 +3242,7 @@ def main(root: Path = HERE) -> None:
             stage, reason = STAGES[slug]
             spec["expected"]["root_cause_stage"] = stage
             spec["expected"]["root_cause_reason"] = reason
+        stamp_logs(spec)
         base.write(slug, spec, root)
         print(slug)
 
