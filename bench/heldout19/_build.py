@@ -348,7 +348,15 @@ def netpol_namespace_split_drops_gpu_transcoders() -> dict[str, Any]:
     )
     k8s = namespace(
         ns,
-        NODES_FRA,
+        [
+            *NODES_FRA,
+            (
+                "ip-10-70-4-18.eu-central-1.compute.internal",
+                "Ready",
+                "10.70.4.18",
+                "47m",
+            ),
+        ],
         [st],
         seed=498,
         extra_namespaces=("transcode", "transcode-gpu", "cms", "player"),
@@ -390,7 +398,7 @@ def netpol_namespace_split_drops_gpu_transcoders() -> dict[str, Any]:
                 "Running",
                 "0",
                 "47m",
-                "10.70.4.31",
+                "10.98.4.31",
                 "ip-10-70-4-18.eu-central-1.compute.internal",
                 "<none>",
                 "<none>",
@@ -402,7 +410,7 @@ def netpol_namespace_split_drops_gpu_transcoders() -> dict[str, Any]:
                 "Running",
                 "0",
                 "47m",
-                "10.70.4.77",
+                "10.98.4.77",
                 "ip-10-70-4-18.eu-central-1.compute.internal",
                 "<none>",
                 "<none>",
