@@ -1,5 +1,6 @@
-"""The held-out sets bench/heldout … bench/heldout18 (issue 21 item 7): the folders are what their
-builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
+"""The held-out sets bench/heldout … bench/heldout18 and bench/heldout20 (issue 21 item 7): the
+folders are what their builder writes, and each loads as a scenario with an expected answer the
+evaluation can use."""
 
 import filecmp
 import importlib
@@ -31,6 +32,7 @@ SETS = (
     "heldout16",
     "heldout17",
     "heldout18",
+    "heldout20",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
