@@ -332,7 +332,7 @@ def asg_scheduled_action_utc_empties_etl_nodegroup() -> dict[str, Any]:
     ns = "data"
     el = app(
         "events-loader",
-        image="1234567890.dkr.ecr.us-east-2.amazonaws.com/data/events-loader:1.19.4",
+        image="1234567890.dkr.ecr.us-east-1.amazonaws.com/data/events-loader:1.19.4",
         port=8080,
         rs="64f7b9c8d5",
         cluster_ip="172.20.61.14",
@@ -360,7 +360,7 @@ def asg_scheduled_action_utc_empties_etl_nodegroup() -> dict[str, Any]:
         el["image"],
         8080,
         env={
-            "KAFKA_BOOTSTRAP": "b-1.events.kafka.us-east-2.amazonaws.com:9098",
+            "KAFKA_BOOTSTRAP": "b-1.events.kafka.us-east-1.amazonaws.com:9098",
             "SNOWFLAKE_WAREHOUSE": "LOADER_WH",
         },
         limits="memory:  6Gi",
@@ -414,9 +414,9 @@ def asg_scheduled_action_utc_empties_etl_nodegroup() -> dict[str, Any]:
             (
                 "33m",
                 "Normal",
-                "TaintManagerEviction",
+                "Killing",
                 f"Pod/events-loader-{el['rs']}-a1b2c",
-                f"Cancelling deletion of Pod {ns}/events-loader-{el['rs']}-a1b2c",
+                "Stopping container events-loader",
             ),
             (
                 "32m",
@@ -757,7 +757,11 @@ def bond_second_link_not_in_lacp_node_notready() -> dict[str, Any]:
         port=9100,
         rs="7d9f6b8c54",
         cluster_ip="10.43.77.21",
-        pods=[("s4mkd", "1/1", "Terminating", "0", "38d", 2)],
+        desired=1,
+        pods=[
+            ("s4mkd", "1/1", "Terminating", "0", "38d", 2),
+            ("x2lqp", "0/1", "Pending", "0", "14m", -1),
+        ],
     )
     pick = app(
         "pick-api",
@@ -837,9 +841,9 @@ def bond_second_link_not_in_lacp_node_notready() -> dict[str, Any]:
             (
                 "14m",
                 "Warning",
-                "FailedCreate",
-                f"ReplicaSet/label-bridge-{lb['rs']}",
-                'Error creating: pods "label-bridge-7d9f6b8c54-x2lqp" is forbidden: label-bridge needs a host device /dev/usb/lp0; 0/3 nodes labelled printer-usb=true are Ready',
+                "FailedScheduling",
+                f"Pod/{pod_name(lb, 'x2lqp')}",
+                "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
             ),
         ]
     )
@@ -1415,6 +1419,13 @@ def packer_image_utc_moves_night_batch_to_lunch() -> dict[str, Any]:
             pods=web,
         ),
         ev(
+            "etl",
+            "info",
+            "2026-12-07 03:00:02 [rebuild_sales_aggregates] connecting: mysql -h shop-aurora.cluster-c9x.ap-northeast-1.rds.amazonaws.com -u etl password=Qx7!rT2mzP9 shop",
+            at=start - 8,
+            labels={"host": "batch-01"},
+        ),
+        ev(
             "line-notify",
             "info",
             "campaign 'lunch-time flash sale' push sent to 412,004 followers at 12:00 JST",
@@ -1677,6 +1688,12 @@ def pubsub_ack_deadline_below_pdf_render_time() -> dict[str, Any]:
             "warn",
             "429 Too Many Requests: rate limit for /v3/mail/send exceeded on subuser nordlys-tx (retry-after 30)",
             **every(start + 900, -30, 90),
+        ),
+        ev(
+            "receipt-mailer",
+            "info",
+            '{"severity":"DEBUG","message":"sendgrid client init","headers":{"Authorization":"Bearer SG.q1W2e3R4t5Y6.u7I8o9P0a1S2d3F4g5H6j7K8"}}',
+            at=start - 50,
         ),
         ev(
             "support-desk",
