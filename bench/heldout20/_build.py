@@ -1120,7 +1120,12 @@ def ingress_backend_port_name_renamed() -> dict[str, Any]:
     return kube_case(
         seed=517,
         start=start,
-        inc=incident("Website down, 503 for everyone", "website", start),
+        inc=incident(
+            "Website down, 503 for everyone",
+            "website",
+            start,
+            ["every page returns 503 Service Temporarily Unavailable"],
+        ),
         exp=expected(
             "connect",
             [
@@ -1448,7 +1453,12 @@ def packer_image_utc_moves_night_batch_to_lunch() -> dict[str, Any]:
     return simple(
         519,
         start,
-        incident("Shop super slow at lunch, orders timing out", "online shop", start),
+        incident(
+            "Shop super slow at lunch, orders timing out",
+            "online shop",
+            start,
+            ["order confirmation page spins for 30 s then errors"],
+        ),
         expected(
             "application",
             [
@@ -1990,7 +2000,12 @@ def dnscontrol_push_purges_console_record() -> dict[str, Any]:
     spec = simple(
         523,
         start,
-        incident("App not loading for users in Europe", "mobile app", start),
+        incident(
+            "App not loading for users in Europe",
+            "mobile app",
+            start,
+            ["app shows 'No connection' although wifi works"],
+        ),
         expected(
             "dns",
             [
@@ -2387,7 +2402,12 @@ def spa_deploy_deletes_chunks_cached_index() -> dict[str, Any]:
     return simple(
         526,
         start,
-        incident("Web app shows a blank white page for some users", "web app", start),
+        incident(
+            "Web app shows a blank white page for some users",
+            "web app",
+            start,
+            ["blank page after login, hard refresh sometimes helps"],
+        ),
         expected(
             "application",
             [
