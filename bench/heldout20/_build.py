@@ -12,6 +12,7 @@ the engine (`diagnosis/engine/`, `docs/engine.md`), nor their tests, nor any sco
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
@@ -2708,9 +2709,23 @@ STAGES = {
 }
 
 
+# A clock time whose minutes were filled from a template's {n} ("02:9264:48", "14:22536Z").
+_FILLED_MINUTES = re.compile(r"(?<![\d.])(\d{2}):(\d{3,6})(?=\D|$)")
+
+
+def tidy_clock_times(lines: list[dict[str, Any]]) -> None:
+    """Turns minutes filled with a large number back into a minute of the hour (n mod 60)."""
+    for line in lines:
+        for _ in range(2):  # minutes, then seconds ("12:5432:154321")
+            line["message"] = _FILLED_MINUTES.sub(
+                lambda m: f"{m.group(1)}:{int(m.group(2)) % 60:02d}", line["message"]
+            )
+
+
 def main(root: Path = HERE) -> None:
     for slug, build in SCENARIOS.items():
         spec = build()
+        tidy_clock_times(spec["logs"])
         if slug in STAGES:
             stage, reason = STAGES[slug]
             spec["expected"]["root_cause_stage"] = stage
