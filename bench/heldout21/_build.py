@@ -769,15 +769,11 @@ def authorizationpolicy_principal_crashloops_worker() -> dict[str, Any]:
          (-185, f"2026-12-07 13:{{n}} ERROR FxBootstrap - {sig}"),
          (-184, "2026-12-07 13:{n} ERROR PayoutWorkerKt - exiting with status 1")]
     ).replace("13:{n}", "13:07")
-    k8s[f"kubectl describe authorizationpolicies fx-rates-allow -n {ns}"] = (
-        "Name:         fx-rates-allow\nNamespace:    payments\nAPI Version:  security.istio.io/v1\nKind:         AuthorizationPolicy\n"
-        "Metadata:\n  Generation:  4\nSpec:\n  Action:  ALLOW\n  Rules:\n    From:\n      Source:\n        Principals:\n"
-        "          cluster.local/ns/payments/sa/payout-api\n  Selector:\n    Match Labels:\n      App:  fx-rates\nEvents:  <none>\n"
-    )
     evs = [
         ev("payout-worker", "error", f"2026-12-07 13:{{n}} ERROR FxBootstrap - {sig}", **every(start + 20, -30, 160), pods=pods_of(pw)),
         ev("istio-proxy", "info", '[2026-12-07T13:{n}.{ms}Z] "GET /v1/rates/latest HTTP/1.1" 403 - rbac_access_denied_matched_policy[none] - "-" 0 19 0 - "-" "Ktor client" "{n}" "fx-rates.payments:8080" "-" inbound|8080|| - 10.8.2.{ms}:8080 10.8.1.{ms}:48120 outbound_.8080_._.fx-rates.payments.svc.cluster.local -', **every(start + 20, -30, 160), pods=pods_of(fx)),
         ev("argocd", "info", 'time="2026-12-07T09:{n}Z" level=info msg="sync succeeded: security.istio.io/v1 AuthorizationPolicy payments/fx-rates-allow configured (sec-policies PR #63 least privilege)" application=argocd/sec-policies', at=-14000),
+        ev("github", "info", "sec-policies PR #63 merged (least privilege): payments/fx-rates-allow.yaml: rules[0].from[0].source.principals: [cluster.local/ns/payments/sa/*] -> [cluster.local/ns/payments/sa/payout-api]", at=-14300),
         ev("cluster-autoscaler", "info", f'I1207 12:{{n}}.{{ms}}       1 scale_down.go:1044] "Scale-down: removing empty node" node="{NODES_DUB[2][0]}" pods evicted: payments/payout-worker-7c9d8b6f57-*', at=start - 60),
         ev("seller-portal", "error", '{"level":"error","msg":"payout status stuck in QUEUED","seller":"{n}","age_min":{n}}', **every(start + 600, -5, 25)),
         ev("payout-api", "info", '2026-12-07 13:{n} INFO  PayoutApiKt - payout-api 3.4.2 started', at=start - 50, pods=pods_of(pa)),
@@ -845,10 +841,6 @@ def secrets_store_object_renamed_containercreating() -> dict[str, Any]:
             conditions=(("PodReadyToStartContainers", "False"), ("Initialized", "True"), ("Ready", "False"), ("ContainersReady", "False"), ("PodScheduled", "True")),
             events_rows=[sched(ns, name, NODES_DUB[i][0], "21m"), ("Warning", "FailedMount", "47s (x18 over 21m)", "kubelet", mount.format(pod=name))],
         ).replace("QoS Class:", "Volumes:\n  settlement-secrets:\n    Type:              CSI (a Container Storage Interface (CSI) volume source)\n    Driver:            secrets-store.csi.k8s.io\n    FSType:\n    ReadOnly:          true\n    VolumeAttributes:      secretProviderClass=settlement-secrets\nQoS Class:", 1)
-    k8s[f"kubectl describe secretproviderclasses settlement-secrets -n {ns}"] = (
-        "Name:         settlement-secrets\nNamespace:    settlement\nAPI Version:  secrets-store.csi.x-k8s.io/v1\nKind:         SecretProviderClass\n"
-        "Spec:\n  Parameters:\n    Objects:  - objectName: \"prod/settlement/db\"\n  objectType: \"secretsmanager\"\n  Provider:  aws\nEvents:  <none>\n"
-    )
     k8s[f"kubectl events -n {ns}"] = events(
         [("21m", "Normal", "ScalingReplicaSet", "Deployment/settlement-api", f"Scaled up replica set settlement-api-{sa['rs']} to 2"),
          ("21m", "Normal", "ScalingReplicaSet", "Deployment/settlement-api", "Scaled down replica set settlement-api-58b7c9d6f4 to 2 from 4"),
@@ -860,6 +852,7 @@ def secrets_store_object_renamed_containercreating() -> dict[str, Any]:
         ev("secrets-store-csi-driver", "error", 'E1207 10:{n}.{ms}       1 nodeserver.go:245] "failed to mount secrets store object content" err="rpc error: code = Unknown desc = eu-west-1: Failed fetching secret prod/settlement/db: ResourceNotFoundException: ' + sig + '" pod="settlement/settlement-api-6c5f8d7b99-t5wnb"', **every(start + 20, -30, 70), labels={"host": NODES_DUB[0][0]}),
         ev("settlement-api", "warn", "2026-12-07T10:{n}Z WARN  [settle-{ms}] i.s.settlement.BatchRunner : batch {n} took {n} ms, worker pool saturated (16/16)", **every(start + 120, -5, 20), pods=[pod_name(sa, "a3vcx"), pod_name(sa, "j7drp")]),
         ev("reconciliation", "error", "2026-12-07T10:{n}Z ERROR Recon : Visa TC33 file 2026-12-07 not matched: 1,{n} open items (settlement timeout)", **every(start + 400, -10, 90), pods=pods_of(recon)),
+        ev("argocd", "info", 'time="2026-12-07T10:{n}Z" level=info msg="SecretProviderClass settlement/settlement-secrets unchanged: objects[0].objectName=prod/settlement/db objectType=secretsmanager" application=argocd/settlement-api', at=start - 25),
         ev("github-actions", "info", "settlement-api release 9.1.0: helm upgrade settlement-api ./chart --set image.tag=9.1.0 (interchange fee rounding fix)", at=start - 30),
         ev("reconciliation", "error", "2026-12-07T07:{n}Z ERROR Recon : Mastercard T464 download failed: 503", **every(-10500, -9900, 100), pods=pods_of(recon)),
     ]
