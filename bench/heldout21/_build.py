@@ -681,7 +681,12 @@ def distroless_base_command_uses_sh() -> dict[str, Any]:
     return kube_case(
         seed=531,
         start=start,
-        inc=incident("Dispatch board can't plan routes", "dispatch board", start),
+        inc=incident(
+            "Dispatch board can't plan routes",
+            "dispatch board",
+            start,
+            ["connection refused"],
+        ),
         exp=expected(
             "application",
             [
@@ -1958,7 +1963,12 @@ def php_fpm_max_children_reset_by_puppet_module() -> dict[str, Any]:
     return simple(
         538,
         start,
-        incident("News site down / 502 during election coverage", "news site", start),
+        incident(
+            "News site down / 502 during election coverage",
+            "news site",
+            start,
+            ["502 Bad Gateway"],
+        ),
         expected(
             "application",
             [
@@ -2511,7 +2521,12 @@ def caddy_storage_lost_acme_rate_limit() -> dict[str, Any]:
     spec = simple(
         542,
         start,
-        incident("New customers' shops show a certificate warning", "new shops", start),
+        incident(
+            "New customers' shops show a certificate warning",
+            "new shops",
+            start,
+            ["NET::ERR_CERT_COMMON_NAME_INVALID"],
+        ),
         expected(
             "tls",
             [
