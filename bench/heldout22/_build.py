@@ -274,7 +274,12 @@ def cnpg_wal_archive_irsa_annotation_dropped() -> dict[str, Any]:
     return kube_case(
         seed=545,
         start=start,
-        inc=incident("Order history page errors for everyone", "order history", start),
+        inc=incident(
+            "Order history page errors for everyone",
+            "order history",
+            start,
+            ["a disk-usage alert fired on the database about half an hour earlier"],
+        ),
         exp=expected(
             "application",
             [
@@ -631,17 +636,63 @@ def opensearch_scaleout_pvc_kms_key_pending_deletion() -> dict[str, Any]:
     for i in range(5):
         pv = f"pvc-9a{i}4c1d2-6e7f-4a8b-9c0d-1e2f3a4b5c6{i}"
         rows.append(
-            [f"data-opensearch-data-{i}", "Bound", pv, "200Gi", "RWO", "gp3-encrypted", "<unset>", "61d"]
+            [
+                f"data-opensearch-data-{i}",
+                "Bound",
+                pv,
+                "200Gi",
+                "RWO",
+                "gp3-encrypted",
+                "<unset>",
+                "61d",
+            ]
             if i < 3
-            else [f"data-opensearch-data-{i}", "Pending", "", "", "", "gp3-encrypted", "<unset>", "40m"]
+            else [
+                f"data-opensearch-data-{i}",
+                "Pending",
+                "",
+                "",
+                "",
+                "gp3-encrypted",
+                "<unset>",
+                "40m",
+            ]
         )
     k8s[f"kubectl get persistentvolumeclaims -n {ns}"] = pvc_table(rows)
     k8s["kubectl get storageclasses"] = table(
         [
-            ["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"],
-            ["gp2", "kubernetes.io/aws-ebs", "Delete", "WaitForFirstConsumer", "false", "2y"],
-            ["gp3 (default)", "ebs.csi.aws.com", "Delete", "WaitForFirstConsumer", "true", "2y"],
-            ["gp3-encrypted", "ebs.csi.aws.com", "Delete", "WaitForFirstConsumer", "true", "1y"],
+            [
+                "NAME",
+                "PROVISIONER",
+                "RECLAIMPOLICY",
+                "VOLUMEBINDINGMODE",
+                "ALLOWVOLUMEEXPANSION",
+                "AGE",
+            ],
+            [
+                "gp2",
+                "kubernetes.io/aws-ebs",
+                "Delete",
+                "WaitForFirstConsumer",
+                "false",
+                "2y",
+            ],
+            [
+                "gp3 (default)",
+                "ebs.csi.aws.com",
+                "Delete",
+                "WaitForFirstConsumer",
+                "true",
+                "2y",
+            ],
+            [
+                "gp3-encrypted",
+                "ebs.csi.aws.com",
+                "Delete",
+                "WaitForFirstConsumer",
+                "true",
+                "1y",
+            ],
         ]
     )
     k8s["kubectl describe storageclasses gp3-encrypted"] = (
@@ -675,10 +726,17 @@ def opensearch_scaleout_pvc_kms_key_pending_deletion() -> dict[str, Any]:
             f"opensearch-data-{i}",
             ns,
             owner="StatefulSet/opensearch-data",
-            labels=["app=opensearch-data", f"statefulset.kubernetes.io/pod-name=opensearch-data-{i}"],
+            labels=[
+                "app=opensearch-data",
+                f"statefulset.kubernetes.io/pod-name=opensearch-data-{i}",
+            ],
             sa="opensearch",
             containers=container_text(
-                "opensearch", img, 9200, limits="memory:  16Gi", requests="cpu:      4\n  memory:   16Gi"
+                "opensearch",
+                img,
+                9200,
+                limits="memory:  16Gi",
+                requests="cpu:      4\n  memory:   16Gi",
             ),
             events_rows=[
                 (
@@ -686,16 +744,42 @@ def opensearch_scaleout_pvc_kms_key_pending_deletion() -> dict[str, Any]:
                     "FailedScheduling",
                     "2m (x8 over 40m)",
                     "default-scheduler",
-                    "running PreBind plugin \"VolumeBinding\": binding volumes: provisioning failed for PVC \"" + claim + "\"",
+                    'running PreBind plugin "VolumeBinding": binding volumes: provisioning failed for PVC "'
+                    + claim
+                    + '"',
                 )
             ],
         )
     k8s[f"kubectl events -n {ns}"] = events(
         [
-            ("41m", "Normal", "SuccessfulCreate", "StatefulSet/opensearch-data", "create Claim data-opensearch-data-3 Pod opensearch-data-3 in StatefulSet opensearch-data success"),
-            ("41m", "Normal", "SuccessfulCreate", "StatefulSet/opensearch-data", "create Pod opensearch-data-3 in StatefulSet opensearch-data successful"),
-            ("2m", "Warning", "ProvisioningFailed", "PersistentVolumeClaim/data-opensearch-data-3", prov.format(v="3d8e-77a1")),
-            ("2m", "Warning", "ProvisioningFailed", "PersistentVolumeClaim/data-opensearch-data-4", prov.format(v="4d8e-77a1")),
+            (
+                "41m",
+                "Normal",
+                "SuccessfulCreate",
+                "StatefulSet/opensearch-data",
+                "create Claim data-opensearch-data-3 Pod opensearch-data-3 in StatefulSet opensearch-data success",
+            ),
+            (
+                "41m",
+                "Normal",
+                "SuccessfulCreate",
+                "StatefulSet/opensearch-data",
+                "create Pod opensearch-data-3 in StatefulSet opensearch-data successful",
+            ),
+            (
+                "2m",
+                "Warning",
+                "ProvisioningFailed",
+                "PersistentVolumeClaim/data-opensearch-data-3",
+                prov.format(v="3d8e-77a1"),
+            ),
+            (
+                "2m",
+                "Warning",
+                "ProvisioningFailed",
+                "PersistentVolumeClaim/data-opensearch-data-4",
+                prov.format(v="4d8e-77a1"),
+            ),
         ]
     )
     evs = [
@@ -751,7 +835,9 @@ def opensearch_scaleout_pvc_kms_key_pending_deletion() -> dict[str, Any]:
     return kube_case(
         seed=547,
         start=start,
-        inc=incident("Search super slow / timing out on the site", "product search", start),
+        inc=incident(
+            "Search super slow / timing out on the site", "product search", start
+        ),
         exp=expected(
             "platform",
             [
@@ -777,12 +863,18 @@ def opensearch_scaleout_pvc_kms_key_pending_deletion() -> dict[str, Any]:
             bg(
                 "search-api",
                 pods_of(sa),
-                ['time=2026-12-07T11:{n}Z level=INFO msg="GET /v1/search" status=200 took={ms}ms'],
+                [
+                    'time=2026-12-07T11:{n}Z level=INFO msg="GET /v1/search" status=200 took={ms}ms'
+                ],
                 8,
             )
         ],
         evs=evs,
-        services=[svc("search-api", 140, {"429": (0.0, 0.18), "504": (0.0, 0.05)}, (0.09, 1.8))],
+        services=[
+            svc(
+                "search-api", 140, {"429": (0.0, 0.18), "504": (0.0, 0.05)}, (0.09, 1.8)
+            )
+        ],
         gauges=[
             gauge(
                 "opensearch_threadpool_search_queue",
@@ -875,27 +967,77 @@ def redis_cluster_pdb_deleted_drain_takes_slot_owner() -> dict[str, Any]:
             started=-1620,
             owner="StatefulSet/session-redis",
             labels=f"app=session-redis,statefulset.kubernetes.io/pod-name=session-redis-{sfx}",
-            conditions=[("Initialized", "True"), ("Ready", "False"), ("ContainersReady", "False"), ("PodScheduled", "True")],
+            conditions=[
+                ("Initialized", "True"),
+                ("Ready", "False"),
+                ("ContainersReady", "False"),
+                ("PodScheduled", "True"),
+            ],
             events_rows=[
-                ("Warning", "Unhealthy", "20s (x160 over 26m)", "kubelet", "Readiness probe failed: cluster_state:fail"),
+                (
+                    "Warning",
+                    "Unhealthy",
+                    "20s (x160 over 26m)",
+                    "kubelet",
+                    "Readiness probe failed: cluster_state:fail",
+                ),
             ],
         )
     k8s[f"kubectl logs session-redis-2 -n {ns} --tail=1000"] = podlog(
         [
-            (-1618, "1:M 07 Dec 2026 11:10:42.118 * Node configuration loaded, I'm 5b1e9c0d7a2f4e63b8a1c2d3e4f5a6b7c8d9e0f1"),
+            (
+                -1618,
+                "1:M 07 Dec 2026 11:10:42.118 * Node configuration loaded, I'm 5b1e9c0d7a2f4e63b8a1c2d3e4f5a6b7c8d9e0f1",
+            ),
             (-1617, "1:M 07 Dec 2026 11:10:42.120 * Ready to accept connections tcp"),
             (-1600, "1:M 07 Dec 2026 11:11:00.002 # Cluster state changed: fail"),
-            (-1590, "1:M 07 Dec 2026 11:11:10.403 * Connecting to MASTER 10.81.3.144:6379 (stale address in nodes.conf)"),
-            (-900, "1:M 07 Dec 2026 11:22:50.771 # Error condition on socket for SYNC: Connection timed out"),
+            (
+                -1590,
+                "1:M 07 Dec 2026 11:11:10.403 * Connecting to MASTER 10.81.3.144:6379 (stale address in nodes.conf)",
+            ),
+            (
+                -900,
+                "1:M 07 Dec 2026 11:22:50.771 # Error condition on socket for SYNC: Connection timed out",
+            ),
         ]
     )
     k8s[f"kubectl events -n {ns}"] = events(
         [
-            ("28m", "Normal", "Killing", "Pod/session-redis-2", "Stopping container redis"),
-            ("28m", "Normal", "Killing", "Pod/session-redis-5", "Stopping container redis"),
-            ("27m", "Normal", "SuccessfulCreate", "StatefulSet/session-redis", "create Pod session-redis-2 in StatefulSet session-redis successful"),
-            ("27m", "Normal", "SuccessfulCreate", "StatefulSet/session-redis", "create Pod session-redis-5 in StatefulSet session-redis successful"),
-            ("20s", "Warning", "Unhealthy", "Pod/session-redis-2", "Readiness probe failed: cluster_state:fail"),
+            (
+                "28m",
+                "Normal",
+                "Killing",
+                "Pod/session-redis-2",
+                "Stopping container redis",
+            ),
+            (
+                "28m",
+                "Normal",
+                "Killing",
+                "Pod/session-redis-5",
+                "Stopping container redis",
+            ),
+            (
+                "27m",
+                "Normal",
+                "SuccessfulCreate",
+                "StatefulSet/session-redis",
+                "create Pod session-redis-2 in StatefulSet session-redis successful",
+            ),
+            (
+                "27m",
+                "Normal",
+                "SuccessfulCreate",
+                "StatefulSet/session-redis",
+                "create Pod session-redis-5 in StatefulSet session-redis successful",
+            ),
+            (
+                "20s",
+                "Warning",
+                "Unhealthy",
+                "Pod/session-redis-2",
+                "Readiness probe failed: cluster_state:fail",
+            ),
         ]
     )
     evs = [
@@ -984,15 +1126,29 @@ def redis_cluster_pdb_deleted_drain_takes_slot_owner() -> dict[str, Any]:
             bg(
                 "auth-service",
                 pods_of(auth),
-                ['{"level":"INFO","logger":"o.s.web","message":"GET /oauth2/jwks 200","ms":{ms}}'],
+                [
+                    '{"level":"INFO","logger":"o.s.web","message":"GET /oauth2/jwks 200","ms":{ms}}'
+                ],
                 8,
             )
         ],
         evs=evs,
         services=[svc("auth-service", 50, {"500": (0.001, 0.8)}, (0.04, 0.05))],
         gauges=[
-            gauge("redis_cluster_state", {"instance": "session-redis-0"}, 1, 0, start - 200),
-            gauge("redis_cluster_slots_fail", {"instance": "session-redis-0"}, 0, 5461, start - 200),
+            gauge(
+                "redis_cluster_state",
+                {"instance": "session-redis-0"},
+                1,
+                0,
+                start - 200,
+            ),
+            gauge(
+                "redis_cluster_slots_fail",
+                {"instance": "session-redis-0"},
+                0,
+                5461,
+                start - 200,
+            ),
         ],
         books={
             "login-failing.md": runbook(
@@ -1017,7 +1173,6 @@ def redis_cluster_pdb_deleted_drain_takes_slot_owner() -> dict[str, Any]:
 def debezium_offsets_topic_deleted_resnapshot_oom() -> dict[str, Any]:
     start = -2700
     ns = "cdc"
-    img = "quay.io/strimzi/kafka:0.44.0-kafka-3.8.0"
     cc = app(
         "cdc-connect-connect",
         image="4471203988.dkr.ecr.eu-central-1.amazonaws.com/data/cdc-connect:2.7.3",
@@ -1060,13 +1215,34 @@ def debezium_offsets_topic_deleted_resnapshot_oom() -> dict[str, Any]:
         "java.lang.OutOfMemoryError: Java heap space",
     ]
     k8s[f"kubectl logs {name} -n {ns} --previous --tail=1000"] = podlog(
-        [(-290 + i * 30, line.replace("{n}", f"{53 + i}:1{i}")) for i, line in enumerate(trace)]
+        [
+            (-290 + i * 30, line.replace("{n}", f"{53 + i}:1{i}"))
+            for i, line in enumerate(trace)
+        ]
     )
     k8s[f"kubectl events -n {ns}"] = events(
         [
-            ("3h", "Normal", "SuccessfulCreate", "CronJob/topic-janitor", "Created job topic-janitor-29421840"),
-            ("3h", "Normal", "Completed", "Job/topic-janitor-29421840", "Job completed"),
-            ("2m", "Warning", "BackOff", f"Pod/{name}", f"Back-off restarting failed container cdc-connect-connect in pod {name}_{ns}"),
+            (
+                "3h",
+                "Normal",
+                "SuccessfulCreate",
+                "CronJob/topic-janitor",
+                "Created job topic-janitor-29421840",
+            ),
+            (
+                "3h",
+                "Normal",
+                "Completed",
+                "Job/topic-janitor-29421840",
+                "Job completed",
+            ),
+            (
+                "2m",
+                "Warning",
+                "BackOff",
+                f"Pod/{name}",
+                f"Back-off restarting failed container cdc-connect-connect in pod {name}_{ns}",
+            ),
         ]
     )
     evs = [
@@ -1245,7 +1421,9 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
         NODES_FRA,
         [pg, la],
         seed=550,
-        statefulsets=sts_table([["loyalty-postgresql", "0/1", "2y", "postgresql", img]]),
+        statefulsets=sts_table(
+            [["loyalty-postgresql", "0/1", "2y", "postgresql", img]]
+        ),
     )
     sig = "database files are incompatible with server"
     name = describe_pod(
@@ -1264,7 +1442,10 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
     k8s[f"kubectl logs {name} -n {ns} --previous --tail=1000"] = podlog(
         [
             (-70, "postgresql 11:44:10.21 INFO  ==> ** Starting PostgreSQL setup **"),
-            (-69.6, "postgresql 11:44:10.48 INFO  ==> Deploying PostgreSQL with persisted data..."),
+            (
+                -69.6,
+                "postgresql 11:44:10.48 INFO  ==> Deploying PostgreSQL with persisted data...",
+            ),
             (-69.2, "postgresql 11:44:10.66 INFO  ==> ** Starting PostgreSQL **"),
             (-69.0, f"2026-12-07 11:44:10.702 GMT [1] FATAL:  {sig}"),
             (
@@ -1281,14 +1462,38 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
         containers=container_text("postgresql", img, 5432, limits="memory:  2Gi"),
         claims="  Name:          data\n  StorageClass:  local-path\n  Capacity:      30Gi\n  Access Modes:  [ReadWriteOnce]",
         rows=[
-            ("Normal", "SuccessfulDelete", "22m", "statefulset-controller", f"delete Pod {name} in StatefulSet loyalty-postgresql successful"),
-            ("Normal", "SuccessfulCreate", "22m", "statefulset-controller", f"create Pod {name} in StatefulSet loyalty-postgresql successful"),
+            (
+                "Normal",
+                "SuccessfulDelete",
+                "22m",
+                "statefulset-controller",
+                f"delete Pod {name} in StatefulSet loyalty-postgresql successful",
+            ),
+            (
+                "Normal",
+                "SuccessfulCreate",
+                "22m",
+                "statefulset-controller",
+                f"create Pod {name} in StatefulSet loyalty-postgresql successful",
+            ),
         ],
     )
     k8s[f"kubectl events -n {ns}"] = events(
         [
-            ("22m", "Normal", "Pulled", f"Pod/{name}", f'Successfully pulled image "{img}" in 6.2s'),
-            ("2m", "Warning", "BackOff", f"Pod/{name}", f"Back-off restarting failed container postgresql in pod {name}_{ns}"),
+            (
+                "22m",
+                "Normal",
+                "Pulled",
+                f"Pod/{name}",
+                f'Successfully pulled image "{img}" in 6.2s',
+            ),
+            (
+                "2m",
+                "Warning",
+                "BackOff",
+                f"Pod/{name}",
+                f"Back-off restarting failed container postgresql in pod {name}_{ns}",
+            ),
         ]
     )
     evs = [
@@ -1301,7 +1506,9 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
         ev(
             "argocd",
             "info",
-            "application loyalty synced to loyalty-deploy@b71c0e9: StatefulSet loyalty-postgresql configured (image bitnami/postgresql:15.4.0-debian-11-r45 -> " + img + ")",
+            "application loyalty synced to loyalty-deploy@b71c0e9: StatefulSet loyalty-postgresql configured (image bitnami/postgresql:15.4.0-debian-11-r45 -> "
+            + img
+            + ")",
             at=start - 60,
         ),
         ev(
@@ -1314,7 +1521,7 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
         ev(
             "loyalty-api",
             "error",
-            "[2026-12-07 11:{n} +0000] [{ms}] [ERROR] django.db.utils.OperationalError: connection to server at \"loyalty-postgresql\" (10.43.20.15), port 5432 failed: Connection refused",
+            '[2026-12-07 11:{n} +0000] [{ms}] [ERROR] django.db.utils.OperationalError: connection to server at "loyalty-postgresql" (10.43.20.15), port 5432 failed: Connection refused',
             **every(start + 10, -3, 5),
             pods=pods_of(la),
         ),
@@ -1342,7 +1549,9 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
     return kube_case(
         seed=550,
         start=start,
-        inc=incident("Loyalty points show 0 / app loyalty tab errors", "loyalty points", start),
+        inc=incident(
+            "Loyalty points show 0 / app loyalty tab errors", "loyalty points", start
+        ),
         exp=expected(
             "application",
             [
@@ -1368,7 +1577,9 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
             bg(
                 "loyalty-api",
                 pods_of(la),
-                ['10.42.{ms}.{ms} - - [07/Dec/2026:11:{n} +0000] "GET /healthz HTTP/1.1" 200 2 "-" "kube-probe/1.31"'],
+                [
+                    '10.42.{ms}.{ms} - - [07/Dec/2026:11:{n} +0000] "GET /healthz HTTP/1.1" 200 2 "-" "kube-probe/1.31"'
+                ],
                 8,
             )
         ],
@@ -1386,10 +1597,1391 @@ def postgres_chart_bump_major_version_data_dir() -> dict[str, Any]:
     )
 
 
+# =================================================================================================
+# 7. Autovacuum left off: three days ago a bulk import (OPS-3310) ran
+#    `ALTER TABLE good_jobs SET (autovacuum_enabled = false)` to speed itself up and never turned it
+#    back. The GoodJob queue table churns millions of rows a day; dead tuples pile up, the
+#    `FOR UPDATE SKIP LOCKED` dequeue query now scans them and takes seconds, the workers fall behind.
+#    Password-reset mails arrive 40 minutes late. The incident says "password reset".
+# =================================================================================================
+
+
+@scenario("queue-table-autovacuum-left-disabled-after-import")
+def queue_table_autovacuum_left_disabled_after_import() -> dict[str, Any]:
+    start = -2400
+    sig = "autovacuum_enabled = false"
+    workers = ["worker-i-0d1e", "worker-i-0f3a"]
+    evs = [
+        ev(
+            "postgres",
+            "info",
+            "2026-12-04 22:{n}.{ms} UTC [{n}] import@app LOG:  statement: ALTER TABLE good_jobs SET ("
+            + sig
+            + ");  -- OPS-3310 speed up bulk import of legacy notifications",
+            at=-7150,
+        ),
+        ev(
+            "postgres",
+            "info",
+            '2026-12-07 09:{n}.{ms} UTC [{n}] LOG:  automatic vacuum of table "app.public.sessions": index scans: 1, pages: 0 removed, 18220 remain; tuples: 40211 removed, 911002 remain',
+            **every(-7000, -60, 900),
+        ),
+        ev(
+            "postgres",
+            "warn",
+            '2026-12-07 11:{n}.{ms} UTC [{n}] app@app LOG:  duration: 4{ms}.118 ms  execute <unnamed>: SELECT "good_jobs".* FROM "good_jobs" WHERE "good_jobs"."finished_at" IS NULL AND ("good_jobs"."scheduled_at" <= now()) ORDER BY priority DESC NULLS LAST, created_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED',
+            **every(start, -5, 15),
+        ),
+        ev(
+            "good_job",
+            "warn",
+            "W, [2026-12-07T11:{n} #{ms}]  WARN -- : [GoodJob] Queue default: latency 2{ms}s, 18{ms} jobs enqueued, executing 10/10 threads",
+            **every(start + 300, -30, 60),
+            pods=workers,
+        ),
+        ev(
+            "good_job",
+            "info",
+            "I, [2026-12-07T11:{n} #{ms}]  INFO -- : [ActiveJob] [ActionMailer::MailDeliveryJob] Performed ActionMailer::MailDeliveryJob (Job ID: {n}) from GoodJob(default) in 2{ms}.4ms",
+            **every(start - 3000, -8, 20),
+            pods=workers,
+        ),
+        ev(
+            "web",
+            "info",
+            "I, [2026-12-07T10:{n} #{ms}]  INFO -- : [web] deployed release v512 (remember-me checkbox)",
+            at=-4700,
+        ),
+        ev(
+            "postmark",
+            "warn",
+            "Bounce webhook: HardBounce for {n}@hotmail.example (ISP: Microsoft), stream outbound",
+            **every(-7000, -100, 300),
+        ),
+        ev(
+            "good_job",
+            "error",
+            "E, [2026-12-07T08:{n} #{ms}] ERROR -- : [GoodJob] Net::ReadTimeout with #<TCPSocket:(closed)> (Postmark API)",
+            **every(-10500, -10000, 120),
+            pods=workers,
+        ),
+    ]
+    return simple(
+        551,
+        start,
+        incident(
+            "Password reset emails not arriving (or 40 min late)",
+            "password reset",
+            start,
+        ),
+        expected(
+            "application",
+            [
+                "good_jobs",
+                "postgres",
+                "autovacuum",
+                "autovacuum_enabled",
+                "OPS-3310",
+                "good_job",
+            ],
+            sig,
+            "For a bulk import (OPS-3310) someone ran ALTER TABLE good_jobs SET (autovacuum_enabled = false) and never turned it back on. The queue table churns millions of rows a day; its dead tuples are never vacuumed, and GoodJob's FOR UPDATE SKIP LOCKED dequeue query now scans them and takes seconds. Workers fall behind and password-reset mails wait 40 minutes in the queue. The queue-latency warnings are the louder symptom; the web release, Postmark bounces and the old Postmark timeout are not the cause.",
+            [
+                f"postgres: ALTER TABLE good_jobs SET ({sig}) -- OPS-3310",
+                "postgres: duration 4xxx ms on the good_jobs dequeue query",
+                "pg_stat_user_tables n_dead_tup(good_jobs) 38M, last_autovacuum three days ago",
+            ],
+            "ALTER TABLE good_jobs RESET (autovacuum_enabled); run VACUUM (VERBOSE) good_jobs now, and make bulk-import runbooks restore table settings.",
+        ),
+        [
+            bg(
+                "web",
+                ["web-i-0a21", "web-i-0b42"],
+                [
+                    "I, [2026-12-07T11:{n} #{ms}]  INFO -- : Completed 200 OK in {ms}ms (Views: 1{ms}.2ms | ActiveRecord: 3.1ms | Allocations: 4{ms})",
+                    'I, [2026-12-07T11:{n} #{ms}]  INFO -- : Started POST "/users/password" for 81.2.{ms}.{ms}',
+                ],
+                8,
+            )
+        ],
+        evs,
+        [svc("web", 45, {"500": (0.001, 0.001)}, (0.08, 0.09))],
+        [
+            gauge(
+                "pg_stat_user_tables_n_dead_tup",
+                {"relname": "good_jobs"},
+                21000000,
+                38000000,
+                start - 3000,
+            ),
+            gauge(
+                "good_job_queue_latency_seconds",
+                {"queue": "default"},
+                1,
+                2400,
+                start,
+            ),
+        ],
+        {
+            "mail-delays.md": runbook(
+                "Emails delayed",
+                "Delayed emails are almost always Postmark: check status.postmarkapp.com and the message stream's bounce rate; pause the marketing stream if it shares the server token.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 8. Hot key: flags-sdk 4.0.0 (upgraded in every Node service by a monorepo dependency bump, PR #1804)
+#    dropped the in-process cache and reads the whole ruleset `ff:ruleset:v2` from Redis Cluster on
+#    every request. One key means one slot means one shard: redis-shard-3 sits at 100 % CPU while the
+#    other shards idle; every service that shares the cluster times out. The incident says
+#    "storefront".
+# =================================================================================================
+
+
+@scenario("flags-sdk-drops-local-cache-redis-hot-key")
+def flags_sdk_drops_local_cache_redis_hot_key() -> dict[str, Any]:
+    start = -2000
+    sig = "ff:ruleset:v2"
+    sf = ["storefront-1", "storefront-2", "storefront-3"]
+    evs = [
+        ev(
+            "github-actions",
+            "info",
+            "deploy-all: storefront, checkout-bff, account-bff released with @acme/flags-sdk 4.0.0 (PR #1804 'bump internal packages')",
+            at=start - 90,
+        ),
+        ev(
+            "redis-cli",
+            "info",
+            "[hotkeys] hot key found with counter: 255\tkeyname: " + sig,
+            at=start + 900,
+        ),
+        ev(
+            "redis-shard-3",
+            "warn",
+            "1:M 07 Dec 2026 11:{n}.{ms} # slowlog: id={n} 1{ms}0 us GET "
+            + sig
+            + " (client 10.0.{ms}.{ms}:{n} storefront)",
+            **every(start + 30, -10, 30),
+        ),
+        ev(
+            "storefront",
+            "error",
+            '{"level":"error","time":"2026-12-07T11:{n}Z","msg":"render failed","err":"Command timed out","command":"get","args":["'
+            + sig
+            + '"],"redis":"redis-shard-3.cache.internal:6379"}',
+            **every(start + 40, -2, 4),
+            pods=sf,
+        ),
+        ev(
+            "checkout-bff",
+            "error",
+            '{"level":"error","msg":"session lookup failed: Command timed out","redis":"redis-shard-3.cache.internal:6379"}',
+            **every(start + 60, -4, 9),
+        ),
+        ev(
+            "cdn",
+            "warn",
+            "edge 504 for /c/{n} (origin storefront ttfb {ms}00ms)",
+            **every(start + 80, -6, 12),
+        ),
+        ev(
+            "search-api",
+            "info",
+            '{"level":"info","msg":"search-api 6.2.0 deployed (synonyms v3)"}',
+            at=start - 1500,
+        ),
+        ev(
+            "storefront",
+            "error",
+            '{"level":"error","msg":"contentful: 429 Too Many Requests"}',
+            **every(-10300, -9900, 60),
+            pods=sf,
+        ),
+    ]
+    return simple(
+        552,
+        start,
+        incident("Storefront extremely slow, lots of timeouts", "storefront", start),
+        expected(
+            "application",
+            [
+                "@acme/flags-sdk",
+                "flags-sdk",
+                "flags-sdk 4.0.0",
+                sig,
+                "redis-shard-3",
+                "hot key",
+                "PR #1804",
+            ],
+            sig,
+            "PR #1804 bumped @acme/flags-sdk to 4.0.0 in every Node service; the new version dropped its in-process cache and reads the ruleset key ff:ruleset:v2 from Redis on each request. One key lives on one shard: redis-shard-3 is saturated (100 % CPU, slowlog full of GET ff:ruleset:v2) while the others idle, and everything on that shard (pages, sessions) times out. The storefront and checkout-bff timeouts and the CDN 504s are victims; search-api's release and the old Contentful 429s are not the cause.",
+            [
+                f"redis --hotkeys: hot key {sig}",
+                "redis-shard-3: slowlog GET ff:ruleset:v2, CPU 100 % (other shards 10 %)",
+                "github-actions: flags-sdk 4.0.0 rolled out (PR #1804)",
+            ],
+            "Roll back to flags-sdk 3.x (or restore the local TTL cache), then spread reads (client-side caching / replicas).",
+        ),
+        [
+            bg(
+                "storefront",
+                sf,
+                ['{"level":"info","msg":"GET /p/{n} 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs,
+        [
+            svc("storefront", 160, {"500": (0.002, 0.12)}, (0.12, 1.6)),
+            svc("checkout-bff", 30, {"500": (0.001, 0.08)}, (0.05, 0.6)),
+        ],
+        [
+            gauge(
+                "redis_cpu_utilization_ratio",
+                {"node": "redis-shard-3"},
+                0.12,
+                1.0,
+                start,
+            ),
+            gauge(
+                "redis_cpu_utilization_ratio",
+                {"node": "redis-shard-1"},
+                0.10,
+                0.11,
+                start,
+            ),
+            gauge(
+                "redis_commands_processed_per_second",
+                {"node": "redis-shard-3"},
+                9000,
+                142000,
+                start,
+            ),
+        ],
+        {
+            "storefront-slow.md": runbook(
+                "Storefront slow",
+                "Storefront slowness is usually search. Check search-api p95 and roll back the latest search-api release if it rose after the deploy.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 9. TTL stampede: the product cache warmer's schedule moved from 03:00 to 09:00 yesterday (PR
+#    catalog#640, "warm after the ERP import") and its rewrite dropped the TTL jitter: 1.4M product
+#    keys were written between 09:00 and 09:08 with EX 86400. Today at 09:00 they all expire together,
+#    every page view misses and the MySQL catalog database collapses under the refill. The incident
+#    says "product pages".
+# =================================================================================================
+
+
+@scenario("cache-warmer-ttl-without-jitter-expires-at-peak")
+def cache_warmer_ttl_without_jitter_expires_at_peak() -> dict[str, Any]:
+    start = -1700
+    sig = "jitter=0"
+    api = ["catalog-api-1", "catalog-api-2", "catalog-api-3"]
+    evs = [
+        ev(
+            "cache-warmer",
+            "info",
+            "2026-12-06 09:{n} INFO warm-products: wrote 1 412 880 keys product:* with EX 86400 "
+            + sig
+            + " in 471s (schedule '0 9 * * *', PR catalog#640)",
+            at=-7150,
+        ),
+        ev(
+            "redis",
+            "info",
+            "expired_keys/s 2{ms}0 (keyspace db0 keys 1 4{ms} 880 -> 1{ms} 000)",
+            **every(start, start + 480, 30),
+        ),
+        ev(
+            "catalog-api",
+            "warn",
+            '{"level":"WARN","logger":"ProductCache","message":"cache miss product:{n}, loading from db","ms":{ms}}',
+            **every(start, -2, 3),
+            pods=api,
+        ),
+        ev(
+            "mysql",
+            "error",
+            "2026-12-07T09:{n}.{ms}Z {n} [Warning] [MY-010909] [Server] Too many connections (max_connections=1000) from 10.20.{ms}.{ms}, user catalog",
+            **every(start + 60, -10, 25),
+        ),
+        ev(
+            "mysql",
+            "warn",
+            "# Query_time: 1{ms}.2  Lock_time: 0.0001 Rows_sent: 1  Rows_examined: 9{ms}00\nSELECT p.*, GROUP_CONCAT(a.value) FROM products p JOIN attributes a ON a.product_id = p.id WHERE p.id = {n} GROUP BY p.id;",
+            **every(start + 30, -8, 15),
+        ),
+        ev(
+            "catalog-api",
+            "error",
+            '{"level":"ERROR","logger":"com.zaxxer.hikari.pool.HikariPool","message":"HikariPool-1 - Connection is not available, request timed out after 30000ms."}',
+            **every(start + 120, -4, 8),
+            pods=api,
+        ),
+        ev(
+            "catalog-api",
+            "info",
+            '{"level":"INFO","message":"catalog-api 19.4.0 started (size guide)"}',
+            at=start - 2600,
+            pods=api,
+        ),
+        ev(
+            "erp-import",
+            "warn",
+            "WARN erp-import: 312 SKUs skipped (missing EAN)",
+            at=start - 600,
+        ),
+        ev(
+            "mysql",
+            "error",
+            "2026-12-07T06:{n}Z 0 [ERROR] [MY-013183] [InnoDB] Assertion failure: ibuf0ibuf.cc (backup replica, ignored)",
+            at=-10400,
+        ),
+    ]
+    return simple(
+        553,
+        start,
+        incident("Product pages very slow, some 500s since 9", "product pages", start),
+        expected(
+            "application",
+            [
+                "cache-warmer",
+                "warm-products",
+                "PR catalog#640",
+                "ttl",
+                "product:*",
+                "jitter",
+            ],
+            sig,
+            "PR catalog#640 moved the product cache warmer from 03:00 to 09:00 and dropped the TTL jitter: yesterday it wrote 1.4M product keys between 09:00 and 09:08 with the same EX 86400. They all expire together at today's morning peak; every product view misses at once and the refill overwhelms the MySQL catalog database (too many connections, slow joins). catalog-api's Hikari errors and MySQL's slow log are the louder victims; catalog-api's release, the ERP warnings and the old backup-replica assertion are not the cause.",
+            [
+                f"cache-warmer: wrote 1 412 880 keys with EX 86400 {sig} (PR catalog#640)",
+                "redis: expired_keys spike at 09:00",
+                "catalog-api: cache miss flood, Hikari timeouts",
+            ],
+            "Re-add TTL jitter (e.g. 20-28 h) and request coalescing on miss; for now re-run the warmer in slices and cap catalog-api's DB concurrency.",
+        ),
+        [
+            bg(
+                "catalog-api",
+                api,
+                ['{"level":"INFO","message":"GET /products/{n} 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs,
+        [svc("catalog-api", 120, {"500": (0.001, 0.15)}, (0.03, 2.2))],
+        [
+            gauge("redis_keyspace_hits_ratio", {"db": "db0"}, 0.97, 0.21, start),
+            gauge(
+                "mysql_global_status_threads_connected",
+                {"instance": "catalog-db"},
+                140,
+                1000,
+                start + 60,
+            ),
+        ],
+        {
+            "mysql-overload.md": runbook(
+                "Catalog database overloaded",
+                "When the catalog database is overloaded, find long queries in the slow log and kill them (pt-kill), then add a read replica for catalog-api.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 10. RabbitMQ policy scope: the telemetry team added a policy `telemetry-cap` (max-length 10000,
+#     overflow drop-head) with the pattern `.*` instead of `^telemetry\.`, priority 10, in the shared
+#     vhost. Tonight the invoice PDF queue backed up behind a slow renderer and RabbitMQ silently
+#     dropped the oldest messages: invoices that were never generated. The incident says "invoices".
+# =================================================================================================
+
+
+@scenario("rabbitmq-policy-pattern-drops-invoice-messages")
+def rabbitmq_policy_pattern_drops_invoice_messages() -> dict[str, Any]:
+    start = -2900
+    sig = "telemetry-cap"
+    evs = [
+        ev(
+            "rabbitmq",
+            "info",
+            "2026-12-07 09:{n}.{ms}+00:00 [info] <0.{n}.0> Successfully set policy '"
+            + sig
+            + "' matching queues names in virtual host '/' using pattern '.*' (definition: {\"max-length\":10000,\"overflow\":\"drop-head\"}, priority 10, applied by user 'telemetry-admin')",
+            at=-7000,
+        ),
+        ev(
+            "rabbitmq",
+            "info",
+            "2026-12-07 11:{n}.{ms}+00:00 [info] <0.{n}.0> queue 'billing.invoice-pdf' in vhost '/': policy '"
+            + sig
+            + "' in effect, length 10000 (max-length reached, dropping from head)",
+            **every(start + 600, -60, 300),
+        ),
+        ev(
+            "invoice-renderer",
+            "warn",
+            "2026-12-07 11:{n} WARN  [pdf-worker-{ms}] rendering invoice INV-{n} took 1{ms}ms (wkhtmltopdf)",
+            **every(start, -6, 12),
+        ),
+        ev(
+            "billing",
+            "error",
+            "2026-12-07 11:{n} ERROR [InvoiceReconciler] invoice INV-{n} published 2026-12-07T1{ms}Z but no PDF after 30 min",
+            **every(start + 1800, -30, 60),
+        ),
+        ev(
+            "billing",
+            "info",
+            "2026-12-07 10:{n} INFO  [Main] billing 2026.12.2 started (SEPA mandate reminder)",
+            at=-5800,
+        ),
+        ev(
+            "telemetry-collector",
+            "warn",
+            "telemetry.device-events backlog 10000 (capped), consumers 2",
+            **every(-7000, -200, 300),
+        ),
+        ev(
+            "invoice-renderer",
+            "error",
+            "2026-12-07 08:{n} ERROR [pdf-worker-2] font cache rebuild failed: /var/cache/fontconfig read-only",
+            **every(-10400, -10000, 80),
+        ),
+    ]
+    return simple(
+        554,
+        start,
+        incident(
+            "Some customers never got their invoice",
+            "invoices",
+            start,
+            ["no errors in the billing service itself"],
+        ),
+        expected(
+            "application",
+            [
+                sig,
+                "rabbitmq policy",
+                "billing.invoice-pdf",
+                "max-length",
+                "drop-head",
+                "telemetry-admin",
+            ],
+            sig,
+            "The telemetry team set a RabbitMQ policy telemetry-cap (max-length 10000, overflow drop-head, priority 10) with the pattern '.*' instead of '^telemetry\\.', so it applies to every queue in the shared vhost. When the invoice renderer fell behind tonight, billing.invoice-pdf reached 10000 messages and RabbitMQ dropped the oldest ones silently: those invoices were never rendered or sent. The renderer's slowness is the trigger, billing's reconciler errors are the symptom; billing's release and the old font-cache error are not the cause.",
+            [
+                f"rabbitmq: Successfully set policy '{sig}' ... using pattern '.*'",
+                "rabbitmq: billing.invoice-pdf length 10000, dropping from head",
+                "billing: invoice published but no PDF after 30 min",
+            ],
+            "Narrow the policy's pattern to ^telemetry\\. (and apply-to queues), re-publish the dropped invoices from billing's outbox, and give critical queues their own policy with overflow reject-publish.",
+        ),
+        [
+            bg(
+                "billing",
+                ["billing-1", "billing-2"],
+                ["2026-12-07 11:{n} INFO  [http] GET /api/invoices/{n} 200 {ms}ms"],
+                8,
+            )
+        ],
+        evs,
+        [svc("billing", 20, {"500": (0.001, 0.001)}, (0.05, 0.05))],
+        [
+            gauge(
+                "rabbitmq_queue_messages",
+                {"queue": "billing.invoice-pdf"},
+                40,
+                10000,
+                start + 600,
+            ),
+            gauge(
+                "rabbitmq_queue_messages_dropped_total_rate",
+                {"queue": "billing.invoice-pdf"},
+                0,
+                3.1,
+                start + 600,
+            ),
+        ],
+        {
+            "invoice-missing.md": runbook(
+                "Invoice missing",
+                "Missing invoices are caused by wkhtmltopdf crashes. Check the renderer's font cache and restart invoice-renderer; invoices are retried automatically.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 11. Kafka DLT: the ledger-service consumer uses Spring Kafka's DeadLetterPublishingRecoverer to
+#     `payment-events.DLT`. After the move to the new MSK cluster (auto.create.topics.enable=false,
+#     topics created from a list that missed the DLTs) a malformed refund event from a partner (schema
+#     v3) cannot be dead-lettered: the publish fails, the record is retried forever, partition 7 is
+#     stuck behind it. Refunds land on other partitions fine. The incident says "account balance".
+# =================================================================================================
+
+
+@scenario("kafka-dlt-topic-missing-blocks-partition")
+def kafka_dlt_topic_missing_blocks_partition() -> dict[str, Any]:
+    start = -2300
+    sig = "Topic payment-events.DLT not present in metadata after 60000 ms"
+    led = ["ledger-service-0", "ledger-service-1", "ledger-service-2"]
+    evs = [
+        ev(
+            "ledger-service",
+            "error",
+            '{"@timestamp":"2026-12-07T11:{n}Z","level":"ERROR","logger":"o.s.k.l.DeadLetterPublishingRecoverer","message":"Dead-letter publication to payment-events.DLT failed for: payment-events-7@8812033","stack_trace":"org.springframework.kafka.KafkaException: Send failed; nested exception is org.apache.kafka.common.errors.TimeoutException: '
+            + sig
+            + '."}',
+            **every(start, -60, 70),
+            pods=["ledger-service-1"],
+        ),
+        ev(
+            "ledger-service",
+            "warn",
+            '{"@timestamp":"2026-12-07T11:{n}Z","level":"WARN","logger":"o.s.k.l.DefaultErrorHandler","message":"Backoff FixedBackOff{interval=1000, currentAttempts=10, maxAttempts=9} exhausted for payment-events-7@8812033","cause":"DeserializationException: unknown field refund_reason_v3"}',
+            **every(start - 5, -65, 70),
+            pods=["ledger-service-1"],
+        ),
+        ev(
+            "terraform",
+            "info",
+            "msk-prod-v2 apply: aws_msk_configuration auto.create.topics.enable=false; kafka_topic payment-events (24 partitions), ledger-events, refunds ... 31 topics created from topics.yaml (DLT topics not listed)",
+            at=-7150,
+        ),
+        ev(
+            "partner-gateway",
+            "info",
+            '{"level":"info","msg":"partner acme-pay switched webhook schema to v3","events":"refund.created"}',
+            at=start - 200,
+        ),
+        ev(
+            "account-api",
+            "warn",
+            '{"level":"warn","msg":"balance stale: last ledger update {n}s ago","account":"AC-{n}"}',
+            **every(start + 600, -10, 40),
+        ),
+        ev(
+            "account-api",
+            "info",
+            '{"level":"info","msg":"account-api 4.19.0 started (statement filters)"}',
+            at=-4300,
+        ),
+        ev(
+            "fraud-scorer",
+            "warn",
+            "WARN model v17 p99 latency 180ms over budget",
+            **every(-7000, -100, 500),
+        ),
+        ev(
+            "ledger-service",
+            "error",
+            '{"@timestamp":"2026-12-07T08:{n}Z","level":"ERROR","message":"Consumer rebalance during MSK migration: CommitFailedException"}',
+            **every(-10500, -10100, 60),
+            pods=led,
+        ),
+    ]
+    return simple(
+        555,
+        start,
+        incident(
+            "Refunds not showing up in some customers' account balance",
+            "account balance",
+            start,
+            ["only some customers are affected; other refunds show up normally"],
+        ),
+        expected(
+            "application",
+            [
+                "payment-events.DLT",
+                "ledger-service",
+                "payment-events",
+                "partition 7",
+                "auto.create.topics.enable",
+                "msk-prod-v2",
+                "DeadLetterPublishingRecoverer",
+            ],
+            sig,
+            "After the move to msk-prod-v2 (auto.create.topics.enable=false, topics created from a list without the DLTs), ledger-service cannot dead-letter anything. A partner's v3 refund event fails deserialization; DeadLetterPublishingRecoverer's publish to payment-events.DLT times out because the topic does not exist, so the record is never skipped and partition 7 is stuck at offset 8812033 while the other partitions flow. account-api's staleness warnings are the victim; the partner's schema switch is the trigger; account-api's release, fraud-scorer latency and the old migration rebalance are not the cause.",
+            [
+                f"ledger-service: Dead-letter publication failed: {sig}",
+                "ledger-service: backoff exhausted for payment-events-7@8812033",
+                "terraform: auto.create.topics.enable=false, DLT topics not listed",
+            ],
+            "Create payment-events.DLT (and the other DLTs) on msk-prod-v2, restart the stuck consumer so the record is dead-lettered, then handle schema v3.",
+        ),
+        [
+            bg(
+                "ledger-service",
+                led,
+                [
+                    '{"level":"INFO","logger":"c.f.ledger.PaymentListener","message":"applied payment-events-{ms}@{n}"}'
+                ],
+                8,
+            )
+        ],
+        evs,
+        [svc("account-api", 35, {"500": (0.001, 0.001)}, (0.04, 0.04))],
+        [
+            gauge(
+                "kafka_consumergroup_lag",
+                {
+                    "group": "ledger-service",
+                    "topic": "payment-events",
+                    "partition": "7",
+                },
+                0,
+                41200,
+                start,
+            ),
+            gauge(
+                "kafka_consumergroup_lag",
+                {
+                    "group": "ledger-service",
+                    "topic": "payment-events",
+                    "partition": "3",
+                },
+                2,
+                3,
+                start,
+            ),
+        ],
+        {
+            "balance-stale.md": runbook(
+                "Balances not updating",
+                "Stale balances mean the account-api read cache is stuck. Flush the balance cache (redis db 4) and restart account-api.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 12. Search circuit breaker (netcheck): search-api 2.14.0 (MR !412) added "facets" to category
+#     pages: a terms aggregation on the keyword field `sku` with size 65535 on every request. The
+#     OpenSearch nodes' parent circuit breaker trips and the cluster answers 429
+#     circuit_breaking_exception. Netcheck: the cluster's _search endpoint answers 429, its health
+#     endpoint is fine. The incident says "category pages".
+# =================================================================================================
+
+
+@scenario("facets-terms-agg-trips-search-parent-breaker")
+def facets_terms_agg_trips_search_parent_breaker() -> dict[str, Any]:
+    start = -1900
+    sig = "[parent] Data too large"
+    body = (
+        '{"error":{"root_cause":[{"type":"circuit_breaking_exception","reason":"'
+        + sig
+        + ', data for [<http_request>] would be [4127891234/3.8gb], which is larger than the limit of [4080218931/3.7gb], real usage: [4127890000/3.8gb], new bytes reserved: [1234/1.2kb]","bytes_wanted":4127891234,"bytes_limit":4080218931,"durability":"TRANSIENT"}],"type":"circuit_breaking_exception"},"status":429}'
+    )
+    api = ["search-api-7f9c-1", "search-api-7f9c-2"]
+    evs = [
+        ev(
+            "gitlab-ci",
+            "info",
+            "deploy search-api 2.14.0 to production (MR !412 'facets on category pages': terms agg sku size 65535)",
+            at=start - 120,
+        ),
+        ev(
+            "opensearch",
+            "warn",
+            "[2026-12-07T11:{n},{ms}][WARN ][o.o.i.b.HierarchyCircuitBreakerService] [os-node-{ms}] "
+            + sig
+            + ", data for [<http_request>] would be [4.{ms}gb], which is larger than the limit of [3.7gb]",
+            **every(start + 60, -5, 12),
+        ),
+        ev(
+            "opensearch",
+            "warn",
+            "[2026-12-07T11:{n},{ms}][INFO ][o.o.m.j.JvmGcMonitorService] [os-node-2] [gc][{n}] overhead, spent [1.{ms}s] collecting in the last [2s]",
+            **every(start + 100, -30, 60),
+        ),
+        ev(
+            "search-api",
+            "error",
+            'time=2026-12-07T11:{n}Z level=ERROR msg="category facets" category=c{n} err="opensearch 429: circuit_breaking_exception: '
+            + sig
+            + '"',
+            **every(start + 60, -3, 5),
+            pods=api,
+        ),
+        ev(
+            "web",
+            "error",
+            '172.16.{ms}.{ms} - - [07/Dec/2026:11:{n} +0000] "GET /c/{n} HTTP/1.1" 502 157 "-" "Mozilla/5.0" upstream=search-api',
+            **every(start + 70, -3, 6),
+        ),
+        ev(
+            "recommendations",
+            "info",
+            '{"level":"info","msg":"recommendations 8.0.1 deployed"}',
+            at=start - 400,
+        ),
+        ev(
+            "log-shipper",
+            "warn",
+            "fluent-bit: [output:opensearch:logs] HTTP status=429 URI=/_bulk (logging cluster, retrying)",
+            **every(-7000, -60, 300),
+        ),
+        ev(
+            "search-api",
+            "error",
+            'time=2026-12-07T08:{n}Z level=ERROR msg="opensearch unreachable" err="dial tcp 10.30.4.11:9200: i/o timeout"',
+            **every(-10300, -9900, 60),
+            pods=api,
+        ),
+    ]
+    spec = simple(
+        556,
+        start,
+        incident(
+            "Category pages broken / filters not loading", "category pages", start
+        ),
+        expected(
+            "http",
+            [
+                "search-api",
+                "search-api 2.14.0",
+                "MR !412",
+                "facets",
+                "terms aggregation",
+                "opensearch",
+                "parent circuit breaker",
+            ],
+            sig,
+            "search-api 2.14.0 (MR !412) added facets to category pages: a terms aggregation on sku with size 65535 on every request. The aggregation's memory trips the OpenSearch parent circuit breaker and the cluster answers 429 circuit_breaking_exception to most searches, so category pages fail. The web tier's 502s are the louder victim; the recommendations release, the logging cluster's 429s (another cluster) and the old connect timeout are not the cause.",
+            [
+                f"opensearch: HierarchyCircuitBreakerService {sig}",
+                "search-api: opensearch 429 circuit_breaking_exception on category facets",
+                "netcheck: the cluster's _search answers 429, health 200",
+            ],
+            "Roll search-api back to 2.13 (or cap the terms size, use a composite aggregation), then watch the breaker stats.",
+        ),
+        [
+            bg(
+                "search-api",
+                api,
+                [
+                    'time=2026-12-07T11:{n}Z level=INFO msg="GET /v1/search" status=200 took={ms}ms'
+                ],
+                8,
+            )
+        ],
+        evs,
+        [
+            svc("search-api", 80, {"500": (0.0, 0.6)}, (0.05, 0.4)),
+            svc("web", 150, {"502": (0.0, 0.3)}, (0.1, 0.5)),
+        ],
+        [
+            gauge(
+                "opensearch_breakers_parent_tripped_rate",
+                {"cluster": "catalog-search"},
+                0,
+                14,
+                start + 60,
+            ),
+            gauge(
+                "opensearch_jvm_mem_heap_used_percent",
+                {"node": "os-node-2"},
+                61,
+                96,
+                start + 60,
+            ),
+        ],
+        {
+            "category-broken.md": runbook(
+                "Category pages broken",
+                "Broken category pages are usually the CDN serving an old bundle. Purge the CDN for /c/* and /static/* and check the web release.",
+            )
+        },
+    )
+    return with_netcheck(
+        spec,
+        [
+            {
+                "name": "catalog-search",
+                "url": "https://catalog-search.internal.example/products/_search",
+                "fault": {
+                    "kind": "http_status",
+                    "status": 429,
+                    "body": body,
+                    "headers": {"Content-Type": "application/json; charset=UTF-8"},
+                    "paths": {"/_cluster/health": 200},
+                },
+            },
+            {
+                "name": "catalog-search-health",
+                "url": "https://catalog-search.internal.example/_cluster/health",
+                "fault": {
+                    "kind": "http_status",
+                    "status": 429,
+                    "body": body,
+                    "headers": {"Content-Type": "application/json; charset=UTF-8"},
+                    "paths": {"/_cluster/health": 200},
+                },
+            },
+        ],
+        "catalog-search",
+        {
+            "catalog-search": {"failed_layer": "http", "reason": "http_429"},
+            "catalog-search-health": {"failed_layer": "none", "reason": None},
+        },
+    )
+
+
+# =================================================================================================
+# 13. Object storage TLS (netcheck): the on-prem Ceph RGW's certificate was reissued by the new
+#     internal PKI (CHG-5521) with the single name s3.ceph.internal.example; the old one also had
+#     *.s3.ceph.internal.example. The CMS's S3 SDK uses virtual-hosted-style addressing
+#     (media-prod.s3.ceph.internal.example), which now fails the hostname check; path-style clients
+#     (backups) still work. The incident says "CMS" (image uploads).
+# =================================================================================================
+
+
+@scenario("rgw-cert-reissued-without-wildcard-virtual-host")
+def rgw_cert_reissued_without_wildcard_virtual_host() -> dict[str, Any]:
+    start = -2600
+    sig = "Hostname/IP does not match certificate's altnames"
+    cms = ["cms-01", "cms-02"]
+    evs = [
+        ev(
+            "pki",
+            "info",
+            "step-ca: issued certificate serial 4f:9a:12 for CN=s3.ceph.internal.example SANs=[s3.ceph.internal.example] (CHG-5521 'move RGW to the new internal CA'), requested by ops-ansible",
+            at=start - 300,
+        ),
+        ev(
+            "ceph-rgw",
+            "info",
+            "2026-12-07T10:{n}.{ms}+0000 7f3c2a1b4640  0 framework: beast; frontend: ssl_certificate=/etc/ceph/rgw-2026.pem port=443; restarting",
+            at=start - 200,
+        ),
+        ev(
+            "cms",
+            "error",
+            "[2026-12-07T11:{n}.{ms}Z] ERROR (strapi): upload failed: Error [ERR_TLS_CERT_ALTNAME_INVALID]: "
+            + sig
+            + ": Host: media-prod.s3.ceph.internal.example. is not in the cert's altnames: DNS:s3.ceph.internal.example",
+            **every(start, -8, 25),
+            pods=cms,
+        ),
+        ev(
+            "cms",
+            "warn",
+            "[2026-12-07T11:{n}.{ms}Z] WARN (strapi): media library thumbnails failed to load (S3 getObject)",
+            **every(start + 30, -10, 40),
+            pods=cms,
+        ),
+        ev(
+            "backup",
+            "info",
+            "restic: snapshot {n} saved to s3:https://s3.ceph.internal.example/backups-prod (path-style)",
+            **every(-7000, -100, 1800),
+        ),
+        ev(
+            "editor-web",
+            "error",
+            '{"level":"error","msg":"image upload widget: 500 from /api/upload"}',
+            **every(start + 20, -5, 15),
+        ),
+        ev(
+            "cms",
+            "info",
+            "[2026-12-07T09:{n}.{ms}Z] INFO (strapi): cms 5.4.0 started (rich text tables)",
+            at=-6800,
+            pods=cms,
+        ),
+        ev(
+            "ceph-mgr",
+            "warn",
+            "HEALTH_WARN 1 pool(s) have no replicas configured (pool 'scratch')",
+            **every(-7000, -100, 900),
+        ),
+        ev(
+            "cms",
+            "error",
+            "[2026-12-07T08:{n}.{ms}Z] ERROR (strapi): sharp: Input buffer contains unsupported image format (HEIC)",
+            **every(-10500, -10000, 120),
+            pods=cms,
+        ),
+    ]
+    spec = simple(
+        557,
+        start,
+        incident("Editors can't upload images in the CMS", "cms", start),
+        expected(
+            "tls",
+            [
+                "ceph-rgw",
+                "rgw",
+                "s3.ceph.internal.example",
+                "*.s3.ceph.internal.example",
+                "media-prod.s3.ceph.internal.example",
+                "CHG-5521",
+                "certificate",
+            ],
+            sig,
+            "CHG-5521 reissued the Ceph RGW certificate from the new internal CA with only s3.ceph.internal.example; the old certificate also had *.s3.ceph.internal.example. The CMS's S3 client uses virtual-hosted-style URLs (media-prod.s3.ceph.internal.example), so every upload and read fails the hostname check, while path-style clients such as the backups keep working. The editor widget's 500s are the louder victim; the CMS release, the Ceph pool warning and the old HEIC errors are not the cause.",
+            [
+                f"cms: ERR_TLS_CERT_ALTNAME_INVALID: {sig}",
+                "pki: certificate for CN=s3.ceph.internal.example without the wildcard (CHG-5521)",
+                "netcheck: media-prod.s3.ceph.internal.example certificate name mismatch",
+            ],
+            "Reissue the RGW certificate with *.s3.ceph.internal.example as a SAN (or set forcePathStyle in the CMS's S3 client).",
+        ),
+        [
+            bg(
+                "cms",
+                cms,
+                [
+                    "[2026-12-07T11:{n}.{ms}Z] INFO (strapi): GET /admin/content-manager/{n} (12 ms) 200"
+                ],
+                8,
+            )
+        ],
+        evs,
+        [svc("cms", 6, {"500": (0.0, 0.3)}, (0.05, 0.05))],
+        [gauge("ceph_rgw_req_failed_rate", {"instance": "rgw-1"}, 0.0, 0.0, start)],
+        {
+            "uploads.md": runbook(
+                "CMS uploads failing",
+                "Upload failures come from images above Strapi's size limit or HEIC files. Ask editors to convert to JPEG and raise the body limit in config/middlewares.",
+            )
+        },
+    )
+    return with_netcheck(
+        spec,
+        [
+            {
+                "name": "media-bucket",
+                "url": "https://media-prod.s3.ceph.internal.example/uploads/probe.jpg",
+                "fault": {
+                    "kind": "tls_wrong_host",
+                    "cert_names": ["s3.ceph.internal.example"],
+                },
+            },
+            {
+                "name": "rgw-path-style",
+                "url": "https://s3.ceph.internal.example/backups-prod/",
+                "fault": {"kind": "ok"},
+            },
+        ],
+        "media-bucket",
+        {
+            "media-bucket": {
+                "failed_layer": "tls",
+                "reason": "certificate_name_mismatch",
+            },
+            "rgw-path-style": {"failed_layer": "none", "reason": None},
+        },
+    )
+
+
+# =================================================================================================
+# 14. Kafka authorizer (netcheck): a rolling broker parameter change (KAFKA-OPS-77) switched on the
+#     StandardAuthorizer with allow.everyone.if.no.acl.found=false. ACLs were written for the
+#     services but not for the schema-registry principal. Schema Registry (VM, systemd) can no longer
+#     read `_schemas`, fails at start and restarts in a loop; its port refuses connections. Producers
+#     that serialize with Avro cannot register or fetch schemas; tracking events stop. Netcheck:
+#     schema-registry connect refused; the tracking API is fine. The incident says "order tracking".
+# =================================================================================================
+
+
+@scenario("kafka-authorizer-enabled-schema-registry-no-acl")
+def kafka_authorizer_enabled_schema_registry_no_acl() -> dict[str, Any]:
+    start = -2200
+    sig = "Not authorized to access topics: [_schemas]"
+    evs = [
+        ev(
+            "kafka",
+            "info",
+            "[2026-12-07 10:{n},{ms}] INFO [KafkaServer id=1] rolling restart for KAFKA-OPS-77: authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer, allow.everyone.if.no.acl.found=false (kafka.server.KafkaServer)",
+            at=start - 240,
+        ),
+        ev(
+            "kafka",
+            "info",
+            "[2026-12-07 11:{n},{ms}] INFO Principal = User:schema-registry is Denied operation = DESCRIBE from host = 10.40.7.21 on resource = Topic:LITERAL:_schemas for request = Metadata with resourceRefCount = 1 based on rule DefaultDeny (kafka.authorizer.logger)",
+            **every(start, -20, 40),
+        ),
+        ev(
+            "schema-registry",
+            "error",
+            "[2026-12-07 11:{n},{ms}] ERROR Error starting the schema registry (io.confluent.kafka.schemaregistry.rest.SchemaRegistryRestApplication)\nio.confluent.kafka.schemaregistry.exceptions.SchemaRegistryInitializationException: Error initializing kafka store while initializing schema registry\nCaused by: org.apache.kafka.common.errors.TopicAuthorizationException: "
+            + sig,
+            **every(start, -20, 40),
+        ),
+        ev(
+            "systemd",
+            "warn",
+            "schema-registry.service: Main process exited, code=exited, status=1/FAILURE; Scheduled restart job, restart counter is at {n}.",
+            **every(start + 5, -15, 40),
+        ),
+        ev(
+            "tracking-producer",
+            "error",
+            '{"level":"ERROR","logger":"o.a.k.c.p.KafkaProducer","message":"Failed to serialize ShipmentEvent","error":"org.apache.kafka.common.errors.SerializationException: Error retrieving Avro schema: io.confluent.kafka.schemaregistry.client.rest.exceptions.RestClientException: Connect to schema-registry.internal.example:8081 failed: Connection refused"}',
+            **every(start + 30, -4, 8),
+        ),
+        ev(
+            "tracking-api",
+            "warn",
+            '{"level":"WARN","message":"no events for shipment {n} in 40m, showing last known status"}',
+            **every(start + 1500, -20, 60),
+        ),
+        ev(
+            "tracking-api",
+            "info",
+            '{"level":"INFO","message":"tracking-api 3.7.0 started (map view)"}',
+            at=-5600,
+        ),
+        ev(
+            "kafka",
+            "warn",
+            "[2026-12-07 11:{n},{ms}] WARN [ReplicaFetcher replicaId=3, leaderId=1, fetcherId=0] Connection to node 1 was disconnected during rolling restart (org.apache.kafka.clients.NetworkClient)",
+            **every(start - 230, start - 100, 30),
+        ),
+        ev(
+            "tracking-producer",
+            "error",
+            '{"level":"ERROR","message":"carrier API DPD 503, retrying"}',
+            **every(-10400, -10000, 60),
+        ),
+    ]
+    spec = simple(
+        558,
+        start,
+        incident(
+            "Order tracking stuck, no updates on shipments", "order tracking", start
+        ),
+        expected(
+            "connect",
+            [
+                "schema-registry",
+                "_schemas",
+                "kafka acl",
+                "allow.everyone.if.no.acl.found",
+                "KAFKA-OPS-77",
+                "StandardAuthorizer",
+                "User:schema-registry",
+            ],
+            sig,
+            "KAFKA-OPS-77 enabled the StandardAuthorizer on the brokers with allow.everyone.if.no.acl.found=false, but no ACL was written for the schema-registry principal. Schema Registry cannot read its _schemas topic, fails to initialise and is restarted by systemd in a loop, so its port refuses connections. The tracking producer cannot fetch Avro schemas and stops publishing shipment events. The producer's serialization errors and tracking-api's staleness are victims; the broker restart warnings, tracking-api's release and the old DPD 503s are not the cause.",
+            [
+                f"schema-registry: TopicAuthorizationException: {sig}",
+                "kafka.authorizer.logger: User:schema-registry Denied DESCRIBE on Topic:_schemas (DefaultDeny)",
+                "netcheck: schema-registry connection refused",
+            ],
+            "Add ACLs for User:schema-registry on _schemas (read/write/describe) and its consumer group, then restart Schema Registry.",
+        ),
+        [
+            bg(
+                "tracking-api",
+                ["tracking-api-1", "tracking-api-2"],
+                ['{"level":"INFO","message":"GET /v1/shipments/{n} 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs,
+        [svc("tracking-api", 30, {"500": (0.001, 0.001)}, (0.04, 0.04))],
+        [
+            gauge(
+                "kafka_topic_messages_in_rate",
+                {"topic": "shipment-events"},
+                120,
+                0,
+                start + 30,
+            ),
+            gauge(
+                "node_systemd_unit_restarts",
+                {"unit": "schema-registry.service", "instance": "schema-registry-01"},
+                0,
+                55,
+                start,
+            ),
+        ],
+        {
+            "tracking-stuck.md": runbook(
+                "Tracking not updating",
+                "Tracking stops when a carrier API is down. Check DPD/DHL status pages and switch the carrier poller to webhook mode.",
+            )
+        },
+    )
+    return with_netcheck(
+        spec,
+        [
+            {
+                "name": "schema-registry",
+                "url": "http://schema-registry.internal.example/subjects",
+                "fault": {"kind": "connect_refused"},
+            },
+            {
+                "name": "tracking-api",
+                "url": "http://tracking-api.internal.example/healthz",
+                "fault": {"kind": "ok"},
+            },
+        ],
+        "schema-registry",
+        {
+            "schema-registry": {"failed_layer": "connect", "reason": "refused"},
+            "tracking-api": {"failed_layer": "none", "reason": None},
+        },
+    )
+
+
+# =================================================================================================
+# 15. Airflow catch-up: PR analytics#377 moved the `sales_rollup` DAG's start_date a year back
+#     ("so new hires can backfill last year") without `catchup=False`. The scheduler creates 365 runs
+#     and, with max_active_runs=16, keeps the Redshift cluster's WLM queue full; the BI dashboards'
+#     queries wait and time out. The incident says "sales dashboards".
+# =================================================================================================
+
+
+@scenario("airflow-start-date-moved-back-catchup-floods-warehouse")
+def airflow_start_date_moved_back_catchup_floods_warehouse() -> dict[str, Any]:
+    start = -2800
+    sig = "catchup=True"
+    evs = [
+        ev(
+            "airflow-dag-processor",
+            "info",
+            "[2026-12-07T10:{n}.{ms}+0000] {processor.py:157} INFO - DAG sales_rollup: start_date=2025-12-01T00:00:00+00:00 schedule=@daily "
+            + sig
+            + " max_active_runs=16 (dags/sales_rollup.py @ a9e3f01, PR analytics#377)",
+            at=start - 60,
+        ),
+        ev(
+            "airflow-scheduler",
+            "info",
+            "[2026-12-07T11:{n}.{ms}+0000] {scheduler_job_runner.py:1412} INFO - Created <DagRun sales_rollup @ 2026-0{ms}-{n}T00:00:00+00:00: scheduled__2026-0{ms}-{n}T00:00:00+00:00, state:queued, queued_at: 2026-12-07 11:{n}+00:00. externally triggered: False>",
+            **every(start, -30, 20),
+        ),
+        ev(
+            "airflow-worker",
+            "info",
+            "[2026-12-07T11:{n}.{ms}+0000] {redshift_sql.py:88} INFO - Running statement: INSERT INTO mart.sales_daily SELECT ... FROM raw.order_lines WHERE order_date = '2026-0{ms}-{n}', parameters: None",
+            **every(start + 20, -10, 15),
+        ),
+        ev(
+            "redshift",
+            "warn",
+            "WLM queue 'etl' (concurrency 5) full; queue 'bi' waiting: 4{ms} queries, max wait 1{ms}s (service class 7)",
+            **every(start + 300, -30, 60),
+        ),
+        ev(
+            "metabase",
+            "error",
+            "2026-12-07 11:{n},{ms} ERROR middleware.catch-exceptions :: Error processing query: ERROR: Query (1{n}) cancelled on user's request / statement_timeout 120000 (dashboard 'Sales daily')",
+            **every(start + 600, -5, 15),
+        ),
+        ev(
+            "metabase",
+            "info",
+            "2026-12-07 09:{n},{ms} INFO metabase.core :: Metabase v0.51.4 upgraded (new dashboard filters)",
+            at=-6900,
+        ),
+        ev(
+            "fivetran",
+            "warn",
+            "connector salesforce_prod: sync delayed, API limit 85% used",
+            **every(-7000, -200, 1200),
+        ),
+        ev(
+            "airflow-worker",
+            "error",
+            "[2026-12-07T08:{n}.{ms}+0000] {taskinstance.py:3310} ERROR - Task failed: marketing_attribution.load_ga4: 403 quota exceeded",
+            **every(-10500, -10000, 120),
+        ),
+    ]
+    return simple(
+        559,
+        start,
+        incident(
+            "Sales dashboards won't load, queries time out", "sales dashboards", start
+        ),
+        expected(
+            "application",
+            [
+                "sales_rollup",
+                "dag sales_rollup",
+                "airflow",
+                "start_date",
+                "catchup",
+                "PR analytics#377",
+                "redshift wlm",
+            ],
+            sig,
+            "PR analytics#377 moved the sales_rollup DAG's start_date a year back without catchup=False. The scheduler created a run for every missed day and, with max_active_runs=16, keeps the Redshift ETL queue full of full-day rollup inserts; the BI queue waits behind it, and Metabase's dashboard queries hit their timeout. Metabase's errors are the louder victim; its upgrade, the Fivetran API usage and the old GA4 quota error are not the cause.",
+            [
+                f"airflow dag processor: sales_rollup start_date=2025-12-01 {sig} max_active_runs=16",
+                "airflow scheduler: Created DagRun sales_rollup scheduled__2026-0x... (hundreds)",
+                "redshift: WLM queue etl full, bi queries waiting",
+            ],
+            "Pause sales_rollup, mark the backfill runs as skipped (or set catchup=False), and run the backfill off-hours with max_active_runs=2.",
+        ),
+        [
+            bg(
+                "metabase",
+                ["metabase-1"],
+                [
+                    "2026-12-07 11:{n},{ms} DEBUG middleware.log :: GET /api/user/current 200 {ms}.0 ms (2 DB calls)"
+                ],
+                8,
+            )
+        ],
+        evs,
+        [svc("metabase", 8, {"500": (0.0, 0.4)}, (0.3, 60.0))],
+        [
+            gauge("airflow_dag_running_runs", {"dag_id": "sales_rollup"}, 0, 16, start),
+            gauge(
+                "aws_redshift_wlm_queue_length_average",
+                {"service_class": "bi"},
+                0,
+                46,
+                start + 300,
+            ),
+        ],
+        {
+            "dashboards-slow.md": runbook(
+                "Dashboards slow",
+                "Slow dashboards follow a Metabase upgrade or a cold cache. Re-enable query caching (Admin > Caching) and restart Metabase.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 16. DNS of a deleted database: the statements cluster moved to a new MongoDB Atlas cluster two weeks
+#     ago (live migration). The API got the new connection string; statement-pdf, which only runs
+#     when customers download monthly statements, kept the old `mongodb+srv://` URI in its SSM
+#     parameter. It kept working against the old cluster until today's cleanup (CHG-6024) deleted
+#     it: the SRV record is gone, every download fails with querySrv ENOTFOUND. The incident says
+#     "statements".
+# =================================================================================================
+
+
+@scenario("mongo-srv-of-deleted-cluster-in-stale-parameter")
+def mongo_srv_of_deleted_cluster_in_stale_parameter() -> dict[str, Any]:
+    start = -2500
+    sig = "querySrv ENOTFOUND _mongodb._tcp.statements-prod.q7x2d.mongodb.net"
+    evs = [
+        ev(
+            "atlas",
+            "info",
+            'Atlas activity: cluster "statements-prod" deleted by ops@fernhill.example (CHG-6024 "remove migrated clusters"); project "banking-prod"',
+            at=start - 150,
+        ),
+        ev(
+            "statement-pdf",
+            "error",
+            '2026-12-07T11:{n}.{ms}Z\t{n}-7f2a\tERROR\tInvoke Error\t{"errorType":"Error","errorMessage":"'
+            + sig
+            + '","code":"ENOTFOUND","hostname":"_mongodb._tcp.statements-prod.q7x2d.mongodb.net"}',
+            **every(start, -5, 12),
+        ),
+        ev(
+            "statement-pdf",
+            "info",
+            "2026-12-07T09:{n}.{ms}Z\t{n}-7f2a\tINFO\tconfig loaded from ssm /banking/statement-pdf/MONGODB_URI (version 3, last modified 2025-06-14)",
+            at=-7100,
+        ),
+        ev(
+            "statements-api",
+            "error",
+            '{"level":"error","msg":"download failed","status":502,"upstream":"statement-pdf","customer":"C-{n}"}',
+            **every(start + 10, -4, 10),
+        ),
+        ev(
+            "statements-api",
+            "info",
+            '{"level":"info","msg":"mongodb connected","uri":"mongodb+srv://statements-v2.k3p9z.mongodb.net","db":"statements"}',
+            at=-7000,
+        ),
+        ev(
+            "statements-api",
+            "info",
+            '{"level":"info","msg":"statements-api 9.1.0 started (CSV export)"}',
+            at=-6200,
+        ),
+        ev(
+            "app-gateway",
+            "warn",
+            "rate limit 429 for client mobile-ios 8.{ms} (burst)",
+            **every(-7000, -100, 600),
+        ),
+        ev(
+            "statement-pdf",
+            "error",
+            "2026-12-07T08:{n}.{ms}Z\t{n}-7f2a\tERROR\tTask timed out after 30.03 seconds (chromium cold start)",
+            **every(-10300, -9900, 100),
+        ),
+    ]
+    return simple(
+        560,
+        start,
+        incident(
+            "Customers can't download monthly statements",
+            "statements",
+            start,
+            ["viewing statements in the app works, only the PDF download fails"],
+        ),
+        expected(
+            "dns",
+            [
+                "statement-pdf",
+                "statements-prod",
+                "_mongodb._tcp.statements-prod.q7x2d.mongodb.net",
+                "MONGODB_URI",
+                "/banking/statement-pdf/MONGODB_URI",
+                "CHG-6024",
+                "atlas",
+            ],
+            sig,
+            "statement-pdf still reads the old Atlas cluster's mongodb+srv URI from its SSM parameter; the migration two weeks ago only updated statements-api. Today's cleanup CHG-6024 deleted the old cluster statements-prod, so its SRV record no longer exists and every statement download fails with querySrv ENOTFOUND. statements-api's 502s are the louder victim; its release, gateway rate limits and the old cold-start timeouts are not the cause.",
+            [
+                f"statement-pdf: {sig}",
+                "atlas: cluster statements-prod deleted (CHG-6024)",
+                "statement-pdf: MONGODB_URI from SSM last modified 2025-06-14",
+            ],
+            "Point /banking/statement-pdf/MONGODB_URI at statements-v2.k3p9z.mongodb.net and redeploy statement-pdf; check other consumers of the old URI.",
+        ),
+        [
+            bg(
+                "statements-api",
+                ["statements-api-1", "statements-api-2"],
+                ['{"level":"info","msg":"GET /v1/statements 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs,
+        [
+            svc("statements-api", 12, {"502": (0.0, 0.2)}, (0.06, 0.06)),
+            svc("statement-pdf", 1.5, {"500": (0.0, 1.0)}, (2.4, 0.05)),
+        ],
+        [],
+        {
+            "statements.md": runbook(
+                "Statement downloads failing",
+                "Statement downloads fail when statement-pdf's Chromium layer times out. Raise the Lambda timeout to 60 s and its memory to 2048 MB.",
+            )
+        },
+    )
+
+
 STAGES = {
     "cnpg-wal-archive-irsa-annotation-dropped": ("runtime", "CrashLoopBackOff"),
     "redis-bgsave-fork-fails-overcommit-new-nodes": ("runtime", "MISCONF"),
-    "opensearch-scaleout-pvc-kms-key-pending-deletion": ("scheduling", "ProvisioningFailed"),
+    "opensearch-scaleout-pvc-kms-key-pending-deletion": (
+        "scheduling",
+        "ProvisioningFailed",
+    ),
     "redis-cluster-pdb-deleted-drain-takes-slot-owner": ("runtime", "ClusterDown"),
     "debezium-offsets-topic-deleted-resnapshot-oom": ("runtime", "OOMKilled"),
     "postgres-chart-bump-major-version-data-dir": ("startup", "CrashLoopBackOff"),
