@@ -15,6 +15,7 @@ their tests, nor any score file. Stdlib only.
 from __future__ import annotations
 
 import importlib.util
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -485,7 +486,7 @@ def redis_bgsave_fork_fails_overcommit_new_nodes() -> dict[str, Any]:
         ev(
             "basket-api",
             "error",
-            '{"level":50,"time":1733570{n},"msg":"add to basket failed","err":{"type":"ReplyError","message":"'
+            '{"level":50,"time":"2026-12-07T11:{n}Z","msg":"add to basket failed","err":{"type":"ReplyError","message":"'
             + misconf
             + '","command":"HSET"}}',
             **every(start, -3, 5),
@@ -2035,7 +2036,7 @@ def rabbitmq_policy_pattern_drops_invoice_messages() -> dict[str, Any]:
         ev(
             "billing",
             "error",
-            "2026-12-07 11:{n} ERROR [InvoiceReconciler] invoice INV-{n} published 2026-12-07T1{ms}Z but no PDF after 30 min",
+            "2026-12-07 11:{n} ERROR [InvoiceReconciler] invoice INV-{n} published at 2026-12-07 10:{n} but no PDF after 30 min",
             **every(start + 1800, -30, 60),
         ),
         ev(
@@ -2748,6 +2749,8 @@ def kafka_authorizer_enabled_schema_registry_no_acl() -> dict[str, Any]:
 def airflow_start_date_moved_back_catchup_floods_warehouse() -> dict[str, Any]:
     start = -2800
     sig = "catchup=True"
+    first = date(2025, 12, 1)
+    backfill_days = [(first + timedelta(days=i)).isoformat() for i in range(110)]
     evs = [
         ev(
             "airflow-dag-processor",
@@ -2757,18 +2760,24 @@ def airflow_start_date_moved_back_catchup_floods_warehouse() -> dict[str, Any]:
             + " max_active_runs=16 (dags/sales_rollup.py @ a9e3f01, PR analytics#377)",
             at=start - 60,
         ),
-        ev(
-            "airflow-scheduler",
-            "info",
-            "[2026-12-07T11:{n}.{ms}+0000] {scheduler_job_runner.py:1412} INFO - Created <DagRun sales_rollup @ 2026-0{ms}-{n}T00:00:00+00:00: scheduled__2026-0{ms}-{n}T00:00:00+00:00, state:queued, queued_at: 2026-12-07 11:{n}+00:00. externally triggered: False>",
-            **every(start, -30, 20),
-        ),
-        ev(
-            "airflow-worker",
-            "info",
-            "[2026-12-07T11:{n}.{ms}+0000] {redshift_sql.py:88} INFO - Running statement: INSERT INTO mart.sales_daily SELECT ... FROM raw.order_lines WHERE order_date = '2026-0{ms}-{n}', parameters: None",
-            **every(start + 20, -10, 15),
-        ),
+        *[
+            ev(
+                "airflow-scheduler",
+                "info",
+                f"[2026-12-07T11:{{n}}:0{i % 10}.{i:03d}+0000] {{scheduler_job_runner.py:1412}} INFO - Created <DagRun sales_rollup @ {day}T00:00:00+00:00: scheduled__{day}T00:00:00+00:00, state:queued, queued_at: 2026-12-07 11:{{n}}+00:00. externally triggered: False>",
+                at=start + i * 25,
+            )
+            for i, day in enumerate(backfill_days)
+        ],
+        *[
+            ev(
+                "airflow-worker",
+                "info",
+                f"[2026-12-07T11:{{n}}:1{i % 10}.{i:03d}+0000] {{redshift_sql.py:88}} INFO - Running statement: INSERT INTO mart.sales_daily SELECT ... FROM raw.order_lines WHERE order_date = '{day}', parameters: None",
+                at=start + 40 + i * 25,
+            )
+            for i, day in enumerate(backfill_days[:-2])
+        ],
         ev(
             "redshift",
             "warn",
