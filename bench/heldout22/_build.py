@@ -1630,7 +1630,7 @@ def queue_table_autovacuum_left_disabled_after_import() -> dict[str, Any]:
         ev(
             "postgres",
             "warn",
-            '2026-12-07 11:{n}.{ms} UTC [{n}] app@app LOG:  duration: 4{ms}.118 ms  execute <unnamed>: SELECT "good_jobs".* FROM "good_jobs" WHERE "good_jobs"."finished_at" IS NULL AND ("good_jobs"."scheduled_at" <= now()) ORDER BY priority DESC NULLS LAST, created_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED',
+            '2026-12-07 11:{n}.{ms} UTC [{n}] app@app LOG:  duration: 3{ms}7.118 ms  execute <unnamed>: SELECT "good_jobs".* FROM "good_jobs" WHERE "good_jobs"."finished_at" IS NULL AND ("good_jobs"."scheduled_at" <= now()) ORDER BY priority DESC NULLS LAST, created_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED',
             **every(start, -5, 15),
         ),
         ev(
@@ -1689,7 +1689,7 @@ def queue_table_autovacuum_left_disabled_after_import() -> dict[str, Any]:
             "For a bulk import (OPS-3310) someone ran ALTER TABLE good_jobs SET (autovacuum_enabled = false) and never turned it back on. The queue table churns millions of rows a day; its dead tuples are never vacuumed, and GoodJob's FOR UPDATE SKIP LOCKED dequeue query now scans them and takes seconds. Workers fall behind and password-reset mails wait 40 minutes in the queue. The queue-latency warnings are the louder symptom; the web release, Postmark bounces and the old Postmark timeout are not the cause.",
             [
                 f"postgres: ALTER TABLE good_jobs SET ({sig}) -- OPS-3310",
-                "postgres: duration 4xxx ms on the good_jobs dequeue query",
+                "postgres: duration of seconds on the good_jobs dequeue query",
                 "pg_stat_user_tables n_dead_tup(good_jobs) 38M, last_autovacuum three days ago",
             ],
             "ALTER TABLE good_jobs RESET (autovacuum_enabled); run VACUUM (VERBOSE) good_jobs now, and make bulk-import runbooks restore table settings.",
