@@ -57,6 +57,10 @@ DEPENDENCY_LINES = [
     # A callee's timing or count quoted in the caller's own line
     "slow render /basket: 2900 ms (pricing 2400 ms)",
     "GET /tray/9 slow: stock-svc 17 calls, 1210 ms",
+    # a limit beside a timing in a line that names no slow work of its own: still not the caller's
+    "tray token refresh took 2900ms (threshold 400ms)",
+    "search trays took 5100ms (timeout 2s)",
+    "GET /v2/tray-report took 6.4s (budget 2s)",
 ]
 
 # The caller's own faults: its pool run dry, its memory, its crash, its code.
