@@ -29,6 +29,7 @@ from reasoning.layered.candidates import Board, Candidate, dependency_services
 from reasoning.layered.facts import ErrorGroup, Errors, Facts, Health
 from reasoning.layered.reading import (
     APP_ERROR,
+    OWN_SLOW_WORK,
     about_dependency,
     as_dict,
     error_classes,
@@ -91,9 +92,10 @@ class _Node:
 
 
 def is_direct(group: ErrorGroup) -> bool:
-    """An own message reads as a cause when it names an exception or a cause, or has no symptom
-    words; a client's symptom of a dependency it calls (its driver's exception, a statement or
-    server-selection timeout, a callee's timing) never does: the dependency's evidence decides."""
+    """An own message reads as a cause when it names an exception or a cause, its own slow work (a
+    slow query or handler, a query plan) or has no symptom words; a client's symptom of a
+    dependency it calls (its driver's exception, a statement or server-selection timeout, a
+    callee's timing) never does: the dependency's evidence decides."""
     text = group.text
     if about_dependency(text):
         return False
@@ -101,6 +103,7 @@ def is_direct(group: ErrorGroup) -> bool:
         _EXCEPTION.search(text)
         or CAUSE.search(text)
         or APP_ERROR.search(text)
+        or OWN_SLOW_WORK.search(text)
         or not SYMPTOM.search(text)
     )
 

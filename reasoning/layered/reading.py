@@ -93,7 +93,8 @@ APP_ERROR = re.compile(
     r"QueuePool limit[^,;]*|pool limit|pool exhausted|pool timeout|too many connections|"
     r"too many open files|out of memory|OOMKilled|OutOfMemory\w*|MemoryError|panic:|deadlock|"
     r"Traceback|NullPointerException|segmentation fault|exceeded memory limit|no space left|"
-    r"slow quer(?:y|ies)|statement timeout|lock wait timeout",
+    r"slow quer(?:y|ies)|slow statements?|slow (?:request |http |rpc )?handlers?|"
+    r"statement timeout|lock wait timeout",
     re.IGNORECASE,
 )
 NAMES_UPSTREAM = re.compile(r"upstream|gateway|proxy", re.IGNORECASE)
@@ -141,14 +142,40 @@ DEPENDENCY_SYMPTOM = re.compile(
     r"\belasticsearch\.exceptions\.\w+|\belastic_transport\.\w+|\bElasticsearch\w*Exception\b|"
     r"\bOpenSearch\w*Exception\b|\bopensearchpy\.\w+|\bes_rejected_execution|"
     r"\bsearch_phase_execution_exception|\bNoHostAvailable\w*|\bcom\.datastax\.|"
-    r"\bcassandra\.\w+(?:Error|Exception|Timeout)\b|\b(?:Read|Write)Timeout(?:Exception)?\b|"
-    # Timeouts and timings about what the caller waits on
-    r"\b(?:statement|query|command|server selection|socket read) time(?:d ?)?out\b|"
-    # (a callee's name is lowercase: `(LocalTime 3790 ms)` is a server's own clock, `(took 9 ms)` no callee)
-    r"\(\s*(?-i:(?!" + _TIMING_WORDS + r")[a-z][a-z0-9_-]*):? \d+(?:\.\d+)? ?m?s\)|"
+    r"\bcassandra\.\w+(?:Error|Exception|Timeout)\b|\b(?:Read|Write)Timeout(?:Exception)?\b",
+    re.IGNORECASE,
+)
+# A timeout that ended the caller's wait on a dependency (`query timed out`, `statement timeout`).
+_WAIT_TIMEOUT = re.compile(
+    r"\b(?:statement|query|command|server selection|socket read) time(?:d ?)?out\b",
+    re.IGNORECASE,
+)
+# The same words followed by a value name a setting (`(statement timeout 10 s)`, `query timeout of
+# 5s`), not a wait that ended, unless the line says it ran out (`exceeded`, `expired`, `reached`).
+_TIMEOUT_VALUE = re.compile(
+    r"(?:\s*[=:]\s*|\s+(?:of\s+|is\s+|set to\s+)?)\d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?|m|mins?)\b"
+    r"(?![^;,)]{0,20}\b(?:exceeded|expired|reached|hit|elapsed)\b)",
+    re.IGNORECASE,
+)
+# A callee's timing or call count quoted in the line: `(api 1400 ms)`, `inventory 21 calls, 1430 ms`
+# (a callee's name is lowercase: `(LocalTime 3790 ms)` is a server's own clock, `(took 9 ms)` no callee).
+_CALLEE_TIMING = re.compile(
+    r"\(\s*(?-i:(?!" + _TIMING_WORDS + r")([a-z][a-z0-9_-]*)):? \d+(?:\.\d+)? ?m?s\)|"
     r"\b(?-i:(?!"
     + _TIMING_WORDS
-    + r")[a-z][a-z0-9_-]*) \d+ calls?, \d+(?:\.\d+)? ?m?s\b",
+    + r")([a-z][a-z0-9_-]*)) \d+ calls?, \d+(?:\.\d+)? ?m?s\b",
+    re.IGNORECASE,
+)
+# Words of a limit or setting, never a callee: `(statement_timeout 10 s)`, `(threshold 500ms)`,
+# `(long_query_time 2 s)`, `(budget 300 ms)`, `(log_min_duration_statement 250 ms)`.
+_SETTING_WORDS = _words(
+    "timeout timeouts time threshold limit deadline budget slo sla duration max min"
+)
+# A service's own work being slow: a slow query, statement or handler it logs, a query plan.
+OWN_SLOW_WORK = re.compile(
+    r"\bslow (?:quer(?:y|ies)|statements?|sql|(?:request |http |rpc )?handlers?|endpoints?)\b|"
+    r"\bquery plan\b|\bplan: |\bseq(?:uential)? scan\b|"
+    r"\bfull (?:table )?scan\b|(?-i:\bEXPLAIN\b)",
     re.IGNORECASE,
 )
 _POOL = re.compile(POOL_EXHAUSTED + r"|pool (?:limit|exhausted|timeout)", re.IGNORECASE)
@@ -170,7 +197,27 @@ _ENDS = 3000
 
 @functools.lru_cache(maxsize=4096)
 def _about_dependency(text: str) -> bool:
-    return bool(DEPENDENCY_SYMPTOM.search(text)) and not _POOL.search(text)
+    if _POOL.search(text):
+        return False
+    if DEPENDENCY_SYMPTOM.search(text):
+        return True
+    # In a line of the service's own slow work (a slow query or handler, a query plan), a limit or
+    # setting quoted beside a timing is no callee and a timeout quoted with its value no wait that
+    # ended. Elsewhere (`renew took 3491ms (threshold 500ms)`) the line says nothing of whose work
+    # was slow, and a timing quoted beside it still reads as a callee's.
+    own_slow = OWN_SLOW_WORK.search(text) is not None
+    for m in _CALLEE_TIMING.finditer(text):
+        if not own_slow or _is_callee(m.group(1) or m.group(2)):
+            return True
+    waits = list(_WAIT_TIMEOUT.finditer(text))
+    if not own_slow:
+        return bool(waits)
+    return any(not _TIMEOUT_VALUE.match(text, m.end()) for m in waits)
+
+
+def _is_callee(name: str) -> bool:
+    """A name quoted beside a timing is a callee's unless it is a limit's or setting's."""
+    return not any(part in _SETTING_WORDS for part in re.split(r"[_-]", name.lower()))
 
 
 def short(text: str, limit: int = 160) -> str:

@@ -57,6 +57,10 @@ DEPENDENCY_LINES = [
     # A callee's timing or count quoted in the caller's own line
     "slow render /basket: 2900 ms (pricing 2400 ms)",
     "GET /tray/9 slow: stock-svc 17 calls, 1210 ms",
+    # a limit beside a timing in a line that names no slow work of its own: still not the caller's
+    "tray token refresh took 2900ms (threshold 400ms)",
+    "search trays took 5100ms (timeout 2s)",
+    "GET /v2/tray-report took 6.4s (budget 2s)",
 ]
 
 # The caller's own faults: its pool run dry, its memory, its crash, its code.
@@ -72,6 +76,42 @@ OWN_LINES = [
     "Produce request to trays-7 took 4100 ms (LocalTime 3900 ms)",
     "tray 9 closed (took 40 ms)",
 ]
+
+
+# A service's own work being slow (a slow query, statement or handler, a query plan): its own
+# fault, a limit or setting quoted beside it (`statement_timeout`, `threshold`, `budget`) no callee.
+OWN_SLOW_LINES = [
+    "slow query: SELECT * FROM tray_slots took 7.4 s (statement_timeout 8 s)",
+    "slow query 3.2s (threshold 250ms): slips by tray; plan: Sort -> Seq Scan on slips",
+    "slow statement took 8100 ms (statement timeout 10 s): UPDATE tray_slots SET n = n + 1",
+    "slow handler POST /tray/close took 4.4 s (budget 800 ms)",
+    "query plan regressed: Seq Scan on tray_items, 6200 ms (long_query_time 2 s)",
+    "slow query (query timeout of 5s): SELECT count(*) FROM till_rows",
+    "slow sql 2.9 s (log_min_duration_statement 500 ms): till totals",
+]
+# The same words with a driver's exception, a server's timeout or a callee's timing quoted: the
+# caller's symptom of its dependency still.
+SLOW_BUT_DEPENDENCY_LINES = [
+    "slow query: psycopg.errors.QueryCanceled: canceling statement due to statement timeout",
+    "slow query on tray-store: statement timeout 10 s exceeded",
+    "slow handler GET /till/4: 3300 ms (tray-store 2900 ms)",
+    "slow query gave up: query timed out after 10 s",
+    "slow query: MongoServerSelectionError: Server selection timed out after 30000 ms",
+]
+
+
+@pytest.mark.rule("board.application", "board.new-messages")
+def test_a_services_own_slow_work_is_its_own_fault_not_a_dependencys_symptom():
+    for text in OWN_SLOW_LINES:
+        assert not about_dependency(text), text
+        assert is_direct(ErrorGroup(signature=text, sample=text, count=5, before=0)), (
+            text
+        )
+    for text in SLOW_BUT_DEPENDENCY_LINES:
+        assert about_dependency(text), text
+        assert not is_direct(
+            ErrorGroup(signature=text, sample=text, count=5, before=0)
+        ), text
 
 
 @pytest.mark.rule("board.application", "board.new-messages")
@@ -141,6 +181,19 @@ def test_a_callers_own_fault_beside_failing_metrics_still_confirms_it():
 
 
 @pytest.mark.rule("board.application", "board.new-messages")
+@pytest.mark.parametrize("own_line", OWN_SLOW_LINES[:4])
+def test_a_services_own_slow_query_beside_failing_metrics_confirms_it(own_line):
+    world = _world(own_line)
+
+    _, _, report = run_with_schemas(
+        world, incident("till-web", title="tills slow"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:till-web"
+    assert report.top.status == "confirmed"
+
+
+@pytest.mark.rule("board.application", "board.new-messages")
 @pytest.mark.timeout(60)
 def test_hostile_dependency_vocabulary_inputs_finish():
     for text in (
@@ -149,5 +202,8 @@ def test_hostile_dependency_vocabulary_inputs_finish():
         "psycopg." + "a" * 200_000,
         "Mongo" * 40_000 + "Error",
         "pool " * 40_000 + "canceling statement due to",
+        "slow query " + "(statement_timeout 1 s)" * 20_000,
+        "slow query " + "statement timeout " * 20_000,
+        "(a_timeout 1 s) " * 30_000 + "query timeout",
     ):
         about_dependency(text)

@@ -4,7 +4,7 @@
 import pytest
 
 from reasoning.layered.account_quota import QUOTA_SPENT, quota_subject
-from reasoning.layered.log_sources import is_log_source
+from reasoning.layered.log_sources import is_host_log_line, is_log_source
 from tests.reasoning.test_planner import World, health
 from tests.reasoning.test_unread_services import _every, _run, _with
 from tests.reasoning.test_warnings_and_changes import FAILING, group, lines, logged
@@ -57,6 +57,74 @@ def test_a_log_source_is_never_the_culprit_the_server_its_lines_name_is(source):
     assert heir.status != "ruled_out"
     assert any("not responding" in e.fact for e in heir.evidence)
     assert any("ThroughputCredits" in e.fact for e in heir.evidence)
+
+
+# A host's log file named like a service: a log stream only when its lines read as a host's.
+HOST_CRON_LINES = [
+    "ip-10-0-3-7 CRON[2231]: (root) CMD (run-parts /etc/cron.hourly)",
+    "Mar  3 10:01:02 pick-node-4 CRON[77]: pam_unix(cron:session): session opened",
+    "<78>Mar  3 10:01:02 pick-node-4 crond[991]: (root) FAILED to open PAM session",
+    "2030-01-01T09:59:01.120Z pick-node-4 CRON[4410]: (CRON) error (grandchild failed)",
+]
+SERVICE_CRON_LINES = [
+    "dispatch of job slip-rebuild failed: SlipLockError: slip table locked by tenant 7",
+    "scheduler tick 44 missed: queue[3]: 900 jobs behind",
+    "job nightly-slips[3] failed after 3 attempts",
+    'level=error msg="trigger load failed" err="yaml: line 4: did not find expected key"',
+]
+
+
+def test_a_hosts_log_named_like_a_service_is_a_log_source_only_by_its_lines():
+    for name in ("cron", "messages", "audit", "journal"):
+        assert not is_log_source(name)
+        assert not is_log_source(name, SERVICE_CRON_LINES)
+        assert is_log_source(name, [*SERVICE_CRON_LINES, HOST_CRON_LINES[0]])
+    for line in HOST_CRON_LINES:
+        assert is_host_log_line(line), line
+    for line in SERVICE_CRON_LINES:
+        assert not is_host_log_line(line), line
+
+
+CRON_OWN = (
+    "dispatch of job slip-rebuild failed: SlipLockError: slip table locked by tenant 7"
+)
+
+
+@pytest.mark.rule("board.log-sources")
+def test_a_scheduler_service_named_cron_with_its_own_errors_can_be_the_culprit():
+    _, report = _run(_world("cron", CRON_OWN, count=700))
+
+    cron = next(h for h in report.hypotheses if h.component == "cron")
+    assert cron.status != "ruled_out"
+    assert report.top.component == "cron"
+
+
+@pytest.mark.rule("board.log-sources")
+def test_a_hosts_cron_log_is_still_no_culprit_the_server_its_lines_name_is():
+    line = (
+        "pick-node-4 CRON[2231]: (root) CMD (rsync /srv/picks"
+        " vol-7a7b8c9d.files.example.net:/b) nfs: server not responding, timed out"
+    )
+    _, report = _run(_world("cron", line, extra=[_with("metering", ALARM, count=2)]))
+
+    assert all(
+        h.component != "cron" for h in report.hypotheses if h.status != "ruled_out"
+    )
+    heir = next(h for h in report.hypotheses if h.component == "vol-7a7b8c9d")
+    assert heir.status != "ruled_out"
+
+
+@pytest.mark.rule("board.log-sources")
+@pytest.mark.timeout(60)
+def test_hostile_host_log_lines_finish():
+    for text in (
+        "a " * 100_000 + "[1]: x",
+        "Mar  3 10:01:02 " + "a" * 200_000 + " x[1]: y",
+        "<1>" + "[ " * 100_000,
+        "x" * 300 + "[1]: " * 40_000,
+    ):
+        is_host_log_line(text)
+    assert not is_log_source("cron", ["a " * 100_000] * 50)
 
 
 QUOTA_LINES = [
