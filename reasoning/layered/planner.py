@@ -41,6 +41,7 @@ from reasoning.layered import (
     quiet_backend,
     quiet_changes,
     remedies,
+    rerouted_path,
     retry_storms,
     shared_backend,
     shared_capacity,
@@ -633,9 +634,20 @@ class LayeredPlanner:
         the incident, then every line naming what they touched (`quiet_changes`)."""
         if not self._searches_every_service(inv, facts, regex=True):
             return []
-        return quiet_changes.searches(
+        calls = quiet_changes.searches(
             inv, facts, partial(self._call, inv), self._window(inv)
         )
+        arguments = quiet_changes.search_arguments(self._window(inv))
+        if not calls and arguments and rerouted_path.needs_change_search(inv):
+            calls.append(
+                self._call(
+                    inv,
+                    SEARCH_LOGS,
+                    arguments,
+                    "a hop's latency stepped up: which change moved where its traffic goes",
+                )
+            )
+        return calls
 
     def _quiet_fault_searches(
         self, inv: Investigation, facts: Facts
@@ -867,7 +879,11 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts):
             return []
         return quiet_backend.searches(
-            inv, facts, partial(self._call, inv), self._window(inv)
+            inv,
+            facts,
+            partial(self._call, inv),
+            self._window(inv),
+            regex=self._searches_every_service(inv, facts, regex=True),
         ) + upstream_producer.searches(
             inv, facts, partial(self._call, inv), self._window(inv)
         )

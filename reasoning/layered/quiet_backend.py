@@ -14,9 +14,12 @@ is the fault when it shows one of its own:
   callers' lines name after it (`refusal`);
 - or one of its gauges stepped up at the start (the window's last half at least `STEP` times the
   hour before) and a line not at error level names the instance and says its state changed
-  (`changed to`, `switched to`, `fell back to`, `a -> b`) in the `LEAD` before its callers' first
-  new error (`state_change`). The planner searches every service's lines naming such an instance
-  (`searches`) when none was read.
+  (`changed to`, `switched to`, `fell back to`, `a -> b`), or names it or was logged on it (its
+  host label) and says work began there (an antivirus scan, a backup, a defragmentation: the
+  host's disk and CPU are the back end's), in the `LEAD` before its callers' first new error
+  (`state_change`). The planner searches every service's lines naming such an instance
+  (`searches`) when none was read, then, when no line writes its name, every service's lines
+  saying work began (`WORK_SEARCH`).
 
 Its callers, whose new errors began after it, are its victims (leads below it).
 """
@@ -106,6 +109,21 @@ STATE_CHANGE: Final = re.compile(
     r"set|moved|demoted|downgraded) (?:back )?(?:to|into)\b|"
     r"(?:->|=>|→)|\bfrom [^\s]{1,40} to [^\s]",
     re.IGNORECASE,
+)
+# Work that began on a host (RE2, case-insensitive on the logs server): an antivirus or integrity
+# scan, a backup or snapshot, a defragmentation, an index rebuild, a vacuum or compaction; a line
+# saying so shares the host's disk and CPU with the back end on it.
+WORK_SEARCH: Final = (
+    r"\b(scan|backup|snapshot|defrag[a-z]*|rebuild|reindex|vacuum|compaction|checkdb|"
+    r"integrity check|maintenance (job|task|plan))\b[^\n]{0,60}\b(has started|started|starting|"
+    r"began|begun|launched|triggered|in progress)\b|"
+    r"\bstart(ed|ing) (a |an |the )?(full |quick |scheduled |weekly |nightly )?(scan|backup|"
+    r"snapshot|defrag[a-z]*|vacuum|compaction|reindex|rebuild)\b"
+)
+WORK_STARTED: Final = re.compile(WORK_SEARCH, re.IGNORECASE)
+# The labels by which a line names the host or instance it was logged on.
+_HOST_LABELS: Final = frozenset(
+    {"host", "hostname", "instance", "node", "server", "computer", "machine"}
 )
 _ERROR_LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "crit", "panic"})
 # A series that grows by itself (a counter) or says what is left says nothing by stepping up.
@@ -203,16 +221,26 @@ def _lines(inv: Investigation) -> Iterator[tuple[Observation, dict[str, Any]]]:
             yield obs, line
 
 
+def _logged_on(line: dict[str, Any], instance: str) -> bool:
+    """The line's labels say it was logged on `instance` (its host, node or instance label)."""
+    return any(
+        str(key).lower() in _HOST_LABELS and str(value).lower() == instance.lower()
+        for key, value in as_dict(line.get("labels")).items()
+    )
+
+
 def state_lines(inv: Investigation, instance: str) -> list[Line]:
-    """The lines, not at error level, naming `instance` and saying a state of it changed, earliest first."""
+    """The lines, not at error level, naming `instance` (or logged on it) and saying a state of it
+    changed or work began on it, earliest first."""
     out: dict[str, Line] = {}
     for obs, line in _lines(inv):
         message = str(line.get("message") or "")
         level = str(line.get("level") or "").lower()
         if level in _ERROR_LEVELS or message in out:
             continue
-        if not _names(message[:2000], instance) or not STATE_CHANGE.search(
-            message[:2000]
+        head = message[:2000]
+        if not (_names(head, instance) or _logged_on(line, instance)) or not (
+            STATE_CHANGE.search(head) or WORK_STARTED.search(head)
         ):
             continue
         out[message] = Line(
@@ -229,30 +257,46 @@ def searches(
     facts: Facts,
     call: Callable[[str, dict[str, Any], str], PlannedCall | None],
     window: dict[str, str],
+    *,
+    regex: bool = False,
 ) -> list[PlannedCall | None]:
-    """Every service's lines naming an instance whose gauges stepped up, when callers fail and no such search was made."""
+    """Every service's lines naming an instance whose gauges stepped up, when callers fail and no
+    such search was made; when the name is written in no line (hosts are often only a line's
+    label), every service's lines saying work began (`WORK_SEARCH`, where the search takes a regex)."""
     start = parse_time(window.get("start", ""))
     if start is None or not _victims(facts, None):
         return []
     asked = {arg(o, "query") for o in inv.observations if o.tool == SEARCH_LOGS}
+    since = {"start": iso(start - LEAD), "end": window.get("end", "")}
     calls: list[PlannedCall | None] = []
     for instance in instances(inv, facts).values():
         query = instance.name  # a plain search: the name as it is written
-        if not instance.steps or query in asked or state_lines(inv, instance.name):
+        if not instance.steps or state_lines(inv, instance.name):
             continue
-        calls.append(
-            call(
-                SEARCH_LOGS,
-                {
-                    "query": query,
-                    "start": iso(start - LEAD),
-                    "end": window.get("end", ""),
-                    "limit": SEARCH_LIMIT,
-                },
-                f"{instance.name}'s gauges stepped up at the start while callers fail: "
-                "what the lines say of it",
+        if query not in asked:
+            calls.append(
+                call(
+                    SEARCH_LOGS,
+                    {"query": query, **since, "limit": SEARCH_LIMIT},
+                    f"{instance.name}'s gauges stepped up at the start while callers fail: "
+                    "what the lines say of it",
+                )
             )
-        )
+        elif regex and WORK_SEARCH not in asked:
+            asked.add(WORK_SEARCH)
+            calls.append(
+                call(
+                    SEARCH_LOGS,
+                    {
+                        "query": WORK_SEARCH,
+                        "regex": True,
+                        **since,
+                        "limit": SEARCH_LIMIT,
+                    },
+                    f"no line names {instance.name}, whose gauges stepped up: which work "
+                    "(a scan, a backup) began on a host",
+                )
+            )
     return calls[:2]
 
 
@@ -308,7 +352,7 @@ def _refused(
 
 
 def quiet_backend(board: Board) -> None:
-    """A back end whose own fault shows quietly (its callers quote its refusal in its product's words and one instance of it is known, or its gauges stepped up at the start and a line not at error level says its state changed just before its callers' errors) is the cause; the louder callers are its victims."""
+    """A back end whose own fault shows quietly (its callers quote its refusal in its product's words and one instance of it is known, or its gauges stepped up at the start and a line not at error level, naming it or logged on it, says its state changed or work began on it just before its callers' errors) is the cause; the louder callers are its victims."""
     known = instances(board.inv, board.facts)
     blamed: dict[str, list[tuple[Errors, ErrorGroup]]] = {}
     for name, errors, group in _refused(board.facts, known):

@@ -154,6 +154,7 @@ from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
+from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
@@ -623,6 +624,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
+    Rule("board.rerouted-path", BOARD, (layers.CONNECT,), rerouted_path, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),

@@ -21,7 +21,9 @@ began. What is new is the cause:
   names (the table, topic, queue, bucket …) in the `LEAD` before it: the consumer that began using
   it (a parallel scan, an export, a replay), found by searching every service's lines for that
   name (`resource_search`);
-- else, when the back end says it blocks every client (an alarm, a full disk), the back end itself.
+- else, when the back end says it blocks every client (an alarm, a full disk, a connection
+  pooler closing the clients that waited in its queue for a server connection: PgBouncer's
+  `query_wait_timeout`), the back end itself.
 
 A blocking line that was already logged before the window, or callers that began failing long
 before or after it, are not this.
@@ -85,8 +87,18 @@ _CONSUMED: Final = (
     r"\bavailable[\"']?[ =:]+0\b(?![.,]\d)|"
     r"\b0 (?:of \d[\d,]* )?(?:tickets?|permits?|slots?) (?:available|free|left)\b"
 )
+# A connection pooler dropping the clients that waited in its queue for a server connection
+# (PgBouncer `closing because: query_wait_timeout`, ProxySQL `Max connect timeout reached while
+# reaching hostgroup`, `timed out waiting for a server connection`): its server connections are all
+# held, so every client of the pool waits alike.
+_QUEUED: Final = (
+    r"closing because:? (?:query_wait_timeout|client_login_timeout)|"
+    r"max connect timeout reached while reaching hostgroup|"
+    r"(?:timed? ?out|gave up) waiting (?:in the queue )?for (?:a |an )?(?:free |idle )?"
+    r"server connection"
+)
 BLOCKED: Final = re.compile(
-    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}", re.IGNORECASE
+    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}", re.IGNORECASE
 )
 # The resource a blocking line names: a table, topic, queue … (what its consumer names too).
 _RESOURCE: Final = re.compile(
@@ -95,6 +107,7 @@ _RESOURCE: Final = re.compile(
     re.IGNORECASE,
 )
 HARD: Final = re.compile(_HARD, re.IGNORECASE)
+QUEUED: Final = re.compile(_QUEUED, re.IGNORECASE)
 # An error class a client receives (`cluster_block_exception`, `ThrottlingException`,
 # `ResourceExhaustedError`): a blocking line that carries one, when another service's new lines
 # carry the same class, is a client quoting the back end's refusal, not the back end.
@@ -150,7 +163,10 @@ class Blocked:
 
     @property
     def is_hard(self) -> bool:
-        return HARD.search(self.line) is not None
+        """It holds every client alike: an alarm, a full disk, a pooler's queue timing out."""
+        return (
+            HARD.search(self.line) is not None or QUEUED.search(self.line) is not None
+        )
 
 
 @dataclass(frozen=True)
@@ -414,7 +430,7 @@ def _victims(
 
 
 def shared_backend(board: Board) -> None:
-    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service that started something just before, else (an alarm, a full disk) it is the fault itself; the failing callers are its victims."""
+    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken, a pooler dropping the clients its queue held too long) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service that started something just before, else (an alarm, a full disk, a pooler's queue timing out) it is the fault itself; the failing callers are its victims."""
     found = blocked(board.inv, board.facts)
     if not found:
         return

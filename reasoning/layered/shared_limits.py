@@ -56,8 +56,9 @@ _PROVIDER_WORDS: Final = re.compile(
     r"(?!\s+(?:operation|method|function|action|endpoint)\b)|"
     r"\(Service: ([A-Z][A-Za-z0-9 -]{1,40}?)[;)]|"
     # A client's request line led by the remote's name (`okta GET /api/v1/users -> 429`,
-    # `[stripe] POST /v1/charges: 429`, `hubspot: PATCH /crm/v3/... 429`).
-    r"(?:^|[\s\[(])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
+    # `[stripe] POST /v1/charges: 429`, `hubspot: PATCH /crm/v3/... 429`), also as a structured
+    # log's message field (`"msg":"zendesk PUT /api/v2/…"`, `msg="zendesk PUT …"`).
+    r"(?:^|[\s\[(\"'=])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
 )
 # Words that lead a request line without naming a remote.
 _NOT_PROVIDERS: Final = frozenset(
@@ -307,9 +308,8 @@ def _probed(board: Board, provider: Candidate) -> bool:
     same fault named by the host, a lead below the provider."""
     probed = False
     for probe in board.facts.probes.values():
-        if probe.layer != layers.HTTP or provider.component not in (
-            probe.host,
-            host_lines.provider_domain(probe.host),
+        if probe.layer != layers.HTTP or not _provider_host(
+            provider.component, probe.host
         ):
             continue
         provider.cite(probe.obs, probe.fact)
@@ -320,6 +320,18 @@ def _probed(board: Board, provider: Candidate) -> bool:
                 provider, f"the same refusal as {provider.id}, met at its API host"
             )
     return probed
+
+
+def _provider_host(provider: str, host: str) -> bool:
+    """`host` is the provider's: the provider's own host or domain, or, for a provider named by a
+    word (`zendesk`, `shopify`), a host one of whose labels before the top-level domain is that
+    word or holds it (`acme.zendesk.com`, `shop-7.myshopify.com`): the tenant hosts SaaS APIs
+    serve each customer under."""
+    if provider in (host, host_lines.provider_domain(host)):
+        return True
+    if "." in provider or len(provider) < 4:
+        return False
+    return any(provider in label for label in host.lower().split(".")[:-1])
 
 
 def _limit_words(text: str) -> str:
