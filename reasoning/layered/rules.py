@@ -140,7 +140,9 @@ from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.log_sources import log_sources
 from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
+from reasoning.layered.lookup_victims import lookup_victims
 from reasoning.layered.mesh_mtls import mesh_mtls
+from reasoning.layered.mesh_subsets import mesh_subsets
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
@@ -156,6 +158,8 @@ from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
+from reasoning.layered.role_selectors import role_selectors
+from reasoning.layered.secret_sync import stale_secret
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.shared_limits import shared_limits
@@ -660,6 +664,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.cors", BOARD, (layers.HTTP,), cors, (1, 4)),
     Rule("board.mesh-mtls", BOARD, (layers.TLS,), mesh_mtls, (1, 4)),
+    Rule("board.mesh-subset", BOARD, (layers.CONNECT,), mesh_subsets, (1, 4)),
     Rule(
         "board.own-certificate-refused",
         BOARD,
@@ -679,6 +684,15 @@ RULES: Final[tuple[Rule, ...]] = (
         BOARD,
         (layers.TLS,),
         trust_store_lacks_root,
+        (1, 4),
+    ),
+    Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
+    Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
+    Rule(
+        "board.stale-secret",
+        BOARD,
+        (layers.CONNECT, layers.DNS, layers.APPLICATION),
+        stale_secret,
         (1, 4),
     ),
     Rule("board.workload-victims", BOARD, (), workload_victims, (4,)),
