@@ -32,6 +32,7 @@ from reasoning.layered import (
     link_saturation,
     lock_holders,
     logged_delay,
+    lowered_limit,
     mesh_mtls,
     metric_trends,
     named_lines,
@@ -634,7 +635,11 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts, regex=True):
             return []
         return quiet_changes.searches(
-            inv, facts, partial(self._call, inv), self._window(inv)
+            inv,
+            facts,
+            partial(self._call, inv),
+            self._window(inv),
+            refused=bool(lowered_limit.refusals(facts)),
         )
 
     def _quiet_fault_searches(

@@ -140,6 +140,7 @@ from reasoning.layered.lock_holders import lock_holders
 from reasoning.layered.log_sources import log_sources
 from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
+from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.metric_trends import metric_trends
 from reasoning.layered.namespace_lines import namespace_lines
@@ -640,6 +641,7 @@ RULES: Final[tuple[Rule, ...]] = (
         quiet_changes,
         (1, 4),
     ),
+    Rule("board.lowered-limit", BOARD, (layers.APPLICATION,), lowered_limit, (1, 4)),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule(
         "board.refusing-front",
