@@ -59,6 +59,22 @@ _PROVIDER_WORDS: Final = re.compile(
     # `[stripe] POST /v1/charges: 429`, `hubspot: PATCH /crm/v3/... 429`).
     r"(?:^|[\s\[(])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
 )
+# A cloud API's own throttle code names the service that answered it, when the line names none
+# (an SDK error body: `"Reason":"ConcurrentInvocationLimitExceeded"` is Lambda refusing invocations
+# over the account's concurrency; `ProvisionedThroughputExceededException` is DynamoDB's).
+_THROTTLE_CODES: Final = (
+    (
+        re.compile(r"\b(?:Reserved)?(?:Function)?ConcurrentInvocationLimitExceeded\b"),
+        "lambda",
+    ),
+    (
+        re.compile(
+            r"\bProvisionedThroughputExceededException\b|\bThrottlingException\b[^\n]{0,200}\bDynamoDB\b"
+        ),
+        "dynamodb",
+    ),
+    (re.compile(r"\bSlowDown\b[^\n]{0,80}\breduce your request rate\b"), "s3"),
+)
 # Words that lead a request line without naming a remote.
 _NOT_PROVIDERS: Final = frozenset(
     [
@@ -167,12 +183,20 @@ def _limited(facts: Facts) -> list[Limited]:
 
 
 def _provider_named(text: str, known: set[str]) -> str | None:
-    """The provider a limit answer names by its words (no host): the API that was called."""
+    """The provider a limit answer names by its words (no host): the API that was called, else the
+    cloud service whose own throttle code it quotes."""
     for match in _PROVIDER_WORDS.finditer(text[:4000]):
         name = next((g for g in match.groups() if g), "").strip().lower()
         if name and name not in known and name not in _NOT_PROVIDERS:
             return name
-    return None
+    return next(
+        (
+            service
+            for code, service in _THROTTLE_CODES
+            if service not in known and code.search(text[:4000])
+        ),
+        None,
+    )
 
 
 def top_caller(
