@@ -71,6 +71,7 @@ from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
+from reasoning.layered.kubernetes.ingress_protocol import protocol_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
@@ -384,6 +385,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         ingress_class_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-backend-protocol",
+        NAMESPACE,
+        (layers.CONNECT,),
+        protocol_faults,
         (1, 4),
     ),
     Rule(
