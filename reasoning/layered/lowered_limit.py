@@ -10,7 +10,8 @@ finds such lines; it is asked whenever a client's new errors say a limit refused
 The change that sets a limit (its setting names a max, limit or size) or lowers a number (`old ->
 new`, new the smaller) in the `LEAD` before the refusals began is the cause: the object it changed,
 named in later lines when possible, at the application layer. A rate limit or a quota is another
-class (a neighbour spending a shared allowance): those refusals are not read here.
+class (a neighbour spending a shared allowance), and so are a clock's skew, retries given up and a
+stale value's age: those refusals are not read here.
 """
 
 import re
@@ -34,11 +35,13 @@ _EXCEEDED: Final = re.compile(
     r"(?i)\btoo large\b|TooLarge|\blarger than (?:the )?(?:max|maximum|limit|allowed|configured)|"
     r"\bexceed(?:s|ed|ing)? (?:the )?(?:max|maximum|limit|allowed|configured)\b|"
     r"\b(?:max|maximum|limit) of [^\n]{0,60}\bexceeded\b|\bover the (?:max|maximum|size limit)\b|"
-    r"\b413\b|\bPayload Too Large\b|\bEntity Too Large\b"
+    r"\bPayload Too Large\b|\bEntity Too Large\b"
 )
 # A rate limit or a quota refuses by how often or how much in all, not by one request's size.
 _RATE: Final = re.compile(
-    r"(?i)\brate\b|\bper (?:second|minute|hour|day)\b|throttl|\bquota\b|\b429\b|too many requests"
+    r"(?i)\brate\b|\bper (?:second|minute|hour|day)\b|throttl|\bquota\b|\b429\b|too many requests|"
+    # Nor are a clock's skew (`the request time … is too large`), retries given up or an age.
+    r"\btime\b[^\n]{0,40}too large|\bskew|\battempts\b|\bretries\b|\bage\b"
 )
 # A setting that is a limit: its name says max, limit or size.
 _LIMIT_NAME: Final = re.compile(r"(?i)max|limit|size|bytes")

@@ -416,7 +416,16 @@ def _claim_owner(cluster: Cluster, ns: str, name: str) -> str | None:
 
 # Controllers Kubernetes builds in, whose pods the rules above place (a static pod's is its Node).
 _BUILT_IN_CONTROLLERS = frozenset(
-    {"replicaset", "statefulset", "daemonset", "job", "node", "replicationcontroller"}
+    {
+        "replicaset",
+        "deployment",
+        "statefulset",
+        "daemonset",
+        "job",
+        "cronjob",
+        "node",
+        "replicationcontroller",
+    }
 )
 _CONTROLLED_BY = re.compile(
     r"^Controlled By:\s*(?P<kind>[\w.]+)/(?P<name>\S+)", re.MULTILINE
