@@ -59,21 +59,15 @@ _PROVIDER_WORDS: Final = re.compile(
     # `[stripe] POST /v1/charges: 429`, `hubspot: PATCH /crm/v3/... 429`).
     r"(?:^|[\s\[(])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
 )
-# A cloud API's own throttle code names the service that answered it, when the line names none
-# (an SDK error body: `"Reason":"ConcurrentInvocationLimitExceeded"` is Lambda refusing invocations
-# over the account's concurrency; `ProvisionedThroughputExceededException` is DynamoDB's).
+# A cloud API's own throttle code names the service that answered it, when the line names none:
+# `"Reason":"ConcurrentInvocationLimitExceeded"` is only ever Lambda refusing invocations over the
+# account's (or a function's reserved) concurrency. Codes several services share
+# (`ThrottlingException`, `ProvisionedThroughputExceededException`, `SlowDown`) name none.
 _THROTTLE_CODES: Final = (
     (
         re.compile(r"\b(?:Reserved)?(?:Function)?ConcurrentInvocationLimitExceeded\b"),
         "lambda",
     ),
-    (
-        re.compile(
-            r"\bProvisionedThroughputExceededException\b|\bThrottlingException\b[^\n]{0,200}\bDynamoDB\b"
-        ),
-        "dynamodb",
-    ),
-    (re.compile(r"\bSlowDown\b[^\n]{0,80}\breduce your request rate\b"), "s3"),
 )
 # Words that lead a request line without naming a remote.
 _NOT_PROVIDERS: Final = frozenset(

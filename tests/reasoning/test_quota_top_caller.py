@@ -97,10 +97,7 @@ def test_without_a_top_caller_the_provider_named_by_words_is_the_limit():
             'TooManyRequestsException: Rate Exceeded. {"Reason":"ConcurrentInvocationLimitExceeded"}',
             "lambda",
         ),
-        (
-            "put item 7 failed: ProvisionedThroughputExceededException: 429",
-            "dynamodb",
-        ),
+        ("ocr throttled: ProvisionedThroughputExceededException", None),
         ("ThrottlingException: Rate exceeded (invoke resize-image)", None),
     ],
 )
