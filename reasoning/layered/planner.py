@@ -32,6 +32,7 @@ from reasoning.layered import (
     link_saturation,
     lock_holders,
     logged_delay,
+    lowered_limit,
     mesh_mtls,
     metric_trends,
     named_lines,
@@ -635,7 +636,11 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts, regex=True):
             return []
         calls = quiet_changes.searches(
-            inv, facts, partial(self._call, inv), self._window(inv)
+            inv,
+            facts,
+            partial(self._call, inv),
+            self._window(inv),
+            refused=bool(lowered_limit.refusals(facts)),
         )
         arguments = quiet_changes.search_arguments(self._window(inv))
         if not calls and arguments and rerouted_path.needs_change_search(inv):

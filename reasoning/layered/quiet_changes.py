@@ -223,9 +223,13 @@ def searches(
     facts: Facts,
     call: Callable[[str, dict[str, Any], str], PlannedCall | None],
     window: dict[str, str],
+    *,
+    refused: bool = False,
 ) -> list[PlannedCall | None]:
-    """When nothing logs an error of its own: the change search, then the search of every line naming what the changes touched."""
-    if not is_quiet(facts) or not (facts.errors or facts.health):
+    """When nothing logs an error of its own (or a client is `refused` for exceeding a limit, which
+    a lowered setting explains): the change search, then the search of every line naming what the
+    changes touched."""
+    if not (is_quiet(facts) or refused) or not (facts.errors or facts.health):
         return []
     read = set(facts.errors) | {arg(f.obs, "service") for f in facts.failures}
     if any(d not in read for d in dependency_services(inv, facts)[:_DEPENDENCIES]):

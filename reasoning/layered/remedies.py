@@ -52,6 +52,7 @@ _KUBERNETES: dict[str, str] = {
     "NamespaceContentRemaining": "Delete the objects left in {component} (their own finalizers hold them); it then finishes terminating",
     "NamespaceFinalizersRemaining": "Clear the finalizers left on objects in {component} (the controller that owned them is gone); it then finishes terminating",
     "NamespaceTerminating": "Find what holds the deletion of {component} (kubectl describe its conditions: a stale APIService, objects with finalizers) and clear it; it then finishes terminating",
+    "IngressBackendProtocol": "Declare the backend's protocol on {component} (nginx.ingress.kubernetes.io/backend-protocol: HTTPS) so it speaks TLS to the backend, or serve plain HTTP on the port it routes to",
     "cpu_throttling": "Raise the CPU limit of {component} (or remove it) so it is no longer throttled",
 }
 _ADMISSION: dict[str, str] = {

@@ -71,6 +71,7 @@ from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
+from reasoning.layered.kubernetes.ingress_protocol import protocol_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
@@ -141,6 +142,7 @@ from reasoning.layered.log_sources import log_sources
 from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.lookup_victims import lookup_victims
+from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
 from reasoning.layered.metric_trends import metric_trends
@@ -388,6 +390,13 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         ingress_class_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.ingress-backend-protocol",
+        NAMESPACE,
+        (layers.CONNECT,),
+        protocol_faults,
         (1, 4),
     ),
     Rule(
@@ -646,6 +655,7 @@ RULES: Final[tuple[Rule, ...]] = (
         quiet_changes,
         (1, 4),
     ),
+    Rule("board.lowered-limit", BOARD, (layers.APPLICATION,), lowered_limit, (1, 4)),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
     Rule(
         "board.refusing-front",

@@ -60,6 +60,16 @@ _PROVIDER_WORDS: Final = re.compile(
     # log's message field (`"msg":"zendesk PUT /api/v2/…"`, `msg="zendesk PUT …"`).
     r"(?:^|[\s\[(\"'=])([A-Za-z][A-Za-z0-9-]{1,40})\]?:? (?:GET|POST|PUT|PATCH|DELETE|HEAD) /"
 )
+# A cloud API's own throttle code names the service that answered it, when the line names none:
+# `"Reason":"ConcurrentInvocationLimitExceeded"` is only ever Lambda refusing invocations over the
+# account's (or a function's reserved) concurrency. Codes several services share
+# (`ThrottlingException`, `ProvisionedThroughputExceededException`, `SlowDown`) name none.
+_THROTTLE_CODES: Final = (
+    (
+        re.compile(r"\b(?:Reserved)?(?:Function)?ConcurrentInvocationLimitExceeded\b"),
+        "lambda",
+    ),
+)
 # Words that lead a request line without naming a remote.
 _NOT_PROVIDERS: Final = frozenset(
     [
@@ -168,12 +178,20 @@ def _limited(facts: Facts) -> list[Limited]:
 
 
 def _provider_named(text: str, known: set[str]) -> str | None:
-    """The provider a limit answer names by its words (no host): the API that was called."""
+    """The provider a limit answer names by its words (no host): the API that was called, else the
+    cloud service whose own throttle code it quotes."""
     for match in _PROVIDER_WORDS.finditer(text[:4000]):
         name = next((g for g in match.groups() if g), "").strip().lower()
         if name and name not in known and name not in _NOT_PROVIDERS:
             return name
-    return None
+    return next(
+        (
+            service
+            for code, service in _THROTTLE_CODES
+            if service not in known and code.search(text[:4000])
+        ),
+        None,
+    )
 
 
 def top_caller(

@@ -92,13 +92,47 @@ def test_without_a_top_caller_the_provider_named_by_words_is_the_limit():
         ("You have exceeded the rate at which you may call Keyring.", "keyring"),
         ("SlowDown (Service: Blob Vault; Status Code: 503)", "blob vault"),
         ("error when calling the GetSecret operation: throttled", None),
+        # A cloud service's own throttle code names it when nothing else does.
+        (
+            'TooManyRequestsException: Rate Exceeded. {"Reason":"ConcurrentInvocationLimitExceeded"}',
+            "lambda",
+        ),
+        ("ocr throttled: ProvisionedThroughputExceededException", None),
+        ("ThrottlingException: Rate exceeded (invoke resize-image)", None),
     ],
 )
 def test_a_provider_is_named_by_the_api_called_not_the_operation(line, provider):
     assert shared_limits._provider_named(line, set()) == provider
 
 
+@pytest.mark.rule("board.shared-rate-limit")
+def test_a_function_invocation_refused_for_the_account_concurrency_blames_the_cloud_function_service():
+    refused = (
+        "TooManyRequestsException: Rate Exceeded. "
+        '{"$metadata":{"httpStatusCode":429},"Reason":"ConcurrentInvocationLimitExceeded"} '
+        "(invoke receipt-mailer for order 7)"
+    )
+    world = World(
+        {
+            ("service_health", "invoice-render"): health(
+                "invoice-render", "unhealthy", FAILING
+            ),
+            ("top_errors", "invoice-render"): logged(
+                "invoice-render", errors=[group(refused, count=300)]
+            ),
+        }
+    )
+
+    report = _run(world)
+
+    assert report.top.id == "http:lambda"
+    assert any(
+        "ConcurrentInvocationLimitExceeded" in e.fact for e in report.top.evidence
+    )
+
+
 @pytest.mark.timeout(60)
 def test_the_provider_and_top_caller_readers_stay_linear():
     shared_limits._provider_named("calling " + "A" * 200_000, set())
+    shared_limits._provider_named("ThrottlingException " + "x " * 100_000, set())
     assert shared_limits._TOP_CALLER.search("top caller " + "x" * 200_000)

@@ -20,6 +20,7 @@ from reasoning.layered.kubernetes.kubectl import (
     kind_parts,
     parse_labels,
     pod_from_row,
+    ref,
     resource,
     scope,
     selects,
@@ -58,6 +59,9 @@ class Cluster:
     surveyed: dict[tuple[str, str], bool] = field(default_factory=dict)
     # (resource, ns, wide) a multi-kind get asked and the server could not answer (a snapshot's gap).
     unanswered: set[tuple[str, str, bool]] = field(default_factory=set)
+    # ns → {name: `kind/name`}: the objects of kinds Kubernetes does not build in (an operator's
+    # database cluster) that a pod's describe names as its controller.
+    operators: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, observations: list[Observation]) -> "Cluster":
@@ -293,6 +297,10 @@ def _read_describe(cluster: Cluster, obs: Observation) -> None:
     name = str(obs.arguments.get("name") or "")
     cluster.describes.setdefault((kind, scope(kind, ns), name), obs)
     cluster.events.setdefault(ns, []).extend(describe_events(obs, kind, name))
+    controller = _CONTROLLED_BY.search(obs.text) if kind == "pods" else None
+    if controller and singular(controller["kind"]) not in _BUILT_IN_CONTROLLERS:
+        owner = controller["name"]
+        cluster.operators.setdefault(ns, {})[owner] = ref(controller["kind"], owner)
 
 
 def _read_logs(cluster: Cluster, obs: Observation) -> None:
@@ -328,13 +336,19 @@ def _by_length(names: list[str]) -> list[str]:
 
 def _pod_owner(cluster: Cluster, ns: str, name: str) -> str:
     """A pod belongs to the job its `job-name` label names (and so to that job's cron job); a static
-    pod (named after its node) to no workload; else to the deployment, stateful set or daemon set its
-    name extends (else a guess)."""
+    pod (named after its node) to no workload; to the operator's object (a CloudNativePG `Cluster`)
+    a describe names as its own or its sibling's controller, when its name extends that object's
+    by an ordinal or a hash; else to the deployment, stateful set or daemon set its name extends
+    (else a guess)."""
     job = _job_label(cluster, ns, name)
     if job:
         return _job_owner(cluster, ns, job)
     if _is_static(cluster, ns, name):
         return f"pod/{name}"
+    operators = cluster.operators.get(ns, {})
+    for owner in _by_length(list(operators)):
+        if re.fullmatch(re.escape(owner) + r"-(?:\d+|[a-z0-9]{5})", name):
+            return operators[owner]
     deployments = cluster.names("deployments", ns)
     patterns = (
         ("deployment", deployments, r"-[a-z0-9]{5,10}-[a-z0-9]{5}"),
@@ -399,6 +413,23 @@ def _claim_owner(cluster: Cluster, ns: str, name: str) -> str | None:
             return f"statefulset/{s}"
     return None
 
+
+# Controllers Kubernetes builds in, whose pods the rules above place (a static pod's is its Node).
+_BUILT_IN_CONTROLLERS = frozenset(
+    {
+        "replicaset",
+        "deployment",
+        "statefulset",
+        "daemonset",
+        "job",
+        "cronjob",
+        "node",
+        "replicationcontroller",
+    }
+)
+_CONTROLLED_BY = re.compile(
+    r"^Controlled By:\s*(?P<kind>[\w.]+)/(?P<name>\S+)", re.MULTILINE
+)
 
 OWNERS: dict[str, Callable[[Cluster, str, str], str | None]] = {
     "pod": _pod_owner,

@@ -37,6 +37,7 @@ from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
 from reasoning.layered.kubernetes.ingress_paths import path_match_faults
+from reasoning.layered.kubernetes.ingress_protocol import protocol_faults
 from reasoning.layered.kubernetes.ingress_rewrite import rewrite_faults
 from reasoning.layered.kubernetes.ingress_tls import ingress_tls_faults
 from reasoning.layered.kubernetes.jobs import job_faults
@@ -210,6 +211,8 @@ def _namespace_faults(
     for finding in rewrite_faults(cluster, facts, ns, failing):
         found.setdefault(finding.component, finding)
     for finding in ingress_class_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
+    for finding in protocol_faults(cluster, facts, ns):
         found.setdefault(finding.component, finding)
     for finding in host_path_faults(inv, cluster, ns):
         found.setdefault(finding.component, finding)

@@ -130,3 +130,56 @@ def test_scheduling_comes_before_startup():
     )
     f = workload_fault(cluster, NS, "deployment/search")
     assert f is not None and f.stage == "scheduling"
+
+
+def _operator_pods(*, described: bool = True):
+    """A database operator's instances (no Deployment or StatefulSet of their own) beside a
+    Deployment: two standbys Pending, one described as controlled by the operator's object."""
+    observations = [
+        deployments(("ledger-web", "2/2")),
+        pods(
+            ("ledger-db-1", "1/1", "Running", "0"),
+            ("ledger-db-2", "0/1", "Pending", "0"),
+            ("ledger-db-3", "0/1", "Pending", "0"),
+        ),
+        events(
+            (
+                "Warning",
+                "FailedScheduling",
+                "Pod/ledger-db-2",
+                "0/4 nodes are available: 4 Insufficient hugepages-1Gi.",
+            ),
+            (
+                "Warning",
+                "FailedScheduling",
+                "Pod/ledger-db-3",
+                "0/4 nodes are available: 4 Insufficient hugepages-1Gi.",
+            ),
+        ),
+    ]
+    if described:
+        observations.append(
+            describe(
+                "pods",
+                "ledger-db-2",
+                "Name:             ledger-db-2\nNamespace:        shop\n"
+                "Status:           Pending\nControlled By:    PostgresCluster/ledger-db\n",
+            )
+        )
+    return observations
+
+
+@pytest.mark.rule("k8s.scheduling")
+def test_pods_of_an_operator_object_are_its_workload_not_each_a_pod_of_its_own():
+    cluster = Cluster.read(_operator_pods())
+    owners = {cluster.owner(NS, "pod", f"ledger-db-{n}") for n in (1, 2, 3)}
+    assert owners == {"postgrescluster/ledger-db"}  # the undescribed siblings too
+    f = workload_fault(cluster, NS, "postgrescluster/ledger-db")
+    assert f is not None
+    assert (f.stage, f.component) == ("scheduling", "postgrescluster/ledger-db")
+    assert "Insufficient hugepages-1Gi" in f.statement
+
+
+def test_without_a_describe_naming_the_controller_a_lone_pod_stays_a_pod():
+    cluster = Cluster.read(_operator_pods(described=False))
+    assert cluster.owner(NS, "pod", "ledger-db-2") == "pod/ledger-db-2"
