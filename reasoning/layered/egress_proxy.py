@@ -32,7 +32,7 @@ HOP: Final = re.compile(
 )
 # A proxy variable set to a host: `HTTPS_PROXY=http://fwd.example:3128`, `http_proxy: "…"`.
 SETTING: Final = re.compile(
-    r"\b(?:https?|all)_proxy\b\s*[=:]\s*[\"']?(?:https?://)?(?:[^@\s/\"']+@)?([a-z0-9][a-z0-9.-]*)",
+    r"\b(?:https?|all)_proxy\b\s*[=:]\s*[\"']?(?:https?://)?(?:[^@\s/\"']{1,128}@)?([a-z0-9][a-z0-9.-]{0,252})",
     re.IGNORECASE,
 )
 # The same, as an RE2 pattern for the logs' search of every service (case-insensitive there).

@@ -395,12 +395,18 @@ READERS: dict[str, Callable[[Facts, Observation, dict[str, Any]], None]] = {
 }
 
 
+# The most of a group's signature or sample the rules read: our logs server cuts a sample to 2000
+# characters; another server's multi-megabyte line would only make every rule's regexes slower.
+GROUP_CHARS = 8000
+
+
 def groups_of(value: Any) -> tuple[ErrorGroup, ...]:
-    """top_errors' groups (its `top` or its `warnings`) as ErrorGroups."""
+    """top_errors' groups (its `top` or its `warnings`) as ErrorGroups, each text cut to
+    `GROUP_CHARS`."""
     return tuple(
         ErrorGroup(
-            signature=str(g.get("signature") or ""),
-            sample=str(g.get("sample") or ""),
+            signature=str(g.get("signature") or "")[:GROUP_CHARS],
+            sample=str(g.get("sample") or "")[:GROUP_CHARS],
             count=g["count"] if isinstance(g.get("count"), int) else 0,
             first_seen=str(g.get("first_seen") or ""),
             before=g["before"] if isinstance(g.get("before"), int) else None,

@@ -115,3 +115,8 @@ def test_a_hop_without_a_setting_naming_it_is_only_a_lead():
     proxy = next(h for h in report.hypotheses if h.id == "connect:fwd-a.corp.example")
     assert proxy.status == "likely" and not proxy.conclusive
     assert not report.conclusive
+
+
+def test_a_proxy_setting_names_its_host_after_credentials_and_a_scheme():
+    line = 'HTTPS_PROXY="http://svc:secret@squid-2.corp.example:3128"'
+    assert SETTING.search(line).group(1) == "squid-2.corp.example"
