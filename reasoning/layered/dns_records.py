@@ -14,7 +14,10 @@ its service the DNS hypothesis, citing the owner id's line when one names the sa
 (`deleted_records`); the failing name is its symptom. A deletion of a name that does not fail, or
 a line removing a failing host from a pool rather than a record, is not this rule's; nor is a
 deletion that retires what the record pointed at (`retire db-01 (migrated …)`, decommissioned): that
-one was meant, and the fault is whoever still calls the old name.
+one was meant, and the fault is whoever still calls the old name. A CI/CD runner (GitHub Actions,
+GitLab CI, Jenkins, Atlantis) that pushes a declarative zone (DNSControl, OctoDNS, Terraform) only
+runs what a change told it to: it owns no records and is never the DNS fault; the deleted record's
+name is, citing the deletion (`pushed_deletions`).
 """
 
 import re
@@ -61,6 +64,14 @@ _NOT_CHANGE_LEVELS: Final = ("error", "err", "fatal", "critical")
 _RETIRES: Final = re.compile(
     r"\b(?:retir(?:e|es|ed|ing)|decommission\w*|sunset\w*|migrated|end[- ]of[- ]life|"
     r"tear(?:ing)?[- ]?down|torn down)\b",
+    re.IGNORECASE,
+)
+# A CI/CD runner: it executes a pipeline someone changed, so it is never itself the record writer at fault.
+_CI_RUNNER: Final = re.compile(
+    r"^(?:.*[-_.])?(?:github[-_]?actions?|gitlab(?:[-_]?(?:ci|runner))?|jenkins|circleci|"
+    r"buildkite|travis(?:[-_]?ci)?|drone(?:[-_]?ci)?|teamcity|bamboo|azure[-_]?(?:pipelines|devops)|"
+    r"bitbucket[-_]?pipelines|woodpecker|concourse|tekton|codebuild|cloud[-_]?build|atlantis|"
+    r"spacelift|ci|ci[-_]?cd|ci[-_]?runner)(?:[-_.].*)?$",
     re.IGNORECASE,
 )
 _MAX_NAMES: Final = 3
@@ -217,7 +228,38 @@ def _owner_line(
 def deleted_records(board: Board) -> None:
     """A name that fails to resolve while a service's lines delete its DNS record (or its TXT ownership record) is a DNS fault of that record writer, not of the name's own service."""
     for deletion in deletions(board):
-        _hypothesis(board, deletion)
+        if not is_ci_runner(deletion.service):
+            _hypothesis(board, deletion)
+
+
+def is_ci_runner(service: str) -> bool:
+    """Whether `service` names a CI/CD runner (it runs a changed pipeline; it owns no records)."""
+    return len(service) <= 100 and _CI_RUNNER.match(service) is not None
+
+
+def pushed_deletions(board: Board) -> None:
+    """A CI/CD runner's push deleting the record of a name that then fails to resolve is a DNS fault of that name's record (dropped from the pushed zone), not of the runner."""
+    for deletion in deletions(board):
+        if is_ci_runner(deletion.service):
+            _pushed(board, deletion)
+
+
+def _pushed(board: Board, deletion: Deletion) -> None:
+    name = deletion.name
+    c = board.get(layers.DNS, name, f"the DNS record of {name} was deleted")
+    c.statement = (
+        f"the DNS record of {name} was deleted by a zone push that {deletion.service} ran "
+        f"(a declarative DNS config without the record), so {name} fails to resolve"
+    )
+    c.cite(deletion.obs, deletion.fact)
+    c.status = "confirmed"
+    c.confidence = max(c.confidence, 0.94)
+    c.chain = [
+        board.symptom(),
+        f"{deletion.service} logs: {short(deletion.message, 140)}",
+        c.statement,
+    ]
+    c.keywords = [layers.DNS, name, deletion.service, "record deleted", "nxdomain"]
 
 
 def _hypothesis(board: Board, deletion: Deletion) -> None:

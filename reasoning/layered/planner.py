@@ -32,6 +32,7 @@ from reasoning.layered import (
     link_saturation,
     lock_holders,
     logged_delay,
+    loopback_bind,
     lowered_limit,
     mesh_mtls,
     metric_trends,
@@ -972,17 +973,17 @@ class LayeredPlanner:
         server searches every service at once."""
         if not self._searches_every_service(inv, facts):
             return []
-        return host_lines.searches(
-            facts,
-            partial(self._call, inv),
-            self._window(inv),
-        ) + self._read_services(
-            inv,
-            facts,
-            (
-                (s, f"{s}'s lines name a host whose probe failed")
-                for s in host_lines.naming_services(inv, facts)
-            ),
+        return (
+            host_lines.searches(facts, partial(self._call, inv), self._window(inv))
+            + loopback_bind.searches(facts, partial(self._call, inv), self._window(inv))
+            + self._read_services(
+                inv,
+                facts,
+                (
+                    (s, f"{s}'s lines name a host whose probe failed")
+                    for s in host_lines.naming_services(inv, facts)
+                ),
+            )
         )
 
     def _drain_searches(

@@ -46,7 +46,7 @@ from reasoning.layered.clock_skew import clock_skew
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
-from reasoning.layered.dns_records import deleted_records
+from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
@@ -90,7 +90,10 @@ from reasoning.layered.kubernetes.links import (
     place_on_path,
 )
 from reasoning.layered.kubernetes.loading import loading_faults
-from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
+from reasoning.layered.kubernetes.metrics_api import (
+    failing_scalers,
+    metrics_api_faults,
+)
 from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
 from reasoning.layered.kubernetes.node_confined import node_confined_faults
@@ -142,6 +145,7 @@ from reasoning.layered.log_sources import log_sources
 from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.lookup_victims import lookup_victims
+from reasoning.layered.loopback_bind import listens_on_loopback
 from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
@@ -479,6 +483,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("k8s.metrics-api", NAMESPACE, (layers.PLATFORM,), metrics_api_faults, (1, 4)),
+    Rule("k8s.scaler-failed", NAMESPACE, (layers.PLATFORM,), failing_scalers, (1, 4)),
     Rule(
         "k8s.admission-webhook", NAMESPACE, (layers.PLATFORM,), webhook_faults, (1, 4)
     ),
@@ -641,6 +646,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
+    Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
+    Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
     Rule(
         "board.search-domain-capture",
         BOARD,

@@ -5,7 +5,12 @@ the name nor the service behind it (`dns_records.deleted_records`).
 
 import pytest
 
-from reasoning.layered.dns_records import _OWNER, _deleted_name, search_pattern
+from reasoning.layered.dns_records import (
+    _OWNER,
+    _deleted_name,
+    is_ci_runner,
+    search_pattern,
+)
 from tests.reasoning.test_planner import World, health, incident
 from tests.reasoning.test_warnings_and_changes import (
     FAILING,
@@ -109,6 +114,56 @@ def test_a_record_janitor_deleting_a_record_set_is_the_fault():
 
     assert report.top.id == "dns:record-janitor"
     assert "ledger.fintrail.io" in report.top.statement
+
+
+@pytest.mark.rule("board.pushed-deletion")
+def test_a_ci_runner_pushing_a_zone_without_the_record_blames_the_record_not_the_runner():
+    world = _world(
+        "settlement",
+        LEDGER_FAILS,
+        (
+            "gitlab-ci",
+            "2030-01-01T10:10:00Z",
+            "info",
+            "job 4411 dns:apply (MR !12 'add SPF for mailer'): octodns-sync fintrail.io: "
+            "Delete <CnameRecord CNAME 300, ledger.fintrail.io., lb-7.fintrail.net.> "
+            "1 changes applied",
+        ),
+    )
+
+    report = _run(world, "settlement")
+
+    assert report.top.id == "dns:ledger.fintrail.io"
+    assert report.top.status == "confirmed"
+    facts = " ".join(e.fact for e in report.top.evidence)
+    assert "Delete <CnameRecord CNAME 300, ledger.fintrail.io." in facts
+    assert all(h.id != "dns:gitlab-ci" for h in report.hypotheses)
+
+
+@pytest.mark.rule("board.pushed-deletion")
+def test_ci_runners_are_told_from_record_writers():
+    for runner in (
+        "github-actions",
+        "jenkins",
+        "atlantis",
+        "buildkite-agent",
+        "acme-ci",
+    ):
+        assert is_ci_runner(runner), runner
+    for writer in (
+        "external-dns",
+        "dns-sync-blue",
+        "record-janitor",
+        "cicada",
+        "octodns",
+    ):
+        assert not is_ci_runner(writer), writer
+
+
+@pytest.mark.timeout(60)
+def test_a_huge_service_name_is_no_ci_runner_quickly():
+    assert not is_ci_runner("a-" * 200_000 + "x")
+    assert not is_ci_runner("-" * 50 + "x" * 49)
 
 
 def test_a_deletion_of_another_name_a_pool_removal_a_failed_delete_or_a_retirement_is_no_writer_fault():

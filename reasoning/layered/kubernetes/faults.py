@@ -50,7 +50,10 @@ from reasoning.layered.kubernetes.kernel import (
 )
 from reasoning.layered.kubernetes.links import link
 from reasoning.layered.kubernetes.loading import loading_faults
-from reasoning.layered.kubernetes.metrics_api import metrics_api_faults
+from reasoning.layered.kubernetes.metrics_api import (
+    failing_scalers,
+    metrics_api_faults,
+)
 from reasoning.layered.kubernetes.namespace_lifecycle import namespace_faults
 from reasoning.layered.kubernetes.namespaces import chosen_namespaces
 from reasoning.layered.kubernetes.neighbours import hog_faults, neighbour_faults
@@ -262,6 +265,8 @@ def _namespace_faults(
     for finding in loading_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in metrics_api_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in failing_scalers(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in webhook_faults(cluster, ns):
         current = found.get(finding.component)

@@ -5,6 +5,12 @@ and its kin, `ScalingActive False`) holds its target at the replicas it has howe
 the fault is the server of the metrics API — a metrics server's pods (`metrics-server`,
 `prometheus-adapter`, in whatever namespace was read) not ready or restarting — and, with no such
 pod shown failing, the autoscaler itself. The target and its callers are its victims (`explains`).
+
+An event-driven autoscaler (a KEDA ScaledObject or ScaledJob) reads its metric from an outside
+source itself (a queue, a stream, a database): when its scaler warns that it cannot read that
+source (`KEDAScalerFailed`: a queue replaced or renamed, a credential gone), the workload it scales
+stays where it is, at zero replicas when it scales to zero, while the work piles up. The fault is
+that scaling object (`failing_scalers`), not its target scaled to 0, nor the callers waiting.
 """
 
 import re
@@ -116,6 +122,62 @@ def metrics_api_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
                 f.explains.append(victim)
         f.chain.insert(0, f"{target} stays at its replicas: autoscaler {name} is blind")
         f.keywords += ["hpa", name, "metrics"]
+    return list(found.values())
+
+
+# An event-driven autoscaler's warnings that its scaler cannot read its source.
+SCALER_FAILURES = frozenset(
+    {
+        "KEDAScalerFailed",
+        "KEDAScalersFailed",
+        "ScaledObjectCheckFailed",
+        "ScaledJobCheckFailed",
+        "KEDAScaleTargetActivationFailed",
+    }
+)
+_SCALERS = frozenset({"scaledobject", "scaledjob"})
+
+
+def _scaled_target(cluster: Cluster, ns: str, name: str) -> str:
+    """The workload a scaling object scales: its generated autoscaler's REFERENCE, else the deployment of its own name."""
+    table = cluster.table("horizontalpodautoscalers", ns)
+    row = table.row(f"keda-hpa-{name}") if table else None
+    kind, _, target = (row or {}).get("REFERENCE", "").partition("/")
+    return ref(kind, target) if target else f"deployment/{name}"
+
+
+def failing_scalers(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
+    """An event-driven scaling object whose scaler cannot read its source holds its workload (at zero) and is the fault."""
+    found: dict[str, Finding] = {}
+    for event in cluster.warnings(ns):
+        if event.kind not in _SCALERS or event.reason not in SCALER_FAILURES:
+            continue
+        component = event.object
+        f = found.get(component)
+        if f is None:
+            target = _scaled_target(cluster, ns, event.name)
+            f = Finding(
+                "performance",
+                event.reason,
+                component,
+                layers.PLATFORM,
+                f"{event.kind} {event.name} cannot read its scaler's source, so it cannot "
+                f"scale {target} to the work waiting: {short(event.message, 200)}",
+                ns,
+            )
+            f.explains.append(target)
+            f.explains += [
+                e.caller
+                for e in path.edges
+                if e.service is not None
+                and target in cluster.service_workloads(ns, e.service)
+                and e.caller not in f.explains
+            ]
+            f.chain = [f"{target} is not scaled to its work", f.statement]
+            f.keywords = ["keda", event.kind, event.name, event.reason]
+            found[component] = f
+        if len(f.evidence) < 2:
+            f.cite(event.obs, event.fact)
     return list(found.values())
 
 

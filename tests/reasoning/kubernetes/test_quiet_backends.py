@@ -419,3 +419,63 @@ def test_a_timed_out_call_to_a_healthy_back_end_names_the_webhook():
         "deployment/gate-hook" not in faults
         or not faults["deployment/gate-hook"].explains
     )
+
+
+# --- an event-driven autoscaler whose scaler cannot read its source -------------------------------
+
+SCALER_BROKEN = (
+    "error getting stream length for redis-streams://jobs-redis:6379/render-jobs: "
+    "NOGROUP No such key 'render-jobs' or consumer group 'renderers'"
+)
+
+
+def scaler_cluster(reason: str = "KEDAScalerFailed") -> list:
+    return [
+        pods(
+            ("thumb-api-5c6d7e8f9-aaaaa", "1/1", "Running", "0", "4d", "app=thumb-api")
+        ),
+        deployments(("thumb-api", "1/1"), ("renderer", "0/0")),
+        services("thumb-api"),
+        answer(
+            "get_resources",
+            {"kind": "horizontalpodautoscalers", "namespace": NS, "wide": True},
+            table(
+                (
+                    "NAME",
+                    "REFERENCE",
+                    "TARGETS",
+                    "MINPODS",
+                    "MAXPODS",
+                    "REPLICAS",
+                    "AGE",
+                ),
+                (
+                    "keda-hpa-render-queue",
+                    "Deployment/renderer",
+                    "<unknown>/10 (avg)",
+                    "1",
+                    "30",
+                    "0",
+                    "90d",
+                ),
+            ),
+        ),
+        events(("Warning", reason, "ScaledObject/render-queue", SCALER_BROKEN)),
+    ]
+
+
+@pytest.mark.rule("k8s.scaler-failed")
+def test_a_scaled_object_whose_scaler_cannot_read_its_stream_is_the_platform_fault():
+    faults = found(investigation("renderer", *scaler_cluster()))
+
+    scaler = faults["scaledobject/render-queue"]
+    assert scaler.layer == "platform"
+    assert "deployment/renderer" in scaler.explains
+    assert any("NOGROUP" in fact for _, fact in scaler.evidence)
+
+
+def test_a_scaled_object_event_of_another_reason_is_not_a_failed_scaler():
+    faults = found(
+        investigation("renderer", *scaler_cluster("KEDAScaleTargetActivated"))
+    )
+    assert "scaledobject/render-queue" not in faults
