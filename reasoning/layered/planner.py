@@ -21,6 +21,7 @@ from reasoning.layered import (
     cited_lines,
     cors,
     dns_records,
+    dns_repointed,
     dns_search,
     dns_zones,
     echoed_errors,
@@ -1006,7 +1007,8 @@ class LayeredPlanner:
         """Every service's lines of a filter blocking a refused path (`edge_filters`), of a CORS
         allow-list changing (`cors`), of a mesh refusing plaintext (`mesh_mtls`) and of a zone
         shadowing names that do not resolve (`dns_zones`) or of a writer deleting their records
-        (`dns_records`) or of a search domain answering them (`dns_search`), where the logs server searches every
+        (`dns_records`) or of a search domain answering them (`dns_search`), and of a record edited
+        to point where names fail to connect (`dns_repointed`), where the logs server searches every
         service by regex."""
         if not self._searches_every_service(inv, facts, regex=True):
             return []
@@ -1018,6 +1020,7 @@ class LayeredPlanner:
             *mesh_mtls.searches(facts, call, window),
             *dns_zones.searches(facts, call, window),
             *dns_records.searches(facts, call, window),
+            *dns_repointed.searches(facts, call, window),
             *dns_search.searches(facts, call, window),
         ]
 

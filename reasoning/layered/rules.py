@@ -47,6 +47,7 @@ from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
 from reasoning.layered.dns_records import deleted_records, pushed_deletions
+from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
 from reasoning.layered.echoed_errors import echoed_errors
@@ -647,6 +648,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
+    Rule("board.repointed-record", BOARD, (layers.DNS,), repointed_records, (1, 4)),
     Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
     Rule(
         "board.search-domain-capture",

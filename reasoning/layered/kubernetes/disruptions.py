@@ -8,9 +8,20 @@ budget blocks the drain of the pod's node (an upgrade, a scale-in), and is the f
 evidence shows the drain itself (the pod's node cordoned: `SchedulingDisabled` in the nodes list,
 `Unschedulable: true` in its describe) and the incident's service is no workload of the
 namespace (what fails is the drain, not a service). The incident's words decide nothing.
+
+A drain run from outside the cluster (a managed node group upgrade, Karpenter, a pipeline's
+`kubectl drain`) often leaves no event: only the drainer's own lines say the eviction was refused.
+So once a budget allowing 0 disruptions holds a pod that still runs on a cordoned node, every
+service's lines saying "disruption budget" are searched once (`searches`); a line naming the pod
+is the refusal, as an event would be, and is cited. The cordoned nodes' lost capacity is what other pods meet: a workload's
+pods Pending because nodes "were unschedulable" are the budget's victims (`explains`), and make it
+relevant when that workload is on the incident's path or the incident's service is no workload of
+the namespace.
 """
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
@@ -21,7 +32,11 @@ from reasoning.layered.kubernetes.kubectl import (
     parse_labels,
     selects,
 )
+from reasoning.layered.kubernetes.node_search import search_once
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.reading import as_dict, as_list
+from reasoning.observations import Investigation, Observation, PlannedCall
+from reasoning.tools import SEARCH_LOGS
 
 _BLOCKED = re.compile(r"disruption budget", re.IGNORECASE)
 _ALLOWED = re.compile(r"^\s*Allowed disruptions:\s*(\d+)", re.MULTILINE)
@@ -75,21 +90,101 @@ def is_cordoned(cluster: Cluster, ns: str, node: str) -> bool:
     return described is not None and _UNSCHEDULABLE.search(described.text) is not None
 
 
-def disruption_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """A PodDisruptionBudget allowing no disruption over a pod whose eviction was refused blocks its node's drain."""
+# What a drainer logs when a budget refuses an eviction (one regex for the search, RE2).
+SEARCH = r"disruption budget"
+_SEARCH = re.compile(SEARCH, re.IGNORECASE)
+# A scheduler's words for nodes that are cordoned.
+_UNSCHEDULABLE_NODES = re.compile(r"\d+ node\(s\) were unschedulable", re.IGNORECASE)
+
+
+def held_on_cordoned(cluster: Cluster, ns: str) -> list[tuple[str, str]]:
+    """(budget, pod) for each budget allowing no disruption over a pod that runs on a cordoned node."""
+    out: list[tuple[str, str]] = []
+    for budget in exhausted_budgets(cluster, ns):
+        for pod in cluster.pods(ns):
+            if (
+                pod.node
+                and pod.status == "Running"
+                and is_cordoned(cluster, ns, pod.node)
+                and _guards(cluster, ns, budget, pod.name)
+            ):
+                out.append((budget, pod.name))
+                break
+    return out
+
+
+def searches(
+    inv: Investigation,
+    call: Callable[[str, dict[str, Any], str], PlannedCall | None],
+    cluster: Cluster,
+    ns: str,
+) -> list[PlannedCall | None]:
+    """Once a budget allowing no disruption holds a pod on a cordoned node: every service's lines (a drainer's among them) saying an eviction met a disruption budget."""
+    held = held_on_cordoned(cluster, ns)
+    if not held:
+        return []
+    budget, pod = held[0]
+    return search_once(
+        inv,
+        call,
+        SEARCH,
+        limit=20,
+        why=f"budget {budget} allows no disruption and {pod} runs on a cordoned node: "
+        "does a drain log its eviction refused",
+    )
+
+
+def refusal_lines(inv: Investigation | None, pod: str) -> list[tuple[Observation, str]]:
+    """The searched lines saying an eviction of `pod` met its disruption budget."""
+    out: list[tuple[Observation, str]] = []
+    for obs in inv.observations if inv is not None and pod else ():
+        if (
+            obs.tool != SEARCH_LOGS
+            or not obs.is_ok
+            or obs.arguments.get("query") != SEARCH
+        ):
+            continue
+        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+            message = str(line.get("message") or "")
+            if pod in message and _SEARCH.search(message):
+                out.append(
+                    (obs, f"{line.get('service') or 'a service'} logs: {message}")
+                )
+    return out
+
+
+def _pending_for_cordon(cluster: Cluster, ns: str) -> list[Event]:
+    """The namespace's scheduling warnings that count nodes as unschedulable (cordoned)."""
+    return [
+        e
+        for e in cluster.warnings(ns)
+        if e.kind == "pod"
+        and e.reason == "FailedScheduling"
+        and _UNSCHEDULABLE_NODES.search(e.message)
+    ]
+
+
+def disruption_faults(
+    cluster: Cluster, ns: str, path: Path, inv: Investigation | None = None
+) -> list[Finding]:
+    """A PodDisruptionBudget allowing no disruption over a pod whose eviction was refused, or that runs on a cordoned node, blocks its node's drain."""
     table = cluster.table("poddisruptionbudgets", ns)
     blocked = blocked_evictions(cluster, ns)
-    if table is None or not blocked:
+    cordoned = held_on_cordoned(cluster, ns)
+    if table is None or not (blocked or cordoned):
         return []
     nodes = cluster.table("nodes", ns)
     out: list[Finding] = []
     for budget in exhausted_budgets(cluster, ns):
         held = [e for e in blocked if _guards(cluster, ns, budget, e.name)]
-        if not held:
+        on_cordoned = next((p for b, p in cordoned if b == budget), "")
+        # Refused in the events, or in a drainer's own lines about a pod on a cordoned node.
+        if not held and not refusal_lines(inv, on_cordoned):
             continue
-        pod = next((p for p in cluster.pods(ns) if p.name == held[0].name), None)
+        held_pod = held[0].name if held else on_cordoned
+        pod = next((p for p in cluster.pods(ns) if p.name == held_pod), None)
         node = pod.node if pod is not None else ""
-        owner = cluster.owner(ns, "pod", held[0].name)
+        owner = cluster.owner(ns, "pod", held_pod)
         row = table.row(budget) or {}
         f = Finding(
             "infrastructure",
@@ -98,7 +193,7 @@ def disruption_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
             layers.PLATFORM,
             f"PodDisruptionBudget {budget} allows 0 disruptions (min available "
             f"{row.get('MIN AVAILABLE', '?')}, max unavailable {row.get('MAX UNAVAILABLE', '?')}): "
-            f"{held[0].name} cannot be evicted"
+            f"{held_pod} cannot be evicted"
             + (f", so node {node} cannot be drained" if node else "")
             + f" ({owner} has no pod to spare)",
             ns,
@@ -114,6 +209,9 @@ def disruption_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
             )
         for event in held[:2]:
             f.cite(event.obs, event.fact)
+        refused = refusal_lines(inv, held_pod)
+        for obs, fact in refused[:2]:
+            f.cite(obs, fact)
         drained = is_cordoned(cluster, ns, node)
         if drained and nodes is not None and "SchedulingDisabled" in nodes.line(node):
             f.cite(
@@ -121,9 +219,17 @@ def disruption_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
             )
         f.is_relevant = owner in path.workloads or (drained and not path.resolved)
         f.depth = path.depth.get(owner, 0) + 1 if owner in path.workloads else 1
+        if drained and (held or refused):
+            # The cordoned nodes the drain cannot finish are capacity lost to other pods.
+            for event in _pending_for_cordon(cluster, ns)[:1]:
+                victim = cluster.owner(ns, "pod", event.name)
+                f.explains.append(victim)
+                f.cite(event.obs, event.fact)
+                f.chain.append(f"{victim}: {event.message[:120]}")
         f.keywords = ["PodDisruptionBudget", "drain", "eviction", budget]
         f.chain = [
-            f"the drain of node {node or '?'} cannot evict {held[0].name}",
+            f"the drain of node {node or '?'} cannot evict {held_pod}",
+            *f.chain,
             f.statement,
         ]
         out.append(f)

@@ -283,7 +283,7 @@ def _namespace_faults(
     if is_slow(inv, cluster, ns, path):
         for finding in hog_faults(cluster, ns, path.workloads[:4], window_seconds(inv)):
             found.setdefault(finding.component, finding)
-    for finding in disruption_faults(cluster, ns, path):
+    for finding in disruption_faults(cluster, ns, path, inv):
         found.setdefault(finding.component, finding)
     for finding in control_plane_faults(cluster):
         current = found.get(finding.component)

@@ -168,18 +168,34 @@ def addresses(cluster: Cluster, ns: str) -> dict[str, str]:
     return out
 
 
+# Path segments that name no service: an API's prefix and its version (/api/v1/exports → exports).
+_GENERIC_SEGMENT = re.compile(
+    r"(?:api|apis|v\d+(?:beta\d*|alpha\d*)?|rest|public|internal)"
+)
+
+
+def path_word(path: str) -> str:
+    """A path's first segment past an API prefix and version (/api/v1/exports → exports)."""
+    segments = [s.lower() for s in path.strip("/").split("/")] if path else [""]
+    return next(
+        (s for s in segments[:-1] if not _GENERIC_SEGMENT.fullmatch(s)), segments[-1]
+    )
+
+
 def service_for_path(path: str, services: set[str]) -> str | None:
-    """The service a path's first segment names (/cart → cart, cart-service, cartservice …)."""
-    segment = path.strip("/").split("/")[0].lower() if path else ""
-    if len(segment) < 3:
-        return None
-    for name in (
-        segment,
-        f"{segment}service",
-        f"{segment}-service",
-        f"{segment}-api",
-        f"{segment}-svc",
-    ):
-        if name in services:
-            return name
+    """The service a path's first segment names (/cart → cart, cart-service, cartservice …), else
+    the one its first segment past an API prefix and version names (/api/v1/exports → exports-api)."""
+    first = path.strip("/").split("/")[0].lower() if path else ""
+    for segment in dict.fromkeys((first, path_word(path))):
+        if len(segment) < 3:
+            continue
+        for name in (
+            segment,
+            f"{segment}service",
+            f"{segment}-service",
+            f"{segment}-api",
+            f"{segment}-svc",
+        ):
+            if name in services:
+                return name
     return None

@@ -16,6 +16,7 @@ from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes import (
     affinity,
     csi_drivers,
+    disruptions,
     dns_upstream,
     flapping,
     ingress_hosts,
@@ -156,6 +157,7 @@ def plan(
             inv, call, [*condition_nodes(cluster, ns)], kernel.unplaced(facts)
         )
         calls += node_logs.searches(inv, call, node_logs.not_ready_nodes(cluster, ns))
+        calls += disruptions.searches(inv, call, cluster, ns)
         calls += flapping.reads(cluster, ns, call)
         calls += affinity.reads(cluster, ns, call, inv, facts)
         calls += csi_drivers.reads(cluster, ns, call)

@@ -38,7 +38,7 @@ from reasoning.layered.kubernetes.kubectl import (
     read_containers,
 )
 from reasoning.layered.kubernetes.logs import FAILING, Edge
-from reasoning.layered.kubernetes.path import Path, service_for_path
+from reasoning.layered.kubernetes.path import Path, path_word, service_for_path
 from reasoning.layered.reading import error_classes, incident_text, short
 from reasoning.observations import Investigation, Observation
 
@@ -453,11 +453,12 @@ def _ingress_fault(
         return None
     for prefix, backend, port, detail in _INGRESS_RULE.findall(described.text):
         meant = service_for_path(prefix, known)
-        # Only when requests there are seen failing (a 404 or 502 for that path).
+        # Only when requests there are seen failing (a 404 or 502 for that path, or for what
+        # the path names: `export download failed … 404` under /api/v1/exports).
         misrouted = re.search(
             rf"\b(?:404|502|503)\b[^\n]*{re.escape(prefix)}|{re.escape(prefix)}\S*[^\n]*\b(?:404|502|503)\b",
             failing,
-        )
+        ) or _names_failing(path_word(prefix), failing)
         if meant is not None and meant != backend and misrouted:
             f = _ingress_finding(
                 ingress,
@@ -488,6 +489,21 @@ def _ingress_fault(
             f.chain = [f"requests through {ingress} fail", f.statement]
             return f
     return None
+
+
+_FAILED_STATUS = re.compile(r"\b(?:404|502|503)\b")
+
+
+def _names_failing(word: str, failing: str) -> bool:
+    """A failing line (404, 502, 503) names `word`, a path's word (singular or plural)."""
+    stem = word.removesuffix("s")
+    if len(stem) < 4:
+        return False
+    named = re.compile(rf"\b{re.escape(stem)}s?\b", re.IGNORECASE)
+    return any(
+        _FAILED_STATUS.search(line) and named.search(line)
+        for line in failing.splitlines()
+    )
 
 
 def _ingress_finding(

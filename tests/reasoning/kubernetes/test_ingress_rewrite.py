@@ -168,3 +168,121 @@ def test_an_ingress_backend_with_endpoints_is_a_service_though_the_table_omits_i
     found = routing_faults(cluster, NS, Path(), "")
 
     assert not [f for f in found if f.component == "ingress/market-api"]
+
+
+# --- a versioned API path routed to another Service (routing.py's wrong_service) ----------------
+
+VERSIONED = """Name:             ledger-web
+Namespace:        shop
+Ingress Class:    nginx
+Rules:
+  Host                 Path  Backends
+  ----                 ----  --------
+  books.plumtree.example
+                       /api/v2/invoices   invoices-exporter:9300 (10.40.1.7:9300)
+                       /                  ledger-web:3000 (10.40.1.9:3000)
+Events:                <none>
+"""
+
+
+def _versioned_cluster() -> Cluster:
+    return Cluster.read(
+        [
+            listing(
+                "services",
+                (
+                    "NAME",
+                    "TYPE",
+                    "CLUSTER-IP",
+                    "EXTERNAL-IP",
+                    "PORT(S)",
+                    "AGE",
+                    "SELECTOR",
+                ),
+                (
+                    "invoices-api",
+                    "ClusterIP",
+                    "172.30.0.3",
+                    "<none>",
+                    "8080/TCP",
+                    "9d",
+                    "",
+                ),
+                (
+                    "invoices-exporter",
+                    "ClusterIP",
+                    "172.30.0.4",
+                    "<none>",
+                    "9300/TCP",
+                    "9d",
+                    "",
+                ),
+                (
+                    "ledger-web",
+                    "ClusterIP",
+                    "172.30.0.5",
+                    "<none>",
+                    "3000/TCP",
+                    "9d",
+                    "",
+                ),
+            ),
+            listing(
+                "ingresses",
+                ("NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"),
+                (
+                    "ledger-web",
+                    "nginx",
+                    "books.plumtree.example",
+                    "1.2.3.4",
+                    "80",
+                    "1y",
+                ),
+            ),
+            describe("ingress", "ledger-web", VERSIONED),
+        ]
+    )
+
+
+@pytest.mark.rule("k8s.routing")
+def test_a_versioned_api_path_sent_to_another_service_is_the_ingress_fault():
+    failing = (
+        '{"msg":"invoice download failed","status":404,"body":"404 page not found"}'
+    )
+
+    found = routing_faults(_versioned_cluster(), NS, Path(), failing)
+
+    (f,) = [f for f in found if f.component == "ingress/ledger-web"]
+    assert (f.reason, f.layer) == ("wrong_service", layers.CONNECT)
+    assert "not to service invoices-api" in f.statement
+
+
+def test_a_versioned_path_with_nothing_failing_there_is_no_fault():
+    failing = '{"msg":"login failed","status":404}'
+
+    found = routing_faults(_versioned_cluster(), NS, Path(), failing)
+
+    assert not [f for f in found if f.component == "ingress/ledger-web"]
+
+
+def test_a_path_names_its_service_past_an_api_prefix_and_version():
+    from reasoning.layered.kubernetes.path import path_word, service_for_path
+
+    known = {"invoices-api", "api-gateway", "cartservice"}
+    assert service_for_path("/api/v2/invoices", known) == "invoices-api"
+    assert service_for_path("/apis/v1beta1/invoices/x", known) == "invoices-api"
+    assert service_for_path("/cart", known) == "cartservice"
+    assert service_for_path("/api/v2/unknown", known) is None
+    assert path_word("/api") == "api"
+    assert path_word("/") == ""
+
+
+@pytest.mark.timeout(60)
+def test_hostile_paths_and_failures_stay_fast():
+    from reasoning.layered.kubernetes.path import service_for_path
+    from reasoning.layered.kubernetes.routing import _names_failing
+
+    service_for_path("/api" * 50_000, {"x"})
+    service_for_path("/v1/" * 50_000 + "orders", {"orders"})
+    _names_failing("invoices", "invoice " * 50_000 + "x")
+    _names_failing("invoices", "404 " * 50_000)

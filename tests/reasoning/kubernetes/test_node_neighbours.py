@@ -1,13 +1,21 @@
 """What shares a node or guards a drain (issue 21 item 1): a pod without a CPU limit that starves
 the pods beside it, and a PodDisruptionBudget that allows no eviction while a node is drained."""
 
+import json
+
 import pytest
 
 from reasoning import layers
 from reasoning.layered import kubernetes
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.facts import Facts
-from reasoning.observations import IncidentBrief, Investigation, PlannedCall
+from reasoning.layered.kubernetes import disruptions
+from reasoning.observations import (
+    IncidentBrief,
+    Investigation,
+    Observation,
+    PlannedCall,
+)
 
 from .answers import NS, answer, describe, events, listing
 
@@ -354,6 +362,106 @@ def test_no_refused_eviction_no_budget_fault():
     inv = investigation("fleet-rotation", *observations, budgets(), title="drain stuck")
 
     assert "poddisruptionbudget/keyvault" not in found(inv)
+
+
+def outside_drain_cluster():
+    """worker-c is cordoned by a drain run from outside the cluster (no eviction event): keyvault's
+    pod there is held by its budget, and ledger's new pods stay Pending for want of nodes."""
+    observations = drain_cluster()
+    observations[2] = pods(
+        (f"{VAULT}-p1q2r", "1/1", "Running", "40d", "worker-c", "app=keyvault"),
+        (f"{VAULT}-s3t4u", "1/1", "Running", "40d", "worker-d", "app=keyvault"),
+        ("ledger-6c5b4a3f2-a1b2c", "1/1", "Running", "9d", "worker-d", "app=ledger"),
+        ("ledger-6c5b4a3f2-d3e4f", "0/1", "Pending", "20m", "<none>", "app=ledger"),
+    )
+    observations[3] = listing(
+        "deployments",
+        ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+        ("keyvault", "2/2", "2", "2", "90d", "app=keyvault"),
+        ("ledger", "1/2", "2", "1", "90d", "app=ledger"),
+    )
+    observations[4] = events(
+        (
+            "Warning",
+            "FailedScheduling",
+            "Pod/ledger-6c5b4a3f2-d3e4f",
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.",
+        ),
+    )
+    return observations
+
+
+def drainer_lines(*messages):
+    result = {
+        "lines": [
+            {"service": "fleet-drainer", "level": "warn", "message": m}
+            for m in messages
+        ]
+    }
+    return Observation(
+        span_id="drainer-search",
+        agent="logs",
+        server="logs",
+        tool="search_logs",
+        arguments={"query": disruptions.SEARCH, "regex": True, "limit": 20},
+        is_ok=True,
+        result=result,
+        text=json.dumps(result),
+    )
+
+
+@pytest.mark.rule("k8s.disruption-budget")
+def test_a_drainer_logging_the_refused_eviction_makes_the_budget_the_fault_of_pods_left_pending():
+    inv = investigation(
+        "ledger", *outside_drain_cluster(), budgets(), title="ledger slow"
+    )
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+    searches = [c for c in calls if c is not None and c.tool == "search_logs"]
+    assert [c.arguments["query"] for c in searches] == [disruptions.SEARCH]
+    assert "poddisruptionbudget/keyvault" not in found(inv)  # no refusal seen yet
+
+    inv.observations.append(
+        drainer_lines(
+            f"evicting pod shop/{VAULT}-p1q2r: Cannot evict pod as it would violate the "
+            "pod's disruption budget."
+        )
+    )
+    result = found(inv)
+
+    budget = result["poddisruptionbudget/keyvault"]
+    assert budget.is_relevant  # ledger, on the path, waits for the cordoned node
+    assert "deployment/ledger" in budget.explains
+    assert result["deployment/ledger"].victim_of == "poddisruptionbudget/keyvault"
+    facts = [fact for _, fact in budget.evidence]
+    assert any("fleet-drainer logs: evicting pod" in f for f in facts)
+    assert any("node(s) were unschedulable" in f for f in facts)
+
+
+def test_a_drainer_line_about_another_pod_is_no_refusal():
+    inv = investigation(
+        "ledger",
+        *outside_drain_cluster(),
+        budgets(),
+        drainer_lines(
+            "evicting pod shop/other-0: Cannot evict pod as it would violate the pod's "
+            "disruption budget."
+        ),
+        title="ledger slow",
+    )
+
+    assert "poddisruptionbudget/keyvault" not in found(inv)
+
+
+@pytest.mark.timeout(60)
+def test_hostile_drainer_lines_stay_fast():
+    inv = investigation(
+        "ledger",
+        *outside_drain_cluster(),
+        budgets(),
+        drainer_lines("disruption budget " * 20_000, f"{VAULT}-p1q2r " * 20_000),
+        title="ledger slow",
+    )
+    found(inv)
 
 
 # --- a node-wide neighbour: a recent agent without limits beside a slow workload ---------------
