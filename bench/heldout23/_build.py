@@ -1628,6 +1628,13 @@ def label_printer_memory_limit_below_heap_size() -> dict[str, Any]:
             pods=pods_of(wms),
         ),
         ev(
+            "label-printer",
+            "error",
+            '{"level":50,"msg":"printer pool ZT-411 station 14 unreachable (ECONNREFUSED 10.40.14.21:9100)"}',
+            **every(-10300, -9600, 90),
+            pods=pods_of(lp),
+        ),
+        ev(
             "wms-api",
             "info",
             '{"level":"info","msg":"wms-api 21.3.2 started (pick path optimiser v2)"}',
@@ -2049,6 +2056,13 @@ def linkerd_injector_cert_expired_blocks_pod_creation() -> dict[str, Any]:
             "error",
             '{"level":"error","msg":"FCM 429 quota exceeded for project pinecrest-prod, backing off"}',
             **every(start + 300, -20, 45),
+            pods=pods_of(nd),
+        ),
+        ev(
+            "notification-dispatcher",
+            "error",
+            '{"level":"error","msg":"APNs connection reset by peer, reconnecting","topic":"app.pinecrest.ios"}',
+            **every(-10100, -9300, 80),
             pods=pods_of(nd),
         ),
         ev(
