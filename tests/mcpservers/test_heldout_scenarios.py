@@ -35,6 +35,7 @@ SETS = (
     "heldout20",
     "heldout21",
     "heldout22",
+    "heldout23",
     "heldout24",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
