@@ -99,9 +99,47 @@
     }
   }
 
+  // A swap must not fall between a press and its release: the browser sends the click to the
+  // element the button went down on only if that element is still in the page, so a link
+  // replaced mid-press (the evidence link as feedback_given refreshes #verdict) is never
+  // followed. Parts that arrive during a press are held and applied, in order, once the click
+  // (which comes after the release, in the same task) has been handled.
+  const HOLD_MAX_MS = 10000;
+  let pressed = false;
+  let holdTimer = null;
+  const held = [];
+
+  function released() {
+    pressed = false;
+    window.setTimeout(applyHeld, 0);
+  }
+
+  document.addEventListener("pointerdown", () => { pressed = true; }, true);
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+  // A release the page never heard of (outside the window, on a scrollbar): the next move
+  // says no button is down, leaving the window says so too, and a hold ends after 10 s anyway.
+  document.addEventListener("pointermove", (event) => { if (pressed && !event.buttons) released(); }, true);
+  window.addEventListener("blur", released);
+
+  function applyHeld() {
+    if (pressed || !held.length) return;
+    window.clearTimeout(holdTimer);
+    holdTimer = null;
+    delete root.dataset.partsHeld;
+    for (const [html, carry] of held.splice(0)) swapParts(html, carry);
+  }
+
+  function applyParts(html, carry = true) {
+    if (!pressed) { swapParts(html, carry); return; }
+    held.push([html, carry]);
+    root.dataset.partsHeld = "true";
+    if (holdTimer === null) holdTimer = window.setTimeout(released, HOLD_MAX_MS);
+  }
+
   // `carry`: keep what the page said in a part through a refresh. A form's own answer does not:
   // it says anew (a refused change's reason, or none once a change went through).
-  function applyParts(html, carry = true) {
+  function swapParts(html, carry) {
     const holder = document.createElement("template");
     holder.innerHTML = html;
     for (const fresh of Array.from(holder.content.children)) {
@@ -211,8 +249,9 @@
         fetching = false;
         onlineWhileFetching = false;
         retryDelay = 0;
-        // An event arrived meanwhile; the server's answer always covers the event that asked.
-        if (fetchAgain || seqOf(document.getElementById("verdict")) < wanted) {
+        // An event arrived meanwhile; the server's answer always covers the event that asked
+        // (a held answer too: it is applied once the press ends).
+        if (fetchAgain || (!held.length && seqOf(document.getElementById("verdict")) < wanted)) {
           fetchAgain = false;
           refreshParts();
         }

@@ -20,7 +20,8 @@ ARGS = [
     "--disable-gpu",
     "--disable-background-networking",
 ]
-BROKER_DB = 13
+# The stack's Redis database (emptied first); parallel runs on one Redis each name their own.
+BROKER_DB = int(os.environ.get("AGENTOPS_BROWSER_BROKER_DB", "13"))
 PASSWORD = "pw-123456"
 # Screenshots for people to look at (gitignored); AGENTOPS_SCREENSHOTS names another folder.
 SCREENSHOTS = Path(

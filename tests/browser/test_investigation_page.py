@@ -345,3 +345,100 @@ def test_a_hostile_tool_result_renders_as_text_and_the_trace_filters_to_it(page,
     assert "gen_ai.operation.name" in page.text_content("#span-attributes")
     assert page.query_selector("main script") is None
     assert page.evaluate("() => window.pwned") is None
+
+
+CITED = "c" * 16
+
+
+def _finished_task_citing_a_span(tenant):
+    """A cancelled diagnosis (nothing runs it) whose report cites one span as evidence."""
+    incident, task = factories.make_incident(tenant, title="checkout 502s")
+    services.diagnosis_cancel(task=task)
+    factories.make_span(
+        task,
+        span_id=CITED,
+        server_name="netcheck",
+        tool_name="probe",
+        state=SpanState.OK,
+        attributes={"gen_ai.tool.name": "probe"},
+    )
+    report = {
+        "summary": "payments-gw refuses connections",
+        "conclusive": True,
+        "partial": False,
+        "hypotheses": [
+            {
+                "layer": "connect",
+                "component": "payments-gw",
+                "statement": "payments-gw refuses TCP connections",
+                "confidence": 0.9,
+                "status": "confirmed",
+                "evidence": [
+                    {
+                        "span_id": CITED,
+                        "server": "netcheck",
+                        "tool": "probe",
+                        "fact": "connect refused in 3 ms",
+                    }
+                ],
+            }
+        ],
+    }
+    DiagnosisTask.objects.filter(pk=task.pk).update(report=report)
+    return incident
+
+
+def _send_feedback_while_pressed(page, verdict: str) -> None:
+    """Send feedback (its feedback_given event makes every watching page refresh its parts)
+    with the mouse button held down, and wait until the page has the refresh in hand: swapped
+    in, or held until the button is released."""
+    page.evaluate("document.getElementById('verdict').dataset.shown = 'before'")
+    events = page.locator("#events li").count()
+    page.evaluate(
+        """verdict => {
+            document.querySelector(`#feedback input[value=${verdict}]`).checked = true;
+            document.querySelector('#feedback form').requestSubmit();
+        }""",
+        verdict,
+    )
+    page.wait_for_function(
+        """count => Array.from(document.querySelectorAll('#events li')).slice(count)
+            .some(item => item.textContent.includes('feedback_given'))""",
+        arg=events,
+    )
+    page.wait_for_function(
+        """() => document.getElementById('verdict').dataset.shown !== 'before'
+            || document.getElementById('investigation').dataset.partsHeld === 'true'"""
+    )
+
+
+def test_a_click_pressed_while_the_parts_refresh_still_opens_the_span_it_cites(
+    pages, stack
+):
+    tenant = factories.make_tenant("browser-press")
+    member(tenant, "presser", Role.ADMIN)
+    incident = _finished_task_citing_a_span(tenant)
+    page = pages.new()
+    log_in(page, "presser")
+    page.goto(f"/incidents/{incident.id}/")
+    page.wait_for_selector("#stream-status:has-text('following the incident')")
+
+    # A press that is no click (on the statement) lets the refresh land once released.
+    statement = page.locator("#hypotheses .hypothesis p").first
+    statement.hover()
+    page.mouse.down()
+    _send_feedback_while_pressed(page, "right")
+    page.mouse.up()
+    given = TaskFeedback.objects.get(task__incident=incident)
+    last_seq = _task(given.task_id).last_seq
+    page.wait_for_selector(f"#verdict[data-seq='{last_seq}']", state="attached")
+    assert page.get_attribute("#investigation", "data-parts-held") is None
+
+    # The evidence link pressed as the next refresh arrives: the release still follows it.
+    page.locator("#hypotheses .evidence a").first.hover()
+    page.mouse.down()
+    _send_feedback_while_pressed(page, "partly")
+    page.mouse.up()
+    page.wait_for_selector("#span-detail")
+    assert f"span {CITED}" in page.text_content("#span-detail-title")
+    assert "gen_ai.tool.name" in page.text_content("#span-attributes")
