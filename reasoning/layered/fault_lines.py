@@ -68,6 +68,20 @@ _FAILS: Final = re.compile(
 # An error code a client quotes from its server's answer: a word in capitals (`CLUSTERDOWN`,
 # `MISCONF`, `READONLY`, `NOAUTH`) or an exception class.
 _REPLY: Final = re.compile(r"\b[A-Z]{5,20}\b|[A-Z][A-Za-z]{2,60}(?:Exception|Error)\b")
+# Capitals that are a line's level, not a code its server answered.
+_LEVEL_WORDS: Final = frozenset(
+    {
+        "ERROR",
+        "FATAL",
+        "ALERT",
+        "CRITICAL",
+        "DEBUG",
+        "TRACE",
+        "NOTICE",
+        "WARNING",
+        "SEVERE",
+    }
+)
 # A workload's node selector in its describe (`Node-Selectors:  workload=etl`).
 _SELECTOR: Final = re.compile(r"(?i)node-selectors:\s{0,40}([^\n]{1,300})")
 # A capacity the line sets (`min: 0, max: 0, desired: 0`, `desired capacity from 3 to 0`, `scaled to 0`).
@@ -338,7 +352,8 @@ def caller_replies(inv: Investigation, component: str) -> list[tuple[Observation
         if service.lower() in ("", name) or level not in ("error", "err", "fatal"):
             continue
         head = message[:2000]
-        if pattern.search(head) and _REPLY.search(head):
+        replies = (m.group(0) for m in _REPLY.finditer(head))
+        if pattern.search(head) and any(r not in _LEVEL_WORDS for r in replies):
             rows.append((len(rows), obs, _line(service, message)))
     return [(obs, line) for _, obs, line in rows]
 
@@ -397,6 +412,12 @@ def linked_fault_lines(
     ]
 
 
+def _cited(c: Candidate, obs: Observation, line: str) -> bool:
+    """Whether `c` cites the span already, or the same words from another span."""
+    words = " ".join(line.split())[:120]
+    return any(e.span_id == obs.span_id or words in e.fact for e in c.evidence)
+
+
 def cite_fault_lines(board: Board) -> None:
     """A leading hypothesis, whatever its layer, cites the lines already read that show its component's own fault: a condition of its describe that says it is limited or failed, a Warning event, its container's last error, its host's or its own warnings by their labels; besides, one each of a controller's warning naming it, a failed object its own warning names, its caller quoting its answer, a capacity change of the nodes its pods are pinned to."""
     for c in leading(board):
@@ -404,13 +425,12 @@ def cite_fault_lines(board: Board) -> None:
         for obs, line in own_fault_lines(board.inv, c):
             if cited >= MAX_CITED:
                 break
-            if any(e.span_id == obs.span_id for e in c.evidence):
-                continue
-            c.cite(obs, short(line, 240), is_support=False)
-            cited += 1
+            if not _cited(c, obs, line):
+                c.cite(obs, short(line, 240), is_support=False)
+                cited += 1
         for found in linked_fault_lines(board.inv, c):
             for obs, line in found[:1]:
-                if not any(e.span_id == obs.span_id for e in c.evidence):
+                if not _cited(c, obs, line):
                     c.cite(obs, short(line, 240), is_support=False)
 
 

@@ -389,3 +389,31 @@ def test_long_and_adversarial_lines_stay_linear():
     _lead(board, layers.APPLICATION, "offer-api")
     _lead(board, layers.PLATFORM, "node/" + "n" * 5000)
     fault_lines.cite_fault_lines(board)
+
+
+@pytest.mark.rule("board.fault-lines")
+def test_a_callers_error_naming_the_cache_only_at_its_level_word_is_not_a_quote():
+    caller = _obs(
+        "a2",
+        "top_errors",
+        {"service": "checkout"},
+        result=_groups("checkout", "ERROR memcache pool warmed in 20 ms", key="top"),
+    )
+    twice = _obs(
+        "k5",
+        "top_errors",
+        {"service": "kernel", "start": "2030-01-01T10:00:00Z"},
+        result=_groups("kernel", "team1: no partner answer on any port of the team"),
+    )
+    again = _obs(
+        "k6",
+        "top_errors",
+        {"service": "kernel"},
+        result=_groups("kernel", "team1: no partner answer on any port of the team"),
+    )
+    board = _board(caller, twice, again)
+    cache = _lead(board, layers.APPLICATION, "statefulset/basket-memcache")
+    node = _lead(board, layers.PLATFORM, "node/rack7-n12")
+    fault_lines.cite_fault_lines(board)
+    assert not cache.evidence
+    assert len(node.evidence) == 1  # the same words from two answers are cited once
