@@ -173,7 +173,7 @@ _LINE_TIME: Final = re.compile(
 )
 
 
-def _leading(board: Board) -> list[Candidate]:
+def leading(board: Board) -> list[Candidate]:
     standing = [c for c in board.candidates.values() if c.status != "ruled_out"]
     if not standing:
         return []
@@ -202,6 +202,15 @@ def _messages(obs: Observation) -> list[tuple[str, str, str]]:
                 message = str(group.get("sample") or group.get("signature") or "")
                 out.append((default, str(group.get("first_seen") or ""), message))
     return out
+
+
+def names(text: str, name: str) -> bool:
+    """Whether `text` names `name` as a whole word, a plural of it (`orders` for `order`) or as a
+    namespace's object (`shop/web`)."""
+    if len(name) < 2:
+        return False
+    pattern = rf"(?<![\w.-]){re.escape(name.lower())}(?:e?s)?(?![\w-])"
+    return re.search(pattern, text[:2000].lower()) is not None
 
 
 def _named(component: str, text: str) -> bool:
@@ -396,7 +405,7 @@ def change_lines(inv: Investigation, component: str) -> list[tuple[Observation, 
             if (
                 len(message) > 4000
                 or not _CHANGED.search(head)
-                or not names_service(head, component)
+                or not (names_service(head, component) or names(head, component))
             ):
                 continue
             line = f"{service}: {message.strip()}" if service else message.strip()
@@ -578,7 +587,7 @@ def specific_lines(inv: Investigation, c: Candidate) -> list[tuple[Observation, 
 
 def cite_specific(board: Board) -> None:
     """A leading hypothesis cites the lines, already read, that carry its component's specific fault: a container's failure reason, the host's line refusing or stopping the service's unit, the service's own fatal or hard-limit line, a slow service's stack dump, a service's new concrete value (a dead container's own lines first), a host's certificate issuance, a DNS name's domain on hold; besides, one line recording a change naming the component and one other service's warning or error naming an object its events name."""
-    for c in _leading(board):
+    for c in leading(board):
         cited = 0
         for obs, line in specific_lines(board.inv, c):
             if cited >= MAX_CITED:
@@ -621,8 +630,8 @@ def change_reads(
     if start is None:
         return
     searched = [o.arguments for o in board.inv.observations if o.tool == SEARCH_LOGS]
-    leading = sorted(_leading(board), key=lambda c: -c.confidence)
-    for c in leading[:_CHANGE_READS]:
+    ranked = sorted(leading(board), key=lambda c: -c.confidence)
+    for c in ranked[:_CHANGE_READS]:
         component = c.component.split("/")[-1]
         # A host's changes (a record edited) are searched as a failing host's (`changes`).
         if (
@@ -664,7 +673,7 @@ def reads(
     recorded about the leading components besides (`change_reads`)."""
     if every_service:
         yield from change_reads(board, call, window)
-    for c in _leading(board):
+    for c in leading(board):
         component = c.component.split("/")[-1]
         health = board.facts.health.get(component)
         if (

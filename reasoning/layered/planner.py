@@ -27,6 +27,7 @@ from reasoning.layered import (
     echoed_errors,
     edge_filters,
     egress_proxy,
+    fault_lines,
     host_lines,
     kubernetes,
     lb_draining,
@@ -584,6 +585,9 @@ class LayeredPlanner:
             ),
         )
         analysis = Analysis(inv, facts)
+        calls += fault_lines.reads(
+            inv, cited_lines.leading(analysis), partial(self._call, inv)
+        )
         if self._regex_search(inv, facts):
             calls += cited_lines.reads(
                 analysis,

@@ -55,6 +55,7 @@ from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
+from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.affinity import (
@@ -734,6 +735,7 @@ RULES: Final[tuple[Rule, ...]] = (
         cite_specific,
         (6,),
     ),
+    Rule("board.fault-lines", BOARD, _ALL, cite_fault_lines, (6,)),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
     Rule("probe.mcp-endpoint", PROBE, (layers.MCP,), mcp_endpoint),
