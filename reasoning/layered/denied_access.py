@@ -7,7 +7,8 @@ Forbidden: RBAC: access denied` from a mesh's authorization policy, `AccessDenie
 call. The planner searches every service's lines over the hours before the window for changes to
 policies, principals, roles and instance profiles (`searches`); the policy object the newest such
 change names (an `AuthorizationPolicy ns/name`, a `name.yaml` of rules) is the fault, else the
-identity the denial names (a role, a service account). It is an http-layer fault (the call is
+identity the denial names (a role, a service account) whose grants a change touched (a profile
+swapped, a role replaced). A denial with no such change in view blames nothing here. It is an http-layer fault (the call is
 refused by an answer); the denied caller, crash-looping or logging loudly, is its victim, and so is
 a probe of the host the caller serves.
 """
@@ -58,7 +59,6 @@ _IDENTITY: Final = re.compile(
 _WITH_CHANGE: Final = (
     0.92  # the denial, and a change to the policy or identity before it
 )
-_ALONE: Final = 0.88  # the denial names its identity; no change in view
 
 
 def denied(facts: Facts) -> list[tuple[Errors, ErrorGroup]]:
@@ -120,7 +120,7 @@ def identity_named(text: str) -> str | None:
 
 
 def denied_access(board: Board) -> None:
-    """A service whose new lines say its calls are denied a permission (403 RBAC access denied, AccessDenied, not authorized to perform) is the victim of the policy a change before it names, else of the identity the denial names: an http-layer fault that outranks the caller and the host it serves."""
+    """A service whose new lines say its calls are denied a permission (403 RBAC access denied, AccessDenied, not authorized to perform) is the victim of the policy a change before it names, else of the identity the denial names when a change touched its grants: an http-layer fault that outranks the caller."""
     found = denied(board.facts)
     if not found:
         return
@@ -140,18 +140,13 @@ def denied_access(board: Board) -> None:
         ),
         None,
     )
-    if identity is not None:
-        component = identity
-        cited = [
-            (obs, line)
-            for obs, line in changes
-            if re.search(_IDENTITY_CHANGE, str(line.get("message") or ""))
-        ][-1:]
-    elif policy is not None:
-        component = policy[2]
-        cited = [(policy[0], policy[1])]
+    if policy is not None:
+        component, cited = policy[2], [(policy[0], policy[1])]
+    elif identity is not None and changes:
+        # No policy object named: the identity the denial names, and the change to its grants.
+        component, cited = identity, changes[-1:]
     else:
-        return
+        return  # no change to who may call in view: a denial alone is no policy's fault
     c = board.get(
         layers.HTTP,
         component,
@@ -168,7 +163,7 @@ def denied_access(board: Board) -> None:
             ),
         )
     c.status = "confirmed"
-    c.confidence = max(c.confidence, _WITH_CHANGE if cited else _ALONE)
+    c.confidence = max(c.confidence, _WITH_CHANGE)
     c.keywords = [component, errors.service, "access denied", "policy", layers.HTTP]
     c.chain = [
         board.symptom(),
@@ -180,13 +175,6 @@ def denied_access(board: Board) -> None:
         c.statement,
     ]
     _victims(board, c, [e.service for e, _ in found])
-
-
-# A change line about an identity's grants: a role, a profile, a binding.
-_IDENTITY_CHANGE: Final = re.compile(
-    r"(?i)iam_instance_profile|instance[ _-]profile|iam[ _-]role|assume[ _-]?role|rolebinding|"
-    r"\brole\b|\bpolicy\b"
-)
 
 
 def _victims(board: Board, cause: Candidate, callers: list[str]) -> None:

@@ -311,3 +311,17 @@ def test_hostile_denials_and_consumer_lines_stay_fast():
         or len(policy_named("policy/" * 50_000)) < 70
     )
     assert len(denials.SEARCH) <= 500
+
+
+@pytest.mark.rule("board.denied-access")
+def test_a_role_denied_with_no_change_to_its_grants_in_view_is_left_to_other_rules():
+    board = _board(
+        _errors(
+            "nightly-export",
+            "ClientError: AccessDenied: User: arn:aws:sts::1:assumed-role/export-role/s is not "
+            "authorized to perform: s3:PutObject on resource: arn:aws:s3:::exports/x",
+        ),
+        _search(denials.SEARCH),
+    )
+    denied_access(board)
+    assert f"{layers.HTTP}:export-role" not in board.candidates
