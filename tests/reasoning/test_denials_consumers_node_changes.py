@@ -1,8 +1,8 @@
 """Issue 21: a policy or identity that denies a caller outranks the caller
 (reasoning/layered/denied_access.py); a consumer the broker cut off is the fault whatever its health
 (reasoning/layered/stopped_consumer.py); a host setting changed on one node blames the node
-(reasoning/layered/quiet_changes.py); a node agent's pod belongs to its DaemonSet and a kube-system
-listing the source holds only without labels is asked again plainly (reasoning/layered/kubernetes).
+(reasoning/layered/quiet_changes.py); a node agent's pod belongs to its DaemonSet
+(reasoning/layered/kubernetes).
 
 Names and wordings are invented: a ledger behind a mesh policy, a warehouse job's cloud role, an
 order-events consumer on a NATS-like broker, a sysctl pushed by a config tool to one worker.
@@ -17,7 +17,6 @@ from reasoning.layered.denied_access import denied_access, identity_named, polic
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.nodes import control_plane_faults
-from reasoning.layered.kubernetes.reads import cluster_reads
 from reasoning.layered.kubernetes_findings import kubernetes_findings
 from reasoning.layered.quiet_changes import SEARCH as CHANGES
 from reasoning.layered.quiet_changes import follow_query, quiet_changes
@@ -255,41 +254,6 @@ def test_a_node_agents_pod_with_no_owner_listed_belongs_to_its_daemon_set():
     cluster = Cluster.read([_system_pods(labels=False)])
     found = control_plane_faults(cluster)
     assert [f.component for f in found] == ["daemonset/kube-proxy"]
-
-
-def test_a_system_listing_not_held_with_labels_is_asked_again_without():
-    missing = Observation(
-        span_id="m-1",
-        agent="kubernetes",
-        server="kubernetes",
-        tool="get_resources",
-        arguments={
-            "kind": "pods",
-            "namespace": "kube-system",
-            "wide": True,
-            "show_labels": True,
-        },
-        is_ok=True,
-        result={"found": False, "source": "not_captured"},
-        text="No resources found in kube-system namespace.",
-    )
-    spaces = answer(
-        "get_resources",
-        {"kind": "namespaces", "namespace": "default"},
-        table(
-            ("NAME", "STATUS", "AGE"),
-            ("kube-system", "Active", "1y"),
-            ("shop", "Active", "1y"),
-        ),
-    )
-    nodes = _nodes("w-1")
-    asked = []
-
-    def call(tool, arguments, why):
-        asked.append(arguments)
-
-    cluster_reads(Cluster.read([spaces, nodes, missing]), call)
-    assert {"kind": "pods", "namespace": "kube-system", "wide": True} in asked
 
 
 @pytest.mark.rule("board.denied-access")

@@ -336,13 +336,8 @@ def cluster_reads(cluster: Cluster, call: Call) -> Calls:
     calls += namespace_lifecycle.reads(cluster, call)
     if "kube-system" not in (cluster.namespaces or []):
         return calls
-    if not cluster.has_list("pods", "kube-system"):
-        if ("pods", "kube-system", True) not in cluster.missing:
-            return [*calls, _pods_call(cluster, "kube-system", call, labels_only=True)]
-        if ("pods", "kube-system", False) not in cluster.missing:
-            # A source that holds no labelled list may hold the plain one (wide, no labels).
-            return [*calls, _pods_call(cluster, "kube-system", call, labels_only=False)]
-        return calls
+    if not _pods_listed(cluster, "kube-system"):
+        return [*calls, _pods_call(cluster, "kube-system", call, labels_only=True)]
     failing = [
         p
         for p in cluster.pods("kube-system")
