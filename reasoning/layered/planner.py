@@ -20,6 +20,7 @@ from reasoning.layered import (
     changes,
     cited_lines,
     cors,
+    denied_access,
     dns_records,
     dns_repointed,
     dns_search,
@@ -559,6 +560,7 @@ class LayeredPlanner:
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)
+        calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)
         calls += self._host_searches(inv, facts)
@@ -747,6 +749,17 @@ class LayeredPlanner:
         if not self._searches_every_service(inv, facts, regex=True):
             return []
         return space_holders.searches(
+            facts, partial(self._call, inv), self._window(inv)
+        )
+
+    def _denial_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """A service's calls are denied a permission: every service's lines changing policies,
+        principals or roles over the hours before (`denied_access`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        return denied_access.searches(
             facts, partial(self._call, inv), self._window(inv)
         )
 

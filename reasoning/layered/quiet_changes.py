@@ -64,6 +64,8 @@ _KEY_VALUE: Final = re.compile(
 _PHRASE_ARROW: Final = re.compile(
     r"(?<![\w.-])([A-Za-z][\w.-]{1,40}(?: [A-Za-z][\w.-]{1,40})?)[ :=]{1,3}[\"']?[\w.]{1,40}[\"']? ?(?:->|=>|→)"
 )
+# A dotted kernel or host setting (`net.ipv4.ip_forward`, `vm.max_map_count`).
+_DOTTED_KEY: Final = re.compile(r"\b[a-z][a-z0-9_]{1,30}(?:\.[a-z0-9_]{1,40}){2,6}\b")
 _OPAQUE_ID: Final = re.compile(r"\b[A-Z0-9]{8,40}\b")
 # A monitor's reading of a path (`web -> db:5432 tcp rtt p50 6.9ms`, `a → b latency 40 ms`): its
 # arrow joins the two ends measured, it records no change.
@@ -120,6 +122,7 @@ _CALLER: Final = re.compile(
 )
 _DEPENDENCIES: Final = 4  # the planner's max_dependencies
 _CONFIDENCE: Final = 0.88  # above a slow service's own warnings (0.78)
+_NODE_CONFIDENCE: Final = 0.9  # a node changed, and its pods' workloads fail there
 
 
 @dataclass(frozen=True)
@@ -405,6 +408,10 @@ def _conclude(
     touched: list[tuple[Observation, str, str]],
     failing: dict[str, Candidate],
 ) -> None:
+    node = changed_node(board, change.message)
+    if node is not None:
+        _conclude_on_node(board, change, term_list, touched, node)
+        return
     layer = _layer(change.message, term_list)
     service = named[0] if named else None
     if service is None:
@@ -458,3 +465,81 @@ def _conclude(
         victim.confidence = min(victim.confidence, 0.6)
         victim.status = "likely"
         victim.statement += f"; a symptom of {c.id} (a change before it)"
+
+
+def changed_node(board: Board, message: str) -> str | None:
+    """The Kubernetes node a change line names as the host it changed (a play's `changed: [node]`)."""
+    if board.cluster is None:
+        return None
+    table = board.cluster.cluster.table("nodes", "")
+    for row in table.rows if table else ():
+        name = row.get("NAME", "")
+        if name and re.search(
+            rf"(?<![\w.-]){re.escape(name)}(?![\w-])", message[:4000], re.IGNORECASE
+        ):
+            return name
+    return None
+
+
+def _conclude_on_node(
+    board: Board,
+    change: ChangeLine,
+    term_list: list[str],
+    touched: list[tuple[Observation, str, str]],
+    node: str,
+) -> None:
+    """A host setting changed on one node: the node is the fault at the platform layer, the
+    workloads whose failing pods run there its victims."""
+    c = board.get(
+        layers.PLATFORM,
+        f"node/{node}",
+        f"a change on node {node} before the incident broke what it provides to its pods: "
+        f"{short(change.message, 140)}",
+    )
+    if c.status == "ruled_out":
+        return
+    c.cite(change.obs, change.fact)
+    for obs, who, line in touched[:2]:
+        c.cite(obs, short(f"search_logs: {who} logs after the change: {line}", 300))
+    c.status, c.confidence = "confirmed", max(c.confidence, _NODE_CONFIDENCE)
+    c.keywords = [node, *term_list[:3], "node", "config change"]
+    c.chain = [
+        board.symptom(),
+        f"{change.service} logs a change on {node}: {short(change.message, 140)}",
+        *(f"{who} on {node}: {short(line, 120)}" for _, who, line in touched[:1]),
+        c.statement,
+    ]
+    # The node's own agents' lines naming the node or the setting changed (a kernel key).
+    named = [node, *term_list[:3], *_DOTTED_KEY.findall(change.message[:4000])[:3]]
+    patterns = [
+        re.compile(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in named
+    ]
+    for errors in board.facts.errors.values():
+        group = next(
+            (
+                g
+                for g in (*errors.groups, *errors.warnings)
+                if not g.is_stale and any(p.search(g.text[:4000]) for p in patterns)
+            ),
+            None,
+        )
+        if group is None:
+            continue
+        c.cite(errors.obs, errors.fact(group))
+        own = board.candidates.get(f"{layers.APPLICATION}:{errors.service}")
+        if own is not None and own is not c:
+            own.explained_by(c, f"it reports what changed on {node}")
+    cluster = board.cluster.cluster if board.cluster else None
+    for f in board.cluster.findings if board.cluster else ():
+        if cluster is None or not f.namespace or f.component == c.component:
+            continue
+        failing_here = [
+            p
+            for p in cluster.pods(f.namespace)
+            if p.node == node
+            and not p.is_healthy
+            and cluster.owner(f.namespace, "pod", p.name) == f.component
+        ]
+        victim = board.candidates.get(f"{f.layer}:{f.component}")
+        if failing_here and victim is not None:
+            victim.explained_by(c, f"its failing pod runs on {node}, changed before it")

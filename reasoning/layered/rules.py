@@ -46,6 +46,7 @@ from reasoning.layered.clock_skew import clock_skew
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
+from reasoning.layered.denied_access import denied_access
 from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
@@ -179,6 +180,8 @@ from reasoning.layered.space_holders import space_holders
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
 from reasoning.layered.statement_errors import statement_errors
+from reasoning.layered.stopped_consumer import stopped_consumer
+from reasoning.layered.storage_quota import storage_quota
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -607,6 +610,9 @@ RULES: Final[tuple[Rule, ...]] = (
         (4,),
     ),
     Rule("board.own-refusal", BOARD, (layers.APPLICATION,), refusals_quoted, (4, 5)),
+    Rule(
+        "board.stopped-consumer", BOARD, (layers.APPLICATION,), stopped_consumer, (3, 4)
+    ),
     Rule("board.own-rate-limiter", BOARD, (layers.HTTP,), own_limiter, (1, 4)),
     Rule("board.proxy-queue", BOARD, (layers.HTTP,), proxy_queue, (1, 4)),
     Rule("board.slow-callee", BOARD, (layers.APPLICATION,), slow_callee, (5,)),
@@ -640,6 +646,8 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.shared-rate-limit", BOARD, (layers.HTTP,), shared_limits, (1, 4)),
+    Rule("board.storage-quota", BOARD, (layers.PLATFORM,), storage_quota, (1, 4)),
+    Rule("board.denied-access", BOARD, (layers.HTTP,), denied_access, (1, 4)),
     Rule("board.account-paused", BOARD, (layers.HTTP,), account_paused, (1, 4)),
     Rule(
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)

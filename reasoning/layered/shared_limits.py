@@ -28,6 +28,7 @@ from reasoning.layered.facts import (
     parse_time,
 )
 from reasoning.layered.reading import hosts_in, short
+from reasoning.layered.storage_quota import STORAGE_QUOTA
 from reasoning.observations import Investigation, Observation
 
 # A provider's words for a caller over its limit: a 429, or the words in the body of any answer
@@ -164,6 +165,8 @@ def _limited(facts: Facts) -> list[Limited]:
         for group in (*errors.groups, *errors.warnings):
             if not group.is_new or not LIMITED.search(group.text):
                 continue
+            if STORAGE_QUOTA.search(group.text[:4000]):
+                continue  # a disk quota filled (storage_quota), no provider's rate limit
             text = group.sample or group.signature
             hosts = [
                 h

@@ -311,6 +311,21 @@ def tainted_suspects(cluster: Cluster, ns: str, *, most: int = 3) -> list[str]:
     return [r["NAME"] for r in sorted(rows, key=rank)][:wanted]
 
 
+def agent_owner(cluster: Cluster, pod: str) -> str:
+    """What owns a kube-system pod; a node agent's pod (`kube-proxy-x7k2p`) whose owner was not
+    listed is its DaemonSet's, which node agents always are."""
+    owner = cluster.owner("kube-system", "pod", pod)
+    match = CONTROL_PLANE.match(pod)
+    if (
+        owner.startswith("pod/")
+        and match is not None
+        and match.group(1) in NODE_AGENTS
+        and re.fullmatch(rf"{re.escape(match.group(1))}-[a-z0-9]{{5}}", pod)
+    ):
+        return f"daemonset/{match.group(1)}"
+    return owner
+
+
 def control_plane_faults(cluster: Cluster) -> list[Finding]:
     """A control-plane component or node agent in kube-system (scheduler, kube-proxy, CoreDNS, CNI, node-local DNS …) with a pod that is not healthy is down (OOMKilled when its last run was killed for its memory)."""
     out: dict[str, Finding] = {}
@@ -319,7 +334,7 @@ def control_plane_faults(cluster: Cluster) -> list[Finding]:
         match = CONTROL_PLANE.match(pod.name)
         if match is None or pod.is_healthy:
             continue
-        owner = cluster.owner("kube-system", "pod", pod.name)
+        owner = agent_owner(cluster, pod.name)
         f = out.get(owner)
         described = cluster.describe("pods", "kube-system", pod.name)
         oom = described is not None and (

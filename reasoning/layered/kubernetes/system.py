@@ -20,7 +20,7 @@ from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event
 from reasoning.layered.kubernetes.logs import DNS_FAIL
-from reasoning.layered.kubernetes.nodes import CONTROL_PLANE, NODE_AGENTS
+from reasoning.layered.kubernetes.nodes import CONTROL_PLANE, NODE_AGENTS, agent_owner
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 
@@ -120,7 +120,7 @@ def proxy_victims(
         for p in cluster.pods("kube-system")
         if p.node
         and not p.is_healthy
-        and cluster.owner("kube-system", "pod", p.name) == proxy.component
+        and agent_owner(cluster, p.name) == proxy.component
     }
     table = cluster.table("pods", ns)
     agent = system_component(proxy) or proxy.component.partition("/")[2]
