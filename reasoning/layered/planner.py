@@ -28,6 +28,7 @@ from reasoning.layered import (
     edge_filters,
     egress_proxy,
     host_lines,
+    issuer_refusal,
     kubernetes,
     lb_draining,
     link_saturation,
@@ -977,6 +978,13 @@ class LayeredPlanner:
         return (
             host_lines.searches(facts, partial(self._call, inv), self._window(inv))
             + loopback_bind.searches(facts, partial(self._call, inv), self._window(inv))
+            + (
+                issuer_refusal.searches(
+                    facts, partial(self._call, inv), self._window(inv)
+                )
+                if self._regex_search(inv, facts)
+                else []
+            )
             + self._read_services(
                 inv,
                 facts,

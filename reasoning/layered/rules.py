@@ -57,6 +57,7 @@ from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.issuer_refusal import issuer_refused
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
     pinned_connection_faults,
@@ -184,6 +185,7 @@ from reasoning.layered.tool_failures import (
     backend_support,
     tool_failures,
 )
+from reasoning.layered.unit_exec import missing_unit_executable
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
@@ -704,6 +706,14 @@ RULES: Final[tuple[Rule, ...]] = (
         (layers.TLS,),
         trust_store_lacks_root,
         (1, 4),
+    ),
+    Rule("board.issuer-refused", BOARD, (layers.TLS,), issuer_refused, (1, 4)),
+    Rule(
+        "board.unit-executable-missing",
+        BOARD,
+        (layers.APPLICATION,),
+        missing_unit_executable,
+        (1, 4, 6),
     ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
