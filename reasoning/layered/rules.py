@@ -159,6 +159,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.pool_limit import pool_limit_reached
 from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
@@ -714,6 +715,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (layers.APPLICATION,),
         missing_unit_executable,
         (1, 4, 6),
+    ),
+    Rule(
+        "board.pool-limit-reached",
+        BOARD,
+        (layers.APPLICATION,),
+        pool_limit_reached,
+        (2, 4, 6),
     ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
