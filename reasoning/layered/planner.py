@@ -47,6 +47,7 @@ from reasoning.layered import (
     remedies,
     rerouted_path,
     retry_storms,
+    runtime_choice,
     shared_backend,
     shared_capacity,
     shared_limits,
@@ -562,6 +563,8 @@ class LayeredPlanner:
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)
         calls += self._host_searches(inv, facts)
+        if self._regex_search(inv, facts):
+            calls += runtime_choice.searches(facts, partial(self._call, inv), window)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)

@@ -168,6 +168,7 @@ from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
+from reasoning.layered.runtime_choice import runtime_choice
 from reasoning.layered.secret_sync import stale_secret
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
@@ -723,6 +724,7 @@ RULES: Final[tuple[Rule, ...]] = (
         pool_limit_reached,
         (2, 4, 6),
     ),
+    Rule("board.runtime-choice", BOARD, (layers.APPLICATION,), runtime_choice, (2, 4)),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
     Rule(
