@@ -16,6 +16,7 @@ from reasoning import layers
 from reasoning.layered import (
     address_conflict,
     backend_gauges,
+    cache_hits,
     certificates,
     changes,
     cited_lines,
@@ -565,6 +566,7 @@ class LayeredPlanner:
         calls += self._host_searches(inv, facts)
         if self._regex_search(inv, facts):
             calls += runtime_choice.searches(facts, partial(self._call, inv), window)
+            calls += cache_hits.searches(inv, facts, partial(self._call, inv), window)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)

@@ -34,6 +34,7 @@ from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_ceiling import backend_ceiling
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
+from reasoning.layered.cache_hits import cache_hits_collapsed
 from reasoning.layered.candidates import excluded
 from reasoning.layered.certificates import (
     issuer_failed_at_start,
@@ -725,6 +726,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (2, 4, 6),
     ),
     Rule("board.runtime-choice", BOARD, (layers.APPLICATION,), runtime_choice, (2, 4)),
+    Rule(
+        "board.cache-hits-collapsed",
+        BOARD,
+        (layers.APPLICATION,),
+        cache_hits_collapsed,
+        (1, 2, 4),
+    ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
     Rule(
