@@ -7,8 +7,11 @@ resetting it to a default) or the load outgrows it, the server logs a warning, o
 that it reached the setting; requests queue, and the proxy in front times out or cannot connect and
 is the loud one. Gauges labelled with the machine step up too, so the host looks guilty. The server's
 own line names the ceiling and whose it is (`limit_reached`): the service logging it is the fault at
-the application layer, that line cited; an instance known only by gauges of that product's prefix
-(`phpfpm_*` for `php-fpm`) is the same pool seen from its host and is folded into it.
+the application layer, that line cited, when another line names the same setting (a change that
+reset it, the start line stating it): the limit was set, not outgrown. Without such a line a full
+pool is as often a symptom (slow storage, no room to scale out) and is only cited. An instance known
+only by gauges of that product's prefix (`phpfpm_*` for `php-fpm`) is the same pool seen from its
+host and is folded into it.
 """
 
 import re
@@ -16,7 +19,10 @@ from typing import Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.cited_lines import _leveled
 from reasoning.layered.reading import short
+from reasoning.observations import Observation
+from reasoning.tools import SEARCH_LOGS, TOP_ERRORS
 
 _MAX_LINE: Final = 4000
 # A server's own words for reaching its configured ceiling of workers, children or connections.
@@ -36,12 +42,36 @@ _ALLOWANCE: Final = re.compile(
 )
 _CONFIRMED: Final = 0.9
 _MIN_LINES: Final = 3
+# The setting a ceiling line names (`pm.max_children`, `MaxRequestWorkers`, `max_connections`).
+_SETTING: Final = re.compile(
+    r"\b((?:[A-Za-z][\w.]{0,40}?)?(?:max|Max|MAX|limit|Limit)[\w.]{0,40})\b"
+)
 
 
 def limit_reached(text: str) -> bool:
     """Whether `text` is a server saying it reached its configured ceiling of workers, children or connections."""
     head = text[:_MAX_LINE]
     return _REACHED.search(head) is not None and _ALLOWANCE.search(head) is None
+
+
+def _norm(text: str) -> str:
+    """Letters and digits only, lower case: `pm_max_children` and `pm.max_children` read alike."""
+    return re.sub(r"[^a-z0-9]", "", text[:_MAX_LINE].lower())
+
+
+def _changed_setting(board: Board, said: str) -> tuple[Observation, str] | None:
+    """Another line naming the setting the ceiling line names (a change, a start line): the limit was set, not outgrown."""
+    m = _SETTING.search(said[:_MAX_LINE])
+    setting = _norm(m.group(1)) if m else ""
+    if len(setting) < 6:
+        return None
+    for obs in board.inv.observations:
+        if not obs.is_ok or obs.tool not in (SEARCH_LOGS, TOP_ERRORS):
+            continue
+        for service, _, message, _ in _leveled(obs):
+            if setting in _norm(message) and not limit_reached(message):
+                return obs, f"{service}: {message.strip()}" if service else message
+    return None
 
 
 def _product(name: str) -> str:
@@ -60,7 +90,7 @@ def _same_pool(victim: Candidate, owner: str, board: Board) -> bool:
 
 
 def pool_limit_reached(board: Board) -> None:
-    """A service whose own lines, new since the start, say it reached its configured ceiling of workers, children or connections is the application fault: the proxy failing in front of it and the host its gauges are labelled with are its victims."""
+    """A service whose own lines, new since the start, say it reached its configured ceiling of workers, children or connections, a setting another line names (a change that reset it), is the application fault: the proxy failing in front of it and the host its gauges are labelled with are its victims."""
     for errors in board.facts.errors.values():
         line = next(
             (
@@ -74,6 +104,11 @@ def pool_limit_reached(board: Board) -> None:
             continue
         owner = errors.service
         said = line.sample or line.signature
+        # A full pool is often a symptom (slow storage, no room to scale out): the owner is the
+        # fault when another line names the setting, i.e. the limit itself was set or changed.
+        changed = _changed_setting(board, said)
+        if changed is None or line.count < _MIN_LINES:
+            continue
         c = board.get(
             layers.APPLICATION,
             owner,
@@ -83,12 +118,13 @@ def pool_limit_reached(board: Board) -> None:
         )
         c.cite(errors.obs, errors.fact(line))
         c.cite(errors.obs, short(said, 300))
-        confirmed = line.count >= _MIN_LINES
-        c.status = "confirmed" if confirmed else c.status
-        c.confidence = max(c.confidence, _CONFIRMED if confirmed else 0.6)
+        c.cite(changed[0], short(changed[1], 300))
+        c.status = "confirmed"
+        c.confidence = max(c.confidence, _CONFIRMED)
         c.chain = [
             board.symptom(),
             f"{owner} logs ({line.count} times): {short(said, 160)}",
+            f"a line names the setting: {short(changed[1], 160)}",
             c.statement,
         ]
         c.keywords = [layers.APPLICATION, owner, "max children", "pool", "limit"]

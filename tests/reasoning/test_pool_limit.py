@@ -22,7 +22,10 @@ CEILING = (
 )
 
 
-def _world(*warnings):
+SETTING = "recipe[quarry::httpd] MaxWorkers changed from 64 to 12 (cookbook 4.0.0)"
+
+
+def _world(*warnings, setting_lines=(SETTING,)):
     return World(
         {
             ("list_targets", ""): targets(),
@@ -32,8 +35,21 @@ def _world(*warnings):
             ),
             ("service_health", "quarry-app"): health("quarry-app", "healthy"),
             ("top_errors", "quarry-app"): logged(
-                "quarry-app", warnings=[group(w, count=40) for w in warnings]
+                "quarry-app",
+                warnings=[group(w, count=40) for w in (*warnings, *setting_lines)],
             ),
+            ("search_logs", ""): {
+                "lines": [
+                    {
+                        "service": "chef",
+                        "time": "2030-01-01T10:01:00Z",
+                        "level": "info",
+                        "message": m,
+                        "labels": {},
+                    }
+                    for m in setting_lines
+                ]
+            },
         }
     )
 
@@ -49,6 +65,20 @@ def test_a_server_at_its_worker_ceiling_is_the_fault_not_the_proxy_in_front():
     # The ceiling line is decisive: above a host or a proxy that other rules find guilty (0.88).
     assert report.top.confidence >= 0.9
     assert any("MaxWorkers" in e.fact for e in report.top.evidence)
+
+
+@pytest.mark.rule("board.pool-limit-reached")
+def test_a_full_pool_whose_setting_no_line_names_is_not_decisive():
+    # Slow storage or no room to scale out fills a pool too: then the ceiling is a symptom.
+    world = _world(CEILING, setting_lines=())
+
+    _, _, report = run_with_schemas(world, incident("tollgate", "pages time out"))
+
+    assert all(
+        h.confidence < 0.9
+        for h in report.hypotheses
+        if h.id == "application:quarry-app"
+    )
 
 
 @pytest.mark.rule("board.pool-limit-reached")
