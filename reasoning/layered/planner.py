@@ -16,6 +16,7 @@ from reasoning import layers
 from reasoning.layered import (
     address_conflict,
     backend_gauges,
+    cache_hits,
     certificates,
     changes,
     cited_lines,
@@ -30,6 +31,7 @@ from reasoning.layered import (
     egress_proxy,
     fault_lines,
     host_lines,
+    issuer_refusal,
     kubernetes,
     lb_draining,
     link_saturation,
@@ -48,6 +50,7 @@ from reasoning.layered import (
     remedies,
     rerouted_path,
     retry_storms,
+    runtime_choice,
     shared_backend,
     shared_capacity,
     shared_limits,
@@ -564,6 +567,9 @@ class LayeredPlanner:
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)
         calls += self._host_searches(inv, facts)
+        if self._regex_search(inv, facts):
+            calls += runtime_choice.searches(facts, partial(self._call, inv), window)
+            calls += cache_hits.searches(inv, facts, partial(self._call, inv), window)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
@@ -994,6 +1000,13 @@ class LayeredPlanner:
         return (
             host_lines.searches(facts, partial(self._call, inv), self._window(inv))
             + loopback_bind.searches(facts, partial(self._call, inv), self._window(inv))
+            + (
+                issuer_refusal.searches(
+                    facts, partial(self._call, inv), self._window(inv)
+                )
+                if self._regex_search(inv, facts)
+                else []
+            )
             + self._read_services(
                 inv,
                 facts,

@@ -34,6 +34,7 @@ from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_ceiling import backend_ceiling
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
+from reasoning.layered.cache_hits import cache_hits_collapsed
 from reasoning.layered.candidates import excluded
 from reasoning.layered.certificates import (
     issuer_failed_at_start,
@@ -59,6 +60,7 @@ from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.issuer_refusal import issuer_refused
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
     pinned_connection_faults,
@@ -160,6 +162,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.pool_limit import pool_limit_reached
 from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
@@ -168,6 +171,7 @@ from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
+from reasoning.layered.runtime_choice import runtime_choice
 from reasoning.layered.secret_sync import stale_secret
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
@@ -188,6 +192,7 @@ from reasoning.layered.tool_failures import (
     backend_support,
     tool_failures,
 )
+from reasoning.layered.unit_exec import missing_unit_executable
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
@@ -713,6 +718,29 @@ RULES: Final[tuple[Rule, ...]] = (
         (layers.TLS,),
         trust_store_lacks_root,
         (1, 4),
+    ),
+    Rule("board.issuer-refused", BOARD, (layers.TLS,), issuer_refused, (1, 4)),
+    Rule(
+        "board.unit-executable-missing",
+        BOARD,
+        (layers.APPLICATION,),
+        missing_unit_executable,
+        (1, 4, 6),
+    ),
+    Rule(
+        "board.pool-limit-reached",
+        BOARD,
+        (layers.APPLICATION,),
+        pool_limit_reached,
+        (2, 4, 6),
+    ),
+    Rule("board.runtime-choice", BOARD, (layers.APPLICATION,), runtime_choice, (2, 4)),
+    Rule(
+        "board.cache-hits-collapsed",
+        BOARD,
+        (layers.APPLICATION,),
+        cache_hits_collapsed,
+        (1, 2, 4),
     ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),

@@ -347,8 +347,9 @@ def test_report_is_partial_until_the_planner_has_nothing_more_to_ask():
     # the failing host and for every line naming each failing host; round 4 the runbooks.
     assert [r.partial for r in reports] == [True, True, True, False]
     # Round 3 also asks for the lines about the failing host's certificate issuance (cited_lines),
-    # and a round the changes recorded about the leading service (cited_lines.change_reads).
-    assert reports[0].tool_calls == 6 and reports[-1].tool_calls == 16
+    # and a round the changes recorded about the leading service (cited_lines.change_reads), and
+    # every service's lines saying a certificate issuer refused (issuer_refusal).
+    assert reports[0].tool_calls == 6 and reports[-1].tool_calls == 17
 
 
 # --- synthetic cases: a small world of tool answers --------------------------------------------
