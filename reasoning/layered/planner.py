@@ -53,6 +53,7 @@ from reasoning.layered import (
     silent_lines,
     space_holders,
     stalled_output,
+    start_failures,
     survey,
     unread_services,
     upstream_producer,
@@ -554,6 +555,15 @@ class LayeredPlanner:
             ),
         )
         calls += self._probes(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s}'s host refuses connections: does it fail to start")
+                for s in start_failures.reads(facts)
+            ),
+            metric_known=(),
+        )
         calls += self._change_searches(inv, facts)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)

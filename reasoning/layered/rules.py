@@ -177,6 +177,7 @@ from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.space_holders import space_holders
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
+from reasoning.layered.start_failures import cannot_start
 from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
@@ -184,6 +185,7 @@ from reasoning.layered.tool_failures import (
     backend_support,
     tool_failures,
 )
+from reasoning.layered.unresolved_names import unresolved_names
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
@@ -650,6 +652,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
     Rule("board.repointed-record", BOARD, (layers.DNS,), repointed_records, (1, 4)),
     Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
+    Rule("board.cannot-start", BOARD, (layers.CONNECT,), cannot_start, (1, 4, 6)),
     Rule(
         "board.search-domain-capture",
         BOARD,
@@ -706,6 +709,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
+    Rule("board.unresolved-name", BOARD, (layers.DNS,), unresolved_names, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
     Rule(
         "board.stale-secret",
