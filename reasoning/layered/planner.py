@@ -34,6 +34,7 @@ from reasoning.layered import (
     lock_holders,
     logged_delay,
     loopback_bind,
+    lost_position,
     lowered_limit,
     mesh_mtls,
     metric_trends,
@@ -565,6 +566,8 @@ class LayeredPlanner:
             metric_known=(),
         )
         calls += self._change_searches(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += lost_position.searches(inv, partial(self._call, inv), window)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)

@@ -147,6 +147,7 @@ from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.lookup_victims import lookup_victims
 from reasoning.layered.loopback_bind import listens_on_loopback
+from reasoning.layered.lost_position import lost_position
 from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
@@ -620,6 +621,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
+    Rule("board.lost-position", BOARD, (layers.APPLICATION,), lost_position, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
     Rule(

@@ -165,3 +165,95 @@ def test_hostile_lines_are_read_quickly():
     for hostile in ("error " * 50_000, "failed to " * 40_000, "a" * 200_000):
         STARTING.search(hostile[:4000])
     server_name("a-" * 100_000 + ".example")
+
+
+# A worker that lost its saved position (`lost_position`): invented stream, store and cleaner.
+WORKER_OOM = "2031-03-02 04:20:01 ERROR task billing-sink-0 died: java.lang.OutOfMemoryError: Java heap space"
+WORKER_LOST = "2031-03-02 04:12:40 INFO [billing-sink|task-0] No previous offsets found, starting a full copy"
+SWEEP = '{"level":"info","msg":"removing unused stream","stream":"sink.position-offsets","owner":"nightly-sweeper"}'
+
+
+def _lost_world(sweeper_level="info", sweep_time="2030-01-01T08:10:00Z"):
+    return World(
+        {
+            ("service_health", "ledger-sink"): health(
+                "ledger-sink", "unhealthy", FAILING
+            ),
+            ("top_errors", "ledger-sink"): logged(
+                "ledger-sink",
+                errors=[group(WORKER_OOM, count=12)],
+            ),
+            ("search_logs", ""): {
+                "lines": [
+                    {
+                        "service": "ledger-sink",
+                        "time": "2030-01-01T10:12:40Z",
+                        "level": "info",
+                        "message": WORKER_LOST,
+                        "labels": {},
+                    },
+                    {
+                        "service": "stream-sweeper",
+                        "time": sweep_time,
+                        "level": sweeper_level,
+                        "message": SWEEP,
+                        "labels": {},
+                    },
+                ]
+            },
+        }
+    )
+
+
+@pytest.mark.rule("board.lost-position")
+def test_a_worker_that_found_no_offsets_after_a_cleaner_deleted_their_store_blames_the_cleaner():
+    world = _lost_world()
+
+    _, _, report = run_with_schemas(
+        world, incident("ledger-sink", "ledger sink restarts"), names=NO_NETCHECK
+    )
+
+    assert report.top.id == "application:stream-sweeper"
+    assert report.top.status == "confirmed"
+    facts = " ".join(e.fact for e in report.top.evidence)
+    assert "sink.position-offsets" in facts and "No previous offsets found" in facts
+    sink = next(h for h in report.hypotheses if h.id == "application:ledger-sink")
+    assert sink.status == "likely" and sink.confidence <= 0.4
+
+
+def test_a_deletion_logged_after_the_worker_started_over_or_as_an_error_is_not_the_cause():
+    for world in (
+        _lost_world(sweep_time="2030-01-01T10:40:00Z"),
+        _lost_world(sweeper_level="error"),
+    ):
+        _, _, report = run_with_schemas(
+            world, incident("ledger-sink", "ledger sink restarts"), names=NO_NETCHECK
+        )
+        assert all(h.id != "application:stream-sweeper" for h in report.hypotheses)
+
+
+def test_lost_position_words():
+    from reasoning.layered.lost_position import LOST
+
+    assert LOST.search("No previous offsets found")
+    assert LOST.search("no committed offsets were found for group g1")
+    assert LOST.search("checkpoint not found at s3://bucket/ckpt")
+    assert not LOST.search("committed offsets for 12 partitions")
+    assert not LOST.search("no previous errors")
+
+
+@pytest.mark.timeout(60)
+def test_lost_position_lines_are_read_quickly():
+    import re
+
+    from reasoning.layered.lost_position import _DELETES, LOST, SEARCH
+
+    re.compile(SEARCH.removeprefix("(?i)"))
+    for hostile in (
+        "no previous " * 30_000,
+        "delete " * 30_000 + "offset",
+        "offset " * 30_000,
+        "checkpoint " + "x" * 200_000,
+    ):
+        LOST.search(hostile[:2000])
+        _DELETES.search(hostile[:2000])
