@@ -81,11 +81,11 @@ def _lines(obs: Observation) -> Iterator[tuple[str, str, datetime | None]]:
             yield pod, line[:_MAX_LINE], None
     elif obs.tool == SEARCH_LOGS:
         named = str(arg(obs, "service") or "")
-        for line in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
+        for entry in map(as_dict, as_list(as_dict(obs.result).get("lines"))):
             yield (
-                str(line.get("service") or named),
-                str(line.get("message") or "")[:_MAX_LINE],
-                parse_time(str(line.get("time") or "")),
+                str(entry.get("service") or named),
+                str(entry.get("message") or "")[:_MAX_LINE],
+                parse_time(str(entry.get("time") or "")),
             )
     elif obs.tool == TOP_ERRORS:
         result = as_dict(obs.result)
