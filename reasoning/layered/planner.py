@@ -579,6 +579,18 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (
+                    b,
+                    f"{b} blocks its clients just after a client started something: was it failing before",
+                )
+                for b in filter(None, [shared_backend.backend_read(inv, facts)])
+            ),
+            metric_known=(),
+        )
         calls += self._proxy_reads(inv, facts)
         calls += self._backend_search(inv, facts)
         calls += self._quiet_backend_searches(inv, facts)
