@@ -56,7 +56,9 @@ _STORE: Final = re.compile(
     r"[A-Za-z0-9][\w.-]{0,80}(?:offset|checkpoint|cursor)s?[\w.-]{0,40}", re.IGNORECASE
 )
 _NOT_CHANGE_LEVELS: Final = frozenset({"error", "err", "fatal", "critical", "panic"})
-_LOOKBACK: Final = timedelta(hours=6)  # how far back a deletion is looked for
+# How far back a deletion is looked for: inside the logs server's 6 h range once the window's end
+# (with its fraction of a second) and the start (rounded to the second) are written out.
+_LOOKBACK: Final = timedelta(hours=5, minutes=50)
 _MAX_TEXT: Final = 200_000  # the head of an answer searched for a worker's line
 _MAX_LINE: Final = 2000
 _LIMIT: Final = 20
