@@ -81,10 +81,22 @@ def kubernetes_findings(board: Board) -> None:
             c.chain = list(f.chain)
 
 
+# The endpoints an operator names after a data store's cluster for each role (CloudNativePG's
+# `<cluster>-rw`/`-ro`/`-r`, Patroni's `-primary`/`-replica`, Redis' `-master`/`-headless`, a
+# pooler's `-pooler`): a caller's line naming one names the cluster's workload.
+_ROLE_SUFFIX = r"-(?:rw|ro|r|primary|replicas?|master|leader|writer|reader|headless|pooler(?:-rw|-ro)?)"
+
+
+def _names_role_endpoint(text: str, name: str) -> bool:
+    """True when `text` names `name` by one of its role endpoints (`orders-db-rw` for `orders-db`)."""
+    pattern = rf"(?<![\w.-]){re.escape(name.lower())}{_ROLE_SUFFIX}(?![\w-])"
+    return re.search(pattern, text[:8000].lower()) is not None
+
+
 def named_by_callers(
     facts: Facts, f: Finding, findings: list[Finding]
 ) -> list[tuple[Errors, ErrorGroup, str]]:
-    """A fault off the incident's path reaches services that fail when their new failing lines name its workload or one of its victims' (in any namespace), so it is confirmed, below a fault on the path.
+    """A fault off the incident's path reaches services that fail when their new failing lines name its workload (or a role endpoint named after it, `<cluster>-rw`) or one of its victims' (in any namespace), so it is confirmed, below a fault on the path.
 
     The Kubernetes path follows only the calls a workload's own lines show, inside one namespace;
     a caller in another namespace, or one whose line names the callee in words the path does not
@@ -108,7 +120,14 @@ def named_by_callers(
             )
         ):
             continue
-        name = next((n for n in names if names_service(group.text, n)), None)
+        name = next(
+            (
+                n
+                for n in names
+                if names_service(group.text, n) or _names_role_endpoint(group.text, n)
+            ),
+            None,
+        )
         if name is not None:
             out.append((errors, group, name))
     return out

@@ -38,6 +38,7 @@ from reasoning.layered import (
     lock_holders,
     logged_delay,
     loopback_bind,
+    lost_position,
     lowered_limit,
     mesh_mtls,
     metric_trends,
@@ -58,6 +59,7 @@ from reasoning.layered import (
     silent_lines,
     space_holders,
     stalled_output,
+    start_failures,
     survey,
     unread_services,
     upstream_producer,
@@ -559,7 +561,18 @@ class LayeredPlanner:
             ),
         )
         calls += self._probes(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s}'s host refuses connections: does it fail to start")
+                for s in start_failures.reads(facts)
+            ),
+            metric_known=(),
+        )
         calls += self._change_searches(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += lost_position.searches(inv, partial(self._call, inv), window)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)
@@ -575,6 +588,18 @@ class LayeredPlanner:
         calls += self._retry_reads(inv, facts)
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (
+                    b,
+                    f"{b} blocks its clients just after a client started something: was it failing before",
+                )
+                for b in filter(None, [shared_backend.backend_read(inv, facts)])
+            ),
+            metric_known=(),
+        )
         calls += self._proxy_reads(inv, facts)
         calls += self._backend_search(inv, facts)
         calls += self._quiet_backend_searches(inv, facts)

@@ -151,6 +151,7 @@ from reasoning.layered.logged_delay import logged_delay
 from reasoning.layered.logged_paths import logged_paths
 from reasoning.layered.lookup_victims import lookup_victims
 from reasoning.layered.loopback_bind import listens_on_loopback
+from reasoning.layered.lost_position import lost_position
 from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
@@ -183,6 +184,7 @@ from reasoning.layered.slow_lookups import slow_lookups
 from reasoning.layered.space_holders import space_holders
 from reasoning.layered.stale_pool import stale_pool
 from reasoning.layered.stalled_output import stalled_output
+from reasoning.layered.start_failures import cannot_start
 from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.stopped_consumer import stopped_consumer
 from reasoning.layered.storage_quota import storage_quota
@@ -193,6 +195,7 @@ from reasoning.layered.tool_failures import (
     tool_failures,
 )
 from reasoning.layered.unit_exec import missing_unit_executable
+from reasoning.layered.unresolved_names import unresolved_names
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
 
@@ -630,6 +633,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
+    Rule("board.lost-position", BOARD, (layers.APPLICATION,), lost_position, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
     Rule(
@@ -664,6 +668,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
     Rule("board.repointed-record", BOARD, (layers.DNS,), repointed_records, (1, 4)),
     Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
+    Rule("board.cannot-start", BOARD, (layers.CONNECT,), cannot_start, (1, 4, 6)),
     Rule(
         "board.search-domain-capture",
         BOARD,
@@ -743,6 +748,7 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 2, 4),
     ),
     Rule("board.lookup-victims", BOARD, (layers.DNS,), lookup_victims, (4,)),
+    Rule("board.unresolved-name", BOARD, (layers.DNS,), unresolved_names, (4,)),
     Rule("board.role-selector", BOARD, (layers.CONNECT,), role_selectors, (1, 4)),
     Rule(
         "board.stale-secret",

@@ -26,7 +26,10 @@ began. What is new is the cause:
   `query_wait_timeout`), the back end itself.
 
 A blocking line that was already logged before the window, or callers that began failing long
-before or after it, are not this.
+before or after it, are not this; nor is a start when the back end's own errors (read against the
+hour before: `backend_read`) were logged before the window too (`failing_before`): it was failing
+on its own (an archiver or a backup of its own that keeps failing until its disk fills), and the
+start only brought its failure on sooner, so the back end itself is the fault.
 """
 
 import re
@@ -448,6 +451,8 @@ def shared_backend(board: Board) -> None:
     started = _started(board.inv, backend, first) or _consumer(
         board.inv, board.facts, found[0], backend
     )
+    if started is not None and failing_before(board.facts, backend):
+        started = None  # a trigger: the back end was failing on its own before it
     party = started.service if started else backend
     victims = _victims(board.facts, backend, party, first)
     if not victims:
@@ -458,6 +463,33 @@ def shared_backend(board: Board) -> None:
     hard = next((b for b in found if b.backend == backend and b.is_hard), None)
     if hard is not None:
         _blame(board, backend, hard, victims, None)
+
+
+def failing_before(facts: Facts, backend: str) -> bool:
+    """Whether the back end's own errors (not its blocking words) were logged before the window
+    too: it was failing on its own before anyone started anything (an archiver, a replication or
+    a backup of its own that keeps failing until its disk fills), so a start is a trigger only."""
+    errors = facts.errors.get(backend)
+    return errors is not None and any(
+        g.is_stale and not BLOCKED.search((g.sample or g.signature)[:4000])
+        for g in errors.groups
+    )
+
+
+def backend_read(inv: Investigation, facts: Facts) -> str | None:
+    """The back end whose own errors are worth reading (against the hour before) before a client
+    that started something just before it blocked is blamed: was it failing before already."""
+    found = blocked(inv, facts)
+    if not found or any(b.client for b in found):
+        return None
+    backend = found[0].backend
+    if backend in facts.errors or not any(
+        b.backend == backend and b.is_hard for b in found
+    ):
+        return None
+    if _started(inv, backend, _first(found, backend)) is None:
+        return None
+    return backend
 
 
 def _explained(board: Board, backend: str) -> bool:

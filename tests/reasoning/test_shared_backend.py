@@ -608,3 +608,71 @@ def test_error_classes_read_in_linear_time_on_hostile_lines():
         ],
     )
     assert analysis.candidates is not None
+
+
+# --- a broker whose own errors were logged before the window too: the start is a trigger -------
+
+ARCHIVER = "ERROR segment uploader to cold storage failed: AccessDenied for role tiering-writer"
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_back_end_failing_on_its_own_before_a_job_started_is_the_fault_not_the_job():
+    observations = _kafka(
+        [
+            (
+                "clickstream-replayer",
+                "2030-01-01T10:12:00Z",
+                "info",
+                "replay of 30 days of clicks started, writing to topic clicks-replay",
+            ),
+        ]
+    )
+    observations[1] = _errors(
+        "s2",
+        "broker-3",
+        errors=[
+            group(KAFKA_FULL, count=40, first_seen="2030-01-01T10:20:10Z"),
+            group(ARCHIVER, count=300, before=120, first_seen="2030-01-01T10:00:05Z"),
+        ],
+    )
+    analysis = _analysis("event-gateway", observations)
+
+    top = _top(analysis)
+    assert top.id == "application:broker-3"
+    replayer = analysis.candidates.get("application:clickstream-replayer")
+    assert replayer is None or replayer.status != "confirmed"
+
+
+def test_the_back_end_is_read_before_a_starter_is_blamed_for_its_full_disk():
+    inv = Investigation(incident=incident("event-gateway", "it hangs"), tools=[])
+    inv.observations.extend(
+        [
+            _errors(
+                "s1",
+                "event-gateway",
+                errors=[group(PRODUCER, count=300, first_seen="2030-01-01T10:21:30Z")],
+            ),
+            _obs(
+                "s2",
+                "search_logs",
+                {"query": "kafka-logs"},
+                _lines(("broker-3", "2030-01-01T10:20:10Z", "warn", KAFKA_FULL)),
+            ),
+            _starts(
+                "s3",
+                (
+                    "clickstream-replayer",
+                    "2030-01-01T10:12:00Z",
+                    "info",
+                    "replay of 30 days of clicks started",
+                ),
+            ),
+        ]
+    )
+    assert shared_backend.backend_read(inv, Facts.read(inv.observations)) == "broker-3"
+    inv.observations.append(
+        _errors("s4", "broker-3", errors=[group(ARCHIVER, count=300, before=120)])
+    )
+    facts = Facts.read(inv.observations)
+    assert shared_backend.backend_read(inv, facts) is None
+    assert shared_backend.failing_before(facts, "broker-3")

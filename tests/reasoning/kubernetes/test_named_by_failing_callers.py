@@ -105,3 +105,26 @@ def test_a_huge_failing_line_is_read_in_time():
     huge = ("digest-worker-x " * 6000) + "error " + ("a" * 100_000)
     by = ranked(*digest_cluster(), top_errors("signup-gateway", huge))
     assert "deployment/digest-worker" in by
+
+
+@pytest.mark.rule("k8s.named-by-failing-callers")
+def test_a_caller_naming_the_workload_by_a_role_endpoint_links_it():
+    by = ranked(
+        *digest_cluster(),
+        top_errors(
+            "signup-gateway",
+            "PSQLException: Connection to digest-worker-rw:5432 refused.",
+        ),
+    )
+    assert by["deployment/digest-worker"].status == "confirmed"
+
+
+def test_a_longer_name_that_only_starts_like_the_workload_does_not_link_it():
+    by = ranked(
+        *digest_cluster(),
+        top_errors(
+            "signup-gateway",
+            "Connection to digest-worker-archive:5432 refused.",
+        ),
+    )
+    assert by["deployment/digest-worker"].status == "likely"
