@@ -24,9 +24,11 @@ from reasoning.layered import (
     dns_repointed,
     dns_search,
     dns_zones,
+    dropping_policy,
     echoed_errors,
     edge_filters,
     egress_proxy,
+    expiry_wave,
     host_lines,
     kubernetes,
     lb_draining,
@@ -575,6 +577,13 @@ class LayeredPlanner:
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._quiet_change_searches(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += dropping_policy.searches(
+                inv, facts, partial(self._call, inv), self._window(inv)
+            )
+            calls += expiry_wave.searches(
+                inv, facts, partial(self._call, inv), self._window(inv)
+            )
         calls += self._read_services(
             inv,
             facts,

@@ -50,11 +50,13 @@ from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
+from reasoning.layered.dropping_policy import dropping_policy
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
+from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.kubernetes.affinity import (
@@ -162,6 +164,7 @@ from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
@@ -619,6 +622,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.stale-pool", BOARD, (layers.APPLICATION,), stale_pool, (5,)),
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
+    Rule("board.dropping-policy", BOARD, (layers.APPLICATION,), dropping_policy, (4,)),
+    Rule("board.expiry-wave", BOARD, (layers.APPLICATION,), expiry_wave, (4,)),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
     Rule(
         "board.upstream-producer",
@@ -645,6 +650,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.rerouted-path", BOARD, (layers.CONNECT,), rerouted_path, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule("board.refused-load", BOARD, (layers.HTTP,), refused_load, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),

@@ -6,7 +6,8 @@ holds its clients: statements queue behind a lock (`still waiting for AccessExcl
 resource limit alarm set`, `no space left on device`), a command stalls the single thread of a
 cache (its slow log), keys are evicted en masse, or its provisioned capacity is used up (a monitor's
 `ConsumedReadCapacityUnits 4000 of 4000`, `ReadThrottleEvents`, a broker's throttled producers, a
-throughput or quota at its maximum). Its callers then fail in their own words (pool exhausted,
+throughput or quota at its maximum), or a work queue's slots are all taken while other work waits
+(a warehouse's workload manager). Its callers then fail in their own words (pool exhausted,
 timeouts, throttled: `ProvisionedThroughputExceededException`), louder than it, and soon after it
 began. What is new is the cause:
 
@@ -15,8 +16,10 @@ began. What is new is the cause:
   planner searches its own lines at any level for client labels (`CLIENT_SEARCH`): a slow-command
   log at info says which application ran the command that holds the tickets;
 - else a service whose own line says it started something (a release starting, a migration, a
-  backfill or batch job, a reindex) in the `LEAD` before the back end's first such line: the
-  planner searches every service's lines for those words (`START_SEARCH`) around that moment;
+  backfill or batch job, a reindex, a scheduler's catch-up creating runs) in the `LEAD` before the
+  back end's first such line: the planner searches every service's lines for those words
+  (`START_SEARCH`) around that moment; when the line names a scheduled job (`DAG x`, `job x-y`),
+  the job is the party, not the scheduler or worker that logged it;
 - else a service that does not fail itself whose own line names the resource the blocking line
   names (the table, topic, queue, bucket …) in the `LEAD` before it: the consumer that began using
   it (a parallel scan, an export, a replay), found by searching every service's lines for that
@@ -97,8 +100,15 @@ _QUEUED: Final = (
     r"(?:timed? ?out|gave up) waiting (?:in the queue )?for (?:a |an )?(?:free |idle )?"
     r"server connection"
 )
+# A work queue's slots all taken while other work waits behind them (a warehouse's workload
+# manager: `WLM queue 'etl' (concurrency 5) full; queue 'bi' waiting: 451 queries`, a pool's
+# `all 8 workers busy, 40 jobs queued`): whoever filled the slots holds the ones waiting.
+_FULL: Final = (
+    r"\b(?:queue|pool|slots?|workers?|concurrency|lanes?)\b[^\n]{0,60}?"
+    r"\b(?:full|busy|saturated|exhausted)\b[^\n]{0,80}?\b(?:waiting|queued)\b"
+)
 BLOCKED: Final = re.compile(
-    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}", re.IGNORECASE
+    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}|{_FULL}", re.IGNORECASE
 )
 # The resource a blocking line names: a table, topic, queue … (what its consumer names too).
 _RESOURCE: Final = re.compile(
@@ -119,11 +129,20 @@ LOCK_QUEUE: Final = re.compile(_LOCK_QUEUE, re.IGNORECASE)
 # A party's own words that it started something new (RE2, for the search of every service).
 START_SEARCH: Final = (
     r"(?i)(start(ed|ing)|launch|\bbegin|began|deploy|rolled out|migrat|backfill|"
-    r"alter table|create index|reindex|vacuum full|declar|enabled|bulk (load|import|export))"
+    r"alter table|create index|reindex|vacuum full|declar|enabled|bulk (load|import|export)|"
+    r"catch-?up|creat(ed|ing) \W?\w{0,20}runs?\b)"
 )
 _START: Final = re.compile(START_SEARCH.removeprefix("(?i)"), re.IGNORECASE)
 _NOT_START_LEVELS: Final = frozenset(
     {"error", "err", "fatal", "critical", "crit", "panic"}
+)
+# A scheduled job a start line names (`DAG sales_x:`, `<DagRun sales_x @`, `job nightly-export`):
+# the job, not the scheduler or worker that runs it, sends the back end its work. Only names of
+# several words (joined by `_`, `-` or `.`), not a word of the sentence (`job started`).
+_JOB: Final = re.compile(
+    r"\b(?:dag|job|cron ?job|pipeline|workflow|flow)(?:[ _-]?run)?\b[\s:=<'\"`]{1,3}"
+    r"([A-Za-z]\w{0,40}[_.-][\w.-]{0,40}[A-Za-z0-9])",
+    re.IGNORECASE,
 )
 SEARCH_LIMIT: Final = 60
 # A back end's own lines naming the client a command came from (RE2, for a search of the back
@@ -178,6 +197,12 @@ class Start:
     fact: str
     line: str
     at: datetime
+
+    @property
+    def party(self) -> str:
+        """Who started it: the scheduled job the line names, else the service that logged it."""
+        match = _JOB.search(self.line[:2000])
+        return match.group(1).lower() if match else self.service
 
 
 def _own(text: str) -> bool:
@@ -430,7 +455,7 @@ def _victims(
 
 
 def shared_backend(board: Board) -> None:
-    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken, a pooler dropping the clients its queue held too long) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service that started something just before, else (an alarm, a full disk, a pooler's queue timing out) it is the fault itself; the failing callers are its victims."""
+    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken, a work queue full while other work waits, a pooler dropping the clients its queue held too long) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service (or the scheduled job its line names) that started something just before, else (an alarm, a full disk, a pooler's queue timing out) it is the fault itself; the failing callers are its victims."""
     found = blocked(board.inv, board.facts)
     if not found:
         return
@@ -448,12 +473,12 @@ def shared_backend(board: Board) -> None:
     started = _started(board.inv, backend, first) or _consumer(
         board.inv, board.facts, found[0], backend
     )
-    party = started.service if started else backend
+    party = started.party if started else backend
     victims = _victims(board.facts, backend, party, first)
     if not victims:
         return
     if started is not None:
-        _blame(board, started.service, found[0], victims, started)
+        _blame(board, party, found[0], victims, started)
         return
     hard = next((b for b in found if b.backend == backend and b.is_hard), None)
     if hard is not None:
