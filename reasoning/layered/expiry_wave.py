@@ -6,7 +6,8 @@ callers reload from the database together and the database chokes (too many conn
 queries). The callers' new warnings say they miss the cache (`cache miss product:42, loading
 from db`); the database and the callers are loud, the writer logged one line at info a TTL
 before. When a service's new lines say it misses the cache, the planner searches every service's
-lines for a TTL (`SEARCH`) from `LEAD` before the window (a day's TTL and some). A writer is the
+lines for a TTL (`SEARCH`) over the last hours, then, when no writer is there, around a day before
+the first miss (a daily TTL). A writer is the
 cause when its own line, not at error level, says it wrote, set or warmed keys with a TTL, it does
 not fail itself, it wrote before the first miss, and either its line says the TTL has no spread
 (`jitter=0`, `no jitter`) or a cache's line says keys expired en masse before the misses
@@ -29,10 +30,9 @@ from reasoning.tools import SEARCH_LOGS
 # A key's time to live in a writer's or a cache's words (RE2 for the logs server).
 SEARCH: Final = r"(?i)(\bex \d|\bttl\b|\bexpir|\bjitter)"
 SEARCH_LIMIT: Final = 40
-LEAD: Final = timedelta(hours=26)  # a daily TTL written the day before, and some
-SPAN: Final = timedelta(
-    hours=23, minutes=59
-)  # the longest window the engine may search at once
+# Within the logs server's longest search (6 h).
+SPAN: Final = timedelta(hours=5, minutes=58)
+DAY: Final = timedelta(days=1)  # the commonest TTL: a writer a day before the misses
 # A caller's words for a read that missed the cache and went to the database.
 MISS: Final = re.compile(
     r"\bcache[ _-]?miss(?:es|ed)?\b|\bmissed (?:the )?cache\b|\bnot (?:found )?in (?:the )?cache\b",
@@ -97,25 +97,24 @@ def searches(
     window: dict[str, str],
 ) -> list[PlannedCall | None]:
     """Every service's lines naming a TTL, once a service's new lines say it misses the cache: the
-    last `SPAN` first, then, when no writer was in it, the rest of the `LEAD` before the window."""
-    start = parse_time(window.get("start", ""))
+    last `SPAN` first, then, when no writer was in it, the `SPAN` around a day before the first miss
+    (a daily TTL)."""
     end = parse_time(window.get("end", ""))
-    if start is None or end is None or not _misses(facts):
+    misses = _misses(facts)
+    first = _first_miss(misses)
+    if end is None or first is None:
         return []
     asked = [
         o
         for o in inv.observations
         if o.tool == SEARCH_LOGS and o.arguments.get("query") == SEARCH
     ]
-    earliest = start - LEAD
-    recent = max(earliest, end - SPAN)
     if not asked:
-        span, why = (
-            (recent, end),
-            "reads miss the cache at once: which writer gave the keys one TTL",
-        )
-    elif len(asked) == 1 and earliest < recent and not _writers(inv):
-        span, why = (earliest, recent), "no TTL writer in the last day: the day before"
+        span = (end - SPAN, end)
+        why = "reads miss the cache at once: which writer gave the keys one TTL"
+    elif len(asked) == 1 and not _writers(inv):
+        span = (first - DAY - SPAN / 2, first - DAY + SPAN / 2)
+        why = "no TTL writer in the last hours: a day before the misses (a daily TTL)"
     else:
         return []
     arguments = {
@@ -126,6 +125,13 @@ def searches(
         "limit": SEARCH_LIMIT,
     }
     return [call(SEARCH_LOGS, arguments, why)]
+
+
+def _first_miss(misses: list[tuple[Errors, ErrorGroup]]) -> datetime | None:
+    return min(
+        (t for _, g in misses if (t := parse_time(g.first_seen)) is not None),
+        default=None,
+    )
 
 
 def _writers(inv: Investigation) -> list["_Line"]:
@@ -169,10 +175,7 @@ def expiry_wave(board: Board) -> None:
     misses = _misses(board.facts)
     if not misses:
         return
-    first_miss = min(
-        (t for _, g in misses if (t := parse_time(g.first_seen)) is not None),
-        default=None,
-    )
+    first_miss = _first_miss(misses)
     lines = _lines(board.inv)
     expired = next(
         (

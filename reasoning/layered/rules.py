@@ -153,6 +153,7 @@ from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
 from reasoning.layered.metric_trends import metric_trends
+from reasoning.layered.missing_destination import missing_destination
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import injected_delay, network_delay
@@ -624,6 +625,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
     Rule("board.dropping-policy", BOARD, (layers.APPLICATION,), dropping_policy, (4,)),
     Rule("board.expiry-wave", BOARD, (layers.APPLICATION,), expiry_wave, (4,)),
+    Rule(
+        "board.missing-destination",
+        BOARD,
+        (layers.APPLICATION,),
+        missing_destination,
+        (4,),
+    ),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
     Rule(
         "board.upstream-producer",

@@ -3,14 +3,20 @@ its change just before: a scheduled job flooding a warehouse's work queue
 (reasoning/layered/shared_backend.py), a broker policy dropping another team's queue
 (reasoning/layered/dropping_policy.py), a writer giving cache keys one TTL
 (reasoning/layered/expiry_wave.py), a release whose requests a back end refuses over HTTP for
-their weight (reasoning/layered/refused_load.py).
+their weight (reasoning/layered/refused_load.py), and a consumer whose own errors name a missing
+topic (reasoning/layered/missing_destination.py).
 
 Names, products and numbers are invented.
 """
 
 import pytest
 
-from reasoning.layered import dropping_policy, expiry_wave, shared_backend
+from reasoning.layered import (
+    dropping_policy,
+    expiry_wave,
+    missing_destination,
+    shared_backend,
+)
 from tests.reasoning.test_shared_backend import _analysis, _errors, _lines, _obs, _top
 from tests.reasoning.test_warnings_and_changes import group
 
@@ -250,7 +256,7 @@ def test_the_ttl_search_is_asked_only_once_reads_miss_the_cache():
     calls = expiry_wave.searches(missing.inv, missing.facts, ask, window)
     assert [c[1]["query"] for c in calls] == [expiry_wave.SEARCH]
     assert (calls[0][1]["start"], calls[0][1]["end"]) == (
-        "2029-12-31T11:01:00Z",
+        "2030-01-01T05:02:00Z",
         "2030-01-01T11:00:00Z",
     )
     # nothing written with a TTL in the last day: the day before, once
@@ -259,7 +265,7 @@ def test_the_ttl_search_is_asked_only_once_reads_miss_the_cache():
     )
     calls = expiry_wave.searches(answered.inv, answered.facts, ask, window)
     assert [(c[1]["start"], c[1]["end"]) for c in calls] == [
-        ("2029-12-31T08:00:00Z", "2029-12-31T11:01:00Z")
+        ("2029-12-31T07:22:00Z", "2029-12-31T13:20:00Z")
     ]
     quiet = _analysis(
         "offers", [_errors("s1", "offer-api", errors=[group("GET /o 500", count=3)])]
@@ -324,6 +330,66 @@ def test_the_same_refusal_without_a_change_of_the_caller_stays_where_it_was():
     )
 
     assert "http:pricing-svc" not in analysis.candidates
+
+
+# --- a consumer's own error names a topic that does not exist --------------------------------------
+
+PARKED = (
+    '{"level":"ERROR","logger":"RetryTopicRecoverer","message":"parking failed for stock-moves-3@88",'
+    '"cause":"TimeoutException: Topic stock-moves.parked not present in metadata after 30000 ms"}'
+)
+
+
+@pytest.mark.rule("board.missing-destination")
+def test_the_consumer_naming_a_missing_topic_outranks_the_reader_that_only_warns():
+    analysis = _analysis(
+        "stock levels",
+        [
+            _errors(
+                "s1",
+                "stock-view",
+                warnings=[
+                    group(
+                        "stock stale: last movement 4100s ago",
+                        count=60,
+                        first_seen="2030-01-01T10:30:00Z",
+                    )
+                ],
+            ),
+            _errors(
+                "s2",
+                "movement-consumer",
+                errors=[group(PARKED, count=20, first_seen=T0)],
+            ),
+        ],
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:movement-consumer"
+    assert "stock-moves.parked" in top.statement
+    assert missing_destination.MISSING.search('relation "orders_v2" does not exist')
+
+
+@pytest.mark.rule("board.missing-destination")
+def test_a_missing_topic_makes_a_lead_not_a_confirmed_finding():
+    analysis = _analysis(
+        "stock levels",
+        [
+            _errors(
+                "s1",
+                "movement-consumer",
+                errors=[group(PARKED, count=20, first_seen=T0)],
+            ),
+            _errors(
+                "s2",
+                "broker-3",
+                errors=[group("No space left on device", count=40, first_seen=T0)],
+            ),
+        ],
+    )
+
+    consumer = analysis.candidates["application:movement-consumer"]
+    assert consumer.confidence == 0.55 and consumer.status != "confirmed"
 
 
 # --- hostile input ---------------------------------------------------------------------------------
