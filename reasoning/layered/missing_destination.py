@@ -5,8 +5,9 @@ topic created by hand, a job reading a table a migration renamed: when the resou
 service's own error names it (`Topic payment-events.DLT not present in metadata`, `queue 'x' does
 not exist`, `NoSuchBucket`), and the work behind it stops (a partition stuck on one record).
 Services that read its output only warn later that their data is stale. The service that names
-the missing resource is the better lead (`_LEAD`): its hypothesis rises to it and cites the error;
-a confirmed finding elsewhere (a broker down, a record deleted) still outranks it.
+the missing resource is the better lead (`_LEAD`): its hypothesis rises to it and cites the error,
+unless a finding is confirmed already (a broker that is down makes its clients say a topic is not
+present in metadata too).
 """
 
 import re
@@ -29,7 +30,9 @@ _TEXT_CHARS: Final = 4000
 
 
 def missing_destination(board: Board) -> None:
-    """A service whose new errors say a topic, queue, bucket or table it uses does not exist is a lead of its own fault (application), above services that only warn; a confirmed finding still outranks it."""
+    """A service whose new errors say a topic, queue, bucket or table it uses does not exist is a lead of its own fault (application), above services that only warn, while nothing is confirmed (a broker down makes its clients name topics missing too)."""
+    if any(c.status == "confirmed" for c in board.candidates.values()):
+        return  # another finding explains the failures (a broker down names topics missing too)
     for errors in board.facts.errors.values():
         if not errors.service:
             continue

@@ -50,6 +50,7 @@ from reasoning.layered.reading import (
     iso,
     short,
 )
+from reasoning.layered.warning_leads import names_service
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS
 
@@ -142,6 +143,13 @@ _NOT_START_LEVELS: Final = frozenset(
 _JOB: Final = re.compile(
     r"\b(?:dag|job|cron ?job|pipeline|workflow|flow)(?:[ _-]?run)?\b[\s:=<'\"`]{1,3}"
     r"([A-Za-z]\w{0,40}[_.-][\w.-]{0,40}[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# A library and the version a release shipped (`released with @acme/kv-client 3.0.0`, `bump
+# fastcache to 2.1`): when it went into several clients of the back end at once, it is the party.
+_LIBRARY: Final = re.compile(
+    r"\b(?:with|bump(?:s|ed)?|upgrad\w{0,3}|to)\s+"
+    r"(@?[A-Za-z][\w.-]{0,60}(?:/[A-Za-z][\w.-]{0,60})?)(?:@|\s+v?)\d+\.\d+(?:\.\d+)?\b",
     re.IGNORECASE,
 )
 SEARCH_LIMIT: Final = 60
@@ -464,7 +472,16 @@ def shared_backend(board: Board) -> None:
         first = _first(found, named.backend)
         victims = _victims(board.facts, named.backend, named.client, first)
         if victims and not _explained(board, named.backend):
-            _blame(board, named.client, named, victims, None)
+            shipped = _shipped(board.facts, named.client, victims, first)
+            if shipped is None:
+                _blame(board, named.client, named, victims, None)
+                return
+            library, change = shipped
+            _blame(board, library, named, victims, change)
+            _victim(
+                board.candidates.get(f"{layers.APPLICATION}:{named.client}"),
+                board.candidates[f"{layers.APPLICATION}:{library}"],
+            )
         return
     backend = found[0].backend
     if _explained(board, backend):
@@ -483,6 +500,31 @@ def shared_backend(board: Board) -> None:
     hard = next((b for b in found if b.backend == backend and b.is_hard), None)
     if hard is not None:
         _blame(board, backend, hard, victims, None)
+
+
+def _shipped(
+    facts: Facts,
+    client: str,
+    victims: list[tuple[Errors, ErrorGroup]],
+    first: datetime | None,
+) -> tuple[str, Start] | None:
+    """A library a release shipped, in the `LEAD` before the back end's first blocking line, into
+    the client it names and into one of the failing callers too: what they now have in common."""
+    if first is None:
+        return None
+    for change in facts.changes:
+        if change.at is None or not first - LEAD <= change.at <= first + SLACK:
+            continue
+        text = change.message[:2000]
+        match = _LIBRARY.search(text)
+        if match is None or names_service(match.group(1), client):
+            continue
+        if names_service(text, client) and any(
+            names_service(text, e.service) for e, _ in victims
+        ):
+            start = Start(change.service, change.obs, change.fact, text, change.at)
+            return match.group(1).lower(), start
+    return None
 
 
 def _explained(board: Board, backend: str) -> bool:

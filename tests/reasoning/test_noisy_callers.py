@@ -104,6 +104,83 @@ def test_a_queue_full_line_without_anyone_waiting_is_not_a_held_back_end():
     assert not shared_backend.BLOCKED.search("render queue full at startup, resizing")
 
 
+# --- a library shipped into several clients makes one of them hammer a cache ---------------------
+
+SLOW_GET = "1:M 02 Jan 2030 10:20:01 # slowlog: id=771 9100 us GET cfg:rules:v9 (client 10.1.2.3:5511 web-shop)"
+
+
+def _hot_key(*changes):
+    return [
+        _errors(
+            "s1",
+            "cart-bff",
+            errors=[
+                group(
+                    "cart lookup failed: Command timed out",
+                    count=80,
+                    first_seen="2030-01-01T10:21:00Z",
+                )
+            ],
+        ),
+        _errors(
+            "s2", "kv-shard-2", warnings=[group(SLOW_GET, count=60, first_seen=T0)]
+        ),
+        _errors(
+            "s4",
+            "web-shop",
+            errors=[
+                group(
+                    "render failed: GET cfg:rules:v9 timed out", count=90, first_seen=T0
+                )
+            ],
+        ),
+        _obs(
+            "s3",
+            "search_logs",
+            {"query": "web-shop.*(deploy|release)", "regex": True},
+            _lines(*changes),
+        ),
+    ]
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_library_a_release_shipped_into_the_named_client_and_a_failing_caller_is_the_cause():
+    analysis = _analysis(
+        "web-shop",
+        _hot_key(
+            (
+                "release-bot",
+                "2030-01-01T10:14:00Z",
+                "info",
+                "web-shop, cart-bff released with @corp/cfg-client 2.0.0 (PR #77)",
+            )
+        ),
+    )
+
+    top = _top(analysis)
+    assert top.id == "application:@corp/cfg-client" and top.status == "confirmed"
+    assert "cfg:rules:v9" in " ".join(e.fact for e in top.evidence)
+    shop = analysis.candidates.get("application:web-shop")
+    assert shop is None or shop.confidence <= 0.4
+
+
+@pytest.mark.rule("board.shared-backend")
+def test_a_release_of_the_named_client_alone_leaves_the_client_blamed():
+    analysis = _analysis(
+        "web-shop",
+        _hot_key(
+            (
+                "release-bot",
+                "2030-01-01T10:14:00Z",
+                "info",
+                "web-shop released with @corp/cfg-client 2.0.0",
+            )
+        ),
+    )
+
+    assert _top(analysis).id == "application:web-shop"
+
+
 # --- a broker policy drops another team's queue -------------------------------------------------
 
 DROP = (
@@ -371,14 +448,14 @@ def test_the_consumer_naming_a_missing_topic_outranks_the_reader_that_only_warns
 
 
 @pytest.mark.rule("board.missing-destination")
-def test_a_missing_topic_makes_a_lead_not_a_confirmed_finding():
+def test_a_missing_topic_raises_nothing_once_another_finding_is_confirmed():
     analysis = _analysis(
         "stock levels",
         [
             _errors(
                 "s1",
                 "movement-consumer",
-                errors=[group(PARKED, count=20, first_seen=T0)],
+                errors=[group(PARKED, count=20, first_seen="2030-01-01T10:21:00Z")],
             ),
             _errors(
                 "s2",
@@ -388,8 +465,9 @@ def test_a_missing_topic_makes_a_lead_not_a_confirmed_finding():
         ],
     )
 
-    consumer = analysis.candidates["application:movement-consumer"]
-    assert consumer.confidence == 0.55 and consumer.status != "confirmed"
+    consumer = analysis.candidates.get("application:movement-consumer")
+    assert consumer is None or consumer.confidence <= 0.4
+    assert _top(analysis).id == "application:broker-3"
 
 
 # --- hostile input ---------------------------------------------------------------------------------
