@@ -560,6 +560,13 @@ def _blame(
     if party == backend:
         statement = f"{backend} blocks every client ({short(line.line, 90)}): {who} fail behind it"
         confidence = _BACKEND
+    elif started is not None and line.client and party != line.client:
+        statement = (
+            f"{party}, shipped into {line.client} and its fellow callers just before "
+            f"({short(started.line, 90)}), makes {line.client} hold the shared {backend} "
+            f"({short(line.line, 90)}); {who} fail behind it"
+        )
+        confidence = _STARTED
     elif started is not None:
         statement = (
             f"{party} started something just before the shared {backend} began holding its "

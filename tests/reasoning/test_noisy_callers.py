@@ -160,6 +160,7 @@ def test_a_library_a_release_shipped_into_the_named_client_and_a_failing_caller_
     top = _top(analysis)
     assert top.id == "application:@corp/cfg-client" and top.status == "confirmed"
     assert "cfg:rules:v9" in " ".join(e.fact for e in top.evidence)
+    assert "shipped into web-shop" in top.statement
     shop = analysis.candidates.get("application:web-shop")
     assert shop is None or shop.confidence <= 0.4
 
