@@ -191,6 +191,8 @@ class LayeredPlanner:
         if not calls:
             calls = self._fresh(self._path_searches(start.inv, facts), asked)
         if not calls:
+            calls = self._fresh(self._loss_searches(start.inv, facts), asked)
+        if not calls:
             calls = self._fresh(self._survey_when_stuck(inv, facts, start), asked)
         if not calls:
             calls = self._fresh(self._findings_search(start.inv, facts), asked)
@@ -577,13 +579,6 @@ class LayeredPlanner:
         calls += self._tenant_reads(inv, facts)
         calls += self._quiet_fault_searches(inv, facts)
         calls += self._quiet_change_searches(inv, facts)
-        if self._searches_every_service(inv, facts, regex=True):
-            calls += dropping_policy.searches(
-                inv, facts, partial(self._call, inv), self._window(inv)
-            )
-            calls += expiry_wave.searches(
-                inv, facts, partial(self._call, inv), self._window(inv)
-            )
         calls += self._read_services(
             inv,
             facts,
@@ -638,6 +633,20 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _loss_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Once nothing else is wanted: work said to be missing, every service's lines about a
+        policy dropping messages (`dropping_policy`); reads missing the cache, every service's
+        lines naming a TTL (`expiry_wave`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        call, window = partial(self._call, inv), self._window(inv)
+        return [
+            *dropping_policy.searches(inv, facts, call, window),
+            *expiry_wave.searches(inv, facts, call, window),
+        ]
 
     def _quiet_change_searches(
         self, inv: Investigation, facts: Facts
