@@ -17,8 +17,14 @@ from reasoning.layered import (
     missing_destination,
     shared_backend,
 )
+from tests.reasoning.test_planner import World, health, incident
 from tests.reasoning.test_shared_backend import _analysis, _errors, _lines, _obs, _top
-from tests.reasoning.test_warnings_and_changes import group
+from tests.reasoning.test_warnings_and_changes import (
+    NO_NETCHECK,
+    group,
+    logged,
+    run_with_schemas,
+)
 
 T0 = "2030-01-01T10:20:00Z"
 
@@ -498,3 +504,45 @@ def test_huge_adversarial_lines_stay_fast():
     )
     analysis = _analysis("victim", hostile)
     assert all(len(c.statement) < 2000 for c in analysis.candidates.values())
+
+
+# --- the planner asks for a dropping policy once work is said to be missing ------------------------
+
+
+@pytest.mark.rule("board.dropping-policy")
+def test_the_planner_finds_the_policy_that_drops_the_missing_work():
+    world = World(
+        {
+            ("service_health", "ledger"): health("ledger", "healthy"),
+            ("top_errors", "ledger"): logged(
+                "ledger",
+                errors=[group(MISSING, count=40, first_seen="2030-01-01T10:30:00Z")],
+            ),
+            ("search_logs", ""): {
+                "lines": [
+                    {
+                        "service": "mq-broker",
+                        "time": T0,
+                        "level": "info",
+                        "message": DROP,
+                    },
+                    {
+                        "service": "mq-broker",
+                        "time": "2030-01-01T08:50:00Z",
+                        "level": "info",
+                        "message": SET,
+                    },
+                ]
+            },
+        }
+    )
+    inv, _, report = run_with_schemas(
+        world, incident("ledger", title="receipts never arrived"), NO_NETCHECK
+    )
+
+    assert any(
+        o.tool == "search_logs" and o.arguments.get("query") == dropping_policy.SEARCH
+        for o in inv.observations
+    )
+    top = report.ranked()[0]
+    assert top.component == "metrics-limit" and top.layer == "application"
