@@ -101,12 +101,15 @@ _QUEUED: Final = (
     r"(?:timed? ?out|gave up) waiting (?:in the queue )?for (?:a |an )?(?:free |idle )?"
     r"server connection"
 )
-# A work queue's slots all taken while other work waits behind them (a warehouse's workload
-# manager: `WLM queue 'etl' (concurrency 5) full; queue 'bi' waiting: 451 queries`, a pool's
-# `all 8 workers busy, 40 jobs queued`): whoever filled the slots holds the ones waiting.
+# A work queue's slots all taken while another queue's work waits behind them (a warehouse's
+# workload manager: `WLM queue 'etl' (concurrency 5) full; queue 'bi' waiting: 451 queries`):
+# whoever filled the slots holds the ones waiting. The waiting work must be another lane's: a
+# pool that is merely exhausted with requests waiting on it (`connection pool exhausted, 35
+# requests waiting`) is a caller's own symptom, not a back end holding its clients.
 _FULL: Final = (
     r"\b(?:queue|pool|slots?|workers?|concurrency|lanes?)\b[^\n]{0,60}?"
-    r"\b(?:full|busy|saturated|exhausted)\b[^\n]{0,80}?\b(?:waiting|queued)\b"
+    r"\b(?:full|busy|saturated|exhausted)\b[^\n]{0,40}?"
+    r"\b(?:queue|pool|lane|class|group)\b[^\n]{0,40}?\b(?:waiting|queued)\b"
 )
 BLOCKED: Final = re.compile(
     f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}|{_FULL}", re.IGNORECASE

@@ -110,6 +110,51 @@ def test_a_queue_full_line_without_anyone_waiting_is_not_a_held_back_end():
     assert not shared_backend.BLOCKED.search("render queue full at startup, resizing")
 
 
+@pytest.mark.rule("board.shared-backend")
+@pytest.mark.parametrize(
+    "exhausted",
+    [
+        "connection pool exhausted: all 20 connections busy, 35 requests waiting",
+        "worker pool saturated, 120 tasks queued",
+    ],
+)
+def test_a_callers_own_exhausted_pool_is_not_a_back_end_filled_by_whoever_started(
+    exhausted,
+):
+    analysis = _analysis(
+        "quote-web",
+        [
+            _errors(
+                "s1",
+                "quote-web",
+                errors=[
+                    group(
+                        "upstream quote-svc timed out after 5s",
+                        count=80,
+                        first_seen="2030-01-01T10:24:00Z",
+                    )
+                ],
+            ),
+            _errors(
+                "s2", "quote-svc", errors=[group(exhausted, count=60, first_seen=T0)]
+            ),
+            _search(
+                "s3",
+                shared_backend.START_SEARCH,
+                (
+                    "ledger-batch",
+                    "2030-01-01T10:12:00Z",
+                    "info",
+                    "nightly-rollup started",
+                ),
+            ),
+        ],
+    )
+
+    assert not shared_backend.BLOCKED.search(exhausted)
+    assert "application:ledger-batch" not in analysis.candidates
+
+
 # --- a library shipped into several clients makes one of them hammer a cache ---------------------
 
 SLOW_GET = "1:M 02 Jan 2030 10:20:01 # slowlog: id=771 9100 us GET cfg:rules:v9 (client 10.1.2.3:5511 web-shop)"
