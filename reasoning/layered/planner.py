@@ -26,9 +26,11 @@ from reasoning.layered import (
     dns_repointed,
     dns_search,
     dns_zones,
+    dropping_policy,
     echoed_errors,
     edge_filters,
     egress_proxy,
+    expiry_wave,
     fault_lines,
     host_lines,
     issuer_refusal,
@@ -195,6 +197,8 @@ class LayeredPlanner:
         )
         if not calls:
             calls = self._fresh(self._path_searches(start.inv, facts), asked)
+        if not calls:
+            calls = self._fresh(self._loss_searches(start.inv, facts), asked)
         if not calls:
             calls = self._fresh(self._survey_when_stuck(inv, facts, start), asked)
         if not calls:
@@ -666,6 +670,20 @@ class LayeredPlanner:
                     )
                 )
         return calls
+
+    def _loss_searches(
+        self, inv: Investigation, facts: Facts
+    ) -> list[PlannedCall | None]:
+        """Once nothing else is wanted: work said to be missing, every service's lines about a
+        policy dropping messages (`dropping_policy`); reads missing the cache, every service's
+        lines naming a TTL (`expiry_wave`)."""
+        if not self._searches_every_service(inv, facts, regex=True):
+            return []
+        call, window = partial(self._call, inv), self._window(inv)
+        return [
+            *dropping_policy.searches(inv, facts, call, window),
+            *expiry_wave.searches(inv, facts, call, window),
+        ]
 
     def _quiet_change_searches(
         self, inv: Investigation, facts: Facts

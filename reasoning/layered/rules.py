@@ -52,11 +52,13 @@ from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
 from reasoning.layered.dns_zones import shadowing_zone
+from reasoning.layered.dropping_policy import dropping_policy
 from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
+from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -156,6 +158,7 @@ from reasoning.layered.lowered_limit import lowered_limit
 from reasoning.layered.mesh_mtls import mesh_mtls
 from reasoning.layered.mesh_subsets import mesh_subsets
 from reasoning.layered.metric_trends import metric_trends
+from reasoning.layered.missing_destination import missing_destination
 from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import injected_delay, network_delay
@@ -168,6 +171,7 @@ from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
@@ -635,6 +639,15 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.lock-holders", BOARD, (layers.APPLICATION,), lock_holders, (1, 4)),
     Rule("board.lost-position", BOARD, (layers.APPLICATION,), lost_position, (1, 4)),
     Rule("board.shared-backend", BOARD, (layers.APPLICATION,), shared_backend, (4,)),
+    Rule("board.dropping-policy", BOARD, (layers.APPLICATION,), dropping_policy, (4,)),
+    Rule("board.expiry-wave", BOARD, (layers.APPLICATION,), expiry_wave, (4,)),
+    Rule(
+        "board.missing-destination",
+        BOARD,
+        (layers.APPLICATION,),
+        missing_destination,
+        (4,),
+    ),
     Rule("board.quiet-backend", BOARD, (layers.APPLICATION,), quiet_backend, (1, 4)),
     Rule(
         "board.upstream-producer",
@@ -663,6 +676,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.rerouted-path", BOARD, (layers.CONNECT,), rerouted_path, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
+    Rule("board.refused-load", BOARD, (layers.HTTP,), refused_load, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),

@@ -6,7 +6,8 @@ holds its clients: statements queue behind a lock (`still waiting for AccessExcl
 resource limit alarm set`, `no space left on device`), a command stalls the single thread of a
 cache (its slow log), keys are evicted en masse, or its provisioned capacity is used up (a monitor's
 `ConsumedReadCapacityUnits 4000 of 4000`, `ReadThrottleEvents`, a broker's throttled producers, a
-throughput or quota at its maximum). Its callers then fail in their own words (pool exhausted,
+throughput or quota at its maximum), or a work queue's slots are all taken while other work waits
+(a warehouse's workload manager). Its callers then fail in their own words (pool exhausted,
 timeouts, throttled: `ProvisionedThroughputExceededException`), louder than it, and soon after it
 began. What is new is the cause:
 
@@ -15,8 +16,10 @@ began. What is new is the cause:
   planner searches its own lines at any level for client labels (`CLIENT_SEARCH`): a slow-command
   log at info says which application ran the command that holds the tickets;
 - else a service whose own line says it started something (a release starting, a migration, a
-  backfill or batch job, a reindex) in the `LEAD` before the back end's first such line: the
-  planner searches every service's lines for those words (`START_SEARCH`) around that moment;
+  backfill or batch job, a reindex, a scheduler's catch-up creating runs) in the `LEAD` before the
+  back end's first such line: the planner searches every service's lines for those words
+  (`START_SEARCH`) around that moment; when the line names a scheduled job (`DAG x`, `job x-y`),
+  the job is the party, not the scheduler or worker that logged it;
 - else a service that does not fail itself whose own line names the resource the blocking line
   names (the table, topic, queue, bucket …) in the `LEAD` before it: the consumer that began using
   it (a parallel scan, an export, a replay), found by searching every service's lines for that
@@ -50,6 +53,7 @@ from reasoning.layered.reading import (
     iso,
     short,
 )
+from reasoning.layered.warning_leads import names_service
 from reasoning.observations import Investigation, Observation
 from reasoning.tools import SEARCH_LOGS
 
@@ -100,8 +104,18 @@ _QUEUED: Final = (
     r"(?:timed? ?out|gave up) waiting (?:in the queue )?for (?:a |an )?(?:free |idle )?"
     r"server connection"
 )
+# A work queue's slots all taken while another queue's work waits behind them (a warehouse's
+# workload manager: `WLM queue 'etl' (concurrency 5) full; queue 'bi' waiting: 451 queries`):
+# whoever filled the slots holds the ones waiting. The waiting work must be another lane's: a
+# pool that is merely exhausted with requests waiting on it (`connection pool exhausted, 35
+# requests waiting`) is a caller's own symptom, not a back end holding its clients.
+_FULL: Final = (
+    r"\b(?:queue|pool|slots?|workers?|concurrency|lanes?)\b[^\n]{0,60}?"
+    r"\b(?:full|busy|saturated|exhausted)\b[^\n]{0,40}?"
+    r"\b(?:queue|pool|lane|class|group)\b[^\n]{0,40}?\b(?:waiting|queued)\b"
+)
 BLOCKED: Final = re.compile(
-    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}", re.IGNORECASE
+    f"{_LOCK_QUEUE}|{_HARD}|{_STALL}|{_CONSUMED}|{_QUEUED}|{_FULL}", re.IGNORECASE
 )
 # The resource a blocking line names: a table, topic, queue … (what its consumer names too).
 _RESOURCE: Final = re.compile(
@@ -122,11 +136,27 @@ LOCK_QUEUE: Final = re.compile(_LOCK_QUEUE, re.IGNORECASE)
 # A party's own words that it started something new (RE2, for the search of every service).
 START_SEARCH: Final = (
     r"(?i)(start(ed|ing)|launch|\bbegin|began|deploy|rolled out|migrat|backfill|"
-    r"alter table|create index|reindex|vacuum full|declar|enabled|bulk (load|import|export))"
+    r"alter table|create index|reindex|vacuum full|declar|enabled|bulk (load|import|export)|"
+    r"catch-?up|creat(ed|ing) \W?\w{0,20}runs?\b)"
 )
 _START: Final = re.compile(START_SEARCH.removeprefix("(?i)"), re.IGNORECASE)
 _NOT_START_LEVELS: Final = frozenset(
     {"error", "err", "fatal", "critical", "crit", "panic"}
+)
+# A scheduled job a start line names (`DAG sales_x:`, `<DagRun sales_x @`, `job nightly-export`):
+# the job, not the scheduler or worker that runs it, sends the back end its work. Only names of
+# several words (joined by `_`, `-` or `.`), not a word of the sentence (`job started`).
+_JOB: Final = re.compile(
+    r"\b(?:dag|job|cron ?job|pipeline|workflow|flow)(?:[ _-]?run)?\b[\s:=<'\"`]{1,3}"
+    r"([A-Za-z]\w{0,40}[_.-][\w.-]{0,40}[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# A library and the version a release shipped (`released with @acme/kv-client 3.0.0`, `bump
+# fastcache to 2.1`): when it went into several clients of the back end at once, it is the party.
+_LIBRARY: Final = re.compile(
+    r"\b(?:with|bump(?:s|ed)?|upgrad\w{0,3}|to)\s+"
+    r"(@?[A-Za-z][\w.-]{0,60}(?:/[A-Za-z][\w.-]{0,60})?)(?:@|\s+v?)\d+\.\d+(?:\.\d+)?\b",
+    re.IGNORECASE,
 )
 SEARCH_LIMIT: Final = 60
 # A back end's own lines naming the client a command came from (RE2, for a search of the back
@@ -181,6 +211,12 @@ class Start:
     fact: str
     line: str
     at: datetime
+
+    @property
+    def party(self) -> str:
+        """Who started it: the scheduled job the line names, else the service that logged it."""
+        match = _JOB.search(self.line[:2000])
+        return match.group(1).lower() if match else self.service
 
 
 def _own(text: str) -> bool:
@@ -433,7 +469,7 @@ def _victims(
 
 
 def shared_backend(board: Board) -> None:
-    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken, a pooler dropping the clients its queue held too long) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service that started something just before, else (an alarm, a full disk, a pooler's queue timing out) it is the fault itself; the failing callers are its victims."""
+    """A shared back end whose own new lines say it holds its clients (a lock queue, an alarm blocking publishers, a stalling command, mass evictions, concurrency tickets all taken, a work queue full while other work waits, a pooler dropping the clients its queue held too long) while other services begin failing is blocked by the client it names (in those lines, or in its own slow-command lines at any level), else by the service (or the scheduled job its line names) that started something just before, else (an alarm, a full disk, a pooler's queue timing out) it is the fault itself; the failing callers are its victims."""
     found = blocked(board.inv, board.facts)
     if not found:
         return
@@ -442,7 +478,16 @@ def shared_backend(board: Board) -> None:
         first = _first(found, named.backend)
         victims = _victims(board.facts, named.backend, named.client, first)
         if victims and not _explained(board, named.backend):
-            _blame(board, named.client, named, victims, None)
+            shipped = _shipped(board.facts, named.client, victims, first)
+            if shipped is None:
+                _blame(board, named.client, named, victims, None)
+                return
+            library, change = shipped
+            _blame(board, library, named, victims, change)
+            _victim(
+                board.candidates.get(f"{layers.APPLICATION}:{named.client}"),
+                board.candidates[f"{layers.APPLICATION}:{library}"],
+            )
         return
     backend = found[0].backend
     if _explained(board, backend):
@@ -453,12 +498,12 @@ def shared_backend(board: Board) -> None:
     )
     if started is not None and failing_before(board.facts, backend):
         started = None  # a trigger: the back end was failing on its own before it
-    party = started.service if started else backend
+    party = started.party if started else backend
     victims = _victims(board.facts, backend, party, first)
     if not victims:
         return
     if started is not None:
-        _blame(board, started.service, found[0], victims, started)
+        _blame(board, party, found[0], victims, started)
         return
     hard = next((b for b in found if b.backend == backend and b.is_hard), None)
     if hard is not None:
@@ -490,6 +535,31 @@ def backend_read(inv: Investigation, facts: Facts) -> str | None:
     if _started(inv, backend, _first(found, backend)) is None:
         return None
     return backend
+
+
+def _shipped(
+    facts: Facts,
+    client: str,
+    victims: list[tuple[Errors, ErrorGroup]],
+    first: datetime | None,
+) -> tuple[str, Start] | None:
+    """A library a release shipped, in the `LEAD` before the back end's first blocking line, into
+    the client it names and into one of the failing callers too: what they now have in common."""
+    if first is None:
+        return None
+    for change in facts.changes:
+        if change.at is None or not first - LEAD <= change.at <= first + SLACK:
+            continue
+        text = change.message[:2000]
+        match = _LIBRARY.search(text)
+        if match is None or names_service(match.group(1), client):
+            continue
+        if names_service(text, client) and any(
+            names_service(text, e.service) for e, _ in victims
+        ):
+            start = Start(change.service, change.obs, change.fact, text, change.at)
+            return match.group(1).lower(), start
+    return None
 
 
 def _explained(board: Board, backend: str) -> bool:
@@ -525,6 +595,13 @@ def _blame(
     if party == backend:
         statement = f"{backend} blocks every client ({short(line.line, 90)}): {who} fail behind it"
         confidence = _BACKEND
+    elif started is not None and line.client and party != line.client:
+        statement = (
+            f"{party}, shipped into {line.client} and its fellow callers just before "
+            f"({short(started.line, 90)}), makes {line.client} hold the shared {backend} "
+            f"({short(line.line, 90)}); {who} fail behind it"
+        )
+        confidence = _STARTED
     elif started is not None:
         statement = (
             f"{party} started something just before the shared {backend} began holding its "
