@@ -656,8 +656,10 @@ kube-scheduler-control    1/1     Running   0          41d   10.0.0.10   control
         [*shop_observations(), get(9, "pods", kube_system, ns="kube-system")]
     )
 
-    proxy = found["pod/kube-proxy-7xk2p"]
+    # A node agent's pod is named by its DaemonSet (`nodes.agent_owner`), the kube-proxy list unread.
+    proxy = found["daemonset/kube-proxy"]
     assert proxy.stage == "infrastructure" and proxy.victim_of == "node/worker-2"
+    assert "pod/kube-proxy-7xk2p" not in found
     assert "pod/kube-scheduler-control" not in found
 
 
