@@ -1982,6 +1982,12 @@ def tmp_noexec_hardening_breaks_invoice_batch() -> dict[str, Any]:
             at=-14400,
         ),
         ev(
+            "ops",
+            "info",
+            "finance asked about November invoices; re-running /opt/invoices/bin/render-invoices --month 2026-11 by hand on batch-02",
+            at=start - 5,
+        ),
+        ev(
             "finance-portal",
             "error",
             "GET /invoices?month=2026-11 -> 0 documents (expected ~3,100); export to accounting skipped",
