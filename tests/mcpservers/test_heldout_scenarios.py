@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout24 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout25 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -37,6 +37,7 @@ SETS = (
     "heldout22",
     "heldout23",
     "heldout24",
+    "heldout25",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
