@@ -417,7 +417,7 @@ def outlier_detection_one_5xx_ejects_every_endpoint() -> dict[str, Any]:
     access = (
         '[2026-12-07T14:{n}.{ms}Z] "GET /v1/stock/sku-{n} HTTP/1.1" 503 '
         + sig
-        + ' - "-" 0 19 0 - "-" "product-page/22.1.0" "{n}-{ms}" "inventory.catalog.svc.cluster.local:8080" "-" outbound|8080||inventory.catalog.svc.cluster.local - 10.96.44.21:8080 10.94.1.{ms}:5{n} - default'
+        + ' - "-" 0 19 0 - "-" "product-page/22.1.0" "{n}-{ms}" "inventory.catalog.svc.cluster.local:8080" "-" outbound|8080||inventory.catalog.svc.cluster.local - 10.96.44.21:8080 10.94.1.{ms}:5{ms} - default'
     )
     k8s[f"kubectl logs {pps[0]} -n {ns} -c istio-proxy --tail=1000"] = podlog(
         [
@@ -2551,7 +2551,7 @@ def new_cluster_domain_breaks_hardcoded_cluster_local() -> dict[str, Any]:
         ev(
             "coredns",
             "info",
-            '[INFO] 10.42.{ms}.7:5{n} - "A IN ledger.finance.svc.cluster.local. udp 50 false 512" NXDOMAIN qr,rd,ra 143 0.0004{ms}s',
+            '[INFO] 10.42.{ms}.7:5{ms} - "A IN ledger.finance.svc.cluster.local. udp 50 false 512" NXDOMAIN qr,rd,ra 143 0.0004{ms}s',
             **every(start, -10, 30),
         ),
         ev(
@@ -3667,7 +3667,7 @@ def cloud_nat_static_ports_after_node_bin_packing() -> dict[str, Any]:
             "warn",
             "nat-prod-euw1 (router-prod-euw1): "
             + sig
-            + ", endpoint_type: ENDPOINT_TYPE_VM, vm_name: gke-prod-euw1-pool-1-9f3a2c-x{ms}, src 10.132.{ms}.14:4{n} -> dest 203.0.113.40:443 (api.northbank.example), reason: OUT_OF_RESOURCES (min_ports_per_vm 64, all in use)",
+            + ", endpoint_type: ENDPOINT_TYPE_VM, vm_name: gke-prod-euw1-pool-1-9f3a2c-x{ms}, src 10.132.{ms}.14:3{ms} -> dest 203.0.113.40:443 (api.northbank.example), reason: OUT_OF_RESOURCES (min_ports_per_vm 64, all in use)",
             **every(start, -5, 10),
         ),
         ev(
