@@ -37,6 +37,7 @@ SETS = (
     "heldout22",
     "heldout23",
     "heldout24",
+    "heldout25",
     "heldout26",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
