@@ -49,6 +49,7 @@ from reasoning.layered.kubernetes.kernel import (
     nic_faults,
 )
 from reasoning.layered.kubernetes.links import link
+from reasoning.layered.kubernetes.listen_ports import listen_port_faults
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import (
     failing_scalers,
@@ -191,6 +192,9 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in headless_record_faults(cluster, ns):
         found.setdefault(finding.component, finding)
+    errors = [(e.obs, g.text) for e, g in facts.error_texts()]
+    for finding in listen_port_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
+        found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.
         current = found.get(finding.component)
@@ -198,7 +202,6 @@ def _namespace_faults(
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
-    errors = [(e.obs, g.text) for e, g in facts.error_texts()]
     for finding in stale_manual_endpoints(cluster, ns, failing, errors):
         found.setdefault(finding.component, finding)
     for finding in affinity_faults(cluster, ns, path):
