@@ -33,6 +33,7 @@ from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_
 from reasoning.layered.kubernetes.egress_policies import egress_policy_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_callers import stale_headless_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
@@ -194,6 +195,8 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     errors = [(e.obs, g.text) for e, g in facts.error_texts()]
     for finding in listen_port_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
+        found.setdefault(finding.component, finding)
+    for finding in stale_headless_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
         found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.
