@@ -80,6 +80,13 @@ def _upstream_lines(cluster: Cluster, facts: Facts) -> list[tuple[Observation, s
     return out
 
 
+def _domains(names: list[str]) -> set[str]:
+    """The registrable-looking domains (last two labels) of the names."""
+    return {
+        ".".join(n.lower().rstrip(".").split(".")[-2:]) for n in names if n.count(".") >= 1
+    }
+
+
 def _zone(names: list[str]) -> str:
     """The longest common suffix (whole labels) of the failing names; one name: its parent."""
     split = [n.lower().rstrip(".").split(".") for n in names if "." in n]
@@ -159,7 +166,12 @@ def upstream_faults(
             victims.append(workload)
             f.context.append((errors.obs, f"{service}'s lookups fail"))
     f.explains = victims
-    f.is_relevant = not path.workloads or any(v in path.workloads for v in victims)
+    # Names of several unrelated domains failing upstream at once: the one resolver they share
+    # (the root `forward`) fails every outside lookup, on whatever path the incident takes.
+    wide = not zone and len(_domains(names)) >= 2
+    f.is_relevant = (
+        wide or not path.workloads or any(v in path.workloads for v in victims)
+    )
     f.keywords = [name, *([zone] if zone else []), *servers[:2], "forward"]
     f.chain = [
         f"lookups fail: {short(lookups[-1], 100)}",
