@@ -52,6 +52,7 @@ from reasoning.layered import (
     quiet_changes,
     remedies,
     rerouted_path,
+    route_backends,
     retry_storms,
     runtime_choice,
     shared_backend,
@@ -608,6 +609,8 @@ class LayeredPlanner:
         calls += self._backend_search(inv, facts)
         calls += self._quiet_backend_searches(inv, facts)
         calls += self._route_search(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += route_backends.searches(inv, partial(self._call, inv), window)
         if self._searches_every_service(inv, facts, regex=True):
             calls += network_delay.actor_searches(inv, partial(self._call, inv))
         calls += self._tenant_reads(inv, facts)

@@ -174,6 +174,7 @@ from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
+from reasoning.layered.route_backends import route_backend
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.runtime_choice import runtime_choice
@@ -675,6 +676,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
     Rule("board.rerouted-path", BOARD, (layers.CONNECT,), rerouted_path, (1, 4)),
+    Rule("board.route-backend", BOARD, (layers.HTTP,), route_backend, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.refused-load", BOARD, (layers.HTTP,), refused_load, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
