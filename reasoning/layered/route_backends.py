@@ -152,7 +152,9 @@ def route_backend(board: Board) -> None:
             continue
         for obs, fact in failed[:3]:
             c.cite(obs, fact)
-        c.cite(r.obs, f"search_logs: {r.service} logs a change: {short(r.message, 240)}")
+        c.cite(
+            r.obs, f"search_logs: {r.service} logs a change: {short(r.message, 240)}"
+        )
         c.status, c.confidence = "confirmed", max(c.confidence, _CONFIDENCE)
         c.stage, c.reason = "service_routing", "HTTPRouteWrongBackend"
         c.chain = [

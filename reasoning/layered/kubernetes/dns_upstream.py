@@ -83,7 +83,9 @@ def _upstream_lines(cluster: Cluster, facts: Facts) -> list[tuple[Observation, s
 def _domains(names: list[str]) -> set[str]:
     """The registrable-looking domains (last two labels) of the names."""
     return {
-        ".".join(n.lower().rstrip(".").split(".")[-2:]) for n in names if n.count(".") >= 1
+        ".".join(n.lower().rstrip(".").split(".")[-2:])
+        for n in names
+        if n.count(".") >= 1
     }
 
 

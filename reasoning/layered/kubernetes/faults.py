@@ -196,7 +196,9 @@ def _namespace_faults(
     errors = [(e.obs, g.text) for e, g in facts.error_texts()]
     for finding in listen_port_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
         found.setdefault(finding.component, finding)
-    for finding in stale_headless_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
+    for finding in stale_headless_faults(
+        cluster, ns, [*errors, *cluster.log_texts(ns)]
+    ):
         found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.

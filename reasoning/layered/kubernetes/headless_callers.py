@@ -49,7 +49,9 @@ def _ports(cluster: Cluster, ns: str, service: str) -> set[str]:
         ports |= set(re.findall(r"(?:^|[,:])(\d+)/", row.get("PORT(S)", "")))
     described = cluster.describe("services", ns, service)
     if described is not None:
-        ports |= set(re.findall(r"^(?:Port|TargetPort):.*?(\d+)/", described.text, re.M))
+        ports |= set(
+            re.findall(r"^(?:Port|TargetPort):.*?(\d+)/", described.text, re.M)
+        )
     return ports
 
 
@@ -132,7 +134,10 @@ def _finding(
         f"addresses, cached them, and still dial {address} after the pods moved (now {now})",
         ns,
     )
-    f.cite(obs, f"a caller of {service} cannot connect to an old address: {short(line, 220)}")
+    f.cite(
+        obs,
+        f"a caller of {service} cannot connect to an old address: {short(line, 220)}",
+    )
     table = cluster.table("services", ns)
     f.cite(
         shown,
@@ -146,7 +151,10 @@ def _finding(
     for e in cluster.events.get(ns, []):
         if e.reason in ("Scheduled", "Killing") and e.name.startswith(f"{service}-"):
             if events_obs is not None:
-                f.cite(events_obs, f"events: {e.reason} {e.object}: {short(e.message, 140)}")
+                f.cite(
+                    events_obs,
+                    f"events: {e.reason} {e.object}: {short(e.message, 140)}",
+                )
             break
     f.keywords = ["headless", "clusterIP: None", service, address.split(":")[0]]
     f.chain = [

@@ -33,7 +33,9 @@ _PORT = re.compile(
 )
 _TARGET = re.compile(r"^TargetPort:[ \t]*(\S+?)(?:/\w+)?[ \t]*$", re.MULTILINE)
 _CONTAINER_PORT = re.compile(r"^\s*Port:\s*(\d+)/\w+(?:\s*\(([\w-]+)\))?", re.MULTILINE)
-_REFUSED = re.compile(r"connection refused|ECONNREFUSED|Connection refused", re.IGNORECASE)
+_REFUSED = re.compile(
+    r"connection refused|ECONNREFUSED|Connection refused", re.IGNORECASE
+)
 
 
 def listened_ports(text: str) -> list[tuple[str, str]]:
@@ -57,7 +59,9 @@ def _declared_ports(cluster: Cluster, ns: str, workload: str) -> dict[str, str]:
     """Container port name → number, from the workload's (or a pod's) describe."""
     kind, _, name = workload.partition("/")
     texts = [cluster.describe(f"{kind}s", ns, name)]
-    texts += [cluster.describe("pods", ns, p.name) for p in cluster.pods_of(ns, workload)]
+    texts += [
+        cluster.describe("pods", ns, p.name) for p in cluster.pods_of(ns, workload)
+    ]
     named: dict[str, str] = {}
     for obs in texts:
         if obs is None:
@@ -109,11 +113,15 @@ def listen_port_faults(
         if not targets or not addresses:
             continue  # no ready pod behind it: another rule's case
         workloads = cluster.service_workloads(ns, service)
-        pods = [p for w in workloads for p in cluster.pods_of(ns, w) if p.ip in addresses]
+        pods = [
+            p for w in workloads for p in cluster.pods_of(ns, w) if p.ip in addresses
+        ]
         heard: list[tuple[str, str, str, Observation]] = []  # (port, line, pod, obs)
         for pod in pods:
             for obs, text in cluster.log_text(ns, pod.name):
-                heard += [(port, ln, pod.name, obs) for port, ln in listened_ports(text)]
+                heard += [
+                    (port, ln, pod.name, obs) for port, ln in listened_ports(text)
+                ]
         declared: dict[str, str] = {}
         for w in workloads:
             declared |= _declared_ports(cluster, ns, w)
@@ -174,7 +182,10 @@ def _mismatch(
     )
     obs, line = refused
     f.cite(obs, f"a caller of {service} is refused: {short(line, 200)}")
-    f.cite(described, f"describe service {service}: TargetPort {port}, Endpoints on :{port}")
+    f.cite(
+        described,
+        f"describe service {service}: TargetPort {port}, Endpoints on :{port}",
+    )
     for p, ln, pod, pod_obs in heard[:2]:
         f.cite(pod_obs, f"{pod} logs (listens on {p}): {short(ln, 160)}")
     endpoints = cluster.table("endpoints", ns)
@@ -214,7 +225,9 @@ def _named_mismatch(
             if _REFUSED.search(line[:2000]) and (
                 service in line or any(a in line for a in addresses)
             ):
-                f.cite(obs, f"a caller of {service} is refused: {short(line.strip(), 200)}")
+                f.cite(
+                    obs, f"a caller of {service} is refused: {short(line.strip(), 200)}"
+                )
                 break
         if len(f.evidence) > 1:
             break
