@@ -11,10 +11,12 @@ own pods or nodes (`fault_class_lines`). Citing changes no ranking.
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
+from reasoning.layered.facts import parse_time
 from reasoning.layered.reading import short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
@@ -39,13 +41,22 @@ _CPU_CLASS: Final = re.compile(
 if TYPE_CHECKING:  # the kubernetes package imports the rule table, which imports this
     from reasoning.layered.kubernetes.cluster import Cluster
 
+_START_LEAD: Final = timedelta(hours=1)
+
 Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
 
 
 def search_once(
-    inv: Investigation, call: Call, query: str, *, limit: int, why: str
+    inv: Investigation,
+    call: Call,
+    query: str,
+    *,
+    limit: int,
+    why: str,
+    lead: timedelta = timedelta(0),
 ) -> list[PlannedCall | None]:
-    """The regex search of `query` across every service in the incident's window, unless asked."""
+    """The regex search of `query` across every service in the incident's window (from `lead`
+    before its start), unless asked."""
     if any(
         o.tool == SEARCH_LOGS and o.arguments.get("query") == query
         for o in inv.observations
@@ -54,6 +65,9 @@ def search_once(
     window: dict[str, str] = {}
     if inv.incident.window_start and inv.incident.window_end:
         window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
+        began = parse_time(inv.incident.window_start)
+        if lead and began is not None:
+            window["start"] = (began - lead).isoformat().replace("+00:00", "Z")
     return [
         call(
             SEARCH_LOGS, {"query": query, "regex": True, **window, "limit": limit}, why
@@ -119,6 +133,8 @@ def searches(
             CPU_SEARCH,
             limit=10,
             why="a change lowered a CPU limit: does a runtime size itself to the new CPU quota",
+            # A runtime says it at start: the pods restarted when the change rolled out.
+            lead=_START_LEAD,
         )
     return calls
 

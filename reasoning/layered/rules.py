@@ -354,6 +354,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("k8s.routing", NAMESPACE, (layers.CONNECT, layers.DNS), routing_faults, (1,)),
     Rule(
+        "k8s.headless-records-unpublished",
+        NAMESPACE,
+        (layers.DNS,),
+        headless_record_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.target-port-not-listened",
         NAMESPACE,
         (layers.CONNECT,),
@@ -365,13 +372,6 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.CONNECT,),
         stale_headless_faults,
-        (1, 4),
-    ),
-    Rule(
-        "k8s.headless-records-unpublished",
-        NAMESPACE,
-        (layers.DNS,),
-        headless_record_faults,
         (1, 4),
     ),
     Rule(

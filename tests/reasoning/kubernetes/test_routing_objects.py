@@ -76,7 +76,7 @@ def service_describe(
 
 # --- a targetPort the pods' servers do not listen on ----------------------------------------------
 
-PEAR = ("pear-pricer-7c9d-a1", "pear-pricer-7c9d-b2")
+PEAR = ("pear-pricer-7c9d8b6f5-a1b2c", "pear-pricer-7c9d8b6f5-d3e4f")
 PEAR_IPS = ("10.60.1.21", "10.60.2.22")
 SLOG = (
     '2030-01-01T10:00:00Z level=INFO msg="metrics server listening" addr=:9102\n'
@@ -115,7 +115,7 @@ def port_cluster(server_log=SLOG, caller_log=REFUSED, target="7070/TCP"):
                 "app=pear-pricer",
             ),
             (
-                "orchard-web-5d-x1",
+                "orchard-web-5d8c7b9f6-x1y2z",
                 "1/1",
                 "Running",
                 "0",
@@ -140,7 +140,7 @@ def port_cluster(server_log=SLOG, caller_log=REFUSED, target="7070/TCP"):
             "Name: pear-pricer\nPod Template:\n  Containers:\n   pear-pricer:\n    Port:       7070/TCP (web)\n",
         ),
         logs(NS, PEAR[0], server_log, previous=False),
-        logs(NS, "orchard-web-5d-x1", caller_log, previous=False),
+        logs(NS, "orchard-web-5d8c7b9f6-x1y2z", caller_log, previous=False),
     ]
 
 
@@ -244,7 +244,7 @@ def headless_cluster(caller_log=NGINX, cluster_ip="None"):
                 "app=quince-search",
             ),
             (
-                "help-portal-6f-k2",
+                "help-portal-6f7d8c9b5-k2m3n",
                 "1/1",
                 "Running",
                 "0",
@@ -269,7 +269,7 @@ def headless_cluster(caller_log=NGINX, cluster_ip="None"):
                 "Successfully assigned to pool-c-1",
             ),
         ),
-        logs(NS, "help-portal-6f-k2", caller_log, previous=False),
+        logs(NS, "help-portal-6f7d8c9b5-k2m3n", caller_log, previous=False),
     ]
 
 
@@ -302,7 +302,10 @@ def test_a_virtual_ip_service_or_a_current_address_is_no_headless_fault():
 
 # --- ClientIP affinity whose hot pods share a healthy node ----------------------------------------
 
-PLUM = [f"plum-ingest-8b-{s}" for s in ("a1", "b2", "c3", "d4", "e5", "f6")]
+PLUM = [
+    f"plum-ingest-8b9c7d6f5-{s}"
+    for s in ("a1b2c", "b2c3d", "c3d4e", "d4e5f", "e5f6g", "f6g7h")
+]
 
 
 def affinity_cluster(affinity="ClientIP"):
@@ -319,7 +322,7 @@ def affinity_cluster(affinity="ClientIP"):
                 for i, p in enumerate(PLUM)
             ),
             (
-                "relay-7c-z1",
+                "relay-7c6d5b8f9-z1x2c",
                 "1/1",
                 "Running",
                 "0",
@@ -386,8 +389,7 @@ OUTSIDE_LOOKUP = (
 )
 
 
-def forward_cluster(dns_log=DEAD_FORWARD):
-    dns = "coredns-6c8d9f7b5-q1w2e"
+def forward_cluster(dns_log=DEAD_FORWARD, dns="coredns-6c8d9f7b5-q1w2e"):
     return [
         namespaces(NS, "kube-system"),
         nodes(("pool-c-1", "Ready")),
@@ -399,7 +401,7 @@ def forward_cluster(dns_log=DEAD_FORWARD):
         pod_list(
             NS,
             (
-                "till-web-5c-a1",
+                "till-web-5c6d7f8b9-a1b2c",
                 "1/1",
                 "Running",
                 "0",
@@ -408,7 +410,7 @@ def forward_cluster(dns_log=DEAD_FORWARD):
                 "app=till-web",
             ),
             (
-                "carrier-rates-7d-b2",
+                "carrier-rates-7d8f9c6b5-b2c3d",
                 "1/1",
                 "Running",
                 "0",
@@ -419,15 +421,24 @@ def forward_cluster(dns_log=DEAD_FORWARD):
         ),
         deployments(NS, ("till-web", "1/1"), ("carrier-rates", "1/1")),
         events(NS),
-        logs(NS, "carrier-rates-7d-b2", OUTSIDE_LOOKUP, previous=False),
+        logs(NS, "carrier-rates-7d8f9c6b5-b2c3d", OUTSIDE_LOOKUP, previous=False),
     ]
 
 
 @pytest.mark.rule("k8s.cluster-dns-upstream")
-def test_outside_names_of_several_domains_failing_upstream_put_the_forward_on_every_path():
-    found = diagnosed(*forward_cluster(), service="till-web")
+@pytest.mark.parametrize(
+    ("pod", "config"),
+    [
+        ("coredns-6c8d9f7b5-q1w2e", "configmap/coredns"),
+        ("node-local-dns-x7k2p", "configmap/node-local-dns"),
+    ],
+)
+def test_outside_names_of_several_domains_failing_upstream_put_the_forward_on_every_path(
+    pod, config
+):
+    found = diagnosed(*forward_cluster(dns=pod), service="till-web")
 
-    config = found["configmap/coredns"]
+    config = found[config]
     assert config.reason == "UpstreamDNSUnreachable"
     assert "10.77.0.53" in config.statement
     assert config.is_relevant
@@ -441,7 +452,7 @@ def test_one_zone_failing_upstream_off_the_path_stays_off_it():
     )
     lookup = "lookup vault.corp.pearnet.test on 10.96.0.10:53: server misbehaving\n"
     observations = forward_cluster(one_zone)
-    observations[-1] = logs(NS, "carrier-rates-7d-b2", lookup, previous=False)
+    observations[-1] = logs(NS, "carrier-rates-7d8f9c6b5-b2c3d", lookup, previous=False)
     found = diagnosed(*observations, service="till-web")
 
     assert not found["configmap/coredns"].is_relevant
