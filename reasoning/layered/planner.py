@@ -31,6 +31,7 @@ from reasoning.layered import (
     edge_filters,
     egress_proxy,
     expiry_wave,
+    fault_class_lines,
     fault_lines,
     host_lines,
     issuer_refusal,
@@ -53,6 +54,7 @@ from reasoning.layered import (
     remedies,
     rerouted_path,
     retry_storms,
+    route_backends,
     runtime_choice,
     shared_backend,
     shared_capacity,
@@ -69,6 +71,7 @@ from reasoning.layered import (
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
 from reasoning.layered.facts import Facts
+from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.reading import (
     APP_ERROR,
     STREAMY,
@@ -608,6 +611,11 @@ class LayeredPlanner:
         calls += self._backend_search(inv, facts)
         calls += self._quiet_backend_searches(inv, facts)
         calls += self._route_search(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += route_backends.searches(inv, partial(self._call, inv), window)
+            calls += fault_class_lines.searches(
+                inv, Cluster.read(inv.observations), partial(self._call, inv)
+            )
         if self._searches_every_service(inv, facts, regex=True):
             calls += network_delay.actor_searches(inv, partial(self._call, inv))
         calls += self._tenant_reads(inv, facts)

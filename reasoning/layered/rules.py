@@ -59,6 +59,7 @@ from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
+from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -74,6 +75,7 @@ from reasoning.layered.kubernetes.disruptions import disruption_faults
 from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_faults
 from reasoning.layered.kubernetes.egress_policies import egress_policy_faults
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_callers import stale_headless_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
@@ -96,6 +98,7 @@ from reasoning.layered.kubernetes.links import (
     node_victims,
     place_on_path,
 )
+from reasoning.layered.kubernetes.listen_ports import listen_port_faults
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import (
     failing_scalers,
@@ -176,6 +179,7 @@ from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
+from reasoning.layered.route_backends import route_backend
 from reasoning.layered.runtime_choice import runtime_choice
 from reasoning.layered.secret_sync import stale_secret
 from reasoning.layered.shared_backend import shared_backend
@@ -354,6 +358,20 @@ RULES: Final[tuple[Rule, ...]] = (
         NAMESPACE,
         (layers.DNS,),
         headless_record_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.target-port-not-listened",
+        NAMESPACE,
+        (layers.CONNECT,),
+        listen_port_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.headless-stale-addresses",
+        NAMESPACE,
+        (layers.CONNECT,),
+        stale_headless_faults,
         (1, 4),
     ),
     Rule(
@@ -675,6 +693,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "board.stalled-producer", BOARD, (layers.APPLICATION,), stalled_output, (2, 4)
     ),
     Rule("board.rerouted-path", BOARD, (layers.CONNECT,), rerouted_path, (1, 4)),
+    Rule("board.route-backend", BOARD, (layers.HTTP,), route_backend, (1, 4)),
     Rule("board.changes", BOARD, _ALL, changes, (4,)),
     Rule("board.refused-load", BOARD, (layers.HTTP,), refused_load, (4,)),
     Rule("board.shadowing-zone", BOARD, (layers.DNS,), shadowing_zone, (1, 4)),
@@ -784,6 +803,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
+    Rule(
+        "board.fault-class-lines",
+        BOARD,
+        (layers.APPLICATION,),
+        fault_class_lines,
+        (6,),
+    ),
     Rule(
         "board.cited-lines",
         BOARD,

@@ -27,7 +27,12 @@ from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Pod, describe_field
-from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
+from reasoning.layered.kubernetes.nodes import (
+    failing_pods,
+    node_bound_failures,
+    node_faults,
+    pressure_faults,
+)
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 from reasoning.observations import Investigation, Observation, PlannedCall, only_tool
@@ -39,12 +44,21 @@ _AFFINITY_CONFIG = re.compile(r"^Session Affinity Config:.*$", re.MULTILINE)
 Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
 
 
-def skewed(cluster: Cluster, ns: str) -> dict[str, tuple[list[Pod], list[Pod]]]:
+def skewed(
+    cluster: Cluster, ns: str, *, through_healthy_nodes: bool = False
+) -> dict[str, tuple[list[Pod], list[Pod]]]:
     """Workloads with a minority of pods failing while the others run ready (not following a
-    node): per workload, (its hot pods, its idle ones)."""
-    on_node = {
-        w for owners in node_bound_failures(cluster, ns).values() for w in owners
-    }
+    node): per workload, (its hot pods, its idle ones). With `through_healthy_nodes`, failures
+    that follow a node count too when no node or pressure fault is found there (a pinned client
+    lands on whichever pod, and two hot pods may share a node by chance)."""
+    bound = node_bound_failures(cluster, ns)
+    if through_healthy_nodes:
+        sick = {
+            f.component.partition("/")[2]
+            for f in [*node_faults(cluster, ns), *pressure_faults(cluster, ns)]
+        }
+        bound = {node: owners for node, owners in bound.items() if node in sick}
+    on_node = {w for owners in bound.values() for w in owners}
     failing = failing_pods(cluster, ns)
     out: dict[str, tuple[list[Pod], list[Pod]]] = {}
     for workload in cluster.workloads(ns):
@@ -161,7 +175,9 @@ def affinity_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
     """A Service with ClientIP session affinity in front of a workload whose few hot pods fail while their siblings idle pins its callers to those pods: the Service's routing is the fault, the workload its victim."""
     out: list[Finding] = []
     table = cluster.table("pods", ns)
-    for workload, (hot, idle) in skewed(cluster, ns).items():
+    for workload, (hot, idle) in skewed(
+        cluster, ns, through_healthy_nodes=True
+    ).items():
         for service in _services_of(cluster, ns, workload):
             described = cluster.describe("services", ns, service)
             pinned = _AFFINITY.search(described.text) if described else None

@@ -40,7 +40,9 @@ from reasoning.observations import Observation, PlannedCall
 from reasoning.tools import GET_YAML, POD_LOGS
 
 _SYSTEM = "kube-system"
-_DNS_POD = re.compile(r"^(coredns|kube-dns)-")
+# The cluster DNS and the node-local cache in front of it (both forward by a ConfigMap of their name).
+_DNS_POD = re.compile(r"^(coredns|kube-dns|node-local-dns)-")
+_FORWARDERS = CLUSTER_DNS | {"node-local-dns"}
 # A forwarded query failing upstream, as CoreDNS's errors and forward plugins log it.
 _UPSTREAM = re.compile(
     r"(?:read|dial|write) (?:udp|tcp) (?:\S+->)?(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]):53\b"
@@ -73,11 +75,20 @@ def _upstream_lines(cluster: Cluster, facts: Facts) -> list[tuple[Observation, s
                 if _UPSTREAM.search(ln)
             ]
     for service, errors in facts.errors.items():
-        if service.lower() in CLUSTER_DNS:
+        if service.lower() in _FORWARDERS:
             for group in (*errors.groups, *errors.warnings):
                 if _UPSTREAM.search(group.sample or group.signature):
                     out.append((errors.obs, errors.fact(group)))
     return out
+
+
+def _domains(names: list[str]) -> set[str]:
+    """The registrable-looking domains (last two labels) of the names."""
+    return {
+        ".".join(n.lower().rstrip(".").split(".")[-2:])
+        for n in names
+        if n.count(".") >= 1
+    }
 
 
 def _zone(names: list[str]) -> str:
@@ -106,8 +117,17 @@ def upstream_faults(
     upstream = _upstream_lines(cluster, facts)
     if not lookups or not upstream:
         return []
+    # The forwarder whose own lines fail upstream (the node-local cache or the cluster DNS).
+    said = [m.group(1) for _, fact in upstream if (m := _DNS_POD.match(fact))]
+    said += [
+        errors.service.lower()
+        for _, fact in upstream
+        for errors in facts.errors.values()
+        if fact.startswith(f"top_errors({errors.service})")
+        and errors.service.lower() in _FORWARDERS
+    ]
     prefix = _DNS_POD.match(pods[0].name)
-    name = prefix.group(1) if prefix else "coredns"
+    name = said[0] if said else prefix.group(1) if prefix else "coredns"
     names = [m.group(1) for _, fact in upstream for m in _QUERY.finditer(fact)]
     zone = _zone(names)
     if not _concerns(names, zone, lookups):
@@ -159,7 +179,12 @@ def upstream_faults(
             victims.append(workload)
             f.context.append((errors.obs, f"{service}'s lookups fail"))
     f.explains = victims
-    f.is_relevant = not path.workloads or any(v in path.workloads for v in victims)
+    # Names of several unrelated domains failing upstream at once: the one resolver they share
+    # (the root `forward`) fails every outside lookup, on whatever path the incident takes.
+    wide = not zone and len(_domains(names)) >= 2
+    f.is_relevant = (
+        wide or not path.workloads or any(v in path.workloads for v in victims)
+    )
     f.keywords = [name, *([zone] if zone else []), *servers[:2], "forward"]
     f.chain = [
         f"lookups fail: {short(lookups[-1], 100)}",

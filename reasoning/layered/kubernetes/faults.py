@@ -33,6 +33,7 @@ from reasoning.layered.kubernetes.dns_upstream import slow_dns_faults, upstream_
 from reasoning.layered.kubernetes.egress_policies import egress_policy_faults
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.flapping import flapping_faults
+from reasoning.layered.kubernetes.headless_callers import stale_headless_faults
 from reasoning.layered.kubernetes.headless_records import headless_record_faults
 from reasoning.layered.kubernetes.ingress_class import ingress_class_faults
 from reasoning.layered.kubernetes.ingress_hosts import host_path_faults
@@ -49,6 +50,7 @@ from reasoning.layered.kubernetes.kernel import (
     nic_faults,
 )
 from reasoning.layered.kubernetes.links import link
+from reasoning.layered.kubernetes.listen_ports import listen_port_faults
 from reasoning.layered.kubernetes.loading import loading_faults
 from reasoning.layered.kubernetes.metrics_api import (
     failing_scalers,
@@ -191,6 +193,13 @@ def _namespace_faults(
         found.setdefault(finding.component, finding)
     for finding in headless_record_faults(cluster, ns):
         found.setdefault(finding.component, finding)
+    errors = [(e.obs, g.text) for e, g in facts.error_texts()]
+    for finding in listen_port_faults(cluster, ns, [*errors, *cluster.log_texts(ns)]):
+        found.setdefault(finding.component, finding)
+    for finding in stale_headless_faults(
+        cluster, ns, [*errors, *cluster.log_texts(ns)]
+    ):
+        found.setdefault(finding.component, finding)
     for finding in overlap_faults(cluster, ns, path, failing):
         # A workload serving a service it was not meant for: that says more than its symptom.
         current = found.get(finding.component)
@@ -198,7 +207,6 @@ def _namespace_faults(
             if current is not None:
                 finding.evidence += current.evidence
             found[finding.component] = finding
-    errors = [(e.obs, g.text) for e, g in facts.error_texts()]
     for finding in stale_manual_endpoints(cluster, ns, failing, errors):
         found.setdefault(finding.component, finding)
     for finding in affinity_faults(cluster, ns, path):
