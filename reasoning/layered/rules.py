@@ -62,6 +62,7 @@ from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
@@ -613,6 +614,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
+    ),
+    Rule(
+        "board.immediate-retries",
+        BOARD,
+        (layers.APPLICATION,),
+        immediate_retries,
+        (2, 4),
     ),
     Rule(
         "board.statement-errors",
