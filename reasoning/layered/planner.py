@@ -31,6 +31,7 @@ from reasoning.layered import (
     edge_filters,
     egress_proxy,
     expiry_wave,
+    fan_out,
     fault_lines,
     host_lines,
     issuer_refusal,
@@ -587,6 +588,8 @@ class LayeredPlanner:
         if self._regex_search(inv, facts):
             calls += runtime_choice.searches(facts, partial(self._call, inv), window)
             calls += cache_hits.searches(inv, facts, partial(self._call, inv), window)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += fan_out.searches(facts, partial(self._call, inv), window)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)

@@ -59,6 +59,7 @@ from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
+from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
@@ -622,6 +623,7 @@ RULES: Final[tuple[Rule, ...]] = (
         immediate_retries,
         (2, 4),
     ),
+    Rule("board.fan-out", BOARD, (layers.APPLICATION,), fan_out, (2, 4)),
     Rule(
         "board.statement-errors",
         BOARD,
