@@ -44,6 +44,7 @@ from reasoning.layered.certificates import (
 from reasoning.layered.changes import changes
 from reasoning.layered.cited_lines import cite_specific
 from reasoning.layered.clock_skew import clock_skew
+from reasoning.layered.connection_ceiling import connection_ceiling
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
@@ -624,6 +625,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (2, 4),
     ),
     Rule("board.fan-out", BOARD, (layers.APPLICATION,), fan_out, (2, 4)),
+    Rule(
+        "board.connection-ceiling",
+        BOARD,
+        (layers.APPLICATION,),
+        connection_ceiling,
+        (1, 4),
+    ),
     Rule(
         "board.statement-errors",
         BOARD,
