@@ -48,6 +48,7 @@ from reasoning.layered import (
     named_lines,
     network_delay,
     path_elements,
+    policy_lookups,
     proxy_queue,
     quiet_backend,
     quiet_changes,
@@ -540,6 +541,7 @@ class LayeredPlanner:
                 facts,
                 partial(self._call, inv),
             )
+            calls += policy_lookups.reads(inv, facts, partial(self._call, inv))
         if not inv.observations:
             return calls
         if any(g.kind == "lagging" for g in backend_gauges.gauges(inv, facts)):

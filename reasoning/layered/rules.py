@@ -169,6 +169,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.policy_lookups import policy_lookups
 from reasoning.layered.pool_limit import pool_limit_reached
 from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
@@ -632,6 +633,7 @@ RULES: Final[tuple[Rule, ...]] = (
         connection_ceiling,
         (1, 4),
     ),
+    Rule("board.policy-lookups", BOARD, (layers.DNS,), policy_lookups, (1, 4)),
     Rule(
         "board.statement-errors",
         BOARD,
