@@ -39,9 +39,11 @@ _CEILING: Final = re.compile(
 _RAISED: Final = re.compile(
     r"\b(\d{1,5})\s?(?:->|=>|→|to)\s?(\d{1,5})\b", re.IGNORECASE
 )
-# An autoscaler's row of a `get` listing: name, target, metrics, then min, max and current replicas.
+# An autoscaler's row of a `get` listing (kind-prefixed in a multi-kind one): name, target
+# (`Deployment/x`), metrics, then min, max and current replicas.
 _HPA_ROW: Final = re.compile(
-    r"^horizontalpodautoscaler(?:\.autoscaling)?/([a-z0-9][a-z0-9.-]{0,252})\s+(\S+)\s+"
+    r"^(?:horizontalpodautoscaler(?:\.autoscaling)?/)?([a-z0-9][a-z0-9.-]{0,252})\s+"
+    r"([A-Z][A-Za-z]{1,60}/\S+)\s+"
     r".{0,200}?\s(\d{1,5})\s+(\d{1,5})\s+(\d{1,5})\s+\S+\s*$"
 )
 _MAX_LINES: Final = 2000  # of an answer's text, the lines read

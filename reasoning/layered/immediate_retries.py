@@ -16,8 +16,8 @@ from typing import Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board
-from reasoning.layered.facts import ErrorGroup, Errors
-from reasoning.layered.reading import short
+from reasoning.layered.facts import ErrorGroup, Errors, Facts
+from reasoning.layered.reading import NOT_SERVICES, short, upstreams, url_services
 from reasoning.layered.warning_leads import names_service
 
 # A caller's words for trying again with no wait: a zero delay, `immediately`, no backoff.
@@ -38,6 +38,12 @@ SHEDDING: Final = re.compile(
     r"\bno (?:free|idle|available) workers?\b",
     re.IGNORECASE,
 )
+# A back end a retry line names: `ledger-core call failed`, `call to ledger-core`, `503 from ledger-core`.
+_NAMED_CALLEE: Final = re.compile(
+    r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+) (?:call|request|rpc|query)s?\b|"
+    r"\b(?:call(?:ing|s)?|request(?:ing|s)?|rpc|to|from|upstream|backend)[ =:]+"
+    r"([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b"
+)
 _TEXT_CHARS: Final = 2000  # of a line's sample, what the patterns read
 _CONFIDENCE: Final = 0.88
 
@@ -56,6 +62,38 @@ def _text(group: ErrorGroup) -> str:
 
 def _new(errors: Errors) -> tuple[ErrorGroup, ...]:
     return tuple(g for g in (*errors.warnings, *errors.groups) if not g.is_stale)
+
+
+def named_callees(text: str) -> list[str]:
+    """The back ends a retry line names (hyphenated service names, upstreams, URL hosts)."""
+    found: list[str] = []
+    for name in (
+        *(n for m in _NAMED_CALLEE.finditer(text) for n in m.groups() if n),
+        *upstreams(text),
+        *url_services(text),
+    ):
+        name = name.lower()
+        if name not in found and name not in NOT_SERVICES and "." not in name:
+            found.append(name)
+    return found
+
+
+def callees_to_read(facts: Facts) -> list[str]:
+    """The back ends a caller's new no-wait retry line names, not read yet: do they shed load."""
+    out: list[str] = []
+    for caller in facts.errors.values():
+        for group in _new(caller):
+            text = _text(group)
+            if not NO_WAIT_RETRY.search(text):
+                continue
+            for name in named_callees(text):
+                if (
+                    name != caller.service.lower()
+                    and name not in facts.errors
+                    and name not in out
+                ):
+                    out.append(name)
+    return out[:2]
 
 
 def storms(board: Board) -> list[_Storm]:

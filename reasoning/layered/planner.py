@@ -34,6 +34,7 @@ from reasoning.layered import (
     fan_out,
     fault_lines,
     host_lines,
+    immediate_retries,
     issuer_refusal,
     kubernetes,
     lb_draining,
@@ -595,6 +596,14 @@ class LayeredPlanner:
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s} is retried with no wait between attempts: does it shed load")
+                for s in immediate_retries.callees_to_read(facts)
+            ),
+        )
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
         calls += self._read_services(
