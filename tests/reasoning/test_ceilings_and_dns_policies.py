@@ -292,3 +292,46 @@ def test_the_ceiling_and_policy_readers_stay_linear_on_hostile_input():
     connection_ceiling(board)
     policy_lookups(board)
     NO_SLOTS.search("remaining connection slots " * 40_000)
+
+
+@pytest.mark.rule("board.connection-ceiling")
+def test_a_raised_task_ceiling_without_an_autoscaler_listing_blames_the_workload():
+    world = [
+        _logs(
+            "top_errors",
+            {"service": "invoice-worker"},
+            logged(
+                "invoice-worker",
+                errors=[group("ERROR 1040 (08004): Too many connections", count=80)],
+            ),
+            "e1",
+        ),
+        _change(
+            "terraform apply: aws_appautoscaling_target.invoice-worker max_capacity 12 -> 40 "
+            "(invoice-worker service scaling) configured"
+        ),
+    ]
+    board = _board(_inv("invoice-worker", *world))
+
+    connection_ceiling(board)
+
+    c = board.candidates["application:invoice-worker"]
+    assert c.status == "confirmed"
+    assert "max_capacity 12 -> 40" in " ".join(e.fact for e in c.evidence)
+
+
+@pytest.mark.rule("board.policy-lookups")
+def test_go_style_lookup_timeouts_under_a_new_deny_policy_blame_it():
+    go = "dial tcp: lookup hooks.partner.example on 10.96.0.10:53: read udp 10.4.1.7:40112->10.96.0.10:53: i/o timeout"
+    world = _policy_world()
+    world[0] = _logs(
+        "top_errors",
+        {"service": "fx-quoter"},
+        logged("fx-quoter", errors=[group(go, count=40)]),
+        "e1",
+    )
+    board = _board(_inv("fx-quoter", *world))
+
+    policy_lookups(board)
+
+    assert board.candidates["dns:networkpolicy/egress-lockdown"].status == "confirmed"
