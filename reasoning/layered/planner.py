@@ -31,9 +31,11 @@ from reasoning.layered import (
     edge_filters,
     egress_proxy,
     expiry_wave,
+    fan_out,
     fault_class_lines,
     fault_lines,
     host_lines,
+    immediate_retries,
     issuer_refusal,
     kubernetes,
     lb_draining,
@@ -48,6 +50,7 @@ from reasoning.layered import (
     named_lines,
     network_delay,
     path_elements,
+    policy_lookups,
     proxy_queue,
     quiet_backend,
     quiet_changes,
@@ -542,6 +545,7 @@ class LayeredPlanner:
                 facts,
                 partial(self._call, inv),
             )
+            calls += policy_lookups.reads(inv, facts, partial(self._call, inv))
         if not inv.observations:
             return calls
         if any(g.kind == "lagging" for g in backend_gauges.gauges(inv, facts)):
@@ -590,9 +594,19 @@ class LayeredPlanner:
         if self._regex_search(inv, facts):
             calls += runtime_choice.searches(facts, partial(self._call, inv), window)
             calls += cache_hits.searches(inv, facts, partial(self._call, inv), window)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += fan_out.searches(facts, partial(self._call, inv), window)
         calls += self._drain_searches(inv, facts)
         calls += self._refusal_searches(inv, facts)
         calls += self._retry_reads(inv, facts)
+        calls += self._read_services(
+            inv,
+            facts,
+            (
+                (s, f"{s} is retried with no wait between attempts: does it shed load")
+                for s in immediate_retries.callees_to_read(facts)
+            ),
+        )
         calls += self._capacity_reads(inv, facts)
         calls += self._lock_reads(inv, facts)
         calls += self._read_services(

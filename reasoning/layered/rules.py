@@ -44,6 +44,7 @@ from reasoning.layered.certificates import (
 from reasoning.layered.changes import changes
 from reasoning.layered.cited_lines import cite_specific
 from reasoning.layered.clock_skew import clock_skew
+from reasoning.layered.connection_ceiling import connection_ceiling
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
@@ -59,10 +60,12 @@ from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
+from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
 from reasoning.layered.http_symptoms import http_symptoms
+from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
@@ -169,6 +172,7 @@ from reasoning.layered.new_messages import new_messages
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
+from reasoning.layered.policy_lookups import policy_lookups
 from reasoning.layered.pool_limit import pool_limit_reached
 from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
@@ -632,6 +636,22 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "board.new-messages", BOARD, (layers.APPLICATION,), new_messages, (1, 2, 4, 5)
     ),
+    Rule(
+        "board.immediate-retries",
+        BOARD,
+        (layers.APPLICATION,),
+        immediate_retries,
+        (2, 4),
+    ),
+    Rule("board.fan-out", BOARD, (layers.APPLICATION,), fan_out, (2, 4)),
+    Rule(
+        "board.connection-ceiling",
+        BOARD,
+        (layers.APPLICATION,),
+        connection_ceiling,
+        (1, 4),
+    ),
+    Rule("board.policy-lookups", BOARD, (layers.DNS,), policy_lookups, (1, 4)),
     Rule(
         "board.statement-errors",
         BOARD,
