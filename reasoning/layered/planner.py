@@ -32,6 +32,7 @@ from reasoning.layered import (
     egress_proxy,
     expiry_wave,
     fault_lines,
+    host_exhaustion,
     host_lines,
     issuer_refusal,
     kubernetes,
@@ -580,6 +581,10 @@ class LayeredPlanner:
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += host_exhaustion.searches(
+                inv, facts, partial(self._call, inv), window
+            )
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)

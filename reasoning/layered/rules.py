@@ -61,6 +61,7 @@ from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.gateway import gateway
+from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.issuer_refusal import issuer_refused
 from reasoning.layered.kubernetes.affinity import (
@@ -178,6 +179,7 @@ from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.runtime_choice import runtime_choice
 from reasoning.layered.secret_sync import stale_secret
+from reasoning.layered.service_hosts import service_hosts
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.shared_limits import shared_limits
@@ -782,7 +784,9 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
+    Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
+    Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
     Rule(
         "board.cited-lines",
