@@ -32,6 +32,7 @@ from reasoning.layered import (
     egress_proxy,
     expiry_wave,
     fault_lines,
+    flag_quota,
     host_exhaustion,
     host_lines,
     issuer_refusal,
@@ -585,6 +586,7 @@ class LayeredPlanner:
             calls += host_exhaustion.searches(
                 inv, facts, partial(self._call, inv), window
             )
+            calls += flag_quota.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)

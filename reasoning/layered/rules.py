@@ -60,6 +60,7 @@ from reasoning.layered.egress_proxy import egress_proxy
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fault_lines import cite_fault_lines
+from reasoning.layered.flag_quota import flag_quota
 from reasoning.layered.gateway import gateway
 from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
@@ -785,6 +786,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
+    Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
