@@ -179,6 +179,7 @@ from reasoning.layered.rerouted_path import rerouted_path
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.runtime_choice import runtime_choice
+from reasoning.layered.runtime_limits import runtime_limits
 from reasoning.layered.secret_sync import stale_secret
 from reasoning.layered.service_hosts import service_hosts
 from reasoning.layered.shared_backend import shared_backend
@@ -787,6 +788,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
     Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
+    Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
