@@ -45,7 +45,8 @@ SEARCH_LIMIT: Final = 20
 # A monitor's words that a host's file system, inode table or process table is (nearly) full.
 ALERT: Final = re.compile(
     r"\b(?:disk|file ?system|fs|inode|volume|partition)s?[ _-]?"
-    r"(?:space|usage|inodes?|files)?[ _-]?(?:low|full|high|exhausted|critical)\b|"
+    r"(?:space|usage|inodes?|files)?[ _-]?(?:(?:almost|nearly|is)[ _-]?)?"
+    r"(?:low|full|high|exhausted|critical)\b|"
     r"\b0 ?% (?:inodes? )?free\b|\b(?:100|9\d) ?% (?:used|full)\b|\binodes? (?:exhausted|full)\b|"
     r"\b(?:no|out of) (?:free )?inodes\b",
     re.IGNORECASE,
