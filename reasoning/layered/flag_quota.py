@@ -42,6 +42,10 @@ FLAG_QUERY: Final = (
     r"turned on|switched on|percentage|targeting|[0-9]+ ?%)"
 )
 FLAG: Final = re.compile(FLAG_QUERY.removeprefix("(?i)"), re.IGNORECASE)
+# A release of the calling service, as deploy tools and the service itself say it.
+_RELEASE_WORDS: Final = r"(deployed|released|rolled out|upgraded to|[0-9]+[.][0-9]+[.][0-9]+[^ ]* (started|starting))"
+_MAX_NAME: Final = 60
+_MAX_QUERY: Final = 500
 _FLAG_NAME: Final = re.compile(
     r"\bflag[\s:=\"'`]+([A-Za-z0-9][A-Za-z0-9_.:-]{2,80})", re.IGNORECASE
 )
@@ -102,24 +106,65 @@ def searches(
 ) -> list[Any]:
     """Every service's feature-flag changes over the hours before, when a provider refuses our allowance."""
     span = _lookback(window)
-    if span is None or not spent_allowances(facts):
+    spent = spent_allowances(facts)
+    if span is None or not spent:
         return []
     return [
         call(
             SEARCH_LOGS,
-            {"query": FLAG_QUERY, "regex": True, **span, "limit": SEARCH_LIMIT},
+            {"query": query(spent), "regex": True, **span, "limit": SEARCH_LIMIT},
             "a provider says our allowance is spent: which flag of ours changed how much we ask",
         )
     ]
 
 
+def query(spent: list[_Spent]) -> str:
+    """The flag changes of every service, and the releases of the services refused (at most
+    `_MAX_QUERY` characters: the logs server's limit)."""
+    out = FLAG_QUERY
+    for name in dict.fromkeys(s.errors.service[:_MAX_NAME] for s in spent):
+        more = f"|{re.escape(name)}[^\\n]{{0,80}}{_RELEASE_WORDS}"
+        if len(out) + len(more) <= _MAX_QUERY:
+            out += more
+    return out
+
+
+def _releases(inv: Investigation, service: str) -> list[_Flag]:
+    """Lines of the hours before saying `service` was released (a new version deployed)."""
+    pattern = re.compile(
+        rf"{re.escape(service)}[^\n]{{0,80}}{_RELEASE_WORDS}", re.IGNORECASE
+    )
+    out: list[_Flag] = []
+    for obs, line in _searched(inv):
+        message = str(line.get("message") or "")[:4000]
+        if _is_failure(line) or not pattern.search(message):
+            continue
+        at = parse_time(str(line.get("time") or ""))
+        out.append(_Flag(obs, str(line.get("service") or ""), service, message, at))
+    return out
+
+
+def _searched(inv: Investigation) -> list[tuple[Observation, dict[str, Any]]]:
+    """The lines of every answered every-service search this module asked for."""
+    out: list[tuple[Observation, dict[str, Any]]] = []
+    for obs in inv.observations:
+        if obs.tool != SEARCH_LOGS or not obs.is_ok or obs.arguments.get("service"):
+            continue
+        asked = str(obs.arguments.get("query") or "")
+        if asked.startswith(FLAG_QUERY):
+            out += [(obs, line) for _, line in every_service_lines(inv, asked)][:200]
+    return out
+
+
+def _is_failure(line: dict[str, Any]) -> bool:
+    return str(line.get("level") or "").lower() in ("error", "fatal", "critical")
+
+
 def _flags(inv: Investigation) -> list[_Flag]:
     out: list[_Flag] = []
-    for obs, line in every_service_lines(inv, FLAG_QUERY):
+    for obs, line in _searched(inv):
         message = str(line.get("message") or "")[:4000]
-        if str(line.get("level") or "").lower() in ("error", "fatal", "critical"):
-            continue
-        if not FLAG.search(message):
+        if _is_failure(line) or not FLAG.search(message):
             continue
         name = _FLAG_NAME.search(message)
         if name is None:
@@ -147,8 +192,6 @@ def flag_quota(board: Board) -> None:
     if not spent:
         return
     flags = _flags(board.inv)
-    if not flags:
-        return
     incident = incident_text(board.inv).lower()
     for item in spent:
         service = item.errors.service
@@ -160,24 +203,33 @@ def flag_quota(board: Board) -> None:
             if (first is None or f.at is None or f.at <= first)
             and _shares_word(f.name, [incident, text, service.lower()])
         ]
+        kind = "flag"
+        if not related:
+            related = [
+                r
+                for r in _releases(board.inv, service)
+                if first is None or r.at is None or r.at <= first
+            ]
+            kind = "release"
         if not related:
             continue
         flag = max(related, key=lambda f: f.at.timestamp() if f.at else 0.0)
-        _blame(board, item, flag)
+        _blame(board, item, flag, kind)
 
 
-def _blame(board: Board, item: _Spent, flag: _Flag) -> None:
+def _blame(board: Board, item: _Spent, flag: _Flag, kind: str) -> None:
     service = item.errors.service
     said = short(item.group.sample or item.group.signature, 120)
+    what = f"flag {flag.name} was rolled out" if kind == "flag" else "its release"
     c = board.get(
         layers.APPLICATION,
         service,
-        f"{service} spent a provider's allowance after flag {flag.name} was rolled out "
+        f"{service} spent a provider's allowance after {what} "
         f"({short(flag.message, 100)}): the provider refuses our key ({said})",
     )
-    if flag.name not in c.statement:
+    if short(flag.message, 100) not in c.statement:
         c.statement += (
-            f"; flag {flag.name} was rolled out before the provider refused our key"
+            f"; after {what} ({short(flag.message, 100)}) the provider refused our key"
         )
     c.cite(item.errors.obs, item.errors.fact(item.group))
     c.cite(
@@ -194,11 +246,11 @@ def _blame(board: Board, item: _Spent, flag: _Flag) -> None:
         f"{service} logs (new): {said}",
         c.statement,
     ]
-    c.keywords = [service, flag.name, "feature flag", "quota", *c.keywords]
+    c.keywords = [service, flag.name, kind, "quota", *c.keywords]
     for other in board.candidates.values():
         if other is c or other.layer != layers.HTTP or other.status == "ruled_out":
             continue
         if other.component == service or other.component.lower() in said.lower():
             other.explained_by(
-                c, f"its refusals answer {service}'s own calls after the flag ({c.id})"
+                c, f"its refusals answer {service}'s own calls after {what} ({c.id})"
             )

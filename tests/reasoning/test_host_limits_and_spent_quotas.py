@@ -365,6 +365,27 @@ def test_an_allowance_spent_after_a_related_flag_rolled_out_is_our_applications_
 
 
 @pytest.mark.rule("board.flag-quota")
+def test_an_allowance_spent_after_the_callers_own_release_is_its_application_fault():
+    board = _flag_board(
+        "deploy: checkout-api 8.4.0 rolled out to prod (search-as-you-type)"
+    )
+    flag_quota_rule(board)
+    c = board.candidates[f"{layers.APPLICATION}:checkout-api"]
+    assert c.status == "confirmed" and "its release" in c.statement
+    late = _board(
+        _errors("checkout-api", SPENT),
+        _search(
+            flag_quota.FLAG_QUERY,
+            ("deployer", "", "checkout-api 8.4.0 deployed", "2030-01-01T10:50:00Z"),
+        ),
+    )
+    flag_quota_rule(
+        late
+    )  # released after the refusals began: not what spent the allowance
+    assert f"{layers.APPLICATION}:checkout-api" not in late.candidates
+
+
+@pytest.mark.rule("board.flag-quota")
 def test_an_unrelated_flag_a_throttle_or_an_outage_leave_the_provider_alone():
     unrelated = _flag_board("audit: flag dark-mode-v2 rollout 0% -> 50%")
     throttled = _flag_board(
@@ -410,7 +431,11 @@ def test_the_planner_asks_for_flag_changes_when_a_provider_refuses_our_allowance
         names=NAMES,
     )
     asked = [a for t, a in world.arguments if t == "search_logs"]
-    assert any(a.get("query") == flag_quota.FLAG_QUERY for a in asked)
+    assert any(
+        a.get("query", "").startswith(flag_quota.FLAG_QUERY)
+        and "checkout" in a["query"]
+        for a in asked
+    )
     assert report.top.id == "application:checkout-api"
 
 
