@@ -6,8 +6,9 @@ provider: it answers as agreed, and what changed is how much we ask. When a feat
 was rolled out (`rollout 10% -> 100%`, `enabled for everyone`) in the hours before the first
 refusal, and the flag's name shares a word with the incident, the refusal or the caller, the flag
 changed our call volume: the calling service's application fault, with the flag's change cited
-as what spent the quota. The planner searches every service's lines for flag changes over the
-hours before (`searches`); without such a change in view the provider's limit stays the http
+as what spent the quota; a release of the calling service in those hours is such a change too. The
+planner searches every service's lines for flag changes and the refused services' releases over
+the hours before (`searches`); without such a change in view the provider's limit stays the http
 fault `shared_limits` makes of it, and a provider answering 5xx stays an outage.
 """
 
@@ -187,7 +188,7 @@ def _shares_word(name: str, texts: list[str]) -> bool:
 
 
 def flag_quota(board: Board) -> None:
-    """A provider refusing our key because a day's, month's or plan's allowance is spent, after a feature flag of ours that shares a word with the incident, the refusal or the caller was rolled out in the hours before, is the calling service's application fault: our change spent the quota."""
+    """A provider refusing our key because a day's, month's or plan's allowance is spent, after a feature flag of ours that shares a word with the incident, the refusal or the caller, or the caller's own release, went out in the hours before, is the calling service's application fault: our change spent the quota."""
     spent = spent_allowances(board.facts)
     if not spent:
         return
