@@ -3,7 +3,9 @@
 A probe or a caller's line names a host (`ledger.internal`, `fx-rates.prod.corp`); when the data
 knows a service by that host's first DNS label (its logs or its metrics were read under that
 name), what cannot be reached is that service: the connect-layer hypothesis names the service, as
-the on-call and the runbooks do, and keeps the host in its statement. A name that does not resolve
+the on-call and the runbooks do, and keeps the host in its statement. When a rule already found
+the service's own fault at that layer (a server that cannot start behind the refused host), the
+host's hypothesis stays apart, a symptom of it. A name that does not resolve
 stays named by its host (the name is what fails), and so do hosts whose first label only says
 which front answers (`api`, `www` …) or names no service read.
 """
@@ -49,24 +51,16 @@ def service_hosts(board: Board) -> None:
 
 
 def _rename(board: Board, key: str, c: Candidate, service: str) -> None:
+    """The host's candidate, named as the service; a candidate the service already has at this
+    layer (a rule that found the service's own fault behind the host) keeps both apart."""
     host = c.component
     new_key = f"{c.layer}:{service}"
-    other = board.candidates.get(new_key)
-    if other is not None and other.status == "ruled_out":
-        return  # the service at this layer was ruled out: the host keeps its own name
-    del board.candidates[key]
-    if other is None:
-        c.component = service
-        if host not in c.statement:
-            c.statement += f" ({host})"
-        board.candidates[new_key] = c
-        c.keywords = [*c.keywords, service] if service not in c.keywords else c.keywords
+    if new_key in board.candidates:
         return
-    for e in c.evidence:
-        if e not in other.evidence:
-            other.evidence.append(e)
-    other.sources |= c.sources
-    if c.confidence > other.confidence:
-        other.confidence, other.status = c.confidence, c.status
-        other.statement, other.chain = f"{c.statement} ({host})", list(c.chain)
-    other.keywords += [k for k in c.keywords if k not in other.keywords]
+    del board.candidates[key]
+    c.component = service
+    if host not in c.statement:
+        c.statement += f" ({host})"
+    board.candidates[new_key] = c
+    if service not in c.keywords:
+        c.keywords = [*c.keywords, service]
