@@ -34,6 +34,8 @@ from reasoning.layered import (
     fan_out,
     fault_class_lines,
     fault_lines,
+    flag_quota,
+    host_exhaustion,
     host_lines,
     immediate_retries,
     issuer_refusal,
@@ -587,6 +589,11 @@ class LayeredPlanner:
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)
+        if self._searches_every_service(inv, facts, regex=True):
+            calls += host_exhaustion.searches(
+                inv, facts, partial(self._call, inv), window
+            )
+            calls += flag_quota.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)

@@ -63,7 +63,9 @@ from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
+from reasoning.layered.flag_quota import flag_quota
 from reasoning.layered.gateway import gateway
+from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
@@ -185,7 +187,9 @@ from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.route_backends import route_backend
 from reasoning.layered.runtime_choice import runtime_choice
+from reasoning.layered.runtime_limits import runtime_limits
 from reasoning.layered.secret_sync import stale_secret
+from reasoning.layered.service_hosts import service_hosts
 from reasoning.layered.shared_backend import shared_backend
 from reasoning.layered.shared_capacity import shared_capacity
 from reasoning.layered.shared_limits import shared_limits
@@ -821,7 +825,11 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
+    Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
+    Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
+    Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
+    Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
     Rule(
         "board.fault-class-lines",

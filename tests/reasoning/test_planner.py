@@ -529,7 +529,7 @@ def test_connect_refused_on_a_dependency_with_healthy_metrics():
 
     # upstream=inventory was followed before anything said the word in the incident.
     assert ("service_health", "inventory") in world.asked
-    assert report.top.id == "connect:inventory.internal"
+    assert report.top.id == "connect:inventory"  # the host named as its service
     assert report.top.status == "confirmed" and report.conclusive
     assert any(
         "connection refused" in e.fact
