@@ -15,6 +15,7 @@ from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers, ref
 from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.performance import SLOW
+from reasoning.observations import Observation
 
 # A neighbour started this long before the incident's window may still be what starts it.
 BEFORE_WINDOW_S = 600.0
@@ -147,6 +148,40 @@ def _owner_of(cluster: Cluster, ns: str, pod: Pod) -> str:
     return cluster.owner(ns, "pod", pod.name)
 
 
+def _batch(cluster: Cluster, ns: str, pod: Pod, workloads: list[str]) -> bool:
+    """A pod of the slow workloads' own namespace that a job runs (batch work takes what CPU it
+    can; a service's pods there are on the path)."""
+    owner = cluster.owner(ns, "pod", pod.name)
+    return owner not in workloads and owner.startswith(("job/", "cronjob/"))
+
+
+# A node describe's `Non-terminated Pods` row: namespace/name (or the two columns), CPU requests,
+# CPU limits.
+_NODE_POD_ROW = re.compile(
+    r"^\s*(?:\S+/|\S+\s+)?(?P<pod>\S+)\s+(?P<req>\S+) \(\d+%\)\s+(?P<lim>\S+) \(\d+%\)",
+    re.MULTILINE,
+)
+
+
+def _node_row(cluster: Cluster, ns: str, pod: Pod) -> tuple[Observation | None, str]:
+    """The pod's row in its node's describe, and "no CPU limit" when its CPU limit there is 0."""
+    described = cluster.describe("nodes", ns, pod.node)
+    if described is None:
+        return None, ""
+    for row in _NODE_POD_ROW.finditer(described.text[:200_000]):
+        if row.group("pod") in (pod.name, f"{ns}/{pod.name}"):
+            return described, "no CPU limit" if row.group("lim") == "0" else ""
+    return None, ""
+
+
+def _kind_of(obs: Observation) -> str:
+    return str(obs.arguments.get("kind") or "pod").removesuffix("s")
+
+
+def _name_of(obs: Observation) -> str:
+    return str(obs.arguments.get("name") or "")
+
+
 def hogs(
     cluster: Cluster,
     ns: str,
@@ -155,8 +190,8 @@ def hogs(
     *,
     most: int = 1,
 ) -> list[Pod]:
-    """The running pods of other namespaces (not kube-system) on the nodes of `workloads`'
-    pods, started within the window (or `BEFORE_WINDOW_S` before) and after those workloads'
+    """The running pods of other namespaces (not kube-system), and of the same namespace's jobs,
+    on the nodes of `workloads`' pods, started within the window (or `BEFORE_WINDOW_S` before) and after those workloads'
     oldest pod there, one per owner, youngest first."""
     victims = [p for w in workloads for p in cluster.pods_of(ns, w) if p.node]
     oldest: dict[str, float] = {}
@@ -165,9 +200,11 @@ def hogs(
             oldest[p.node] = max(oldest.get(p.node, 0.0), p.age_s)
     out: dict[str, Pod] = {}
     for space in cluster.namespaces or ():
-        if space in (ns, "kube-system"):
+        if space == "kube-system":
             continue
         for pod in cluster.pods(space):
+            if space == ns and not _batch(cluster, ns, pod, workloads):
+                continue
             if (
                 pod.status != "Running"
                 or pod.node not in oldest
@@ -195,6 +232,8 @@ def hog_faults(
         space = pod.namespace
         described = cluster.describe("pods", space, pod.name)
         why = _unlimited(described.text) if described is not None else ""
+        if described is None:
+            described, why = _node_row(cluster, space, pod)
         if described is None or not why:
             continue
         owner = _owner_of(cluster, space, pod)
@@ -220,7 +259,9 @@ def hog_faults(
         table = cluster.table("pods", space)
         if table is not None:
             f.cite(table.obs, f"get pods -n {space}: {pod.line}")
-        f.cite(described, f"describe pod {pod.name}: {why}")
+        f.cite(
+            described, f"describe {_kind_of(described)} {_name_of(described)}: {why}"
+        )
         for (s, name, previous, _), obs in cluster.logs.items():
             if s == space and name == pod.name and not previous:
                 warned = [ln for ln in obs.text.splitlines() if _WARNED.search(ln)]
