@@ -94,7 +94,7 @@ def _own_pods_missing(
 
 
 def metrics_api_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """The metrics server (else the autoscaler) behind autoscalers that cannot read their metrics."""
+    """The metrics server (else the autoscaler) behind autoscalers that cannot read their metrics, unless the target's own pods that do not run give none (the autoscaler is then their victim)."""
     blind = blind_autoscalers(cluster, ns)
     if not blind:
         return []

@@ -5,6 +5,11 @@ other nodes serve (`nodes.node_bound_failures`), a running pod of another owner 
 no CPU limit (QoS BestEffort, or no `cpu` under Limits), started after them and no earlier than
 `BEFORE_WINDOW_S` before the incident's window, starves them: its owner (a CronJob's job, a
 deployment) is the fault (`NoisyNeighbour`), the starved workload its victim (`explains`).
+
+Node-wide (`hog_faults`): when the incident is slow, a running pod without a CPU limit of another
+namespace, or of a job of the slow workload's own namespace, started within the window on the
+nodes of the slow workload's pods, is the fault; its limits come from its describe or, when that
+is not there, from its row under its node's `Non-terminated Pods` (CPU Limits 0).
 """
 
 import re
@@ -226,7 +231,7 @@ def hog_faults(
     workloads: list[str],
     window_s: float | None,
 ) -> list[Finding]:
-    """A pod without a CPU limit, started just before, beside the slow incident's workload on its nodes, takes their CPU: its owner is the fault, the slow workload its victim."""
+    """A pod without a CPU limit (by its describe, or its row in its node's), started just before, beside the slow incident's workload on its nodes (of another namespace, or a job of its own), takes their CPU: its owner is the fault, the slow workload its victim."""
     out: list[Finding] = []
     for pod in hogs(cluster, ns, workloads, window_s, most=3):
         space = pod.namespace
