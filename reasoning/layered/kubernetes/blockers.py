@@ -35,12 +35,13 @@ _NAME = r"(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)"
 # The kind a message names its object by, when the namer leaves it to the message.
 _KIND = r"(?P<kind>Secret|ConfigMap|secret|configmap)"
 # Where a named object's name comes from.
-MESSAGE = "message"  # the pattern's last group
+MESSAGE = "message"  # the pattern's `name` group
 NAMESPACE = "namespace"  # the namespace the pods are refused in
 LISTED = "listed"  # the namespace's objects of that kind, when one stands out
-AGENT = (
-    "agent"  # a system agent whose logs say the same trouble (`event_reasons.CAUSES`)
-)
+# A system agent whose logs say the same trouble (`event_reasons.CAUSES`).
+AGENT = "agent"
+# The object behind the pod's volume the message names (its describe's `Volumes:`).
+VOLUME = "volume"
 _SYSTEM_NS = "kube-system"
 
 
@@ -85,6 +86,16 @@ NAMERS: tuple[Namer, ...] = (
         "",
         MESSAGE,
         "does not exist",
+    ),
+    Namer(
+        re.compile(
+            r'failed for volume "(?P<volume>[^"]{1,253})" : (?P<kind>configmap|secret) '
+            r"references non-existent (?:config |secret )?key",
+            re.I,
+        ),
+        "",
+        VOLUME,
+        "lacks the key the pods mount",
     ),
     Namer(
         re.compile(rf'serviceaccount "{_NAME}" not found'),
@@ -144,7 +155,11 @@ class Named:
 
 
 def named_object(
-    cluster: Cluster, ns: str, message: str, facts: Facts | None = None
+    cluster: Cluster,
+    ns: str,
+    message: str,
+    facts: Facts | None = None,
+    pod: str = "",
 ) -> tuple[Named, list[tuple[Observation, str]]] | None:
     """The object a refusal's message names and the reads that confirm it, or None."""
     for namer in NAMERS:
@@ -153,7 +168,7 @@ def named_object(
             continue
         groups = match.groupdict()
         kind = namer.kind or (groups.get("kind") or "").lower()
-        found = _name(cluster, facts, ns, namer, match, message)
+        found = _name(cluster, facts, ns, namer, match, message, pod)
         if found is None:
             return None
         name, seen = found
@@ -169,6 +184,7 @@ def _name(
     namer: Namer,
     match: re.Match[str],
     message: str,
+    pod: str,
 ) -> tuple[str, list[tuple[Observation, str]]] | None:
     if namer.source == MESSAGE:
         name = match.group("name")
@@ -178,7 +194,36 @@ def _name(
         return ns, _described(cluster, "namespace", ns, ns)
     if namer.source == LISTED:
         return _listed(cluster, ns, namer.kind, message)
+    if namer.source == VOLUME:
+        return _volume_source(cluster, ns, pod, match)
     return _agent(cluster, facts, message)
+
+
+def _volume_source(
+    cluster: Cluster, ns: str, pod: str, match: re.Match[str]
+) -> tuple[str, list[tuple[Observation, str]]] | None:
+    """The ConfigMap or Secret behind the pod's volume the message names (its describe's
+    `Volumes:` block)."""
+    described = cluster.describe("pods", ns, pod) if pod else None
+    if described is None:
+        return None
+    volumes = described.text.partition("\nVolumes:")[2][:20_000]
+    block = re.search(
+        rf"^  {re.escape(match.group('volume'))}:\n((?:    .*\n?)+)",
+        volumes,
+        re.MULTILINE,
+    )
+    field = (
+        re.search(r"^\s+(?:Name|SecretName):\s*(\S+)", block.group(1), re.MULTILINE)
+        if block
+        else None
+    )
+    if field is None:
+        return None
+    name = field.group(1)
+    return name, [
+        (described, f"describe pod {pod}: volume {match.group('volume')} is {name}")
+    ]
 
 
 def _described(
@@ -276,7 +321,8 @@ def blocked_by_named(
         victim = found.get(cluster.owner(ns, event.kind, event.name))
         if victim is None or victim.stage not in ("admission", "startup"):
             continue
-        named = named_object(cluster, ns, event.message, facts)
+        pod = event.name if event.kind == "pod" else ""
+        named = named_object(cluster, ns, event.message, facts, pod)
         if named is None or named[0].component == victim.component:
             continue
         blocker, seen = named
@@ -285,8 +331,29 @@ def blocked_by_named(
             f = out[blocker.component] = _finding(ns, victim, blocker, event)
             for obs, fact in seen:
                 f.cite(obs, fact)
+            _cite_writer(cluster, ns, f)
         _add_victim(f, victim, event)
     return list(out.values())
+
+
+# The operators that write a Secret from an outside store, by the kind their events are told under.
+_WRITERS = frozenset(
+    {"externalsecret", "sealedsecret", "secretproviderclass", "vaultstaticsecret"}
+)
+
+
+def _cite_writer(cluster: Cluster, ns: str, f: Finding) -> None:
+    """A Secret written by an operator's object of the same name (its events say so): that object
+    joins the statement, the keywords and the evidence (its last change may be the cause)."""
+    kind, _, name = f.component.partition("/")
+    if kind != "secret":
+        return
+    for event in cluster.events.get(ns, []):
+        if event.kind in _WRITERS and event.name == name:
+            f.cite(event.obs, event.fact)
+            f.keywords += [event.object]
+            f.statement += f" (written by {event.object}: {short(event.message, 80)})"
+            return
 
 
 def _finding(ns: str, victim: Finding, blocker: Named, event: Event) -> Finding:

@@ -340,3 +340,53 @@ def test_a_huge_odd_refusal_does_not_hang_or_crash():
     assert "deployment/orbit-api" in found
     blockers.reads(Cluster.read(cluster), NS, call)
     assert Facts.read([]).errors == {}
+
+
+@pytest.mark.rule("k8s.refusal-names-blocker")
+def test_a_mounted_config_maps_missing_key_names_the_config_map_behind_the_volume():
+    message = (
+        'MountVolume.SetUp failed for volume "routes" : configmap references non-existent '
+        "config key: routes.json"
+    )
+    pod = describe(
+        "pod",
+        NS,
+        "orbit-api-5c8d7f9b6-x2x9q",
+        "Name:         orbit-api-5c8d7f9b6-x2x9q\nNamespace:    atlas\n"
+        "Volumes:\n  routes:\n    Type:      ConfigMap (a volume populated by a ConfigMap)\n"
+        "    Name:      orbit-routing\n    Optional:  false\nQoS Class:    Burstable\n",
+    )
+    found = diagnosed(
+        *_cluster(
+            message,
+            pod,
+            reason="FailedMount",
+            target="Pod/orbit-api-5c8d7f9b6-x2x9q",
+            pod_status="ContainerCreating",
+        ),
+        service="orbit-api",
+    )
+
+    blocker = found["configmap/orbit-routing"]
+    assert found["deployment/orbit-api"].victim_of == "configmap/orbit-routing"
+    assert any("volume routes is orbit-routing" in fact for _, fact in blocker.evidence)
+
+
+@pytest.mark.rule("k8s.refusal-names-blocker")
+def test_the_operator_object_that_writes_the_secret_joins_its_evidence():
+    cluster = _cluster(
+        "Error: couldn't find key DSN in Secret atlas/orbit-db",
+        events(
+            NS,
+            ("Normal", "Updated", "ExternalSecret/orbit-db", "Updated Secret"),
+        ),
+        reason="Failed",
+        target="Pod/orbit-api-5c8d7f9b6-x2x9q",
+        pod_status="CreateContainerConfigError",
+    )
+    # Both event lists are the namespace's: the second is read as one object's.
+    cluster[-1].arguments["for_object"] = "ExternalSecret/orbit-db"
+    blocker = diagnosed(*cluster, service="orbit-api")["secret/orbit-db"]
+
+    assert "externalsecret/orbit-db" in blocker.keywords
+    assert "written by externalsecret/orbit-db" in blocker.statement
