@@ -385,11 +385,11 @@ def _add_victim(f: Finding, victim: Finding, event: Event) -> None:
 
 
 def reads(
-    cluster: Cluster, ns: str, call: Callable[..., PlannedCall]
-) -> list[PlannedCall]:
+    cluster: Cluster, ns: str, call: Callable[..., PlannedCall | None]
+) -> list[PlannedCall | None]:
     """The reads that confirm an object a refusal names: the namespace's LimitRanges (listed, then
     described), the namespace's Pod Security labels, the Secret or ConfigMap that lacks a key."""
-    calls: list[PlannedCall] = []
+    calls: list[PlannedCall | None] = []
     for event in cluster.warnings(ns):
         if event.reason not in REFUSALS:
             continue
@@ -439,4 +439,8 @@ def reads(
                         )
                     )
             break
-    return list({id(c): c for c in calls}.values())
+    unique: dict[str, PlannedCall | None] = {}
+    for c in calls:
+        key = "" if c is None else f"{c.tool} {sorted(c.arguments.items())}"
+        unique.setdefault(key, c)
+    return [c for c in unique.values() if c is not None]
