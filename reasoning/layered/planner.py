@@ -1166,8 +1166,9 @@ class LayeredPlanner:
         self, inv: Investigation, facts: Facts
     ) -> list[PlannedCall | None]:
         """Once the Kubernetes reads are done and no fault is on the incident's path, the service's
-        own log lines, at any level, are searched for each faulty object's name, so a failing call
-        to it puts it on the path from the evidence (the incident's words need not name it)."""
+        own log lines, at any level, are searched for each faulty object's name (and its victims'),
+        so a failing call to it puts it on the path from the evidence (the incident's words need
+        not name it)."""
         service = inv.incident.service
         search = only_tool(inv, SEARCH_LOGS)
         errors = facts.errors.get(service)
@@ -1183,15 +1184,18 @@ class LayeredPlanner:
             return []
         names: list[str] = []
         for finding in findings:
-            kind, _, name = finding.component.partition("/")
-            if (
-                finding.victim_of
-                or kind not in _SEARCHABLE_KINDS
-                or name == service.lower()
-                or name in names
-            ):
+            if finding.victim_of:
                 continue
-            names.append(name)
+            # An object that refuses workloads is reached through them: their names are searched.
+            for component in (finding.component, *finding.explains):
+                kind, _, name = component.partition("/")
+                if (
+                    kind not in _SEARCHABLE_KINDS
+                    or name == service.lower()
+                    or name in names
+                ):
+                    continue
+                names.append(name)
         window = self._window(inv)
         return [
             self._call(

@@ -74,6 +74,7 @@ from reasoning.layered.kubernetes.affinity import (
     pinned_connection_faults,
 )
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults
+from reasoning.layered.kubernetes.blockers import blocked_by_named
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
 from reasoning.layered.kubernetes.disruptions import disruption_faults
@@ -533,8 +534,15 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "k8s.admission-webhook-tls",
         NAMESPACE,
-        (layers.TLS,),
+        (layers.TLS, layers.PLATFORM),
         webhook_tls_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.refusal-names-blocker",
+        NAMESPACE,
+        (layers.PLATFORM,),
+        blocked_by_named,
         (1, 4),
     ),
     Rule("k8s.replica-failing", NAMESPACE, (layers.APPLICATION,), replica_faults),

@@ -215,8 +215,9 @@ def router_incident(*symptoms):
 
 
 def ledger(inv):
+    """The fault that keeps ledger from starting: the secret its refusal names (ledger its victim)."""
     return Analysis(inv, Facts.read(inv.observations)).candidates[
-        "platform:deployment/ledger"
+        "platform:secret/ledger-db"
     ]
 
 

@@ -6,7 +6,8 @@ replica set's pods never became available), whose pods or jobs the API server re
 want of authorization (`401 Unauthorized`, `403 Forbidden`, `pull access denied`, `failed to authorize`),
 carries the cluster's own verdict on it: when no other cause in the namespace is on the incident's
 path, that finding is relevant (confirmed on its evidence) even though the incident's words do not
-lead to it, and the verdict joins its evidence.
+lead to it, and the verdict joins its evidence. The verdict on a workload is also the verdict on the
+object that refuses it (a quota, a LimitRange, a webhook: the finding that `explains` it).
 """
 
 import re
@@ -28,6 +29,8 @@ _PULL_REFUSED = re.compile(
 def verdict(cluster: Cluster, ns: str, f: Finding) -> tuple[Observation, str] | None:
     """The cluster's own verdict on a workload's finding (the rule above), with the span that shows it."""
     kind, _, name = f.component.partition("/")
+    # A workload's verdict is an object's too when that object refuses it (`blockers`).
+    own = {f.component, *f.explains}
     if kind == "deployment":
         described = cluster.describe("deployments", ns, name)
         deadline = _DEADLINE.search(described.text) if described is not None else None
@@ -46,14 +49,14 @@ def verdict(cluster: Cluster, ns: str, f: Finding) -> tuple[Observation, str] | 
         for event in cluster.warnings(ns):
             if (
                 event.reason == "FailedCreate"
-                and cluster.owner(ns, event.kind, event.name) == f.component
+                and cluster.owner(ns, event.kind, event.name) in own
             ):
                 return event.obs, event.fact
     if f.stage == "startup":
         for event in cluster.warnings(ns):
             if (
                 _PULL_REFUSED.search(event.message)
-                and cluster.owner(ns, event.kind, event.name) == f.component
+                and cluster.owner(ns, event.kind, event.name) in own
             ):
                 return event.obs, event.fact
     return None

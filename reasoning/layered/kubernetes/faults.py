@@ -8,7 +8,7 @@ fault), the cron jobs and jobs (a hung run, a failed job, a suspended schedule),
 refused a permission, the routing, an ingress's missing TLS secret or class, the network policies, a
 pod spec's resolver or pinned address its failing lookups or connections go to, an ingress or route
 whose path match lets its requests fall through, a webhook whose certificate the API server does not
-trust, a service taking in a second
+trust, an object a workload's refusal names (a quota, a LimitRange, a Secret's key), a service taking in a second
 workload's failing pods, the cluster DNS forwarding upstream in vain or too strained for its load, the autoscalers, a
 replica failing alone, a noisy neighbour, a disruption budget blocking a drain, the control plane, a
 namespace stuck Terminating; then `links.link` says which lie on the incident's path,
@@ -25,6 +25,7 @@ from reasoning.layered.kubernetes.affinity import (
     pinned_connection_faults,
 )
 from reasoning.layered.kubernetes.autoscaling import autoscaling_faults, saturated
+from reasoning.layered.kubernetes.blockers import blocked_by_named
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.csi_drivers import csi_driver_faults
 from reasoning.layered.kubernetes.declared import declare
@@ -283,6 +284,8 @@ def _namespace_faults(
             finding.evidence += current.evidence
         found[finding.component] = finding
     for finding in webhook_tls_faults(cluster, facts, ns):
+        found.setdefault(finding.component, finding)
+    for finding in blocked_by_named(cluster, facts, ns, found):
         found.setdefault(finding.component, finding)
     for finding in replica_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

@@ -5,6 +5,8 @@ and its kin, `ScalingActive False`) holds its target at the replicas it has howe
 the fault is the server of the metrics API — a metrics server's pods (`metrics-server`,
 `prometheus-adapter`, in whatever namespace was read) not ready or restarting — and, with no such
 pod shown failing, the autoscaler itself. The target and its callers are its victims (`explains`).
+An autoscaler told that its target's pods give no metrics while some of them do not run (an image
+that cannot be pulled, a pod refused) is the target's victim instead: the target's fault blinds it.
 
 An event-driven autoscaler (a KEDA ScaledObject or ScaledJob) reads its metric from an outside
 source itself (a queue, a stream, a database): when its scaler warns that it cannot read that
@@ -74,8 +76,25 @@ def _target(cluster: Cluster, ns: str, name: str) -> str:
     return ref(kind, target) if target else f"deployment/{name}"
 
 
+# The controller's words for metrics missing because the target's pods give none.
+_PODS_GIVE_NONE = re.compile(
+    r"did not receive metrics for (?:any )?(?:ready )?(?:targeted )?pods|pods might be unready|"
+    r"no metrics returned|missing request for",
+    re.IGNORECASE,
+)
+
+
+def _own_pods_missing(
+    cluster: Cluster, ns: str, target: str, warnings: list[Event]
+) -> bool:
+    """The warnings say the target's pods give no metrics, and some of its pods do not run ready."""
+    return any(_PODS_GIVE_NONE.search(e.message) for e in warnings) and any(
+        not p.is_healthy for p in cluster.pods_of(ns, target)
+    )
+
+
 def metrics_api_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
-    """The metrics server (else the autoscaler) behind autoscalers that cannot read their metrics."""
+    """The metrics server (else the autoscaler) behind autoscalers that cannot read their metrics, unless the target's own pods that do not run give none (the autoscaler is then their victim)."""
     blind = blind_autoscalers(cluster, ns)
     if not blind:
         return []
@@ -112,6 +131,14 @@ def metrics_api_faults(cluster: Cluster, ns: str, path: Path) -> list[Finding]:
                 described,
                 f"describe horizontalpodautoscaler {name}: {short(' '.join(active.group(0).split()), 200)}",
             )
+        if not servers and _own_pods_missing(cluster, ns, target, warnings):
+            # No metrics from pods that do not run: the target's own fault blinds it.
+            f.victim_of = target
+            f.chain.insert(
+                0, f"{target}'s pods do not run: autoscaler {name} reads no metrics"
+            )
+            f.keywords += ["hpa", name, "metrics"]
+            continue
         for victim in [target] + [
             e.caller
             for e in path.edges

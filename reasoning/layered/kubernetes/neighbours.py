@@ -5,6 +5,11 @@ other nodes serve (`nodes.node_bound_failures`), a running pod of another owner 
 no CPU limit (QoS BestEffort, or no `cpu` under Limits), started after them and no earlier than
 `BEFORE_WINDOW_S` before the incident's window, starves them: its owner (a CronJob's job, a
 deployment) is the fault (`NoisyNeighbour`), the starved workload its victim (`explains`).
+
+Node-wide (`hog_faults`): when the incident is slow, a running pod without a CPU limit of another
+namespace, or of a job of the slow workload's own namespace, started within the window on the
+nodes of the slow workload's pods, is the fault; its limits come from its describe or, when that
+is not there, from its row under its node's `Non-terminated Pods` (CPU Limits 0).
 """
 
 import re
@@ -15,6 +20,7 @@ from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event, Pod, read_containers, ref
 from reasoning.layered.kubernetes.nodes import failing_pods, node_bound_failures
 from reasoning.layered.kubernetes.performance import SLOW
+from reasoning.observations import Observation
 
 # A neighbour started this long before the incident's window may still be what starts it.
 BEFORE_WINDOW_S = 600.0
@@ -147,6 +153,40 @@ def _owner_of(cluster: Cluster, ns: str, pod: Pod) -> str:
     return cluster.owner(ns, "pod", pod.name)
 
 
+def _batch(cluster: Cluster, ns: str, pod: Pod, workloads: list[str]) -> bool:
+    """A pod of the slow workloads' own namespace that a job runs (batch work takes what CPU it
+    can; a service's pods there are on the path)."""
+    owner = cluster.owner(ns, "pod", pod.name)
+    return owner not in workloads and owner.startswith(("job/", "cronjob/"))
+
+
+# A node describe's `Non-terminated Pods` row: namespace/name (or the two columns), CPU requests,
+# CPU limits.
+_NODE_POD_ROW = re.compile(
+    r"^\s*(?:\S+/|\S+\s+)?(?P<pod>\S+)\s+(?P<req>\S+) \(\d+%\)\s+(?P<lim>\S+) \(\d+%\)",
+    re.MULTILINE,
+)
+
+
+def _node_row(cluster: Cluster, ns: str, pod: Pod) -> tuple[Observation | None, str]:
+    """The pod's row in its node's describe, and "no CPU limit" when its CPU limit there is 0."""
+    described = cluster.describe("nodes", ns, pod.node)
+    if described is None:
+        return None, ""
+    for row in _NODE_POD_ROW.finditer(described.text[:200_000]):
+        if row.group("pod") in (pod.name, f"{ns}/{pod.name}"):
+            return described, "no CPU limit" if row.group("lim") == "0" else ""
+    return None, ""
+
+
+def _kind_of(obs: Observation) -> str:
+    return str(obs.arguments.get("kind") or "pod").removesuffix("s")
+
+
+def _name_of(obs: Observation) -> str:
+    return str(obs.arguments.get("name") or "")
+
+
 def hogs(
     cluster: Cluster,
     ns: str,
@@ -155,8 +195,8 @@ def hogs(
     *,
     most: int = 1,
 ) -> list[Pod]:
-    """The running pods of other namespaces (not kube-system) on the nodes of `workloads`'
-    pods, started within the window (or `BEFORE_WINDOW_S` before) and after those workloads'
+    """The running pods of other namespaces (not kube-system), and of the same namespace's jobs,
+    on the nodes of `workloads`' pods, started within the window (or `BEFORE_WINDOW_S` before) and after those workloads'
     oldest pod there, one per owner, youngest first."""
     victims = [p for w in workloads for p in cluster.pods_of(ns, w) if p.node]
     oldest: dict[str, float] = {}
@@ -165,9 +205,11 @@ def hogs(
             oldest[p.node] = max(oldest.get(p.node, 0.0), p.age_s)
     out: dict[str, Pod] = {}
     for space in cluster.namespaces or ():
-        if space in (ns, "kube-system"):
+        if space == "kube-system":
             continue
         for pod in cluster.pods(space):
+            if space == ns and not _batch(cluster, ns, pod, workloads):
+                continue
             if (
                 pod.status != "Running"
                 or pod.node not in oldest
@@ -189,12 +231,14 @@ def hog_faults(
     workloads: list[str],
     window_s: float | None,
 ) -> list[Finding]:
-    """A pod without a CPU limit, started just before, beside the slow incident's workload on its nodes, takes their CPU: its owner is the fault, the slow workload its victim."""
+    """A pod without a CPU limit (by its describe, or its row in its node's), started just before, beside the slow incident's workload on its nodes (of another namespace, or a job of its own), takes their CPU: its owner is the fault, the slow workload its victim."""
     out: list[Finding] = []
     for pod in hogs(cluster, ns, workloads, window_s, most=3):
         space = pod.namespace
         described = cluster.describe("pods", space, pod.name)
         why = _unlimited(described.text) if described is not None else ""
+        if described is None:
+            described, why = _node_row(cluster, space, pod)
         if described is None or not why:
             continue
         owner = _owner_of(cluster, space, pod)
@@ -220,7 +264,9 @@ def hog_faults(
         table = cluster.table("pods", space)
         if table is not None:
             f.cite(table.obs, f"get pods -n {space}: {pod.line}")
-        f.cite(described, f"describe pod {pod.name}: {why}")
+        f.cite(
+            described, f"describe {_kind_of(described)} {_name_of(described)}: {why}"
+        )
         for (s, name, previous, _), obs in cluster.logs.items():
             if s == space and name == pod.name and not previous:
                 warned = [ln for ln in obs.text.splitlines() if _WARNED.search(ln)]

@@ -15,6 +15,7 @@ from typing import Any
 from reasoning.layered.facts import Facts
 from reasoning.layered.kubernetes import (
     affinity,
+    blockers,
     csi_drivers,
     disruptions,
     dns_upstream,
@@ -499,6 +500,7 @@ def _explaining_objects(
                 )
                 for name in selecting_policies(cluster, ns, service)[:2]
             ]
+    calls += blockers.reads(cluster, ns, call)
     calls += _tls_secrets(cluster, ns, call)
     calls += _ingress_classes(cluster, ns, call)
     calls += [
@@ -643,8 +645,9 @@ def _changed_workloads(
 def _hogs(
     inv: Investigation, facts: Facts, cluster: Cluster, ns: str, call: Call
 ) -> Calls:
-    """The path is slow: a pod of another namespace started just before on its nodes, its QoS
-    and limits described and its logs read (`neighbours.hogs`)."""
+    """The path is slow: a pod of another namespace (or a job's) started just before on its nodes,
+    its QoS and limits described (its node's, when the pod's describe is not there) and its logs
+    read (`neighbours.hogs`)."""
     path = incident_path(inv, facts, cluster, ns)
     if not is_slow(inv, cluster, ns, path):
         return []
@@ -663,6 +666,19 @@ def _hogs(
                 f"what {pod.name}, started beside the slow pods, logs",
             ),
         ]
+        if (
+            pod.node
+            and cluster.describe("pods", pod.namespace, pod.name) is None
+            and cluster.describe("nodes", ns, pod.node) is None
+        ):
+            calls.append(
+                call(
+                    DESCRIBE,
+                    {"kind": "node", "name": pod.node, "namespace": ns},
+                    f"node {pod.node}: the CPU requests and limits of {pod.name} beside "
+                    "the slow pods",
+                )
+            )
     return calls
 
 

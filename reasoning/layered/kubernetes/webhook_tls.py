@@ -6,7 +6,8 @@ certificate signed by unknown authority`, `certificate has expired or is not yet
 for … not …`, `tls: failed to verify certificate`) is a TLS fault of that webhook: its back end
 answers, but with a serving certificate the webhook configuration's `caBundle` does not vouch for
 (the CA re-keyed and not re-injected, or the certificate expired, or issued for another name). The
-webhook, by its own name, is the fault at the tls layer; the workloads that cannot create their pods
+webhook, by its own name, is the fault at the tls layer (a certificate that expired — its renewal
+failed, so the webhook cannot serve at all — at the platform layer); the workloads that cannot create their pods
 are its victims (`explains`), and the back end's pods, though their logs show the handshakes
 failing, are not at fault. A webhook refused for any other reason (no endpoints, a timeout, a
 denial) stays `webhooks`' (its back end) or admission's (its policy).
@@ -72,6 +73,18 @@ def _handshake_words(message: str) -> str:
     return message[at.start() :] if at else message
 
 
+# A serving certificate that lapsed: its renewal (the platform's issuer) failed, not a trust
+# that does not match.
+_LAPSED = re.compile(r"certificate has expired", re.I)
+
+
+def layer_of(message: str) -> str:
+    """platform for a serving certificate that expired (its renewal failed: the webhook is down
+    like any back end that cannot serve), tls for a trust that does not match (an unknown
+    authority, another name)."""
+    return layers.PLATFORM if _LAPSED.search(message) else layers.TLS
+
+
 def tls_failure(message: str) -> tuple[str, str] | None:
     """(what the handshake found, why) when a webhook call's message is a TLS failure, else None."""
     for pattern, found, why in _TLS_FAILURES:
@@ -97,7 +110,7 @@ def webhook_tls_refusals(cluster: Cluster, ns: str) -> list[tuple[Event, Webhook
 
 
 def webhook_tls_faults(cluster: Cluster, facts: Facts, ns: str) -> list[Finding]:
-    """An admission webhook the API server cannot call because its back end's certificate fails the TLS handshake (unknown authority: a stale caBundle; expired; another name) is the fault, at tls: the workloads it should admit are its victims."""
+    """An admission webhook the API server cannot call because its back end's certificate fails the TLS handshake (unknown authority: a stale caBundle; another name) is the fault, at tls (an expired one, whose renewal failed, at platform): the workloads it should admit are its victims."""
     found: dict[str, Finding] = {}
     for event, call in webhook_tls_refusals(cluster, ns):
         component = call.webhook
@@ -135,7 +148,12 @@ def _finding(facts: Facts, ns: str, call: WebhookCall, event: Event) -> Finding:
         f"{why}, so the API server refuses the pods it should admit"
     )
     f = Finding(
-        "admission", "WebhookCertificate", call.webhook, layers.TLS, statement, ns
+        "admission",
+        "WebhookCertificate",
+        call.webhook,
+        layer_of(event.message),
+        statement,
+        ns,
     )
     # The back end's own logs of the refused handshakes: its side of the same failure.
     for name in _backend_names(call.service):

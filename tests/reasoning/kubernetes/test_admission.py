@@ -193,15 +193,18 @@ def test_a_cron_job_whose_jobs_a_quota_refuses_is_blocked_at_admission():
     assert any("used at the hard limit" in fact for _, fact in f.evidence)
 
 
-@pytest.mark.rule("k8s.admission", "k8s.declared-failure")
+@pytest.mark.rule("k8s.admission", "k8s.declared-failure", "k8s.refusal-names-blocker")
 def test_a_cron_jobs_refused_jobs_are_the_clusters_verdict_whatever_the_incident_names():
     found = diagnosed(*_cron_cluster(), service="ledger")
 
     f = found["cronjob/statement-export"]
-    assert (
-        f.is_relevant
-    )  # the API server's own refusal: nothing else in the namespace fails
     assert any("FailedCreate" in fact for _, fact in f.evidence)
+    # The quota the refusal names is the fault (`blockers`), the cron job its victim; the API
+    # server's own refusal is its verdict: nothing else in the namespace fails.
+    quota = found["resourcequota/jobs-cap"]
+    assert f.victim_of == quota.component
+    assert quota.is_relevant
+    assert any("FailedCreate" in fact for _, fact in quota.evidence)
 
 
 def test_a_cron_job_refused_by_a_webhook_is_admission_refused_too():

@@ -594,3 +594,73 @@ def test_a_recent_agent_is_not_read_when_nothing_is_slow():
     calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
 
     assert ("describe", "pod", f"{SHIPPER}-k2m4p") not in asked(calls)
+
+
+# --- a job of the slow workload's own namespace, without a CPU limit, on its node ---------------
+
+ROLLUP = "nightly-rollup-29001120-k8w2q"
+
+
+def rollup_cluster(limit="0"):
+    """tariff (9 days old, ready) is slow; a job's pod of the same namespace started 15 minutes
+    ago on worker-a; only the node's describe tells its limits (its own describe is not there)."""
+    return [
+        answer(
+            "get_resources",
+            {"kind": "namespaces", "namespace": "default"},
+            "NAME   STATUS   AGE\nshop   Active   90d\n",
+        ),
+        pods(
+            (f"{TARIFF}-a1b2c", "1/1", "Running", "9d", "worker-a", "app=tariff"),
+            (f"{TARIFF}-d3e4f", "1/1", "Running", "9d", "worker-b", "app=tariff"),
+            (
+                ROLLUP,
+                "1/1",
+                "Running",
+                "15m",
+                "worker-a",
+                "batch.kubernetes.io/job-name=nightly-rollup-29001120",
+            ),
+        ),
+        listing(
+            "deployments",
+            ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "SELECTOR"),
+            ("tariff", "2/2", "2", "2", "90d", "app=tariff"),
+        ),
+        answer(
+            "describe",
+            {"kind": "node", "name": "worker-a", "namespace": NS},
+            "Name:               worker-a\n"
+            "Non-terminated Pods:          (2 in total)\n"
+            "  Namespace   Name   CPU Requests   CPU Limits   Memory Requests   Memory Limits   Age\n"
+            "  ---------   ----   ------------   ----------   ---------------   -------------   ---\n"
+            f"  shop   {ROLLUP}   250m (3%)   {limit} (0%)   1Gi (1%)   0 (0%)   15m\n"
+            f"  shop   {TARIFF}-a1b2c   2 (25%)   2 (25%)   2Gi (3%)   2Gi (3%)   9d\n",
+        ),
+    ]
+
+
+@pytest.mark.rule("k8s.noisy-neighbour-node-wide")
+def test_a_job_of_the_same_namespace_without_a_cpu_limit_is_the_noisy_neighbour():
+    inv = investigation("tariff", *rollup_cluster())
+    noisy = found(inv)["cronjob/nightly-rollup"]
+
+    assert (noisy.reason, noisy.layer) == ("NoisyNeighbour", layers.PLATFORM)
+    assert noisy.explains == ["deployment/tariff"]
+    assert any(
+        fact == "describe node worker-a: no CPU limit" for _, fact in noisy.evidence
+    )
+    assert any(ROLLUP in fact for _, fact in noisy.evidence)
+
+
+def test_a_job_with_a_cpu_limit_or_a_service_of_the_namespace_is_no_neighbour():
+    inv = investigation("tariff", *rollup_cluster(limit="2"))
+    assert "cronjob/nightly-rollup" not in found(inv)
+
+
+def test_a_jobs_pod_without_its_own_describe_has_its_node_described():
+    inv = investigation("tariff", *rollup_cluster()[:3])
+    calls = kubernetes.plan(inv, Facts.read(inv.observations), call)
+
+    assert ("describe", "pod", ROLLUP) in asked(calls)
+    assert ("describe", "node", "worker-a") in asked(calls)

@@ -234,6 +234,48 @@ def test_with_the_metrics_server_ready_the_blind_autoscaler_itself_is_named():
     assert faults["horizontalpodautoscaler/basket-api"].layer == "platform"
 
 
+@pytest.mark.rule("k8s.metrics-api")
+def test_an_autoscaler_blind_because_its_targets_pods_do_not_start_is_their_victim():
+    no_metrics = (
+        "failed to get cpu utilization: did not receive metrics for targeted pods (pods "
+        "might be unready)"
+    )
+    cluster = [
+        pods(
+            ("cart-sync-7f8e9d6c5-bbbbb", "1/1", "Running", "0", "4d", "app=cart-sync"),
+            (
+                "cart-sync-7f8e9d6c5-ccccc",
+                "0/1",
+                "Init:ImagePullBackOff",
+                "0",
+                "6m",
+                "app=cart-sync",
+            ),
+        ),
+        deployments(("cart-sync", "1/2")),
+        events(
+            (
+                "Warning",
+                "Failed",
+                "Pod/cart-sync-7f8e9d6c5-ccccc",
+                "Error: ImagePullBackOff",
+            ),
+            (
+                "Warning",
+                "FailedGetResourceMetric",
+                "HorizontalPodAutoscaler/cart-sync",
+                no_metrics,
+            ),
+        ),
+    ]
+    faults = found(investigation("cart-sync", *cluster))
+
+    hpa = faults["horizontalpodautoscaler/cart-sync"]
+    assert hpa.victim_of == "deployment/cart-sync"
+    assert hpa.explains == []
+    assert faults["deployment/cart-sync"].victim_of is None
+
+
 def test_a_blind_autoscaler_has_its_conditions_and_the_metrics_server_read():
     wanted = asked(investigation("basket-api", *metrics_cluster()))
     assert ("describe", "horizontalpodautoscaler", NS, "basket-api") in wanted

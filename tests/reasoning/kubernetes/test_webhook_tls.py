@@ -112,14 +112,16 @@ def test_a_webhook_whose_certificate_has_an_unknown_authority_is_the_fault_at_tl
 
 
 @pytest.mark.rule("k8s.admission-webhook-tls")
-def test_a_validating_webhook_with_an_expired_certificate_is_the_fault_at_tls():
+def test_a_validating_webhook_whose_certificate_expired_is_the_fault_at_platform():
+    # Its renewal failed: the webhook cannot serve at all, like a back end that is down; a trust
+    # that does not match (an unknown authority, another name) stays at tls.
     inv = investigation(
         "ledger-api", *_cluster(EXPIRED, "ReplicaSet/ledger-api-6d8f9c7b5")
     )
 
     hook = found(inv)["validate.quotas.example"]
 
-    assert hook.layer == layers.TLS
+    assert hook.layer == layers.PLATFORM
     assert "expired" in hook.statement
     assert "quota-guard" in hook.statement
 
@@ -159,5 +161,5 @@ def test_a_webhook_called_by_url_outside_the_cluster_is_named_by_itself():
         "scan.imagetrust.example"
     ]
 
-    assert hook.layer == layers.TLS
+    assert hook.layer == layers.PLATFORM  # expired: its renewal failed
     assert "called by URL" in hook.statement
