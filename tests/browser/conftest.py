@@ -49,6 +49,29 @@ def pytest_collection_modifyitems(items):
                         reason="Debian's chromium is not installed (apt-get install chromium)"
                     )
                 )
+    # Among their own places in the run, the tests on the plain stack go first, then those whose
+    # fixtures give the stack settings of their own, then the DEBUG ones: consecutive tests with
+    # one environment share a stack (the `stack` fixture), so fewer stacks are started.
+    places = [
+        i for i, item in enumerate(items) if Path(str(item.fspath)).is_relative_to(here)
+    ]
+    ordered = sorted((items[i] for i in places), key=_stack_kind)
+    for i, item in zip(places, ordered, strict=True):
+        items[i] = item
+
+
+def _stack_kind(item) -> int:
+    """0: the plain stack; 1: a stack of the test's own settings; 2: the DEBUG stack."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("stack_env") == "debug":
+        return 2
+    definitions = item._fixtureinfo.name2fixturedefs
+    own = len(definitions.get("stack_env", ())) > 1 or any(
+        "stack_env" in fixturedefs[-1].argnames
+        for name, fixturedefs in definitions.items()
+        if name != "stack"
+    )
+    return 1 if own else 0
 
 
 @pytest.fixture
