@@ -97,9 +97,9 @@ def stack_env(live_db_env, request):
 # it: starting Daphne and a worker costs more than most of these tests' own steps. A test whose
 # fixtures give the stack settings of its own (a registry file, a cut) gets one of its own.
 _shared: dict[tuple[tuple[str, str], ...], tuple[contextlib.ExitStack, str]] = {}
-# How long a test's end waits for the worker to finish what the test left running before the
-# stack is stopped instead of handed on (a stop waits for the worker's task too, as before).
-SETTLE_SECONDS = 60
+# How long a test's end waits for the worker to finish what the test left it (a stop gave the
+# worker's task as long) before the stack is stopped instead of handed on.
+SETTLE_SECONDS = 15
 
 
 def _stop_shared(key: tuple[tuple[str, str], ...]) -> None:
@@ -114,15 +114,11 @@ def _broker_url() -> str:
 
 
 def _worker_idle() -> bool:
-    """No diagnosis left active, and nothing queued on or taken by the worker (acks_late: a
-    message stays in kombu's `unacked` hash while its task runs or waits for its ETA)."""
+    """Nothing queued for the worker and nothing taken: with acks_late a message stays in
+    kombu's `unacked` hash while its task runs (or waits for its ETA). The database cannot
+    tell: factories make queued tasks no worker was ever sent."""
     import redis
 
-    from diagnosis.models import DiagnosisTask
-    from diagnosis.states import ACTIVE
-
-    if DiagnosisTask.objects.filter(state__in=ACTIVE).exists():
-        return False
     client = redis.Redis.from_url(_broker_url())
     try:
         return client.llen("celery") == 0 and client.hlen("unacked") == 0
@@ -163,6 +159,16 @@ def stack(stack_env, live_db_env):
     yield _shared[key][1]
     if not _settled():
         _stop_shared(key)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_stacks_stopped_at_the_end(django_db_setup, django_db_blocker):
+    """Whatever ends the run early (an interrupt, -x) still stops a shared stack, before the
+    test database is dropped."""
+    yield
+    with django_db_blocker.unblock():
+        for key in list(_shared):
+            _stop_shared(key)
 
 
 @pytest.hookimpl(wrapper=True)
