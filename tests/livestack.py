@@ -52,11 +52,16 @@ def wait_for(predicate, *, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
+def stop(*procs: subprocess.Popen) -> None:
+    """SIGTERM to each process group at once, then wait for each: up to 15 s, then SIGKILL.
+    Stopping them together costs the slowest one's shutdown, not the sum."""
+    running = [proc for proc in procs if proc.poll() is None]
+    for proc in running:
         os.killpg(proc.pid, signal.SIGTERM)
+    end = time.monotonic() + 15
+    for proc in running:
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=max(0.0, end - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
@@ -136,8 +141,7 @@ def web_and_worker(
         wait_for(up, timeout=60, what="daphne to answer /healthz")
         yield base
     finally:
-        stop(web)
-        stop(worker)
+        stop(web, worker)
         wait_for_other_sessions_to_close()
 
 

@@ -2,16 +2,18 @@
 with settings of their own), Debian's chromium through playwright, and the helpers the tests
 share (log in, open an incident over the API, screenshots, the accessibility check)."""
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
 
 from diagnosis.models import Role
 from tests import factories
-from tests.livestack import web_and_worker
+from tests.livestack import wait_for, web_and_worker
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -47,6 +49,29 @@ def pytest_collection_modifyitems(items):
                         reason="Debian's chromium is not installed (apt-get install chromium)"
                     )
                 )
+    # Among their own places in the run, the tests on the plain stack go first, then those whose
+    # fixtures give the stack settings of their own, then the DEBUG ones: consecutive tests with
+    # one environment share a stack (the `stack` fixture), so fewer stacks are started.
+    places = [
+        i for i, item in enumerate(items) if Path(str(item.fspath)).is_relative_to(here)
+    ]
+    ordered = sorted((items[i] for i in places), key=_stack_kind)
+    for i, item in zip(places, ordered, strict=True):
+        items[i] = item
+
+
+def _stack_kind(item) -> int:
+    """0: the plain stack; 1: a stack of the test's own settings; 2: the DEBUG stack."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("stack_env") == "debug":
+        return 2
+    definitions = item._fixtureinfo.name2fixturedefs
+    own = len(definitions.get("stack_env", ())) > 1 or any(
+        "stack_env" in fixturedefs[-1].argnames
+        for name, fixturedefs in definitions.items()
+        if name != "stack"
+    )
+    return 1 if own else 0
 
 
 @pytest.fixture
@@ -68,10 +93,99 @@ def stack_env(live_db_env, request):
     return env
 
 
+# Stacks shared by consecutive browser tests that run them with the same environment, keyed by
+# it: starting Daphne and a worker costs more than most of these tests' own steps. A test whose
+# fixtures give the stack settings of its own (a registry file, a cut) gets one of its own.
+_shared: dict[tuple[tuple[str, str], ...], tuple[contextlib.ExitStack, str]] = {}
+# How long a test's end waits for the worker to finish what the test left it (a stop gave the
+# worker's task as long) before the stack is stopped instead of handed on.
+SETTLE_SECONDS = 15
+
+
+def _stop_shared(key: tuple[tuple[str, str], ...]) -> None:
+    exits, _base = _shared.pop(key)
+    exits.close()  # web_and_worker's exit: stop both, wait for their database sessions
+
+
+def _broker_url() -> str:
+    from django.conf import settings
+
+    return urlunsplit(urlsplit(settings.REDIS_URL)._replace(path=f"/{BROKER_DB}"))
+
+
+def _worker_idle() -> bool:
+    """Nothing queued for the worker and nothing taken: with acks_late a message stays in
+    kombu's `unacked` hash while its task runs (or waits for its ETA). The database cannot
+    tell: factories make queued tasks no worker was ever sent."""
+    import redis
+
+    client = redis.Redis.from_url(_broker_url())
+    try:
+        return client.llen("celery") == 0 and client.hlen("unacked") == 0
+    finally:
+        client.close()
+
+
+def _settled() -> bool:
+    try:
+        wait_for(_worker_idle, timeout=SETTLE_SECONDS, what="the worker to go idle")
+    except AssertionError:
+        return False
+    return True
+
+
 @pytest.fixture
-def stack(stack_env):
-    with web_and_worker(stack_env, broker_db=BROKER_DB) as base:
-        yield base
+def stack(stack_env, live_db_env):
+    """Daphne and a worker for the test. With the plain environment (or DEBUG added) it is the
+    stack the previous browser test left, when that one ended with the worker idle; each test
+    still gets an emptied database (transactional_db) and a browser of its own."""
+    changed = {
+        name
+        for name in set(stack_env) | set(live_db_env)
+        if stack_env.get(name) != live_db_env.get(name)
+    }
+    # pytest names the running test in the environment; nothing in a stack reads it.
+    key = tuple(sorted(i for i in stack_env.items() if i[0] != "PYTEST_CURRENT_TEST"))
+    for other in [k for k in _shared if k != key]:
+        _stop_shared(other)  # one stack at a time: they use the same broker database
+    if not changed <= {"DEBUG"}:
+        with web_and_worker(stack_env, broker_db=BROKER_DB) as base:
+            yield base
+        return
+    if key not in _shared:
+        exits = contextlib.ExitStack()
+        base = exits.enter_context(web_and_worker(stack_env, broker_db=BROKER_DB))
+        _shared[key] = (exits, base)
+    yield _shared[key][1]
+    if not _settled():
+        _stop_shared(key)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_stacks_stopped_at_the_end(django_db_setup, django_db_blocker):
+    """Whatever ends the run early (an interrupt, -x) still stops a shared stack, before the
+    test database is dropped."""
+    yield
+    with django_db_blocker.unblock():
+        for key in list(_shared):
+            _stop_shared(key)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """The shared stack stops once the next test is not a browser test (or there is none): other
+    tests use the broker's database number, and a stack must not outlive the test database."""
+    result = yield
+    here = Path(__file__).parent
+    if _shared and (
+        nextitem is None or not Path(str(nextitem.fspath)).is_relative_to(here)
+    ):
+        from pytest_django.plugin import blocking_manager_key
+
+        with item.config.stash[blocking_manager_key].unblock():
+            for key in list(_shared):
+                _stop_shared(key)
+    return result
 
 
 @pytest.fixture
