@@ -10,13 +10,12 @@ own pods or nodes (`fault_class_lines`). Citing changes no ranking.
 """
 
 import re
-from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
-from reasoning.layered.facts import parse_time
+from reasoning.layered.log_search import Call, search_once
 from reasoning.layered.reading import short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
@@ -42,37 +41,6 @@ if TYPE_CHECKING:  # the kubernetes package imports the rule table, which import
     from reasoning.layered.kubernetes.cluster import Cluster
 
 _START_LEAD: Final = timedelta(hours=1)
-
-Call = Callable[[str, dict[str, Any], str], PlannedCall | None]
-
-
-def search_once(
-    inv: Investigation,
-    call: Call,
-    query: str,
-    *,
-    limit: int,
-    why: str,
-    lead: timedelta = timedelta(0),
-) -> list[PlannedCall | None]:
-    """The regex search of `query` across every service in the incident's window (from `lead`
-    before its start), unless asked."""
-    if any(
-        o.tool == SEARCH_LOGS and o.arguments.get("query") == query
-        for o in inv.observations
-    ):
-        return []
-    window: dict[str, str] = {}
-    if inv.incident.window_start and inv.incident.window_end:
-        window = {"start": inv.incident.window_start, "end": inv.incident.window_end}
-        began = parse_time(inv.incident.window_start)
-        if lead and began is not None:
-            window["start"] = (began - lead).isoformat().replace("+00:00", "Z")
-    return [
-        call(
-            SEARCH_LOGS, {"query": query, "regex": True, **window, "limit": limit}, why
-        )
-    ]
 
 
 def _millicores(number: str, milli: str) -> float:

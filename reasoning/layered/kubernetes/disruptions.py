@@ -32,8 +32,8 @@ from reasoning.layered.kubernetes.kubectl import (
     parse_labels,
     selects,
 )
-from reasoning.layered.kubernetes.node_search import search_once
 from reasoning.layered.kubernetes.path import Path
+from reasoning.layered.log_search import search_once
 from reasoning.layered.reading import as_dict, as_list
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS

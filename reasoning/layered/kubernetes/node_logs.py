@@ -15,7 +15,7 @@ from typing import Any
 
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.node_search import search_once
+from reasoning.layered.log_search import search_once
 from reasoning.layered.reading import as_dict, as_list, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import SEARCH_LOGS
