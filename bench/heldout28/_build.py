@@ -893,16 +893,26 @@ def ledger_recon_job_active_deadline_exceeded() -> dict[str, Any]:
         ]
     )
     evs = [
+        *[
+            ev(
+                "ledger-recon",
+                "info",
+                f"2026-12-07 07:{{n}}:{{ms}} INFO  recon.Runner - progress {pct}% ({done} of 2,318,442 entries), rate 457/s",
+                at=at,
+            )
+            for at, pct, done in [
+                (-3000, 12, "278,213"),
+                (-2400, 24, "556,426"),
+                (-1800, 36, "834,639"),
+                (-1200, 48, "1,112,852"),
+                (-600, 59, "1,367,880"),
+                (-90, 71, "1,646,118"),
+            ]
+        ],
         ev(
             "ledger-recon",
             "info",
-            "2026-12-07 {n}:{ms} INFO  recon.Runner - matched {n}000/2{ms}0000 entries (71%), rate 1{ms}/s",
-            **every(-3600, -90, 300),
-        ),
-        ev(
-            "ledger-recon",
-            "info",
-            "2026-12-07 {n}:{ms} INFO  recon.Runner - business date 2026-12-06: 2,31{ms},442 card transactions to match (previous day 1,08{ms},911)",
+            "2026-12-07 07:22:41 INFO  recon.Runner - business date 2026-12-06: 2,318,442 card transactions to match (previous day 1,086,911)",
             at=-3590,
         ),
         ev(
@@ -1631,7 +1641,7 @@ def api_lb_rsa4096_cert_handshake_cpu() -> dict[str, Any]:
                 "haproxy",
                 ["haproxy-01", "haproxy-02"],
                 [
-                    "fe_api~ be_api/app-02 0/0/1/3{ms}/3{ms} 200 {n} - - ---- TLSv1.3 hs=4{ms}ms"
+                    "fe_api~ be_api/app-02 0/0/1/3{ms}/3{ms} 200 {n} - - ---- TLSv1.3 hs={ms}ms"
                 ],
                 8,
             )
