@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout26 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout27 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -39,6 +39,7 @@ SETS = (
     "heldout24",
     "heldout25",
     "heldout26",
+    "heldout27",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
