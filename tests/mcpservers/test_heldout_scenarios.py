@@ -39,6 +39,7 @@ SETS = (
     "heldout24",
     "heldout25",
     "heldout26",
+    "heldout27",
     "heldout28",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
