@@ -184,6 +184,7 @@ from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
+from reasoning.layered.resource_names import resource_names
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.route_backends import route_backend
@@ -839,6 +840,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
+    Rule("board.resource-names", BOARD, (), resource_names, (3,)),
     Rule(
         "board.fault-class-lines",
         BOARD,
