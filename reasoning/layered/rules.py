@@ -64,6 +64,7 @@ from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.flag_quota import flag_quota
+from reasoning.layered.full_volumes import full_volumes
 from reasoning.layered.gateway import gateway
 from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
@@ -835,6 +836,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
+    Rule("board.full-volume", BOARD, (layers.PLATFORM,), full_volumes, (4,)),
     Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
     Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
