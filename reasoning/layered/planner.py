@@ -51,6 +51,7 @@ from reasoning.layered import (
     metric_trends,
     named_lines,
     network_delay,
+    node_pool_changes,
     path_elements,
     policy_lookups,
     proxy_queue,
@@ -594,6 +595,7 @@ class LayeredPlanner:
                 inv, facts, partial(self._call, inv), window
             )
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
+            calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)

@@ -173,6 +173,7 @@ from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import injected_delay, network_delay
 from reasoning.layered.new_messages import new_messages
+from reasoning.layered.node_pool_changes import node_pool_changes
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
@@ -839,6 +840,13 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.full-volume", BOARD, (layers.PLATFORM,), full_volumes, (4,)),
     Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
     Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
+    Rule(
+        "board.node-pool-change",
+        BOARD,
+        (layers.PLATFORM,),
+        node_pool_changes,
+        (4,),
+    ),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
