@@ -47,7 +47,9 @@ _GROUP: Final = re.compile(
     r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,80}[A-Za-z0-9])",
     re.IGNORECASE,
 )
-LOOKBACK: Final = timedelta(hours=6)  # how far back the search reads
+LOOKBACK: Final = timedelta(
+    hours=5, minutes=59
+)  # within the logs server's 6 h range limit
 LEAD: Final = timedelta(hours=2)  # a change this long before the first failure counts
 SEARCH_LIMIT: Final = 20
 _LINE_CHARS: Final = 4000

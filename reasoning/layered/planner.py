@@ -73,6 +73,7 @@ from reasoning.layered import (
     survey,
     unread_services,
     upstream_producer,
+    workload_changes,
 )
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
@@ -656,6 +657,7 @@ class LayeredPlanner:
         calls += fault_lines.reads(
             inv, cited_lines.leading(analysis), partial(self._call, inv)
         )
+        calls += workload_changes.reads(analysis, partial(self._call, inv))
         if self._regex_search(inv, facts):
             calls += cited_lines.reads(
                 analysis,

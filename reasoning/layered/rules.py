@@ -218,6 +218,7 @@ from reasoning.layered.unit_exec import missing_unit_executable
 from reasoning.layered.unresolved_names import unresolved_names
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
+from reasoning.layered.workload_changes import workload_changes
 
 WORKLOAD: Final = "workload"
 NAMESPACE: Final = "namespace"
@@ -851,6 +852,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
     Rule("board.resource-names", BOARD, (), resource_names, (3,)),
+    Rule("board.workload-change-record", BOARD, (), workload_changes, (6,)),
     Rule(
         "board.fault-class-lines",
         BOARD,
