@@ -51,6 +51,7 @@ from reasoning.layered import (
     metric_trends,
     named_lines,
     network_delay,
+    node_pool_changes,
     path_elements,
     policy_lookups,
     proxy_queue,
@@ -72,6 +73,7 @@ from reasoning.layered import (
     survey,
     unread_services,
     upstream_producer,
+    workload_changes,
 )
 from reasoning.layered.analysis import Analysis
 from reasoning.layered.candidates import dependency_services
@@ -594,6 +596,7 @@ class LayeredPlanner:
                 inv, facts, partial(self._call, inv), window
             )
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
+            calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
         calls += self._conflict_searches(inv, facts)
@@ -654,6 +657,7 @@ class LayeredPlanner:
         calls += fault_lines.reads(
             inv, cited_lines.leading(analysis), partial(self._call, inv)
         )
+        calls += workload_changes.reads(analysis, partial(self._call, inv))
         if self._regex_search(inv, facts):
             calls += cited_lines.reads(
                 analysis,

@@ -64,6 +64,7 @@ from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
 from reasoning.layered.flag_quota import flag_quota
+from reasoning.layered.full_volumes import full_volumes
 from reasoning.layered.gateway import gateway
 from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
@@ -172,6 +173,7 @@ from reasoning.layered.namespace_lines import namespace_lines
 from reasoning.layered.network import corroborate, mcp_endpoint, network
 from reasoning.layered.network_delay import injected_delay, network_delay
 from reasoning.layered.new_messages import new_messages
+from reasoning.layered.node_pool_changes import node_pool_changes
 from reasoning.layered.own_limiter import own_limiter
 from reasoning.layered.own_refusal import refusals_quoted
 from reasoning.layered.path_elements import path_elements
@@ -184,6 +186,7 @@ from reasoning.layered.rate_jumps import rate_jumps
 from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
+from reasoning.layered.resource_names import resource_names
 from reasoning.layered.retry_storms import retry_storms
 from reasoning.layered.role_selectors import role_selectors
 from reasoning.layered.route_backends import route_backend
@@ -215,6 +218,7 @@ from reasoning.layered.unit_exec import missing_unit_executable
 from reasoning.layered.unresolved_names import unresolved_names
 from reasoning.layered.upstream_producer import upstream_producer
 from reasoning.layered.warning_leads import warning_leads
+from reasoning.layered.workload_changes import workload_changes
 
 WORKLOAD: Final = "workload"
 NAMESPACE: Final = "namespace"
@@ -834,11 +838,21 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
+    Rule("board.full-volume", BOARD, (layers.PLATFORM,), full_volumes, (4,)),
     Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
     Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
+    Rule(
+        "board.node-pool-change",
+        BOARD,
+        (layers.PLATFORM,),
+        node_pool_changes,
+        (4,),
+    ),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
     Rule("board.excluded", BOARD, _ALL, excluded),
+    Rule("board.resource-names", BOARD, (), resource_names, (3,)),
+    Rule("board.workload-change-record", BOARD, (), workload_changes, (6,)),
     Rule(
         "board.fault-class-lines",
         BOARD,

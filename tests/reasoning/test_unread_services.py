@@ -147,3 +147,29 @@ def test_leads_are_new_or_risen_patterns_of_services_not_read(count, before, rea
     found = [lead.service for lead in unread_services.leads(inv, set())]
     assert found == (["tray-sync"] if read else [])
     assert unread_services.leads(inv, {"tray-sync"}) == []
+
+
+def test_one_new_message_split_into_single_line_groups_is_still_a_lead():
+    """A token the logs server does not normalise splits one message into groups of one line:
+    counted over the service, they repeat; one lone new line still does not."""
+
+    def every(*groups):
+        world = World({("top_errors", ""): _every(*groups)})
+        inv = Investigation(incident=incident("pick-web"), tools=_tools(EVERY))
+        call = PlannedCall(
+            agent="logs",
+            server="logs-mcp",
+            tool="top_errors",
+            arguments=unread_services.arguments({"start": "a", "end": "b"}, 3600),
+            why="",
+        )
+        inv.observations.append(world.answer(call, "s1"))
+        return [lead.service for lead in unread_services.leads(inv, set())]
+
+    split = [
+        _with("tray-sync", f"sync failed job=tray-t_{n}x", count=1, before=0)
+        for n in ("a", "b", "c", "d")
+    ]
+    assert every(*split) == ["tray-sync"]
+    assert every(split[0]) == []
+    assert every(*(_with("tray-sync", OWN, count=1, before=1) for _ in range(5))) == []

@@ -7,14 +7,20 @@ node (a kernel limit such as inotify instances, pids or conntrack, a runtime, an
 workload: the node is the fault (`infrastructure`, `NodeLocalFailure`, at the platform layer) and
 the workload's failure is its victim (`links.node_victims`). Names and wording are read from the
 pod table only; the node's describe and the failing pods' last logs are cited when read.
+
+A pod that never gets past `ContainerCreating` on the node counts as failing there too when a
+warning event of a pod there says the node could not build its sandbox (`FailedCreatePodSandBox`): the pod
+sandbox (the pause container, its network) is the node runtime's own work, the same for any
+workload; that event is cited, since it carries what the node lacks.
 """
 
 import re
+from typing import Final
 
 from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
-from reasoning.layered.kubernetes.kubectl import Pod
+from reasoning.layered.kubernetes.kubectl import Event, Pod
 from reasoning.layered.kubernetes.logs import FAILING
 from reasoning.layered.reading import short
 
@@ -22,6 +28,10 @@ from reasoning.layered.reading import short
 _FAILING_STATUS = re.compile(
     r"CrashLoopBackOff|^Error$|RunContainerError|OOMKilled|StartError|ContainerCannotRun"
 )
+# A pod still being created on its node (its sandbox or containers not built yet).
+_CREATING: Final = re.compile(r"^(?:ContainerCreating|PodInitializing)$")
+# A warning event that the node's runtime could not build a pod's sandbox.
+_SANDBOX: Final = re.compile(r"^FailedCreatePodSandBox$")
 # At least this many of the template's pods fail on the node: one alone may be its own fault.
 MIN_FAILING = 2
 # A node group's or an image's label on a node's describe (named beside the node).
@@ -38,22 +48,52 @@ def _template(pod: Pod) -> str:
     return pod.name.rsplit("-", 1)[0]
 
 
-def _is_failing(pod: Pod) -> bool:
-    return bool(_FAILING_STATUS.search(pod.status)) or (
-        pod.status == "Running" and not pod.is_ready and pod.restarts > 0
+def _is_failing(pod: Pod, sandbox_nodes: set[str]) -> bool:
+    return (
+        bool(_FAILING_STATUS.search(pod.status))
+        or (pod.status == "Running" and not pod.is_ready and pod.restarts > 0)
+        or (bool(_CREATING.match(pod.status)) and pod.node in sandbox_nodes)
     )
+
+
+def _sandbox_events(cluster: Cluster, ns: str) -> dict[str, Event]:
+    """The pods of `ns` a warning event (of the namespace or the pod's describe) says the node
+    could not build a sandbox for, each with that event."""
+    out: dict[str, Event] = {}
+    for event in cluster.warnings(ns):
+        if event.kind == "pod" and _SANDBOX.match(event.reason):
+            out.setdefault(event.name, event)
+    for pod in cluster.pods(ns):
+        described = cluster.describe("pod", ns, pod.name)
+        if pod.name in out or described is None:
+            continue
+        for line in (described.text or "")[:200_000].splitlines():
+            fields = line.split(None, 4)
+            if (
+                len(fields) == 5
+                and fields[0] == "Warning"
+                and _SANDBOX.match(fields[1])
+            ):
+                message = line.split("  ")[-1].strip()
+                out[pod.name] = Event(
+                    described, "Warning", fields[1], "pod", pod.name, message
+                )
+                break
+    return out
 
 
 def node_confined_faults(cluster: Cluster, ns: str) -> list[Finding]:
     """Pods of one ReplicaSet failing only on one node while their siblings run ready on other nodes make that node the fault."""
     out: dict[str, Finding] = {}
+    sandbox = _sandbox_events(cluster, ns)
+    sandbox_nodes = {p.node for p in cluster.pods(ns) if p.name in sandbox and p.node}
     by_template: dict[tuple[str, str], list[Pod]] = {}
     for pod in cluster.pods(ns):
         if pod.node:
             owner = cluster.owner(ns, "pod", pod.name)
             by_template.setdefault((owner, _template(pod)), []).append(pod)
     for (workload, _), pods in by_template.items():
-        failing = [p for p in pods if _is_failing(p)]
+        failing = [p for p in pods if _is_failing(p, sandbox_nodes)]
         nodes = {p.node for p in failing}
         if len(failing) < MIN_FAILING or len(nodes) != 1:
             continue
@@ -68,6 +108,12 @@ def node_confined_faults(cluster: Cluster, ns: str) -> list[Finding]:
             continue
         finding = out.get(f"node/{node}") or _finding(cluster, ns, node)
         _add(cluster, ns, finding, workload, failing, healthy)
+        event = next((sandbox[p.name] for p in failing if p.name in sandbox), None)
+        if event is not None:
+            finding.cite(
+                event.obs,
+                f"{event.object}: {event.reason}: {short(event.message, 300)}",
+            )
         out[finding.component] = finding
     return list(out.values())
 

@@ -147,6 +147,74 @@ def test_a_new_template_crashing_on_one_node_beside_the_old_one_is_not_the_nodes
     assert "node/pool-x-9" not in found
 
 
+SANDBOX_FAIL = (
+    "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox image "
+    '"mirror.example.test/infra/pause:9.1": dial tcp 198.51.100.7:443: i/o timeout'
+)
+CREATING = (
+    ("a1b2c", "1/1", "Running", "0", "pool-a-1"),
+    ("d3e4f", "1/1", "Running", "0", "pool-a-2"),
+    ("q1w2e", "0/1", "ContainerCreating", "0", "pool-x-9"),
+    ("r5t6y", "0/1", "ContainerCreating", "0", "pool-x-9"),
+)
+
+
+def sandbox_cluster(rows, *event_rows):
+    observations = node_cluster(*rows)
+    observations[4] = events(NS, *event_rows)
+    return observations
+
+
+@pytest.mark.rule("k8s.node-confined-failure", "k8s.node-victims")
+def test_pods_whose_sandbox_cannot_be_built_on_one_node_make_that_node_the_fault():
+    found = diagnosed(
+        *sandbox_cluster(
+            CREATING,
+            ("Warning", "FailedCreatePodSandBox", f"Pod/{POSTER}-q1w2e", SANDBOX_FAIL),
+        ),
+        service="ledger-poster",
+    )
+
+    node = found["node/pool-x-9"]
+    assert (node.reason, node.layer) == ("NodeLocalFailure", layers.PLATFORM)
+    assert any("failed to get sandbox image" in fact for _, fact in node.evidence)
+    assert found["deployment/ledger-poster"].victim_of == "node/pool-x-9"
+
+
+@pytest.mark.rule("k8s.node-confined-failure")
+def test_pods_still_creating_without_a_sandbox_failure_do_not_blame_the_node():
+    quiet = diagnosed(*sandbox_cluster(CREATING), service="ledger-poster")
+    mounting = diagnosed(
+        *sandbox_cluster(
+            CREATING,
+            ("Warning", "FailedMount", f"Pod/{POSTER}-q1w2e", "timed out waiting"),
+        ),
+        service="ledger-poster",
+    )
+
+    assert "node/pool-x-9" not in quiet
+    assert "node/pool-x-9" not in mounting
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.rule("k8s.node-confined-failure")
+def test_a_huge_sandbox_event_is_read_in_bounded_time():
+    found = diagnosed(
+        *sandbox_cluster(
+            CREATING,
+            (
+                "Warning",
+                "FailedCreatePodSandBox",
+                f"Pod/{POSTER}-r5t6y",
+                SANDBOX_FAIL + " x" * 200_000,
+            ),
+        ),
+        service="ledger-poster",
+    )
+
+    assert "node/pool-x-9" in found
+
+
 # --- a CSI driver not registered on the pods' nodes ----------------------------------------------
 
 DS_HEADER = (
