@@ -145,7 +145,12 @@ def _victims(board: Board, mine: Candidate) -> list[Candidate]:
 
 def controller_actions(board: Board) -> None:
     """A service other than the failing ones whose lines record a controller's decision on the cluster — a cap reached, nodes disrupted, pods evicted, clusters rolled — repeatedly or at a cap, is the platform fault, and the failing workloads are its victims."""
-    controllers = _controllers(board.inv, _failing(board))
+    # A database or broker at its own cap is a dependency the errors name, not a controller.
+    controllers = [
+        c
+        for c in _controllers(board.inv, _failing(board))
+        if not board.is_dependency(c.service)
+    ]
     if not controllers:
         return
     # The controller that decided most (a cap first: it blocks every scale-up).

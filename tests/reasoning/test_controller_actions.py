@@ -41,7 +41,7 @@ def _searched(*entries):
     )
 
 
-def _board(*observations, victim=0.92):
+def _board(*observations, victim=0.92, error="upstream timed out"):
     brief = incident("quote-api", "quotes are slow")
     inv = Investigation(incident=brief, tools=())
     inv.observations.extend(
@@ -50,7 +50,7 @@ def _board(*observations, victim=0.92):
                 "s1",
                 "top_errors",
                 {"service": "quote-api"},
-                logged("quote-api", errors=[group("upstream timed out", count=90)]),
+                logged("quote-api", errors=[group(error, count=90)]),
             ),
             *observations,
         ]
@@ -214,3 +214,17 @@ def test_a_huge_line_is_read_safely():
     controller_objects.controller_objects(board)
 
     assert board.ranked()
+
+
+@pytest.mark.rule("board.controller-actions")
+def test_a_dependency_the_errors_name_at_its_cap_is_not_a_controller():
+    board = _board(
+        _searched(
+            ("rate-store", "2030-01-01T10:20:00Z", "warn", "max connections reached")
+        ),
+        error="GET http://rate-store/v1/rates failed: 503",
+    )
+
+    controller_actions.controller_actions(board)
+
+    assert f"{layers.PLATFORM}:rate-store" not in board.candidates
