@@ -14,12 +14,10 @@ that fail in the window are explained by it. Its own lines are the evidence.
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
-from reasoning.layered.facts import parse_time
 from reasoning.layered.reading import every_service_lines, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import GET_RESOURCES, SEARCH_LOGS
@@ -57,11 +55,10 @@ _NOT_VICTIMS: Final = re.compile(
 
 @dataclass
 class _Controller:
-    """One service's decision lines in the window: the first and last time, the lines, their answer."""
+    """One service's decision lines in the window, each with the answer it came in and its level."""
 
     service: str
     lines: list[tuple[Observation, str, str]] = field(default_factory=list)
-    first: datetime | None = None
 
     @property
     def capped(self) -> bool:
@@ -115,10 +112,7 @@ def _controllers(inv: Investigation, failing: set[str]) -> list[_Controller]:
         if not service or service in failing or not _DECISION.search(message):
             continue
         c = found.setdefault(service, _Controller(service))
-        at = parse_time(str(line.get("time") or ""))
         c.lines.append((obs, message, str(line.get("level") or "")))
-        if at is not None and (c.first is None or at < c.first):
-            c.first = at
     return [c for c in found.values() if c.decides]
 
 
