@@ -20,6 +20,7 @@ from reasoning.layered import (
     certificates,
     changes,
     cited_lines,
+    controller_actions,
     cors,
     denied_access,
     dns_records,
@@ -588,6 +589,7 @@ class LayeredPlanner:
         calls += self._change_searches(inv, facts)
         if self._searches_every_service(inv, facts, regex=True):
             calls += lost_position.searches(inv, partial(self._call, inv), window)
+            calls += controller_actions.searches(inv, partial(self._call, inv), window)
         calls += self._lifetime_search(inv, facts)
         calls += self._echo_searches(inv, facts)
         calls += self._space_holder_searches(inv, facts)

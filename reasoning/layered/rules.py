@@ -45,6 +45,8 @@ from reasoning.layered.changes import changes
 from reasoning.layered.cited_lines import cite_specific
 from reasoning.layered.clock_skew import clock_skew
 from reasoning.layered.connection_ceiling import connection_ceiling
+from reasoning.layered.controller_actions import controller_actions
+from reasoning.layered.controller_objects import controller_objects
 from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
@@ -850,6 +852,20 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.log-sources", BOARD, (layers.APPLICATION,), log_sources, (4,)),
     Rule("board.service-hosts", BOARD, (layers.CONNECT,), service_hosts, (5,)),
+    Rule(
+        "board.controller-actions",
+        BOARD,
+        (layers.PLATFORM,),
+        controller_actions,
+        (1, 4),
+    ),
+    Rule(
+        "board.controller-objects",
+        BOARD,
+        (layers.CONNECT, layers.TLS, layers.PLATFORM),
+        controller_objects,
+        (4,),
+    ),
     Rule("board.excluded", BOARD, _ALL, excluded),
     Rule("board.resource-names", BOARD, (), resource_names, (3,)),
     Rule("board.workload-change-record", BOARD, (), workload_changes, (6,)),
