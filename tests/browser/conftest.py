@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from diagnosis.models import Role
-from tests import factories
+from tests import factories, pytest_internals
 from tests.livestack import wait_for, web_and_worker
 
 CHROMIUM = "/usr/bin/chromium"
@@ -62,12 +62,11 @@ def pytest_collection_modifyitems(items):
 
 def _stack_kind(item) -> int:
     """0: the plain stack; 1: a stack of the test's own settings; 2: the DEBUG stack."""
-    callspec = getattr(item, "callspec", None)
-    if callspec is not None and callspec.params.get("stack_env") == "debug":
+    if pytest_internals.parameters(item).get("stack_env") == "debug":
         return 2
-    definitions = item._fixtureinfo.name2fixturedefs
+    definitions = pytest_internals.fixture_definitions(item)
     own = len(definitions.get("stack_env", ())) > 1 or any(
-        "stack_env" in fixturedefs[-1].argnames
+        "stack_env" in pytest_internals.fixture_arguments(fixturedefs[-1])
         for name, fixturedefs in definitions.items()
         if name != "stack"
     )
@@ -180,9 +179,7 @@ def pytest_runtest_teardown(item, nextitem):
     if _shared and (
         nextitem is None or not Path(str(nextitem.fspath)).is_relative_to(here)
     ):
-        from pytest_django.plugin import blocking_manager_key
-
-        with item.config.stash[blocking_manager_key].unblock():
+        with pytest_internals.database_unblocked(item.config):
             for key in list(_shared):
                 _stop_shared(key)
     return result
