@@ -10,12 +10,13 @@ Each value is kubectl's text with Secret data and credentials masked, as the liv
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from mcpservers.kubernetes.answers import BackendError
+from mcpservers.kubernetes.answers import Answer, BackendError
 from mcpservers.kubernetes.commands import Command
 from mcpservers.kubernetes.kinds import find_kind
 from mcpservers.kubernetes.redaction import redact_object, safe_text
@@ -75,6 +76,11 @@ DESCRIBED = (
 )
 
 
+# kubectl runs in flight at once: a capture is a hundred short reads, each mostly kubectl starting
+# up; a few at a time cut its wall time several-fold and stay gentle on a real API server.
+CONCURRENCY = 4
+
+
 @dataclass
 class Capture:
     namespace: str
@@ -90,26 +96,57 @@ async def capture_namespace(
     all_logs: bool = False,
     also: Sequence[Command] = (),
 ) -> Capture:
-    """Run the read-only commands for `namespace` (then `also`) and collect their answers by command line."""
+    """Run the read-only commands for `namespace` (then `also`) and collect their answers by command line.
+
+    Each step's commands run a few at a time (`CONCURRENCY`); their answers and failures are
+    recorded in the commands' order, so a capture writes the same snapshot however they interleave.
+    """
     result = Capture(namespace)
+    limit = asyncio.Semaphore(CONCURRENCY)
 
-    async def record(command: Command) -> None:
-        try:
-            answer = await backend.run(command)
-        except BackendError as exc:
-            result.failures.append(str(exc))
-            return
-        is_secret_yaml = (
-            command.kind is not None
-            and command.kind.resource == "secrets"
-            and command.output == "yaml"
-        )
-        result.snapshot[command.line()] = safe_text(
-            answer.text, is_secret_yaml=is_secret_yaml, objects=answer.objects
-        )
+    async def answer(command: Command) -> Answer | BackendError:
+        async with limit:
+            try:
+                return await backend.run(command)
+            except BackendError as exc:
+                return exc
 
-    for resource, output, show_labels in LISTS:
-        await record(
+    async def record(commands: Sequence[Command]) -> None:
+        answers = await asyncio.gather(*(answer(command) for command in commands))
+        for command, got in zip(commands, answers, strict=True):
+            if isinstance(got, BackendError):
+                result.failures.append(str(got))
+                continue
+            is_secret_yaml = (
+                command.kind is not None
+                and command.kind.resource == "secrets"
+                and command.output == "yaml"
+            )
+            result.snapshot[command.line()] = safe_text(
+                got.text, is_secret_yaml=is_secret_yaml, objects=got.objects
+            )
+
+    async def read_items(
+        commands: Sequence[Command], *, keep_empty: bool
+    ) -> list[list[dict[str, Any]]]:
+        async def one(command: Command) -> tuple[list[dict[str, Any]], str | None]:
+            async with limit:
+                return await _items(backend, command)
+
+        read = await asyncio.gather(*(one(command) for command in commands))
+        for command, (items, failure) in zip(commands, read, strict=True):
+            if failure is not None:
+                result.failures.append(failure)
+            if include_objects and (items or keep_empty):
+                result.snapshot[command.line()] = json.dumps(
+                    {"apiVersion": "v1", "kind": "List", "items": redact_object(items)},
+                    indent=4,
+                    ensure_ascii=False,
+                )
+        return [items for items, _ in read]
+
+    await record(
+        [
             Command(
                 "get",
                 namespace,
@@ -117,20 +154,17 @@ async def capture_namespace(
                 output=output,
                 show_labels=show_labels,
             )
-        )
-    await record(Command("events", namespace))
+            for resource, output, show_labels in LISTS
+        ]
+        + [Command("events", namespace)]
+    )
 
-    objects: dict[str, list[dict[str, Any]]] = {}
-    for resource in (*INSPECTED, *DESCRIBED, "events"):
-        command = Command("get", namespace, kind=_kind(resource), output="json")
-        items = await _items(backend, command, result)
-        objects[resource] = items
-        if include_objects and items is not None:
-            result.snapshot[command.line()] = json.dumps(
-                {"apiVersion": "v1", "kind": "List", "items": redact_object(items)},
-                indent=4,
-                ensure_ascii=False,
-            )
+    inspected = (*INSPECTED, *DESCRIBED, "events")
+    read = await read_items(
+        [Command("get", namespace, kind=_kind(r), output="json") for r in inspected],
+        keep_empty=True,
+    )
+    objects = dict(zip(inspected, read, strict=True))
 
     described = unhealthy(objects) + [
         (resource, _name(item))
@@ -139,22 +173,17 @@ async def capture_namespace(
     ]
     if objects.get("ingresses"):
         # Which classes exist: an Ingress naming none is served by no controller.
-        await record(Command("get", namespace, kind=_kind("ingressclasses")))
+        await record([Command("get", namespace, kind=_kind("ingressclasses"))])
     if vpa_managed(objects):
         # A custom resource, read only where its updater left its marks (most clusters lack it).
         vpas = Command("get", namespace, kind=_kind("verticalpodautoscalers"))
-        await record(vpas)
-        json_vpas = replace(vpas, output="json")
-        items = await _items(backend, json_vpas, result)
-        if include_objects and items:
-            result.snapshot[json_vpas.line()] = json.dumps(
-                {"apiVersion": "v1", "kind": "List", "items": redact_object(items)},
-                indent=4,
-                ensure_ascii=False,
-            )
+        await record([vpas])
+        (items,) = await read_items([replace(vpas, output="json")], keep_empty=False)
         described += [("verticalpodautoscalers", _name(item)) for item in items]
-    for resource, name in dict.fromkeys(described):
-        await record(Command("describe", namespace, kind=_kind(resource), name=name))
+    last: list[Command] = [
+        Command("describe", namespace, kind=_kind(resource), name=name)
+        for resource, name in dict.fromkeys(described)
+    ]
     for pod in objects.get("pods") or []:
         name = pod["metadata"]["name"]
         statuses = _container_statuses(pod)
@@ -163,7 +192,7 @@ async def capture_namespace(
             *statuses,
         ]:
             if container.get("restartCount", 0) > 0:
-                await record(
+                last.append(
                     Command(
                         "logs",
                         namespace,
@@ -178,7 +207,7 @@ async def capture_namespace(
             for container in statuses or [
                 {"name": c["name"]} for c in pod.get("spec", {}).get("containers", [])
             ]:
-                await record(
+                last.append(
                     Command(
                         "logs",
                         namespace,
@@ -188,29 +217,37 @@ async def capture_namespace(
                         tail=LOG_TAIL,
                     )
                 )
-    for command in also:
-        if command.line() not in result.snapshot:
-            await record(command)
+    await record(last)
+    # The scenario's own commands, those the steps above did not already answer.
+    await record(
+        list(
+            {
+                command.line(): command
+                for command in also
+                if command.line() not in result.snapshot
+            }.values()
+        )
+    )
     return result
 
 
 async def _items(
-    backend: LiveBackend, command: Command, result: Capture
-) -> list[dict[str, Any]]:
+    backend: LiveBackend, command: Command
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The objects a `get -o json` lists, or none and why the read failed."""
     try:
         completed = await backend.kubectl_run(command)
     except BackendError as exc:
-        result.failures.append(str(exc))
-        return []
+        return [], str(exc)
     if completed.returncode != 0:
-        result.failures.append(f"`{command.line()}`: {completed.stderr.strip()[:500]}")
-        return []
+        return [], f"`{command.line()}`: {completed.stderr.strip()[:500]}"
     try:
         items = json.loads(completed.stdout).get("items") or []
     except (ValueError, AttributeError):
-        result.failures.append(f"`{command.line()}` did not answer JSON")
-        return []
-    return [item for item in items if isinstance(item, dict) and "metadata" in item]
+        return [], f"`{command.line()}` did not answer JSON"
+    return [
+        item for item in items if isinstance(item, dict) and "metadata" in item
+    ], None
 
 
 def unhealthy(objects: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str]]:
