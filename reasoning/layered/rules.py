@@ -63,6 +63,7 @@ from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
+from reasoning.layered.filter_lines import filter_lines
 from reasoning.layered.flag_quota import flag_quota
 from reasoning.layered.gateway import gateway
 from reasoning.layered.host_exhaustion import host_exhaustion
@@ -205,6 +206,7 @@ from reasoning.layered.start_failures import cannot_start
 from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.stopped_consumer import stopped_consumer
 from reasoning.layered.storage_quota import storage_quota
+from reasoning.layered.strongest_lines import strongest_lines
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -853,6 +855,14 @@ RULES: Final[tuple[Rule, ...]] = (
         cite_specific,
         (6,),
     ),
+    Rule(
+        "board.strongest-line",
+        BOARD,
+        (layers.APPLICATION, layers.HTTP),
+        strongest_lines,
+        (1, 2),
+    ),
+    Rule("board.filter-lines", BOARD, (layers.CONNECT,), filter_lines, (6,)),
     Rule("board.fault-lines", BOARD, _ALL, cite_fault_lines, (6,)),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
