@@ -70,6 +70,7 @@ from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
+from reasoning.layered.kind_prefix import kind_prefix
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
     pinned_connection_faults,
@@ -182,6 +183,7 @@ from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.reasoned_leads import reasoned_leads
 from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
@@ -856,6 +858,13 @@ RULES: Final[tuple[Rule, ...]] = (
         (6,),
     ),
     Rule(
+        "board.reasoned-lead",
+        BOARD,
+        (layers.APPLICATION,),
+        reasoned_leads,
+        (4,),
+    ),
+    Rule(
         "board.strongest-line",
         BOARD,
         (layers.APPLICATION, layers.HTTP),
@@ -864,6 +873,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.filter-lines", BOARD, (layers.CONNECT,), filter_lines, (6,)),
     Rule("board.fault-lines", BOARD, _ALL, cite_fault_lines, (6,)),
+    Rule("board.kind-prefix", BOARD, _ALL, kind_prefix, (3,)),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
     Rule("probe.mcp-endpoint", PROBE, (layers.MCP,), mcp_endpoint),

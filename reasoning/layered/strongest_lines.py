@@ -28,7 +28,7 @@ LEAD: Final = 0.45
 # Words that say why something failed, not only that it did.
 _REASON: Final = re.compile(
     r"\b(?:expired?|expiry|revoked|denied|refused|rejected|forbidden|unauthori[sz]ed|"
-    r"authenticat\w* ?failed|failed to authenticate|AuthenticationFailed|invalid|"
+    r"not authori[sz]ed|authenticat\w* ?failed|failed to authenticate|AuthenticationFailed|invalid|"
     r"too (?:big|large|long|many)|exceeded|exhausted|not found|no such|missing|"
     r"no (?:user|row|record|match|entry|route|space)\w*|mismatch\w*|cannot|can't|unable to|"
     r"permission|not allowed|blocked|timed? ?out|out of)\b",
@@ -57,6 +57,12 @@ class _Line:
     group: ErrorGroup
 
 
+def states_reason(text: str) -> bool:
+    """The text says why something failed (refused, expired, not found, too big …), not only that it did."""
+    # Constants join their words with underscores (PERMISSION_DENIED): read them as words.
+    return bool(_REASON.search(text[:_READ_CHARS].replace("_", " ")))
+
+
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= _MIN_WORD}
 
@@ -82,7 +88,7 @@ def _score(errors: Errors, group: ErrorGroup) -> tuple[int, int, int, int]:
     text = group.text[:_READ_CHARS]
     is_error = group not in errors.warnings
     return (
-        int(bool(_REASON.search(text))),
+        int(states_reason(text)),
         int(is_error),
         int(group.is_new),
         group.count,
