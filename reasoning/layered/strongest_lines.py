@@ -104,6 +104,9 @@ def strongest_line(board: Board) -> tuple[str, Errors, ErrorGroup] | None:
         for group in (*errors.groups, *errors.warnings):
             if group.count <= 0 or echoes(group.text[:_READ_CHARS], incident):
                 continue
+            layer = layer_of(group.sample or group.signature)
+            if f"{layer}:{service}" in board.inv.excluded:
+                continue  # the user marked it wrong: never revived
             score = _score(errors, group)
             if not (score[0] or score[1]):
                 continue

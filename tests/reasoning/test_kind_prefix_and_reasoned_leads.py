@@ -42,8 +42,22 @@ def _obs(service):
     )
 
 
-def _board():
-    inv = Investigation(incident=_BRIEF, tools=(), observations=[])
+def _read(service, line):
+    """top_errors of `service` as the logs server labels it, with one group."""
+    return Observation(
+        span_id=f"r-{service}",
+        agent="a",
+        server="logs-mcp",
+        tool="top_errors",
+        arguments={"service": service},
+        is_ok=True,
+        result={"top": [{"signature": line, "sample": line, "count": 40}]},
+        text="",
+    )
+
+
+def _board(*observations):
+    inv = Investigation(incident=_BRIEF, tools=(), observations=list(observations))
     return Board(inv, Facts.read(inv.observations))
 
 
@@ -89,7 +103,7 @@ def test_a_confirmed_or_reasoned_top_or_a_far_lead_stays_where_it_is():
 
 @pytest.mark.rule("board.kind-prefix")
 def test_a_kind_labelled_function_is_named_and_merged_with_its_bare_name():
-    board = _board()
+    board = _board(_read("fn/inv-publish", REASON))
     _lead(board, "fn/inv-publish", REASON, 0.5)
     bare = _lead(board, "inv-publish", SYMPTOM, 0.3)
     _lead(board, "ledger-web", SYMPTOM, 0.4)
@@ -111,17 +125,22 @@ def test_kubernetes_objects_and_plain_names_keep_their_names():
     assert bare_name("checkout") == "checkout"
     assert bare_name("a.b/c") == "a.b/c"
     assert bare_name("ns/deploy/x") == "ns/deploy/x"
-    board = _board()
+    board = _board(_read("shop/cart", REASON))
     board.cluster = object()  # type: ignore[assignment]
     _lead(board, "shop/cart", REASON, 0.5)
     kind_prefix(board)
     assert "application:shop/cart" in board.candidates
+    # A rule's own kind/name (not a label of the logs) keeps its name.
+    board = _board(_read("fn/inv-publish", REASON))
+    _lead(board, "namespace/tenant-4", REASON, 0.5, layer=layers.PLATFORM)
+    kind_prefix(board)
+    assert "platform:namespace/tenant-4" in board.candidates
 
 
 @pytest.mark.rule("board.kind-prefix", "board.reasoned-lead")
 @pytest.mark.timeout(60)
 def test_huge_and_odd_components_and_lines_are_read_safely():
-    board = _board()
+    board = _board(_read("fn/", "z" * 2_000_000), _read("/", "denied"))
     _lead(board, "x" * 100_000 + "/" + "y" * 100_000, "z" * 2_000_000, 0.5)
     _lead(board, "/", "denied " * 300_000, 0.45)
     _lead(board, "fn/", SYMPTOM, 0.55)

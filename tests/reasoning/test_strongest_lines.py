@@ -204,3 +204,14 @@ def test_huge_and_malformed_groups_are_read_safely():
 
     assert report.top.id == "application:big-svc"
     assert all(len(e.fact) < 10_000 for e in report.top.evidence)
+
+
+@pytest.mark.rule("board.strongest-line")
+def test_a_line_of_a_hypothesis_the_user_marked_wrong_is_never_revived():
+    world = _world(_survey(_tagged("vault-shipper", SHIPPER_REFUSED, count=1)))
+    inv, planner, _ = run_with_schemas(world, _brief())
+    inv.excluded = frozenset({"application:vault-shipper"})
+
+    report = asyncio.run(planner.conclude(inv))
+
+    assert not [h for h in report.hypotheses if h.status != "ruled_out"]
