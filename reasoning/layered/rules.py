@@ -65,6 +65,7 @@ from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fan_out import fan_out
 from reasoning.layered.fault_class_lines import fault_class_lines
 from reasoning.layered.fault_lines import cite_fault_lines
+from reasoning.layered.filter_lines import filter_lines
 from reasoning.layered.flag_quota import flag_quota
 from reasoning.layered.full_volumes import full_volumes
 from reasoning.layered.gateway import gateway
@@ -72,6 +73,7 @@ from reasoning.layered.host_exhaustion import host_exhaustion
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
+from reasoning.layered.kind_prefix import kind_prefix
 from reasoning.layered.kubernetes.affinity import (
     affinity_faults,
     pinned_connection_faults,
@@ -185,6 +187,7 @@ from reasoning.layered.proxy_queue import proxy_queue
 from reasoning.layered.quiet_backend import quiet_backend
 from reasoning.layered.quiet_changes import quiet_changes
 from reasoning.layered.rate_jumps import rate_jumps
+from reasoning.layered.reasoned_leads import reasoned_leads
 from reasoning.layered.refused_load import refused_load
 from reasoning.layered.refusing_front import dropped_credential, refusing_front
 from reasoning.layered.rerouted_path import rerouted_path
@@ -210,6 +213,7 @@ from reasoning.layered.start_failures import cannot_start
 from reasoning.layered.statement_errors import statement_errors
 from reasoning.layered.stopped_consumer import stopped_consumer
 from reasoning.layered.storage_quota import storage_quota
+from reasoning.layered.strongest_lines import strongest_lines
 from reasoning.layered.token_clock import token_clock
 from reasoning.layered.tool_failures import (
     backend_relevance,
@@ -883,7 +887,23 @@ RULES: Final[tuple[Rule, ...]] = (
         cite_specific,
         (6,),
     ),
+    Rule(
+        "board.reasoned-lead",
+        BOARD,
+        (layers.APPLICATION,),
+        reasoned_leads,
+        (4,),
+    ),
+    Rule(
+        "board.strongest-line",
+        BOARD,
+        (layers.APPLICATION, layers.HTTP),
+        strongest_lines,
+        (1, 2),
+    ),
+    Rule("board.filter-lines", BOARD, (layers.CONNECT,), filter_lines, (6,)),
     Rule("board.fault-lines", BOARD, _ALL, cite_fault_lines, (6,)),
+    Rule("board.kind-prefix", BOARD, _ALL, kind_prefix, (3,)),
     # Applied by `network` to each probe.
     Rule("probe.gateway-pass-through", PROBE, (layers.HTTP,), gateway, (4,)),
     Rule("probe.mcp-endpoint", PROBE, (layers.MCP,), mcp_endpoint),
