@@ -64,21 +64,28 @@ def test_a_test_that_is_not_parametrized_has_no_parameters(request):
     assert pytest_internals.parameters(request.node) == {}
 
 
+@pytest.mark.django_db  # so pytest-django sets up the test database, which a lone run would skip
 def test_the_database_is_unblocked_inside_and_blocked_again_after(
-    request, django_db_setup
+    request, django_db_blocker
 ):
-    """No django_db mark: pytest-django blocks this test's database access, except inside."""
-    with pytest.raises(RuntimeError, match="Database access not allowed"):
-        connection.ensure_connection()
-    try:
-        with pytest_internals.database_unblocked(request.config):
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT 1")
-                assert cursor.fetchone() == (1,)
-            connection.close()
-    except (ImportError, KeyError) as error:
-        pytest.fail(
-            UPGRADED.format("pytest-django", f"plugin.blocking_manager_key: {error}")
-        )
-    with pytest.raises(RuntimeError, match="Database access not allowed"):
-        connection.ensure_connection()
+    """Blocked as a test without the mark is, the database answers inside the adapter's unblock
+    (a hook's way in) and is blocked again after it."""
+    with django_db_blocker.block():
+        with pytest.raises(RuntimeError, match="Database access not allowed"):
+            connection.ensure_connection()
+        try:
+            with (
+                pytest_internals.database_unblocked(request.config),
+                connection.cursor() as cursor,
+            ):
+                cursor.execute("SELECT current_database()")
+                (name,) = cursor.fetchone()
+        except (ImportError, KeyError) as error:
+            pytest.fail(
+                UPGRADED.format(
+                    "pytest-django", f"plugin.blocking_manager_key: {error}"
+                )
+            )
+        assert name.startswith("test_")
+        with pytest.raises(RuntimeError, match="Database access not allowed"):
+            connection.ensure_connection()
