@@ -102,7 +102,9 @@ def builds(request, tmp_path_factory) -> Iterator[dict[str, Future[Built]]]:
         and item.module is request.module
         and "builds" in inspect.signature(item.function).parameters
     }
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(tmp_path_factory.mktemp("pyc")))
+    env = dict(os.environ)
+    if "PYTHONPYCACHEPREFIX" not in env:  # ./test sets one for the whole run
+        env["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("pyc"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0))) as pool:
         yield {
