@@ -101,7 +101,7 @@ def kong_502_inventory_keepalive_below_gateway_idle() -> dict[str, Any]:
             "error",
             "kong-0{t} [error] 1{n}#0: *{n}{ms} "
             + sig
-            + ', client: 10.40.{o}.{ms}, server: kong, request: "GET /api/stock/sku-{ms} HTTP/1.1", upstream: "http://10.40.12.{o}:8080/v1/stock/sku-{ms}"',
+            + ', client: 10.40.{o}.{ms}, server: kong, request: "GET /api/stock/sku-{ms} HTTP/1.1", upstream: "http://10.40.12.1{h}:8080/v1/stock/sku-{ms}"',
             **every(start, -5, 9),
         ),
         ev(
@@ -237,7 +237,7 @@ def search_api_02_consul_template_render_failed_old_es() -> dict[str, Any]:
         ev(
             "web-frontend",
             "error",
-            "ERROR search request failed: 502 from search.internal (target 10.30.2.{o})",
+            "ERROR search request failed: 502 from search.internal (target 10.30.2.12)",
             **every(start + 20, -5, 15),
         ),
         ev(
@@ -374,7 +374,7 @@ def geocoder_429_after_app_geocodes_every_map_pan() -> dict[str, Any]:
         ev(
             "payments",
             "warn",
-            "WARN card tokenisation p95 7{ms}ms above 600ms",
+            "WARN card tokenisation p95 6{d}{d}ms above 600ms",
             **every(-7000, -60, 700),
         ),
         ev(
@@ -801,7 +801,7 @@ def consul_dns_answers_resurrected_ledger_v1_vm() -> dict[str, Any]:
         ev(
             "kyc-svc",
             "warn",
-            "WARN document OCR queue depth {n}{ms}",
+            "WARN document OCR queue depth {n}",
             **every(-7000, -60, 500),
         ),
         ev(
@@ -1004,7 +1004,7 @@ def bff_nginx_sends_no_sni_to_vendor_on_shared_edge() -> dict[str, Any]:
             "error",
             "bff-0{t} nginx: [error] {n}#0: *{n}{ms} "
             + sig
-            + ' while SSL handshaking to upstream, client: 10.8.{o}.{ms}, request: "GET /docs/contracts/{n}.pdf HTTP/1.1", upstream: "https://198.51.100.{o}:443/contracts/{n}.pdf"',
+            + ' while SSL handshaking to upstream, client: 10.8.{o}.{ms}, request: "GET /docs/contracts/{n}.pdf HTTP/1.1", upstream: "https://198.51.100.{h}0:443/contracts/{n}.pdf"',
             **every(start, -5, 10),
         ),
         ev(
@@ -1808,13 +1808,13 @@ def ratings_4_listens_default_port_mesh_sidecars_503_uf() -> dict[str, Any]:
             "error",
             'product-page-0{h} envoy: "GET /v1/ratings/{n} HTTP/1.1" 503 UF upstream connect error or disconnect/reset before headers. reset reason: connection failure, transport failure reason: '
             + sig
-            + " (cluster ratings, 10.60.3.{o}:8080)",
+            + " (cluster ratings, 10.60.3.1{h}:8080)",
             **every(start, -5, 7),
         ),
         ev(
             "consul",
             "warn",
-            "consul: check 'service:ratings' TCP 10.60.3.{o}:8080: dial tcp: connect: connection refused",
+            "consul: check 'service:ratings' TCP 10.60.3.1{h}:8080: dial tcp: connect: connection refused",
             **every(start + 20, -5, 120),
         ),
         ev(
@@ -2065,7 +2065,7 @@ def memcached_02_rx_ring_reset_to_256_after_kernel_update() -> dict[str, Any]:
         ev(
             "api",
             "warn",
-            "api-0{h} WARN memcache get timeout 100ms server=memcached-02:11211 (retransmits)",
+            "api-0{h} WARN memcache get timeout 100ms server=memcached-02 (10.1.8.22 port 11211, retransmits)",
             **every(start, -5, 8),
         ),
         ev(
@@ -2101,7 +2101,7 @@ def memcached_02_rx_ring_reset_to_256_after_kernel_update() -> dict[str, Any]:
         ev(
             "api",
             "error",
-            "api-02 ERROR memcache server memcached-03:11211 marked dead (connection refused)",
+            "api-02 ERROR memcache server memcached-03 (10.1.8.23 port 11211) marked dead (connection refused)",
             **STALE,
         ),
     ]
