@@ -214,19 +214,31 @@ def search_api_02_consul_template_render_failed_old_es() -> dict[str, Any]:
             "search-api-02 "
             + sig
             + ' => "/etc/search-api/es.env": open /etc/search-api/es.env: permission denied (keeping previous contents)',
-            **every(start - 60, -5, 300),
+            **every(start - 40, -5, 300),
         ),
         ev(
             "consul-template",
             "info",
-            'search-api-0{h} consul-template: (runner) rendered "/etc/search-api/es.env.tpl" => "/etc/search-api/es.env" (ES_URL=https://es-v8.search.internal:9200)',
-            at=start - 70,
+            'search-api-01 consul-template: (runner) rendered "/etc/search-api/es.env.tpl" => "/etc/search-api/es.env" (ES_URL=https://es-v8.search.internal:9200)',
+            at=start - 140,
+        ),
+        ev(
+            "consul-template",
+            "info",
+            'search-api-03 consul-template: (runner) rendered "/etc/search-api/es.env.tpl" => "/etc/search-api/es.env" (ES_URL=https://es-v8.search.internal:9200)',
+            at=start - 139,
+        ),
+        ev(
+            "consul-template",
+            "info",
+            'search-api-04 consul-template: (runner) rendered "/etc/search-api/es.env.tpl" => "/etc/search-api/es.env" (ES_URL=https://es-v8.search.internal:9200)',
+            at=start - 138,
         ),
         ev(
             "ops",
             "info",
             "SRCH-61: Consul key search/es_url switched to https://es-v8.search.internal:9200; es-v7 cluster stopped",
-            at=start - 80,
+            at=start - 150,
         ),
         ev(
             "search-api",
@@ -1879,7 +1891,12 @@ def ratings_4_listens_default_port_mesh_sidecars_503_uf() -> dict[str, Any]:
         ],
         evs,
         [
-            svc("ratings-svc", 150, {"503": (0.0004, 1.0)}, (0.02, 0.001)),
+            svc(
+                "product-page-sidecar-ratings",
+                150,
+                {"503": (0.0004, 1.0)},
+                (0.02, 0.001),
+            ),
             svc("product-page", 150, {"500": (0.0004, 0.0008)}, (0.14, 0.13)),
         ],
         [gauge("consul_health_service_passing", {"service": "ratings"}, 3, 0, start)],
@@ -1930,7 +1947,7 @@ def order_history_table_switched_to_provisioned_100_rcu() -> dict[str, Any]:
             "cloudtrail",
             "info",
             'UpdateTable order-history by arn:aws:sts::4411:assumed-role/finops-automation (FIN-77): BillingMode PAY_PER_REQUEST -> PROVISIONED, ProvisionedThroughput {"ReadCapacityUnits": 100, "WriteCapacityUnits": 50}',
-            at=start - 900,
+            at=start - 600,
         ),
         ev(
             "order-history-svc",
@@ -2053,7 +2070,7 @@ def memcached_02_rx_ring_reset_to_256_after_kernel_update() -> dict[str, Any]:
             "warn",
             "memcached-02 ethtool -S ens5: "
             + sig
-            + ": {n}{ms} (+{ms}{d}/min), rx_queue_0_drops rising",
+            + ": {n}{ms} (+{ms}{d}/min), rx_queue_0_drops rising; ethtool -g ens5 RX: 256 (max 8192)",
             **every(start, -5, 60),
         ),
         ev(
