@@ -41,6 +41,7 @@ SETS = (
     "heldout26",
     "heldout27",
     "heldout28",
+    "heldout30",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
