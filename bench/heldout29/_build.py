@@ -95,6 +95,15 @@ def herrings(
     ]
 
 
+def endpoints_of(k8s: dict[str, str], ns: str, service: str) -> str:
+    """The ENDPOINTS column of one Service in the namespace's `get endpoints` table."""
+    for line in k8s[f"kubectl get endpoints -n {ns}"].splitlines()[1:]:
+        cols = line.split()
+        if cols and cols[0] == service:
+            return cols[1]
+    raise KeyError(service)
+
+
 def kube_system_pods(rows: list[tuple[str, ...]]) -> str:
     """`kubectl get pods -n kube-system -o wide`: (name, ready, status, restarts, age, ip, node)."""
     return table(
@@ -1386,7 +1395,7 @@ def ecr_replication_rule_misses_new_repo_eu_cluster() -> dict[str, Any]:
         "  ----                 ----  --------\n"
         "  loyalty.shopbell.eu\n"
         "                       /api/points   points-engine:8080 (<none>)\n"
-        "                       /             loyalty-web:3000 (10.62.1.140:3000,10.62.3.77:3000)\n"
+        f"                       /             loyalty-web:3000 ({endpoints_of(k8s, ns, 'loyalty-web')})\n"
         "Events:\n"
         "  Type    Reason                  Age   From     Message\n"
         "  ----    ------                  ----  ----     -------\n"
@@ -1720,6 +1729,858 @@ def secret_trailing_newline_breaks_redis_url_on_restart() -> dict[str, Any]:
             "capture-slow.md": runbook(
                 "Payment captures slow",
                 "Slow captures usually mean the acquirer is slow. Check the acquirer status page and switch the routing to the secondary acquirer in the payment-gateway admin.",
+            )
+        },
+    )
+
+
+def main(root: Path = HERE) -> None:
+    for slug, build in SCENARIOS.items():
+        spec = build()
+        tidy_clock_times(spec["logs"])
+        stage, reason = STAGES[slug]
+        spec["expected"]["root_cause_stage"] = stage
+        spec["expected"]["root_cause_reason"] = reason
+        base.write(slug, spec, root)
+        print(slug)
+
+
+if __name__ == "__main__":
+    main()
+
+# =================================================================================================
+# 8. Infrastructure, kube-proxy OOMKilled on the big nodes: PR tf-eks#311 set the kube-proxy EKS
+#    add-on's configuration values from a small cluster's module (`resources.limits.memory: 64Mi`).
+#    On the two m6i.8xlarge nodes (110 pods each, 2,400 Services in the cluster) a full iptables
+#    sync needs more; kube-proxy is OOMKilled and crash-loops there, so those nodes keep the rules
+#    of 40 minutes ago. inventory-api rolled 25 minutes ago: callers on the big nodes still DNAT to
+#    the old pod IPs and time out; callers on the small nodes are fine. The incident is checkout's.
+# =================================================================================================
+
+NODES_MIXED = [
+    ("ip-10-44-1-12.us-west-2.compute.internal", "Ready", "10.44.1.12"),
+    ("ip-10-44-2-87.us-west-2.compute.internal", "Ready", "10.44.2.87"),
+    ("ip-10-44-1-203.us-west-2.compute.internal", "Ready", "10.44.1.203"),
+    ("ip-10-44-3-140.us-west-2.compute.internal", "Ready", "10.44.3.140"),
+]
+
+
+@scenario("kube-proxy-addon-memory-limit-oomkills-on-big-nodes", ("infrastructure", "OOMKilled"))
+def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
+    start = -1400
+    ns = "shop"
+    co = app(
+        "checkout-api",
+        image="ghcr.io/brightcart/checkout-api:22.6.0",
+        port=8080,
+        rs="6f7c8d9b5e",
+        cluster_ip="172.20.5.20",
+        pods=[
+            ("b2n4m", "1/1", "Running", "0", "4d", 0),
+            ("k6l8p", "1/1", "Running", "0", "4d", 1),
+            ("x3c5v", "1/1", "Running", "0", "4d", 2),
+            ("q7w9e", "1/1", "Running", "0", "4d", 3),
+        ],
+    )
+    inv = app(
+        "inventory-api",
+        image="ghcr.io/brightcart/inventory-api:7.0.3",
+        port=8080,
+        rs="84b6c5d7f9",
+        cluster_ip="172.20.5.31",
+        pods=[("r1t3y", "1/1", "Running", "0", "25m", 0), ("u5i7o", "1/1", "Running", "0", "25m", 1)],
+    )
+    k8s = namespace(ns, NODES_MIXED, [co, inv], seed=664)
+    big = [NODES_MIXED[2][0], NODES_MIXED[3][0]]
+    sig = "container kube-proxy OOMKilled"
+    k8s["kubectl get pods -n kube-system -o wide"] = kube_system_pods(
+        [
+            ("kube-proxy-4hx8r", "1/1", "Running", "0", "41d", NODES_MIXED[0][2], NODES_MIXED[0][0]),
+            ("kube-proxy-9tq2d", "1/1", "Running", "0", "41d", NODES_MIXED[1][2], NODES_MIXED[1][0]),
+            ("kube-proxy-m7zk5", "0/1", "CrashLoopBackOff", "14", "41d", NODES_MIXED[2][2], big[0]),
+            ("kube-proxy-w2pj6", "0/1", "CrashLoopBackOff", "13", "41d", NODES_MIXED[3][2], big[1]),
+            ("coredns-7c9b6d8f5d-2mv9x", "1/1", "Running", "0", "41d", "10.44.1.66", NODES_MIXED[0][0]),
+            ("coredns-7c9b6d8f5d-8kq4n", "1/1", "Running", "0", "41d", "10.44.2.19", NODES_MIXED[1][0]),
+            ("aws-node-6bd2k", "2/2", "Running", "0", "41d", NODES_MIXED[2][2], big[0]),
+        ]
+    )
+    k8s["kubectl describe pods kube-proxy-m7zk5 -n kube-system"] = (
+        "Name:                 kube-proxy-m7zk5\n"
+        "Namespace:            kube-system\n"
+        "Priority Class Name:  system-node-critical\n"
+        f"Node:                 {big[0]}/{NODES_MIXED[2][2]}\n"
+        "Labels:               k8s-app=kube-proxy\n"
+        "Annotations:          eks.amazonaws.com/addon-configuration: PR tf-eks#311\n"
+        "Status:               Running\n"
+        "Controlled By:        DaemonSet/kube-proxy\n"
+        "Containers:\n"
+        "  kube-proxy:\n"
+        "    Image:          602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.31.2-minimal-eksbuild.3\n"
+        "    Command:        kube-proxy --v=2 --config=/var/lib/kube-proxy-config/config --hostname-override=$(NODE_NAME)\n"
+        "    State:          Waiting\n"
+        "      Reason:       CrashLoopBackOff\n"
+        "    Last State:     Terminated\n"
+        "      Reason:       OOMKilled\n"
+        "      Exit Code:    137\n"
+        "    Ready:          False\n"
+        "    Restart Count:  14\n"
+        "    Limits:\n"
+        "      memory:  64Mi\n"
+        "    Requests:\n"
+        "      cpu:     100m\n"
+        "      memory:  32Mi\n"
+        "Events:\n"
+        "  Type     Reason   Age                 From     Message\n"
+        "  ----     ------   ----                ----     -------\n"
+        f"  Warning  BackOff  1m (x88 over 40m)   kubelet  Back-off restarting failed container kube-proxy in pod kube-proxy-m7zk5_kube-system(3f7a…)\n"
+    )
+    k8s["kubectl logs kube-proxy-m7zk5 -n kube-system --previous"] = podlog(
+        [
+            (-200, 'I1208 00:31:02.114512       1 server_linux.go:66] "Using iptables proxy"'),
+            (-199, 'I1208 00:31:02.301877       1 proxier.go:813] "Syncing iptables rules"'),
+            (-196, 'I1208 00:31:05.662310       1 proxier.go:1503] "Reloading service iptables data" numServices=2412 numEndpoints=9876 numFilterChains=6 numNATChains=14901'),
+        ]
+    )
+    k8s["kubectl get daemonsets -n kube-system -o wide"] = table(
+        [
+            ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
+            ["aws-node", "4", "4", "4", "4", "4", "<none>", "2y", "aws-node,aws-eks-nodeagent", "…/amazon-k8s-cni:v1.19.0", "k8s-app=aws-node"],
+            ["kube-proxy", "4", "4", "2", "4", "2", "<none>", "2y", "kube-proxy", "…/eks/kube-proxy:v1.31.2-minimal-eksbuild.3", "k8s-app=kube-proxy"],
+        ]
+    )
+    inv_old = "10.64.3.{ms}:8080"
+    evs = [
+        ev("terraform", "info", "eks_addon.kube_proxy: modified configuration_values (PR tf-eks#311 'shared addon module'): {\"resources\":{\"limits\":{\"memory\":\"64Mi\"}}}", at=-2600),
+        ev("kubelet", "warn", f"{big[0]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-m7zk5", **every(-2500, -20, 170)),
+        ev("kubelet", "warn", f"{big[1]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-w2pj6", **every(-2480, -25, 175)),
+        ev("argocd", "info", "app shop: synced inventory-api 7.0.3 (read replicas for stock lookups): deployment.apps/inventory-api configured", at=-1520),
+        ev(
+            "checkout-api",
+            "error",
+            f'{{"level":"error","msg":"inventory reserve failed","err":"dial tcp 172.20.5.31:8080 -> {inv_old}: i/o timeout","cart":"c_{{n}}"}}',
+            **every(start, -5, 11),
+            pods=["checkout-api-6f7c8d9b5e-x3c5v", "checkout-api-6f7c8d9b5e-q7w9e"],
+        ),
+        *herrings(
+            start,
+            victim=("storefront", "[storefront] checkout step 3 failed: 502 from checkout-api (inventory check failed) session s_{n}", 9),
+            release=("inventory-api", '{"level":"info","msg":"inventory-api 7.0.3 started (stock lookups on read replica)"}', -1500),
+            stale=("checkout-api", '{"level":"error","msg":"stripe: request timeout","op":"payment_intents.create"}'),
+            noisy=("search-api", "WARN slow query on products_idx 1{ms}ms (facet brand)"),
+        ),
+    ]
+    return kube_case(
+        seed=664,
+        start=start,
+        inc=ticket(
+            "Checkout: about half of the orders fail with 'inventory check failed'",
+            "checkout",
+            start,
+        ),
+        exp=expected(
+            "platform",
+            [
+                "kube-proxy",
+                "daemonset/kube-proxy",
+                "kube-proxy-m7zk5",
+                "kube-proxy-w2pj6",
+                "PR tf-eks#311",
+                "eks addon kube-proxy",
+                "configuration_values",
+            ],
+            sig,
+            "PR tf-eks#311 gave the kube-proxy add-on a 64Mi memory limit. On the two large nodes, which program 2,400 Services, kube-proxy is OOMKilled during every full sync and crash-loops, so their iptables rules are frozen at 40 minutes ago. inventory-api rolled 25 minutes ago; checkout-api pods on the large nodes still DNAT its ClusterIP to the old pod IPs and time out, pods on the small nodes work. The inventory-api release is the trigger that makes stale rules visible, not the cause; the storefront errors are the victim; the old Stripe timeouts and the search warnings are noise.",
+            [
+                "kube-system: kube-proxy CrashLoopBackOff on the two m6i.8xlarge nodes, Last State OOMKilled, limit 64Mi",
+                "checkout-api errors only from pods on those nodes: dial 172.20.5.31 -> old pod IP i/o timeout",
+                "terraform: addon configuration_values changed 43 min ago",
+            ],
+            "Remove the memory limit (or raise it to 256Mi+) in the kube-proxy add-on configuration and let the DaemonSet pods sync; until then cordon the two large nodes and move checkout-api off them.",
+        ),
+        k8s=k8s,
+        bgs=[bg("checkout-api", ["checkout-api-6f7c8d9b5e-b2n4m", "checkout-api-6f7c8d9b5e-k6l8p"], ['{"level":"info","msg":"POST /v1/checkout 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("checkout-api", 85, {"502": (0.001, 0.48)}, (0.22, 2.6))],
+        gauges=[
+            gauge("kube_pod_container_status_restarts_total", {"container": "kube-proxy", "node": big[0]}, 0, 14, -2500),
+            gauge("kubeproxy_sync_proxy_rules_last_timestamp_age_seconds", {"node": big[0]}, 20, 2400, -2500),
+        ],
+        books={
+            "checkout-inventory-failed.md": runbook(
+                "Checkout: inventory check failed",
+                "inventory-api times out when its database is overloaded. Check inventory-db CPU and locks, and roll back the latest inventory-api release if it started after a deploy.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 9. Infrastructure, a CoreDNS override left behind: for the database migration MIG-77 (self-hosted
+#    PostgreSQL pg-orders-01 to RDS) the platform team added a `hosts` block to the coredns
+#    ConfigMap pinning `orders-db.corp.internal` to the old server 10.40.8.21, so pods would stay on
+#    it until cutover while Route 53 was already changed for the VMs. After the cutover the old
+#    server was kept as a read-only logical replica for rollback; the hosts block stayed. Pods in
+#    the cluster write to the read-only server; the VM-based back office writes to RDS fine.
+# =================================================================================================
+
+
+@scenario("coredns-hosts-override-pins-old-db-after-migration", ("infrastructure", "StaleDNSOverride"))
+def coredns_hosts_override_pins_old_db_after_migration() -> dict[str, Any]:
+    start = -1900
+    ns = "orders"
+    oa = app(
+        "order-service",
+        image="registry.gitlab.com/fyndo/order-service:5.12.0",
+        port=8080,
+        rs="5b6c7d8e9f",
+        cluster_ip="172.20.70.10",
+        pods=[
+            ("p1o2i", "1/1", "Running", "0", "31m", 0),
+            ("u3y4t", "1/1", "Running", "0", "31m", 1),
+            ("r5e6w", "1/1", "Running", "0", "31m", 2),
+        ],
+    )
+    k8s = namespace(ns, NODES_DUB, [oa], seed=665)
+    sig = "resolved orders-db.corp.internal to 10.40.8.21"
+    k8s["kubectl describe configmaps coredns -n kube-system"] = (
+        "Name:         coredns\n"
+        "Namespace:    kube-system\n"
+        "Labels:       eks.amazonaws.com/component=coredns\n"
+        "Annotations:  fyndo.io/changed-by: MIG-77 cutover prep (j.ortega)\n"
+        "\n"
+        "Data\n"
+        "====\n"
+        "Corefile:\n"
+        "----\n"
+        ".:53 {\n"
+        "    errors\n"
+        "    health {\n"
+        "        lameduck 5s\n"
+        "    }\n"
+        "    ready\n"
+        "    hosts {\n"
+        "        10.40.8.21 orders-db.corp.internal\n"
+        "        fallthrough\n"
+        "    }\n"
+        "    kubernetes cluster.local in-addr.arpa ip6.arpa {\n"
+        "        pods insecure\n"
+        "        fallthrough in-addr.arpa ip6.arpa\n"
+        "    }\n"
+        "    prometheus :9153\n"
+        "    forward . /etc/resolv.conf\n"
+        "    cache 30\n"
+        "    loop\n"
+        "    reload\n"
+        "    loadbalance\n"
+        "}\n"
+        "\n"
+        "Events:  <none>\n"
+    )
+    k8s["kubectl get pods -n kube-system -o wide"] = kube_system_pods(
+        [
+            ("coredns-6d9f7c8b5a-4tq8z", "1/1", "Running", "0", "9d", "10.52.1.44", NODES_DUB[0][0]),
+            ("coredns-6d9f7c8b5a-9xw2c", "1/1", "Running", "0", "9d", "10.52.2.91", NODES_DUB[1][0]),
+        ]
+    )
+    evs = [
+        ev("kubernetes-audit", "info", "PATCH configmaps kube-system/coredns by j.ortega: Corefile hosts { 10.40.8.21 orders-db.corp.internal fallthrough } (MIG-77 cutover prep)", at=-259200),
+        ev("route53", "info", "ChangeResourceRecordSets corp.internal UPSERT orders-db.corp.internal CNAME orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com (MIG-77)", at=-259000),
+        ev("change-log", "info", "MIG-77 cutover done: writes on RDS orders-prod; pg-orders-01 (10.40.8.21) now read-only logical replica, keep 14 days for rollback", at=-2300),
+        ev("pg-orders-01", "info", "LOG:  parameter \"default_transaction_read_only\" changed to \"on\"", at=-2280),
+        ev("order-service", "info", f'{{"level":"info","msg":"db pool refreshed","detail":"{sig}","pool":"primary"}}', **every(-2200, -30, 300), pods=pods_of(oa)),
+        ev("order-service", "error", '{"level":"error","msg":"create order failed","err":"ERROR: cannot execute INSERT in a read-only transaction (SQLSTATE 25006)","order":"o_{n}"}', **every(start, -5, 8), pods=pods_of(oa)),
+        ev("backoffice", "info", "backoffice-vm-02: refund r_{n} written to orders-db.corp.internal (orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com)", **every(-3000, -60, 240)),
+        *herrings(
+            start,
+            victim=("mobile-gateway", "ERROR POST /orders -> 500 from order-service (user u_{n}, app 6.2.{ms})", 6),
+            release=("order-service", '{"level":"info","msg":"order-service 5.12.0 started (tip suggestions)"}', -1880),
+            stale=("order-service", '{"level":"error","msg":"db: too many clients already","pool":"primary"}'),
+            noisy=("courier-dispatch", "WARN eta model response 2{ms}ms above SLO"),
+        ),
+    ]
+    return kube_case(
+        seed=665,
+        start=start,
+        inc=alert(
+            "[FIRING] OrderCreateErrors > 10% (order-service)",
+            "orders",
+            start,
+            {"alertname": "OrderCreateErrors", "namespace": ns, "severity": "page"},
+        ),
+        exp=expected(
+            "dns",
+            [
+                "configmap/coredns",
+                "coredns",
+                "hosts",
+                "orders-db.corp.internal",
+                "10.40.8.21",
+                "MIG-77",
+                "pg-orders-01",
+            ],
+            sig,
+            "For MIG-77 a hosts block in the CoreDNS Corefile pins orders-db.corp.internal to the old server 10.40.8.21 (pg-orders-01). Route 53 already points the name at RDS, so VMs write to the new primary, but every pod resolves the override. At cutover the old server became a read-only replica; order-service's pool reconnected to it and every INSERT fails with a read-only transaction error. The order-service release (same time) is not the cause, nor the old connection-limit errors or the ETA warnings; the mobile-gateway 500s are the victim.",
+            [
+                f"order-service: {sig}",
+                "coredns ConfigMap: hosts { 10.40.8.21 orders-db.corp.internal }",
+                "backoffice VMs write to orders-db via Route 53 (RDS) fine",
+            ],
+            "Remove the hosts block from the coredns ConfigMap (reload picks it up within a minute) and recycle order-service's pool; replay the failed orders from the gateway logs.",
+        ),
+        k8s=k8s,
+        bgs=[bg("order-service", pods_of(oa), ['{"level":"info","msg":"GET /v1/orders 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("order-service", 70, {"500": (0.001, 0.62)}, (0.06, 0.05))],
+        gauges=[
+            gauge("pg_stat_activity_count", {"instance": "pg-orders-01", "state": "active"}, 3, 48, -2200),
+            gauge("rds_database_connections", {"db_instance": "orders-prod"}, 52, 7, -2200),
+        ],
+        books={
+            "order-create-errors.md": runbook(
+                "Order creation errors",
+                "Order creation fails when the primary pool is exhausted. Restart order-service pods one at a time and raise max_connections on the database if it happens again.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 10. Infrastructure, a startup taint nobody removes: PR platform#640 adds a Graviton (arm64)
+#     Karpenter NodePool with Cilium's usual startup taint `node.cilium.io/agent-not-ready`. The
+#     Cilium DaemonSet still has `nodeSelector: kubernetes.io/arch: amd64` from the days of an
+#     amd64-only image, so no agent starts on the new nodes and the taint stays. Karpenter treats
+#     startup taints as temporary and keeps launching arm64 nodes; the evening scale-out of web is
+#     Pending. The scheduler's message says it; the nodes are Ready.
+# =================================================================================================
+
+NODES_ARM = [
+    ("ip-10-33-1-41.eu-central-1.compute.internal", "Ready", "10.33.1.41"),
+    ("ip-10-33-2-58.eu-central-1.compute.internal", "Ready", "10.33.2.58"),
+    ("ip-10-33-3-77.eu-central-1.compute.internal", "Ready", "10.33.3.77"),
+    ("ip-10-33-1-190.eu-central-1.compute.internal", "Ready", "10.33.1.190", "38m"),
+    ("ip-10-33-2-211.eu-central-1.compute.internal", "Ready", "10.33.2.211", "31m"),
+]
+
+
+@scenario("cilium-agent-not-ready-taint-arm64-pool", ("infrastructure", "FailedScheduling"))
+def cilium_agent_not_ready_taint_arm64_pool() -> dict[str, Any]:
+    start = -1700
+    ns = "web"
+    running_pods = [(f"r{i}u{i}n", "1/1", "Running", "0", "6h", i % 3) for i in range(6)]
+    pending = [(f"p{i}e{i}d", "0/1", "Pending", "0", "34m", -1) for i in range(6)]
+    web = app(
+        "web",
+        image="ghcr.io/lumenbooks/web:2026.12.07",
+        port=3000,
+        rs="7d8c9b6f5a",
+        cluster_ip="172.20.3.10",
+        pods=running_pods + pending,
+    )
+    k8s = namespace(ns, NODES_ARM, [web], seed=666)
+    arm = [NODES_ARM[3][0], NODES_ARM[4][0]]
+    sig = "untolerated taint {node.cilium.io/agent-not-ready: true}"
+    sched = f"0/5 nodes are available: 2 node(s) had {sig}, 3 Insufficient cpu. preemption: 0/5 nodes are available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
+    k8s["kubectl get nodes -o wide"] = "\n".join(
+        line.replace("x86_64", "aarch64") if any(a in line for a in arm) else line
+        for line in k8s["kubectl get nodes -o wide"].split("\n")
+    )
+    k8s[f"kubectl describe nodes {arm[0]}"] = (
+        f"Name:               {arm[0]}\n"
+        "Roles:              <none>\n"
+        "Labels:             karpenter.sh/nodepool=general-arm64\n"
+        "                    kubernetes.io/arch=arm64\n"
+        "                    node.kubernetes.io/instance-type=c7g.2xlarge\n"
+        "Annotations:        karpenter.sh/nodepool-hash: 1180563842871283745\n"
+        "CreationTimestamp:  38m ago\n"
+        "Taints:             node.cilium.io/agent-not-ready=true:NoExecute\n"
+        "Unschedulable:      false\n"
+        "Conditions:\n"
+        "  Type             Status  Reason                       Message\n"
+        "  ----             ------  ------                       -------\n"
+        "  MemoryPressure   False   KubeletHasSufficientMemory   kubelet has sufficient memory available\n"
+        "  DiskPressure     False   KubeletHasNoDiskPressure     kubelet has no disk pressure\n"
+        "  PIDPressure      False   KubeletHasSufficientPID      kubelet has sufficient PID available\n"
+        "  Ready            True    KubeletReady                 kubelet is posting ready status\n"
+        "Non-terminated Pods:  (1 in total)\n"
+        "  Namespace    Name                          CPU Requests  Memory Requests\n"
+        "  kube-system  ebs-csi-node-7xk2p            30m (0%)      120Mi (0%)\n"
+        "Events:\n"
+        "  Type    Reason      Age   From       Message\n"
+        "  ----    ------      ----  ----       -------\n"
+        "  Normal  Registered  38m   karpenter  Status condition transitioned, Type: Registered, Status: True\n"
+        "  Normal  DisruptionBlocked  38m  karpenter  Node is not initialized (waiting on startup taints: node.cilium.io/agent-not-ready)\n"
+    )
+    k8s["kubectl get daemonsets -n kube-system -o wide"] = table(
+        [
+            ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
+            ["cilium", "3", "3", "3", "3", "3", "kubernetes.io/arch=amd64", "2y", "cilium-agent", "quay.io/cilium/cilium:v1.16.4", "k8s-app=cilium"],
+            ["ebs-csi-node", "5", "5", "5", "5", "5", "kubernetes.io/os=linux", "2y", "ebs-plugin,node-driver-registrar", "…/aws-ebs-csi-driver:v1.37.0", "app=ebs-csi-node"],
+        ]
+    )
+    pod = "web-7d8c9b6f5a-p0e0d"
+    k8s[f"kubectl describe pods {pod} -n {ns}"] = (
+        f"Name:             {pod}\n"
+        f"Namespace:        {ns}\n"
+        "Node:             <none>\n"
+        "Labels:           app=web\n"
+        "                  pod-template-hash=7d8c9b6f5a\n"
+        "Status:           Pending\n"
+        "Controlled By:    ReplicaSet/web-7d8c9b6f5a\n"
+        "Containers:\n"
+        "  web:\n"
+        "    Image:      ghcr.io/lumenbooks/web:2026.12.07\n"
+        "    Requests:\n"
+        "      cpu:     1\n"
+        "      memory:  1Gi\n"
+        "Conditions:\n"
+        "  Type           Status\n"
+        "  PodScheduled   False\n"
+        "Node-Selectors:  <none>\n"
+        "Tolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n"
+        "                 node.kubernetes.io/unreachable:NoExecute op=Exists for 300s\n"
+        "Events:\n"
+        "  Type     Reason            Age                 From                Message\n"
+        "  ----     ------            ----                ----                -------\n"
+        f"  Warning  FailedScheduling  2m (x9 over 34m)    default-scheduler   {sched}\n"
+        "  Normal   Nominated         31m                 karpenter           Pod should schedule on: nodeclaim/general-arm64-8kq2z\n"
+    )
+    k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = hpa_table(
+        [["web", "Deployment/web", "cpu: 96%/60%", "4", "30", "12", "1y"]]
+    )
+    evs = [
+        ev("argocd", "info", "app karpenter-pools: synced (PR platform#640 'Graviton general-arm64 pool, 20% cheaper'): nodepool.karpenter.sh/general-arm64 created (startupTaints node.cilium.io/agent-not-ready=true:NoExecute, weight 50)", at=-86400),
+        ev("karpenter", "info", 'found provisionable pod(s), computed new nodeclaim(s) to fit pod(s), nodepool="general-arm64", instance-types="c7g.2xlarge"', **every(-2280, -1860, 420)),
+        ev("karpenter", "info", 'nodeclaim not initialized, waiting on startup taints "node.cilium.io/agent-not-ready", nodepool="general-arm64"', **every(-2100, -30, 180)),
+        ev("kube-scheduler", "warn", f"pod web/web-7d8c9b6f5a-*: {sched}", **every(-2040, -20, 120)),
+        ev("web", "warn", "[web] event loop lag 3{ms}ms, 1{n} in-flight requests", **every(start, -10, 30), pods=pods_of(web)[:6]),
+        *herrings(
+            start,
+            victim=("cdn", "ERROR origin web.lumenbooks.de responded 504 for /books/{n} (edge FRA-2)", 7),
+            release=("web", "[web] web 2026.12.07 ready (book previews v2)", -21000),
+            stale=("web", "[web] ECONNRESET talking to recommendations (socket hang up)"),
+            noisy=("recommendations", "WARN feature 'also_bought' cache rebuild took 4{n}s"),
+        ),
+    ]
+    return kube_case(
+        seed=666,
+        start=start,
+        inc=alert(
+            "[FIRING] WebLatencyHigh p95 > 2s",
+            "web shop",
+            start,
+            {"alertname": "WebLatencyHigh", "namespace": ns, "severity": "page"},
+        ),
+        exp=expected(
+            "platform",
+            [
+                "node.cilium.io/agent-not-ready",
+                "daemonset/cilium",
+                "cilium",
+                "nodepool/general-arm64",
+                "general-arm64",
+                "PR platform#640",
+                "kubernetes.io/arch=amd64",
+            ],
+            sig,
+            "PR platform#640 added the arm64 NodePool general-arm64 with Cilium's startup taint node.cilium.io/agent-not-ready. The cilium DaemonSet still selects kubernetes.io/arch=amd64 only, so no agent runs on the new nodes and nothing removes the taint. Karpenter treats it as a startup taint and keeps nominating those nodes, so the evening scale-out of web (HPA wants 12) stays Pending with 6 pods; the running pods saturate and the CDN gets 504s. The web release, the old recommendations resets and the cache rebuild warnings are not the cause.",
+            [
+                f"pending web pods: FailedScheduling, 2 node(s) had {sig}",
+                "daemonset cilium: NODE SELECTOR kubernetes.io/arch=amd64, 3 desired of 5 nodes",
+                "karpenter: nodeclaim not initialized, waiting on startup taints",
+            ],
+            "Remove the arch nodeSelector from the cilium DaemonSet (its image is multi-arch) so agents start on arm64 nodes; until then set the arm64 pool's weight to 0 or limit it so Karpenter launches amd64 nodes.",
+        ),
+        k8s=k8s,
+        bgs=[bg("web", pods_of(web)[:6], ["[web] GET /books/{n} 200 {ms}ms"], 8)],
+        evs=evs,
+        services=[svc("web", 600, {"504": (0.001, 0.05)}, (0.3, 2.4))],
+        gauges=[
+            gauge("kube_horizontalpodautoscaler_status_desired_replicas", {"horizontalpodautoscaler": "web"}, 6, 12, -2100),
+            gauge("kube_pod_status_phase", {"namespace": ns, "phase": "Pending"}, 0, 6, -2040),
+        ],
+        books={
+            "web-latency.md": runbook(
+                "Web shop latency",
+                "High latency on web is usually the recommendations service. Disable the recommendations widget with the feature flag recs_enabled and watch p95 recover.",
+            )
+        },
+    )
+
+
+def main(root: Path = HERE) -> None:
+    for slug, build in SCENARIOS.items():
+        spec = build()
+        tidy_clock_times(spec["logs"])
+        stage, reason = STAGES[slug]
+        spec["expected"]["root_cause_stage"] = stage
+        spec["expected"]["root_cause_reason"] = reason
+        base.write(slug, spec, root)
+        print(slug)
+
+
+if __name__ == "__main__":
+    main()
+
+# =================================================================================================
+# 11. Service routing, internalTrafficPolicy Local: the shared `service` library chart 2.0 (PR
+#     charts#58) maps the old value `topologyAware: true` to `internalTrafficPolicy: Local` instead
+#     of topology hints. thumbnail-api has that value and two pods on two of four nodes; upload-api
+#     pods on the other two nodes have no local endpoint and kube-proxy drops their packets, so
+#     about half of the uploads time out waiting for a thumbnail. Nothing is down; the Service's
+#     describe and where the failing callers run say it.
+# =================================================================================================
+
+NODES_MEDIA = [
+    ("ip-10-81-1-15.us-east-2.compute.internal", "Ready", "10.81.1.15"),
+    ("ip-10-81-2-66.us-east-2.compute.internal", "Ready", "10.81.2.66"),
+    ("ip-10-81-3-120.us-east-2.compute.internal", "Ready", "10.81.3.120"),
+    ("ip-10-81-1-201.us-east-2.compute.internal", "Ready", "10.81.1.201"),
+]
+
+
+@scenario("internal-traffic-policy-local-drops-calls-off-node", ("service_routing", "InternalTrafficPolicyLocal"))
+def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
+    start = -1600
+    ns = "media"
+    th = app(
+        "thumbnail-api",
+        image="ghcr.io/snapfolio/thumbnail-api:3.8.0",
+        port=8080,
+        rs="6a7b8c9d5e",
+        cluster_ip="172.20.44.71",
+        service_port="80/TCP",
+        pods=[("k1j2h", "1/1", "Running", "0", "29m", 0), ("g3f4d", "1/1", "Running", "0", "29m", 1)],
+    )
+    up = app(
+        "upload-api",
+        image="ghcr.io/snapfolio/upload-api:11.2.1",
+        port=8080,
+        rs="59e8d7c6b4",
+        cluster_ip="172.20.44.60",
+        pods=[
+            ("s1a2q", "1/1", "Running", "0", "3d", 0),
+            ("w3e4r", "1/1", "Running", "0", "3d", 1),
+            ("t5y6u", "1/1", "Running", "0", "3d", 2),
+            ("i7o8p", "1/1", "Running", "0", "3d", 3),
+        ],
+    )
+    k8s = namespace(ns, NODES_MEDIA, [th, up], seed=667)
+    sig = "internalTrafficPolicy: Cluster -> Local"
+    k8s[f"kubectl describe services thumbnail-api -n {ns}"] = (
+        "Name:                     thumbnail-api\n"
+        f"Namespace:                {ns}\n"
+        "Labels:                   app=thumbnail-api\n"
+        "                          helm.sh/chart=service-2.0.1\n"
+        "Annotations:              meta.helm.sh/release-name: thumbnail-api\n"
+        "Selector:                 app=thumbnail-api\n"
+        "Type:                     ClusterIP\n"
+        "IP Family Policy:         SingleStack\n"
+        "IP:                       172.20.44.71\n"
+        "Port:                     http  80/TCP\n"
+        "TargetPort:               8080/TCP\n"
+        f"Endpoints:                {endpoints_of(k8s, ns, 'thumbnail-api')}\n"
+        "Session Affinity:         None\n"
+        "Internal Traffic Policy:  Local\n"
+        "Events:                   <none>\n"
+    )
+    off_node = ["upload-api-59e8d7c6b4-t5y6u", "upload-api-59e8d7c6b4-i7o8p"]
+    on_node = ["upload-api-59e8d7c6b4-s1a2q", "upload-api-59e8d7c6b4-w3e4r"]
+    evs = [
+        ev("argocd", "info", f"app thumbnail-api: synced to e4b1c7a (PR charts#58 'service library chart 2.0'): service/thumbnail-api configured ({sig}), deployment.apps/thumbnail-api configured", at=-1760),
+        ev("argocd", "info", f"app thumbnail-api: Synced Healthy; last sync diff service/thumbnail-api {sig}", **every(-2400, -60, 600)),
+        ev("upload-api", "error", '{"level":"error","msg":"thumbnail request failed","err":"Post \\"http://thumbnail-api.media/v1/thumbs\\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)","upload":"up_{n}"}', **every(start, -5, 6), pods=off_node),
+        ev("upload-api", "info", '{"level":"info","msg":"thumbnail ok","ms":{ms},"upload":"up_{n}"}', **every(-3600, -5, 20), pods=on_node),
+        ev("thumbnail-api", "info", "thumbnail-api 3.8.0 ready (AVIF output)", at=-1740),
+        *herrings(
+            start,
+            victim=("web-app", "[web] upload failed for user u_{n}: 504 from upload-api after 30s", 9),
+            release=("upload-api", '{"level":"info","msg":"upload-api 11.2.1 started (resumable uploads for iOS)"}', -260000),
+            stale=("thumbnail-api", "ERROR libvips: VipsJpeg: out of order read at line {n}"),
+            noisy=("s3-events", "WARN SQS queue media-events ApproximateAgeOfOldestMessage 1{n}s"),
+        ),
+    ]
+    return kube_case(
+        seed=667,
+        start=start,
+        inc=ticket(
+            "Users say photo uploads hang about half the time",
+            "uploads",
+            start,
+        ),
+        exp=expected(
+            "connect",
+            [
+                "service/thumbnail-api",
+                "thumbnail-api",
+                "internalTrafficPolicy",
+                "PR charts#58",
+                "service-2.0.1",
+                "topologyAware",
+            ],
+            sig,
+            "PR charts#58 moved thumbnail-api to the service library chart 2.0, which turns the old value topologyAware: true into internalTrafficPolicy: Local. thumbnail-api has two pods on two of the four nodes; upload-api pods on the other two nodes have no node-local endpoint, kube-proxy drops their traffic and those uploads time out, while pods next to a thumbnail-api pod work. The thumbnail-api 3.8.0 rollout (same sync) is not the cause; the web-app 504s are the victim; the old libvips errors and the SQS age warnings are noise.",
+            [
+                "kubectl describe services thumbnail-api: Internal Traffic Policy: Local",
+                "upload-api timeouts only from pods on the two nodes without a thumbnail-api pod",
+                f"argocd: {sig} in the chart 2.0 sync",
+            ],
+            "Set internalTrafficPolicy back to Cluster (fix the library chart's mapping; use trafficDistribution/topology hints for locality), then check other services that had topologyAware: true.",
+        ),
+        k8s=k8s,
+        bgs=[bg("thumbnail-api", pods_of(th), ["INFO POST /v1/thumbs 200 {ms}ms"], 9)],
+        evs=evs,
+        services=[svc("upload-api", 40, {"504": (0.001, 0.45)}, (0.4, 9.0))],
+        gauges=[gauge("upload_api_thumbnail_timeouts_per_minute", {"service": "upload-api"}, 0, 96, -1760)],
+        books={
+            "uploads-hang.md": runbook(
+                "Uploads hang",
+                "Hanging uploads are usually S3 multipart uploads stuck behind the VPC endpoint. Check the S3 gateway endpoint metrics and restart upload-api to clear stuck multipart sessions.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 12. Service routing, an Ingress canary left at weight 100: to end experiment EXP-31 last month,
+#     the old canary Ingress `web-canary` (ingress-nginx canary annotations) was set to weight 100
+#     "to promote it" (CHG-512) and the winning code was merged into web; the canary Ingress and
+#     its Deployment (2026.11.2) were never removed. Every request since goes to the canary. Today's
+#     release of web adds the gift-card pages; they answer 404 because web never gets traffic.
+# =================================================================================================
+
+
+@scenario("ingress-canary-weight-100-left-on-old-experiment", ("service_routing", "IngressWrongBackend"))
+def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
+    start = -2200
+    ns = "storefront"
+    web = app(
+        "web",
+        image="ghcr.io/giftly/web:2026.12.8",
+        port=3000,
+        rs="8c7b6a5d4f",
+        cluster_ip="172.20.9.10",
+        pods=[("h8g7f", "1/1", "Running", "0", "52m", 0), ("d6s5a", "1/1", "Running", "0", "52m", 1), ("p4o3i", "1/1", "Running", "0", "52m", 2)],
+    )
+    can = app(
+        "web-canary",
+        image="ghcr.io/giftly/web:2026.11.2-exp31",
+        port=3000,
+        rs="5f4e3d2c1b",
+        cluster_ip="172.20.9.11",
+        age="33d",
+        pods=[("m2n1b", "1/1", "Running", "0", "33d", 1), ("v9c8x", "1/1", "Running", "0", "33d", 2)],
+    )
+    k8s = namespace(ns, NODES_FRA, [web, can], seed=668)
+    sig = "storefront-web-canary-3000"
+    k8s[f"kubectl get ingresses -n {ns}"] = table(
+        [
+            ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"],
+            ["web", "nginx", "www.giftly.de", "a1f2c3d4e5.elb.eu-central-1.amazonaws.com", "80, 443", "2y"],
+            ["web-canary", "nginx", "www.giftly.de", "a1f2c3d4e5.elb.eu-central-1.amazonaws.com", "80, 443", "33d"],
+        ]
+    )
+    k8s[f"kubectl describe ingresses web-canary -n {ns}"] = (
+        "Name:             web-canary\n"
+        f"Namespace:        {ns}\n"
+        "Ingress Class:    nginx\n"
+        "Rules:\n"
+        "  Host           Path  Backends\n"
+        "  ----           ----  --------\n"
+        "  www.giftly.de\n"
+        f"                 /   web-canary:3000 ({endpoints_of(k8s, ns, 'web-canary')})\n"
+        "Annotations:      giftly.io/experiment: EXP-31\n"
+        "                  giftly.io/changed-by: CHG-512 promote canary\n"
+        "                  nginx.ingress.kubernetes.io/canary: true\n"
+        "                  nginx.ingress.kubernetes.io/canary-weight: 100\n"
+        "Events:\n"
+        "  Type    Reason  Age   From                      Message\n"
+        "  ----    ------  ----  ----                      -------\n"
+        "  Normal  Sync    52m   nginx-ingress-controller  Scheduled for sync\n"
+    )
+    k8s[f"kubectl describe ingresses web -n {ns}"] = (
+        "Name:             web\n"
+        f"Namespace:        {ns}\n"
+        "Ingress Class:    nginx\n"
+        "Rules:\n"
+        "  Host           Path  Backends\n"
+        "  ----           ----  --------\n"
+        "  www.giftly.de\n"
+        f"                 /   web:3000 ({endpoints_of(k8s, ns, 'web')})\n"
+        "Annotations:      nginx.ingress.kubernetes.io/proxy-body-size: 8m\n"
+        "Events:\n"
+        "  Type    Reason  Age   From                      Message\n"
+        "  ----    ------  ----  ----                      -------\n"
+        "  Normal  Sync    52m   nginx-ingress-controller  Scheduled for sync\n"
+    )
+    evs = [
+        ev("change-log", "info", "CHG-512 EXP-31 wrap-up: ingress web-canary canary-weight 0 -> 100 (promote), merge exp31 into main; cleanup ticket WEB-2291 open", at=-2851200),
+        ev("argocd", "info", "app storefront: synced web 2026.12.8 (gift cards: /gift-cards, /api/gift-cards)", at=-3120),
+        ev("ingress-nginx", "info", f'10.68.0.{{n}} - - "GET /gift-cards HTTP/2.0" 404 1{{ms}} "-" "Mozilla/5.0" 61 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[0]} 1{{ms}} 0.0{{ms}} 404', **every(-3000, -5, 12)),
+        ev("ingress-nginx", "info", f'10.68.0.{{n}} - - "GET /product/{{n}} HTTP/2.0" 200 3{{ms}} "-" "Mozilla/5.0" 58 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[1]} 3{{ms}} 0.0{{ms}} 200', **every(-3600, -5, 10)),
+        ev("web-canary", "warn", "[web] 404 no route for /api/gift-cards/balance (build 2026.11.2-exp31)", **every(start, -10, 25), pods=pods_of(can)),
+        *herrings(
+            start,
+            victim=("marketing-site", "ERROR campaign link check failed: https://www.giftly.de/gift-cards -> 404 (campaign xmas-giftcards)", 60),
+            release=("web", "[web] web 2026.12.8 ready on :3000 (gift cards)", -3100),
+            stale=("web", "[web] Error: connect ECONNREFUSED 172.20.9.40:6379 (session store)"),
+            noisy=("image-resizer", "WARN resize queue 1{n} jobs, workers 4/4 busy"),
+        ),
+    ]
+    return kube_case(
+        seed=668,
+        start=start,
+        inc=ticket(
+            "Marketing: the gift card page we launched this morning shows 'page not found'",
+            "web shop",
+            start,
+        ),
+        exp=expected(
+            "http",
+            [
+                "ingress/web-canary",
+                "web-canary",
+                "canary-weight",
+                "nginx.ingress.kubernetes.io/canary-weight",
+                "EXP-31",
+                "CHG-512",
+                "deployment/web-canary",
+            ],
+            sig,
+            "The canary Ingress web-canary from experiment EXP-31 was set to canary-weight 100 in CHG-512 and never removed, so ingress-nginx sends every request for www.giftly.de to the web-canary Deployment running the month-old build 2026.11.2-exp31. Today's web release with the gift-card pages is healthy but receives no traffic, so /gift-cards answers 404. The release is the obvious suspect and not the cause; the campaign link failures are the victim; the old session-store error and the resize queue warnings are noise.",
+            [
+                f"ingress-nginx access log: every request upstream [{sig}]",
+                "kubectl describe ingresses web-canary: canary true, canary-weight 100, CHG-512",
+                "web-canary runs ghcr.io/giftly/web:2026.11.2-exp31 (33d)",
+            ],
+            "Delete the web-canary Ingress (or set canary-weight 0) and scale down web-canary; close WEB-2291 with a check that canary Ingresses are removed after experiments.",
+        ),
+        k8s=k8s,
+        bgs=[bg("web-canary", pods_of(can), ["[web] GET /product/{n} 200 {ms}ms"], 8)],
+        evs=evs,
+        services=[svc("web-canary", 180, {"404": (0.01, 0.04)}, (0.12, 0.12))],
+        gauges=[
+            gauge("nginx_ingress_controller_requests_per_second", {"ingress": "web", "namespace": ns}, 0, 0, start),
+            gauge("nginx_ingress_controller_requests_per_second", {"ingress": "web-canary", "namespace": ns}, 175, 182, start),
+        ],
+        books={
+            "page-not-found.md": runbook(
+                "New page shows 404",
+                "A new page returning 404 right after a release means the CDN still caches the old 404. Purge the path in the CDN and wait five minutes.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 13. Service routing, a NetworkPolicy whose `from` selector misses a relabelled caller: ledger-api's
+#     policy admits `app=billing-worker` from the billing namespace. PR charts#212 moved
+#     billing-worker to the common chart, which labels pods `app.kubernetes.io/name` and drops the
+#     old `app` label. Calico denies billing-worker's connections to ledger-api; every other caller
+#     (payments-api, reconciler) still works. billing-worker retries and its queue grows; invoices
+#     stop being posted to the ledger. The Calico flow log names the policy.
+# =================================================================================================
+
+
+@scenario("netpol-from-selector-misses-relabelled-billing-worker", ("service_routing", "NetworkPolicyDenied"))
+def netpol_from_selector_misses_relabelled_billing_worker() -> dict[str, Any]:
+    start = -2000
+    ns = "ledger"
+    la = app(
+        "ledger-api",
+        image="ghcr.io/invoicy/ledger-api:12.0.4",
+        port=8443,
+        rs="7a6b5c4d3e",
+        cluster_ip="172.20.66.10",
+        pods=[("e1r2t", "1/1", "Running", "0", "12d", 0), ("y3u4i", "1/1", "Running", "0", "12d", 1)],
+    )
+    k8s = namespace(ns, NODES_IAD, [la], seed=669, extra_namespaces=("billing", "payments"))
+    sig = "denied by ledger/ledger-api-ingress"
+    k8s[f"kubectl get networkpolicies -n {ns}"] = table(
+        [
+            ["NAME", "POD-SELECTOR", "AGE"],
+            ["default-deny", "<none>", "2y"],
+            ["ledger-api-ingress", "app=ledger-api", "2y"],
+        ]
+    )
+    k8s[f"kubectl describe networkpolicies ledger-api-ingress -n {ns}"] = (
+        "Name:         ledger-api-ingress\n"
+        f"Namespace:    {ns}\n"
+        "Created on:   2024-10-02 09:14:51 +0000 UTC\n"
+        "Spec:\n"
+        "  PodSelector:     app=ledger-api\n"
+        "  Allowing ingress traffic:\n"
+        "    To Port: 8443/TCP\n"
+        "    From:\n"
+        "      NamespaceSelector: kubernetes.io/metadata.name=billing\n"
+        "      PodSelector: app=billing-worker\n"
+        "    From:\n"
+        "      NamespaceSelector: kubernetes.io/metadata.name=payments\n"
+        "      PodSelector: app in (payments-api,reconciler)\n"
+        "  Not affecting egress traffic\n"
+        "  Policy Types: Ingress\n"
+    )
+    k8s["kubectl get pods -n billing -o wide --show-labels"] = base.pods(
+        [
+            ("billing-worker-6c8d9e7f5a-b5n6m", "1/1", "Running", "0", "44m", "10.69.1.83", NODES_IAD[0][0], "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a"),
+            ("billing-worker-6c8d9e7f5a-c7v8b", "1/1", "Running", "0", "44m", "10.69.2.120", NODES_IAD[1][0], "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a"),
+            ("billing-api-58b7c6d9e4-x9z8a", "1/1", "Running", "0", "6d", "10.69.3.41", NODES_IAD[2][0], "app=billing-api,pod-template-hash=58b7c6d9e4"),
+        ]
+    )
+    flow = f"calico-node: flow {{action=deny}} src=billing/billing-worker-6c8d9e7f5a-b5n6m (app.kubernetes.io/name=billing-worker) dst=ledger/ledger-api:8443 {sig}"
+    evs = [
+        ev("argocd", "info", "app billing-worker: synced to 0fa3d92 (PR charts#212 'move billing-worker to common chart 1.4'): deployment.apps/billing-worker configured (labels app -> app.kubernetes.io/name)", at=-2640),
+        ev("calico", "warn", flow, **every(-2600, -10, 30)),
+        ev("billing-worker", "error", '{"level":"error","msg":"post invoice to ledger failed","err":"dial tcp 172.20.66.10:8443: i/o timeout","invoice":"inv_{n}","attempt":3}', **every(-2580, -5, 9), pods=["billing-worker-6c8d9e7f5a-b5n6m", "billing-worker-6c8d9e7f5a-c7v8b"]),
+        ev("billing-worker", "warn", '{"level":"warn","msg":"queue backlog","queue":"invoices-to-post","depth":3{n}{ms}}', **every(start, -30, 120), pods=["billing-worker-6c8d9e7f5a-b5n6m"]),
+        ev("ledger-api", "info", '{"level":"info","msg":"POST /v1/entries 201","caller":"payments-api","ms":{ms}}', **every(-3600, -5, 15), pods=pods_of(la)),
+        *herrings(
+            start,
+            victim=("finance-dashboard", "ERROR DailyRevenueCheck: invoiced total 0.00 EUR for today does not match billing-api (1{n} invoices)", 120),
+            release=("ledger-api", '{"level":"info","msg":"ledger-api 12.0.4 started (faster trial balance)"}', -1036800),
+            stale=("ledger-api", '{"level":"error","msg":"postgres: deadlock detected","table":"entries"}'),
+            noisy=("billing-api", "WARN tax rates cache stale for region BR, refreshing"),
+        ),
+    ]
+    return kube_case(
+        seed=669,
+        start=start,
+        inc=ticket(
+            "Finance: today's invoices aren't showing up in the ledger",
+            "ledger",
+            start,
+        ),
+        exp=expected(
+            "connect",
+            [
+                "networkpolicy/ledger-api-ingress",
+                "ledger-api-ingress",
+                "billing-worker",
+                "deployment/billing-worker",
+                "PR charts#212",
+                "app=billing-worker",
+                "app.kubernetes.io/name",
+            ],
+            sig,
+            "ledger-api's NetworkPolicy ledger-api-ingress admits pods labelled app=billing-worker from the billing namespace. PR charts#212 moved billing-worker to the common chart, whose pods carry app.kubernetes.io/name=billing-worker and no app label, so Calico now denies billing-worker's connections to ledger-api:8443; invoices are not posted and pile up in the queue, while payments-api and reconciler still reach ledger-api. The finance dashboard error is the victim; the ledger-api release, the old deadlocks and the tax cache warnings are not the cause.",
+            [
+                f"calico flow log: action=deny src billing-worker dst ledger-api:8443 {sig}",
+                "billing-worker pods labelled app.kubernetes.io/name only (no app=)",
+                "ledger-api still serves payments-api",
+            ],
+            "Change the policy's podSelector to app.kubernetes.io/name=billing-worker (or add the app label back in the chart) and let billing-worker drain its queue; grep other policies for selectors on the old label.",
+        ),
+        k8s=k8s,
+        bgs=[bg("ledger-api", pods_of(la), ['{"level":"info","msg":"GET /v1/balances 200","ms":{ms}}'], 8)],
+        evs=evs,
+        services=[svc("ledger-api", 50, {"500": (0.0005, 0.0005)}, (0.05, 0.05))],
+        gauges=[
+            gauge("billing_worker_queue_depth", {"queue": "invoices-to-post"}, 12, 3400, -2600),
+            gauge("calico_denied_packets_per_second", {"policy": "ledger/ledger-api-ingress"}, 0, 14, -2600),
+        ],
+        books={
+            "ledger-missing-invoices.md": runbook(
+                "Invoices missing from the ledger",
+                "Missing invoices mean the nightly ledger-sync job failed. Re-run the ledger-sync CronJob for the date and check its logs for rejected entries.",
             )
         },
     )
