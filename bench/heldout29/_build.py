@@ -633,7 +633,8 @@ def priorityclass_deleted_in_cleanup_replicaset_failedcreate() -> dict[str, Any]
             ("j5k6l", "1/1", "Running", "0", "7h", 2),
         ],
     )
-    k8s = namespace(ns, NODES_IAD, [idx, q], seed=659)
+    nodes = [(n[0], n[1], n[2], "7h") for n in NODES_IAD]
+    k8s = namespace(ns, nodes, [idx, q], seed=659)
     sig = "no PriorityClass with name batch-high was found"
     failed = f'Error creating: pods "search-indexer-6d9f8c7b5a-" is forbidden: {sig}'
     k8s[f"kubectl describe replicasets search-indexer-6d9f8c7b5a -n {ns}"] = (
@@ -1765,7 +1766,10 @@ NODES_MIXED = [
 ]
 
 
-@scenario("kube-proxy-addon-memory-limit-oomkills-on-big-nodes", ("infrastructure", "OOMKilled"))
+@scenario(
+    "kube-proxy-addon-memory-limit-oomkills-on-big-nodes",
+    ("infrastructure", "OOMKilled"),
+)
 def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
     start = -1400
     ns = "shop"
@@ -1788,19 +1792,70 @@ def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
         port=8080,
         rs="84b6c5d7f9",
         cluster_ip="172.20.5.31",
-        pods=[("r1t3y", "1/1", "Running", "0", "25m", 0), ("u5i7o", "1/1", "Running", "0", "25m", 1)],
+        pods=[
+            ("r1t3y", "1/1", "Running", "0", "25m", 0),
+            ("u5i7o", "1/1", "Running", "0", "25m", 1),
+        ],
     )
     k8s = namespace(ns, NODES_MIXED, [co, inv], seed=664)
     big = [NODES_MIXED[2][0], NODES_MIXED[3][0]]
     sig = "container kube-proxy OOMKilled"
     k8s["kubectl get pods -n kube-system -o wide"] = kube_system_pods(
         [
-            ("kube-proxy-4hx8r", "1/1", "Running", "0", "41d", NODES_MIXED[0][2], NODES_MIXED[0][0]),
-            ("kube-proxy-9tq2d", "1/1", "Running", "0", "41d", NODES_MIXED[1][2], NODES_MIXED[1][0]),
-            ("kube-proxy-m7zk5", "0/1", "CrashLoopBackOff", "14", "41d", NODES_MIXED[2][2], big[0]),
-            ("kube-proxy-w2pj6", "0/1", "CrashLoopBackOff", "13", "41d", NODES_MIXED[3][2], big[1]),
-            ("coredns-7c9b6d8f5d-2mv9x", "1/1", "Running", "0", "41d", "10.44.1.66", NODES_MIXED[0][0]),
-            ("coredns-7c9b6d8f5d-8kq4n", "1/1", "Running", "0", "41d", "10.44.2.19", NODES_MIXED[1][0]),
+            (
+                "kube-proxy-4hx8r",
+                "1/1",
+                "Running",
+                "0",
+                "41d",
+                NODES_MIXED[0][2],
+                NODES_MIXED[0][0],
+            ),
+            (
+                "kube-proxy-9tq2d",
+                "1/1",
+                "Running",
+                "0",
+                "41d",
+                NODES_MIXED[1][2],
+                NODES_MIXED[1][0],
+            ),
+            (
+                "kube-proxy-m7zk5",
+                "0/1",
+                "CrashLoopBackOff",
+                "14",
+                "41d",
+                NODES_MIXED[2][2],
+                big[0],
+            ),
+            (
+                "kube-proxy-w2pj6",
+                "0/1",
+                "CrashLoopBackOff",
+                "13",
+                "41d",
+                NODES_MIXED[3][2],
+                big[1],
+            ),
+            (
+                "coredns-7c9b6d8f5d-2mv9x",
+                "1/1",
+                "Running",
+                "0",
+                "41d",
+                "10.44.1.66",
+                NODES_MIXED[0][0],
+            ),
+            (
+                "coredns-7c9b6d8f5d-8kq4n",
+                "1/1",
+                "Running",
+                "0",
+                "41d",
+                "10.44.2.19",
+                NODES_MIXED[1][0],
+            ),
             ("aws-node-6bd2k", "2/2", "Running", "0", "41d", NODES_MIXED[2][2], big[0]),
         ]
     )
@@ -1836,24 +1891,89 @@ def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
     )
     k8s["kubectl logs kube-proxy-m7zk5 -n kube-system --previous"] = podlog(
         [
-            (-200, 'I1208 00:31:02.114512       1 server_linux.go:66] "Using iptables proxy"'),
-            (-199, 'I1208 00:31:02.301877       1 proxier.go:813] "Syncing iptables rules"'),
-            (-196, 'I1208 00:31:05.662310       1 proxier.go:1503] "Reloading service iptables data" numServices=2412 numEndpoints=9876 numFilterChains=6 numNATChains=14901'),
+            (
+                -200,
+                'I1208 1 server_linux.go:66] "Using iptables proxy"',
+            ),
+            (
+                -199,
+                'I1208 1 proxier.go:813] "Syncing iptables rules"',
+            ),
+            (
+                -196,
+                'I1208 1 proxier.go:1503] "Reloading service iptables data" numServices=2412 numEndpoints=9876 numFilterChains=6 numNATChains=14901',
+            ),
         ]
     )
     k8s["kubectl get daemonsets -n kube-system -o wide"] = table(
         [
-            ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
-            ["aws-node", "4", "4", "4", "4", "4", "<none>", "2y", "aws-node,aws-eks-nodeagent", "…/amazon-k8s-cni:v1.19.0", "k8s-app=aws-node"],
-            ["kube-proxy", "4", "4", "2", "4", "2", "<none>", "2y", "kube-proxy", "…/eks/kube-proxy:v1.31.2-minimal-eksbuild.3", "k8s-app=kube-proxy"],
+            [
+                "NAME",
+                "DESIRED",
+                "CURRENT",
+                "READY",
+                "UP-TO-DATE",
+                "AVAILABLE",
+                "NODE SELECTOR",
+                "AGE",
+                "CONTAINERS",
+                "IMAGES",
+                "SELECTOR",
+            ],
+            [
+                "aws-node",
+                "4",
+                "4",
+                "4",
+                "4",
+                "4",
+                "<none>",
+                "2y",
+                "aws-node,aws-eks-nodeagent",
+                "…/amazon-k8s-cni:v1.19.0",
+                "k8s-app=aws-node",
+            ],
+            [
+                "kube-proxy",
+                "4",
+                "4",
+                "2",
+                "4",
+                "2",
+                "<none>",
+                "2y",
+                "kube-proxy",
+                "…/eks/kube-proxy:v1.31.2-minimal-eksbuild.3",
+                "k8s-app=kube-proxy",
+            ],
         ]
     )
     inv_old = "10.64.3.{ms}:8080"
     evs = [
-        ev("terraform", "info", "eks_addon.kube_proxy: modified configuration_values (PR tf-eks#311 'shared addon module'): {\"resources\":{\"limits\":{\"memory\":\"64Mi\"}}}", at=-2600),
-        ev("kubelet", "warn", f"{big[0]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-m7zk5", **every(-2500, -20, 170)),
-        ev("kubelet", "warn", f"{big[1]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-w2pj6", **every(-2480, -25, 175)),
-        ev("argocd", "info", "app shop: synced inventory-api 7.0.3 (read replicas for stock lookups): deployment.apps/inventory-api configured", at=-1520),
+        ev(
+            "terraform",
+            "info",
+            'eks_addon.kube_proxy: modified configuration_values (PR tf-eks#311 \'shared addon module\'): {"resources":{"limits":{"memory":"64Mi"}}}',
+            at=-2600,
+        ),
+        ev(
+            "kubelet",
+            "warn",
+            f"{big[0]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-m7zk5",
+            **every(-2500, -20, 170),
+        ),
+        ev(
+            "kubelet",
+            "warn",
+            f"{big[1]}: {sig} (limit 64Mi) in pod kube-system/kube-proxy-w2pj6",
+            **every(-2480, -25, 175),
+        ),
+        ev(
+            "argocd",
+            "info",
+            "app shop: synced inventory-api 7.0.3 (read replicas for stock lookups): deployment.apps/inventory-api configured",
+            at=-1520,
+        ),
         ev(
             "checkout-api",
             "error",
@@ -1863,10 +1983,24 @@ def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
         ),
         *herrings(
             start,
-            victim=("storefront", "[storefront] checkout step 3 failed: 502 from checkout-api (inventory check failed) session s_{n}", 9),
-            release=("inventory-api", '{"level":"info","msg":"inventory-api 7.0.3 started (stock lookups on read replica)"}', -1500),
-            stale=("checkout-api", '{"level":"error","msg":"stripe: request timeout","op":"payment_intents.create"}'),
-            noisy=("search-api", "WARN slow query on products_idx 1{ms}ms (facet brand)"),
+            victim=(
+                "storefront",
+                "[storefront] checkout step 3 failed: 502 from checkout-api (inventory check failed) session s_{n}",
+                9,
+            ),
+            release=(
+                "inventory-api",
+                '{"level":"info","msg":"inventory-api 7.0.3 started (stock lookups on read replica)"}',
+                -1500,
+            ),
+            stale=(
+                "checkout-api",
+                '{"level":"error","msg":"stripe: request timeout","op":"payment_intents.create"}',
+            ),
+            noisy=(
+                "search-api",
+                "WARN slow query on products_idx 1{ms}ms (facet brand)",
+            ),
         ),
     ]
     return kube_case(
@@ -1898,12 +2032,31 @@ def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
             "Remove the memory limit (or raise it to 256Mi+) in the kube-proxy add-on configuration and let the DaemonSet pods sync; until then cordon the two large nodes and move checkout-api off them.",
         ),
         k8s=k8s,
-        bgs=[bg("checkout-api", ["checkout-api-6f7c8d9b5e-b2n4m", "checkout-api-6f7c8d9b5e-k6l8p"], ['{"level":"info","msg":"POST /v1/checkout 200","ms":{ms}}'], 8)],
+        bgs=[
+            bg(
+                "checkout-api",
+                ["checkout-api-6f7c8d9b5e-b2n4m", "checkout-api-6f7c8d9b5e-k6l8p"],
+                ['{"level":"info","msg":"POST /v1/checkout 200","ms":{ms}}'],
+                8,
+            )
+        ],
         evs=evs,
         services=[svc("checkout-api", 85, {"502": (0.001, 0.48)}, (0.22, 2.6))],
         gauges=[
-            gauge("kube_pod_container_status_restarts_total", {"container": "kube-proxy", "node": big[0]}, 0, 14, -2500),
-            gauge("kubeproxy_sync_proxy_rules_last_timestamp_age_seconds", {"node": big[0]}, 20, 2400, -2500),
+            gauge(
+                "kube_pod_container_status_restarts_total",
+                {"container": "kube-proxy", "node": big[0]},
+                0,
+                14,
+                -2500,
+            ),
+            gauge(
+                "kubeproxy_sync_proxy_rules_last_timestamp_age_seconds",
+                {"node": big[0]},
+                20,
+                2400,
+                -2500,
+            ),
         ],
         books={
             "checkout-inventory-failed.md": runbook(
@@ -1924,7 +2077,10 @@ def kube_proxy_addon_memory_limit_oomkills_on_big_nodes() -> dict[str, Any]:
 # =================================================================================================
 
 
-@scenario("coredns-hosts-override-pins-old-db-after-migration", ("infrastructure", "StaleDNSOverride"))
+@scenario(
+    "coredns-hosts-override-pins-old-db-after-migration",
+    ("infrastructure", "StaleDNSOverride"),
+)
 def coredns_hosts_override_pins_old_db_after_migration() -> dict[str, Any]:
     start = -1900
     ns = "orders"
@@ -1978,23 +2134,87 @@ def coredns_hosts_override_pins_old_db_after_migration() -> dict[str, Any]:
     )
     k8s["kubectl get pods -n kube-system -o wide"] = kube_system_pods(
         [
-            ("coredns-6d9f7c8b5a-4tq8z", "1/1", "Running", "0", "9d", "10.52.1.44", NODES_DUB[0][0]),
-            ("coredns-6d9f7c8b5a-9xw2c", "1/1", "Running", "0", "9d", "10.52.2.91", NODES_DUB[1][0]),
+            (
+                "coredns-6d9f7c8b5a-4tq8z",
+                "1/1",
+                "Running",
+                "0",
+                "9d",
+                "10.52.1.44",
+                NODES_DUB[0][0],
+            ),
+            (
+                "coredns-6d9f7c8b5a-9xw2c",
+                "1/1",
+                "Running",
+                "0",
+                "9d",
+                "10.52.2.91",
+                NODES_DUB[1][0],
+            ),
         ]
     )
     evs = [
-        ev("kubernetes-audit", "info", "PATCH configmaps kube-system/coredns by j.ortega: Corefile hosts { 10.40.8.21 orders-db.corp.internal fallthrough } (MIG-77 cutover prep)", at=-259200),
-        ev("route53", "info", "ChangeResourceRecordSets corp.internal UPSERT orders-db.corp.internal CNAME orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com (MIG-77)", at=-259000),
-        ev("change-log", "info", "MIG-77 cutover done: writes on RDS orders-prod; pg-orders-01 (10.40.8.21) now read-only logical replica, keep 14 days for rollback", at=-2300),
-        ev("pg-orders-01", "info", "LOG:  parameter \"default_transaction_read_only\" changed to \"on\"", at=-2280),
-        ev("order-service", "info", f'{{"level":"info","msg":"db pool refreshed","detail":"{sig}","pool":"primary"}}', **every(-2200, -30, 300), pods=pods_of(oa)),
-        ev("order-service", "error", '{"level":"error","msg":"create order failed","err":"ERROR: cannot execute INSERT in a read-only transaction (SQLSTATE 25006)","order":"o_{n}"}', **every(start, -5, 8), pods=pods_of(oa)),
-        ev("backoffice", "info", "backoffice-vm-02: refund r_{n} written to orders-db.corp.internal (orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com)", **every(-3000, -60, 240)),
+        ev(
+            "kubernetes-audit",
+            "info",
+            "PATCH configmaps kube-system/coredns by j.ortega: Corefile hosts { 10.40.8.21 orders-db.corp.internal fallthrough } (MIG-77 cutover prep)",
+            at=-259200,
+        ),
+        ev(
+            "route53",
+            "info",
+            "ChangeResourceRecordSets corp.internal UPSERT orders-db.corp.internal CNAME orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com (MIG-77)",
+            at=-259000,
+        ),
+        ev(
+            "change-log",
+            "info",
+            "MIG-77 cutover done: writes on RDS orders-prod; pg-orders-01 (10.40.8.21) now read-only logical replica, keep 14 days for rollback",
+            at=-2300,
+        ),
+        ev(
+            "pg-orders-01",
+            "info",
+            'LOG:  parameter "default_transaction_read_only" changed to "on"',
+            at=-2280,
+        ),
+        ev(
+            "order-service",
+            "info",
+            f'{{"level":"info","msg":"db pool refreshed","detail":"{sig}","pool":"primary"}}',
+            **every(-2200, -30, 300),
+            pods=pods_of(oa),
+        ),
+        ev(
+            "order-service",
+            "error",
+            '{"level":"error","msg":"create order failed","err":"ERROR: cannot execute INSERT in a read-only transaction (SQLSTATE 25006)","order":"o_{n}"}',
+            **every(start, -5, 8),
+            pods=pods_of(oa),
+        ),
+        ev(
+            "backoffice",
+            "info",
+            "backoffice-vm-02: refund r_{n} written to orders-db.corp.internal (orders-prod.c9xk2l.eu-west-1.rds.amazonaws.com)",
+            **every(-3000, -60, 240),
+        ),
         *herrings(
             start,
-            victim=("mobile-gateway", "ERROR POST /orders -> 500 from order-service (user u_{n}, app 6.2.{ms})", 6),
-            release=("order-service", '{"level":"info","msg":"order-service 5.12.0 started (tip suggestions)"}', -1880),
-            stale=("order-service", '{"level":"error","msg":"db: too many clients already","pool":"primary"}'),
+            victim=(
+                "mobile-gateway",
+                "ERROR POST /orders -> 500 from order-service (user u_{n}, app 6.2.{ms})",
+                6,
+            ),
+            release=(
+                "order-service",
+                '{"level":"info","msg":"order-service 5.12.0 started (tip suggestions)"}',
+                -1880,
+            ),
+            stale=(
+                "order-service",
+                '{"level":"error","msg":"db: too many clients already","pool":"primary"}',
+            ),
             noisy=("courier-dispatch", "WARN eta model response 2{ms}ms above SLO"),
         ),
     ]
@@ -2028,12 +2248,27 @@ def coredns_hosts_override_pins_old_db_after_migration() -> dict[str, Any]:
             "Remove the hosts block from the coredns ConfigMap (reload picks it up within a minute) and recycle order-service's pool; replay the failed orders from the gateway logs.",
         ),
         k8s=k8s,
-        bgs=[bg("order-service", pods_of(oa), ['{"level":"info","msg":"GET /v1/orders 200","ms":{ms}}'], 8)],
+        bgs=[
+            bg(
+                "order-service",
+                pods_of(oa),
+                ['{"level":"info","msg":"GET /v1/orders 200","ms":{ms}}'],
+                8,
+            )
+        ],
         evs=evs,
         services=[svc("order-service", 70, {"500": (0.001, 0.62)}, (0.06, 0.05))],
         gauges=[
-            gauge("pg_stat_activity_count", {"instance": "pg-orders-01", "state": "active"}, 3, 48, -2200),
-            gauge("rds_database_connections", {"db_instance": "orders-prod"}, 52, 7, -2200),
+            gauge(
+                "pg_stat_activity_count",
+                {"instance": "pg-orders-01", "state": "active"},
+                3,
+                48,
+                -2200,
+            ),
+            gauge(
+                "rds_database_connections", {"db_instance": "orders-prod"}, 52, 7, -2200
+            ),
         ],
         books={
             "order-create-errors.md": runbook(
@@ -2062,11 +2297,15 @@ NODES_ARM = [
 ]
 
 
-@scenario("cilium-agent-not-ready-taint-arm64-pool", ("infrastructure", "FailedScheduling"))
+@scenario(
+    "cilium-agent-not-ready-taint-arm64-pool", ("infrastructure", "FailedScheduling")
+)
 def cilium_agent_not_ready_taint_arm64_pool() -> dict[str, Any]:
     start = -1700
     ns = "web"
-    running_pods = [(f"r{i}u{i}n", "1/1", "Running", "0", "6h", i % 3) for i in range(6)]
+    running_pods = [
+        (f"r{i}u{i}n", "1/1", "Running", "0", "6h", i % 3) for i in range(6)
+    ]
     pending = [(f"p{i}e{i}d", "0/1", "Pending", "0", "34m", -1) for i in range(6)]
     web = app(
         "web",
@@ -2112,9 +2351,45 @@ def cilium_agent_not_ready_taint_arm64_pool() -> dict[str, Any]:
     )
     k8s["kubectl get daemonsets -n kube-system -o wide"] = table(
         [
-            ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
-            ["cilium", "3", "3", "3", "3", "3", "kubernetes.io/arch=amd64", "2y", "cilium-agent", "quay.io/cilium/cilium:v1.16.4", "k8s-app=cilium"],
-            ["ebs-csi-node", "5", "5", "5", "5", "5", "kubernetes.io/os=linux", "2y", "ebs-plugin,node-driver-registrar", "…/aws-ebs-csi-driver:v1.37.0", "app=ebs-csi-node"],
+            [
+                "NAME",
+                "DESIRED",
+                "CURRENT",
+                "READY",
+                "UP-TO-DATE",
+                "AVAILABLE",
+                "NODE SELECTOR",
+                "AGE",
+                "CONTAINERS",
+                "IMAGES",
+                "SELECTOR",
+            ],
+            [
+                "cilium",
+                "3",
+                "3",
+                "3",
+                "3",
+                "3",
+                "kubernetes.io/arch=amd64",
+                "2y",
+                "cilium-agent",
+                "quay.io/cilium/cilium:v1.16.4",
+                "k8s-app=cilium",
+            ],
+            [
+                "ebs-csi-node",
+                "5",
+                "5",
+                "5",
+                "5",
+                "5",
+                "kubernetes.io/os=linux",
+                "2y",
+                "ebs-plugin,node-driver-registrar",
+                "…/aws-ebs-csi-driver:v1.37.0",
+                "app=ebs-csi-node",
+            ],
         ]
     )
     pod = "web-7d8c9b6f5a-p0e0d"
@@ -2148,17 +2423,53 @@ def cilium_agent_not_ready_taint_arm64_pool() -> dict[str, Any]:
         [["web", "Deployment/web", "cpu: 96%/60%", "4", "30", "12", "1y"]]
     )
     evs = [
-        ev("argocd", "info", "app karpenter-pools: synced (PR platform#640 'Graviton general-arm64 pool, 20% cheaper'): nodepool.karpenter.sh/general-arm64 created (startupTaints node.cilium.io/agent-not-ready=true:NoExecute, weight 50)", at=-86400),
-        ev("karpenter", "info", 'found provisionable pod(s), computed new nodeclaim(s) to fit pod(s), nodepool="general-arm64", instance-types="c7g.2xlarge"', **every(-2280, -1860, 420)),
-        ev("karpenter", "info", 'nodeclaim not initialized, waiting on startup taints "node.cilium.io/agent-not-ready", nodepool="general-arm64"', **every(-2100, -30, 180)),
-        ev("kube-scheduler", "warn", f"pod web/web-7d8c9b6f5a-*: {sched}", **every(-2040, -20, 120)),
-        ev("web", "warn", "[web] event loop lag 3{ms}ms, 1{n} in-flight requests", **every(start, -10, 30), pods=pods_of(web)[:6]),
+        ev(
+            "argocd",
+            "info",
+            "app karpenter-pools: synced (PR platform#640 'Graviton general-arm64 pool, 20% cheaper'): nodepool.karpenter.sh/general-arm64 created (startupTaints node.cilium.io/agent-not-ready=true:NoExecute, weight 50)",
+            at=-86400,
+        ),
+        ev(
+            "karpenter",
+            "info",
+            'found provisionable pod(s), computed new nodeclaim(s) to fit pod(s), nodepool="general-arm64", instance-types="c7g.2xlarge"',
+            **every(-2280, -1860, 420),
+        ),
+        ev(
+            "karpenter",
+            "info",
+            'nodeclaim not initialized, waiting on startup taints "node.cilium.io/agent-not-ready", nodepool="general-arm64"',
+            **every(-2100, -30, 180),
+        ),
+        ev(
+            "kube-scheduler",
+            "warn",
+            f"pod web/web-7d8c9b6f5a-*: {sched}",
+            **every(-2040, -20, 120),
+        ),
+        ev(
+            "web",
+            "warn",
+            "[web] event loop lag 3{ms}ms, 1{n} in-flight requests",
+            **every(start, -10, 30),
+            pods=pods_of(web)[:6],
+        ),
         *herrings(
             start,
-            victim=("cdn", "ERROR origin web.lumenbooks.de responded 504 for /books/{n} (edge FRA-2)", 7),
+            victim=(
+                "cdn",
+                "ERROR origin web.lumenbooks.de responded 504 for /books/{n} (edge FRA-2)",
+                7,
+            ),
             release=("web", "[web] web 2026.12.07 ready (book previews v2)", -21000),
-            stale=("web", "[web] ECONNRESET talking to recommendations (socket hang up)"),
-            noisy=("recommendations", "WARN feature 'also_bought' cache rebuild took 4{n}s"),
+            stale=(
+                "web",
+                "[web] ECONNRESET talking to recommendations (socket hang up)",
+            ),
+            noisy=(
+                "recommendations",
+                "WARN feature 'also_bought' cache rebuild took 4{n}s",
+            ),
         ),
     ]
     return kube_case(
@@ -2195,8 +2506,20 @@ def cilium_agent_not_ready_taint_arm64_pool() -> dict[str, Any]:
         evs=evs,
         services=[svc("web", 600, {"504": (0.001, 0.05)}, (0.3, 2.4))],
         gauges=[
-            gauge("kube_horizontalpodautoscaler_status_desired_replicas", {"horizontalpodautoscaler": "web"}, 6, 12, -2100),
-            gauge("kube_pod_status_phase", {"namespace": ns, "phase": "Pending"}, 0, 6, -2040),
+            gauge(
+                "kube_horizontalpodautoscaler_status_desired_replicas",
+                {"horizontalpodautoscaler": "web"},
+                6,
+                12,
+                -2100,
+            ),
+            gauge(
+                "kube_pod_status_phase",
+                {"namespace": ns, "phase": "Pending"},
+                0,
+                6,
+                -2040,
+            ),
         ],
         books={
             "web-latency.md": runbook(
@@ -2238,7 +2561,10 @@ NODES_MEDIA = [
 ]
 
 
-@scenario("internal-traffic-policy-local-drops-calls-off-node", ("service_routing", "InternalTrafficPolicyLocal"))
+@scenario(
+    "internal-traffic-policy-local-drops-calls-off-node",
+    ("service_routing", "InternalTrafficPolicyLocal"),
+)
 def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
     start = -1600
     ns = "media"
@@ -2249,7 +2575,10 @@ def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
         rs="6a7b8c9d5e",
         cluster_ip="172.20.44.71",
         service_port="80/TCP",
-        pods=[("k1j2h", "1/1", "Running", "0", "29m", 0), ("g3f4d", "1/1", "Running", "0", "29m", 1)],
+        pods=[
+            ("k1j2h", "1/1", "Running", "0", "29m", 0),
+            ("g3f4d", "1/1", "Running", "0", "29m", 1),
+        ],
     )
     up = app(
         "upload-api",
@@ -2286,17 +2615,55 @@ def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
     off_node = ["upload-api-59e8d7c6b4-t5y6u", "upload-api-59e8d7c6b4-i7o8p"]
     on_node = ["upload-api-59e8d7c6b4-s1a2q", "upload-api-59e8d7c6b4-w3e4r"]
     evs = [
-        ev("argocd", "info", f"app thumbnail-api: synced to e4b1c7a (PR charts#58 'service library chart 2.0'): service/thumbnail-api configured ({sig}), deployment.apps/thumbnail-api configured", at=-1760),
-        ev("argocd", "info", f"app thumbnail-api: Synced Healthy; last sync diff service/thumbnail-api {sig}", **every(-2400, -60, 600)),
-        ev("upload-api", "error", '{"level":"error","msg":"thumbnail request failed","err":"Post \\"http://thumbnail-api.media/v1/thumbs\\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)","upload":"up_{n}"}', **every(start, -5, 6), pods=off_node),
-        ev("upload-api", "info", '{"level":"info","msg":"thumbnail ok","ms":{ms},"upload":"up_{n}"}', **every(-3600, -5, 20), pods=on_node),
-        ev("thumbnail-api", "info", "thumbnail-api 3.8.0 ready (AVIF output)", at=-1740),
+        ev(
+            "argocd",
+            "info",
+            f"app thumbnail-api: synced to e4b1c7a (PR charts#58 'service library chart 2.0'): service/thumbnail-api configured ({sig}), deployment.apps/thumbnail-api configured",
+            at=-1760,
+        ),
+        ev(
+            "argocd",
+            "info",
+            f"app thumbnail-api: Synced Healthy; last sync diff service/thumbnail-api {sig}",
+            **every(-2400, -60, 600),
+        ),
+        ev(
+            "upload-api",
+            "error",
+            '{"level":"error","msg":"thumbnail request failed","err":"Post \\"http://thumbnail-api.media/v1/thumbs\\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)","upload":"up_{n}"}',
+            **every(start, -5, 6),
+            pods=off_node,
+        ),
+        ev(
+            "upload-api",
+            "info",
+            '{"level":"info","msg":"thumbnail ok","ms":{ms},"upload":"up_{n}"}',
+            **every(-3600, -5, 20),
+            pods=on_node,
+        ),
+        ev(
+            "thumbnail-api", "info", "thumbnail-api 3.8.0 ready (AVIF output)", at=-1740
+        ),
         *herrings(
             start,
-            victim=("web-app", "[web] upload failed for user u_{n}: 504 from upload-api after 30s", 9),
-            release=("upload-api", '{"level":"info","msg":"upload-api 11.2.1 started (resumable uploads for iOS)"}', -260000),
-            stale=("thumbnail-api", "ERROR libvips: VipsJpeg: out of order read at line {n}"),
-            noisy=("s3-events", "WARN SQS queue media-events ApproximateAgeOfOldestMessage 1{n}s"),
+            victim=(
+                "web-app",
+                "[web] upload failed for user u_{n}: 504 from upload-api after 30s",
+                9,
+            ),
+            release=(
+                "upload-api",
+                '{"level":"info","msg":"upload-api 11.2.1 started (resumable uploads for iOS)"}',
+                -260000,
+            ),
+            stale=(
+                "thumbnail-api",
+                "ERROR libvips: VipsJpeg: out of order read at line {n}",
+            ),
+            noisy=(
+                "s3-events",
+                "WARN SQS queue media-events ApproximateAgeOfOldestMessage 1{n}s",
+            ),
         ),
     ]
     return kube_case(
@@ -2330,7 +2697,15 @@ def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
         bgs=[bg("thumbnail-api", pods_of(th), ["INFO POST /v1/thumbs 200 {ms}ms"], 9)],
         evs=evs,
         services=[svc("upload-api", 40, {"504": (0.001, 0.45)}, (0.4, 9.0))],
-        gauges=[gauge("upload_api_thumbnail_timeouts_per_minute", {"service": "upload-api"}, 0, 96, -1760)],
+        gauges=[
+            gauge(
+                "upload_api_thumbnail_timeouts_per_minute",
+                {"service": "upload-api"},
+                0,
+                96,
+                -1760,
+            )
+        ],
         books={
             "uploads-hang.md": runbook(
                 "Uploads hang",
@@ -2349,7 +2724,10 @@ def internal_traffic_policy_local_drops_calls_off_node() -> dict[str, Any]:
 # =================================================================================================
 
 
-@scenario("ingress-canary-weight-100-left-on-old-experiment", ("service_routing", "IngressWrongBackend"))
+@scenario(
+    "ingress-canary-weight-100-left-on-old-experiment",
+    ("service_routing", "IngressWrongBackend"),
+)
 def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
     start = -2200
     ns = "storefront"
@@ -2359,7 +2737,11 @@ def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
         port=3000,
         rs="8c7b6a5d4f",
         cluster_ip="172.20.9.10",
-        pods=[("h8g7f", "1/1", "Running", "0", "52m", 0), ("d6s5a", "1/1", "Running", "0", "52m", 1), ("p4o3i", "1/1", "Running", "0", "52m", 2)],
+        pods=[
+            ("h8g7f", "1/1", "Running", "0", "52m", 0),
+            ("d6s5a", "1/1", "Running", "0", "52m", 1),
+            ("p4o3i", "1/1", "Running", "0", "52m", 2),
+        ],
     )
     can = app(
         "web-canary",
@@ -2368,15 +2750,32 @@ def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
         rs="5f4e3d2c1b",
         cluster_ip="172.20.9.11",
         age="33d",
-        pods=[("m2n1b", "1/1", "Running", "0", "33d", 1), ("v9c8x", "1/1", "Running", "0", "33d", 2)],
+        pods=[
+            ("m2n1b", "1/1", "Running", "0", "33d", 1),
+            ("v9c8x", "1/1", "Running", "0", "33d", 2),
+        ],
     )
     k8s = namespace(ns, NODES_FRA, [web, can], seed=668)
     sig = "storefront-web-canary-3000"
     k8s[f"kubectl get ingresses -n {ns}"] = table(
         [
             ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"],
-            ["web", "nginx", "www.giftly.de", "a1f2c3d4e5.elb.eu-central-1.amazonaws.com", "80, 443", "2y"],
-            ["web-canary", "nginx", "www.giftly.de", "a1f2c3d4e5.elb.eu-central-1.amazonaws.com", "80, 443", "33d"],
+            [
+                "web",
+                "nginx",
+                "www.giftly.de",
+                "a1f2c3d4e5.elb.eu-central-1.amazonaws.com",
+                "80, 443",
+                "2y",
+            ],
+            [
+                "web-canary",
+                "nginx",
+                "www.giftly.de",
+                "a1f2c3d4e5.elb.eu-central-1.amazonaws.com",
+                "80, 443",
+                "33d",
+            ],
         ]
     )
     k8s[f"kubectl describe ingresses web-canary -n {ns}"] = (
@@ -2413,16 +2812,49 @@ def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
         "  Normal  Sync    52m   nginx-ingress-controller  Scheduled for sync\n"
     )
     evs = [
-        ev("change-log", "info", "CHG-512 EXP-31 wrap-up: ingress web-canary canary-weight 0 -> 100 (promote), merge exp31 into main; cleanup ticket WEB-2291 open", at=-2851200),
-        ev("argocd", "info", "app storefront: synced web 2026.12.8 (gift cards: /gift-cards, /api/gift-cards)", at=-3120),
-        ev("ingress-nginx", "info", f'10.68.0.{{n}} - - "GET /gift-cards HTTP/2.0" 404 1{{ms}} "-" "Mozilla/5.0" 61 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[0]} 1{{ms}} 0.0{{ms}} 404', **every(-3000, -5, 12)),
-        ev("ingress-nginx", "info", f'10.68.0.{{n}} - - "GET /product/{{n}} HTTP/2.0" 200 3{{ms}} "-" "Mozilla/5.0" 58 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[1]} 3{{ms}} 0.0{{ms}} 200', **every(-3600, -5, 10)),
-        ev("web-canary", "warn", "[web] 404 no route for /api/gift-cards/balance (build 2026.11.2-exp31)", **every(start, -10, 25), pods=pods_of(can)),
+        ev(
+            "change-log",
+            "info",
+            "CHG-512 EXP-31 wrap-up: ingress web-canary canary-weight 0 -> 100 (promote), merge exp31 into main; cleanup ticket WEB-2291 open",
+            at=-2851200,
+        ),
+        ev(
+            "argocd",
+            "info",
+            "app storefront: synced web 2026.12.8 (gift cards: /gift-cards, /api/gift-cards)",
+            at=-3120,
+        ),
+        ev(
+            "ingress-nginx",
+            "info",
+            f'10.68.0.{{n}} - - "GET /gift-cards HTTP/2.0" 404 1{{ms}} "-" "Mozilla/5.0" 61 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[0]} 1{{ms}} 0.0{{ms}} 404',
+            **every(-3000, -5, 12),
+        ),
+        ev(
+            "ingress-nginx",
+            "info",
+            f'10.68.0.{{n}} - - "GET /product/{{n}} HTTP/2.0" 200 3{{ms}} "-" "Mozilla/5.0" 58 0.0{{ms}} [{sig}] [] {endpoints_of(k8s, ns, "web-canary").split(",")[1]} 3{{ms}} 0.0{{ms}} 200',
+            **every(-3600, -5, 10),
+        ),
+        ev(
+            "web-canary",
+            "warn",
+            "[web] 404 no route for /api/gift-cards/balance (build 2026.11.2-exp31)",
+            **every(start, -10, 25),
+            pods=pods_of(can),
+        ),
         *herrings(
             start,
-            victim=("marketing-site", "ERROR campaign link check failed: https://www.giftly.de/gift-cards -> 404 (campaign xmas-giftcards)", 60),
+            victim=(
+                "marketing-site",
+                "ERROR campaign link check failed: https://www.giftly.de/gift-cards -> 404 (campaign xmas-giftcards)",
+                60,
+            ),
             release=("web", "[web] web 2026.12.8 ready on :3000 (gift cards)", -3100),
-            stale=("web", "[web] Error: connect ECONNREFUSED 172.20.9.40:6379 (session store)"),
+            stale=(
+                "web",
+                "[web] Error: connect ECONNREFUSED 172.20.9.40:6379 (session store)",
+            ),
             noisy=("image-resizer", "WARN resize queue 1{n} jobs, workers 4/4 busy"),
         ),
     ]
@@ -2459,8 +2891,20 @@ def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
         evs=evs,
         services=[svc("web-canary", 180, {"404": (0.01, 0.04)}, (0.12, 0.12))],
         gauges=[
-            gauge("nginx_ingress_controller_requests_per_second", {"ingress": "web", "namespace": ns}, 0, 0, start),
-            gauge("nginx_ingress_controller_requests_per_second", {"ingress": "web-canary", "namespace": ns}, 175, 182, start),
+            gauge(
+                "nginx_ingress_controller_requests_per_second",
+                {"ingress": "web", "namespace": ns},
+                0,
+                0,
+                start,
+            ),
+            gauge(
+                "nginx_ingress_controller_requests_per_second",
+                {"ingress": "web-canary", "namespace": ns},
+                175,
+                182,
+                start,
+            ),
         ],
         books={
             "page-not-found.md": runbook(
@@ -2481,7 +2925,10 @@ def ingress_canary_weight_100_left_on_old_experiment() -> dict[str, Any]:
 # =================================================================================================
 
 
-@scenario("netpol-from-selector-misses-relabelled-billing-worker", ("service_routing", "NetworkPolicyDenied"))
+@scenario(
+    "netpol-from-selector-misses-relabelled-billing-worker",
+    ("service_routing", "NetworkPolicyDenied"),
+)
 def netpol_from_selector_misses_relabelled_billing_worker() -> dict[str, Any]:
     start = -2000
     ns = "ledger"
@@ -2491,9 +2938,14 @@ def netpol_from_selector_misses_relabelled_billing_worker() -> dict[str, Any]:
         port=8443,
         rs="7a6b5c4d3e",
         cluster_ip="172.20.66.10",
-        pods=[("e1r2t", "1/1", "Running", "0", "12d", 0), ("y3u4i", "1/1", "Running", "0", "12d", 1)],
+        pods=[
+            ("e1r2t", "1/1", "Running", "0", "12d", 0),
+            ("y3u4i", "1/1", "Running", "0", "12d", 1),
+        ],
     )
-    k8s = namespace(ns, NODES_IAD, [la], seed=669, extra_namespaces=("billing", "payments"))
+    k8s = namespace(
+        ns, NODES_IAD, [la], seed=669, extra_namespaces=("billing", "payments")
+    )
     sig = "denied by ledger/ledger-api-ingress"
     k8s[f"kubectl get networkpolicies -n {ns}"] = table(
         [
@@ -2521,24 +2973,88 @@ def netpol_from_selector_misses_relabelled_billing_worker() -> dict[str, Any]:
     )
     k8s["kubectl get pods -n billing -o wide --show-labels"] = base.pods(
         [
-            ("billing-worker-6c8d9e7f5a-b5n6m", "1/1", "Running", "0", "44m", "10.69.1.83", NODES_IAD[0][0], "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a"),
-            ("billing-worker-6c8d9e7f5a-c7v8b", "1/1", "Running", "0", "44m", "10.69.2.120", NODES_IAD[1][0], "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a"),
-            ("billing-api-58b7c6d9e4-x9z8a", "1/1", "Running", "0", "6d", "10.69.3.41", NODES_IAD[2][0], "app=billing-api,pod-template-hash=58b7c6d9e4"),
+            (
+                "billing-worker-6c8d9e7f5a-b5n6m",
+                "1/1",
+                "Running",
+                "0",
+                "44m",
+                "10.69.1.83",
+                NODES_IAD[0][0],
+                "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a",
+            ),
+            (
+                "billing-worker-6c8d9e7f5a-c7v8b",
+                "1/1",
+                "Running",
+                "0",
+                "44m",
+                "10.69.2.120",
+                NODES_IAD[1][0],
+                "app.kubernetes.io/instance=billing-worker,app.kubernetes.io/name=billing-worker,pod-template-hash=6c8d9e7f5a",
+            ),
+            (
+                "billing-api-58b7c6d9e4-x9z8a",
+                "1/1",
+                "Running",
+                "0",
+                "6d",
+                "10.69.3.41",
+                NODES_IAD[2][0],
+                "app=billing-api,pod-template-hash=58b7c6d9e4",
+            ),
         ]
     )
     flow = f"calico-node: flow {{action=deny}} src=billing/billing-worker-6c8d9e7f5a-b5n6m (app.kubernetes.io/name=billing-worker) dst=ledger/ledger-api:8443 {sig}"
     evs = [
-        ev("argocd", "info", "app billing-worker: synced to 0fa3d92 (PR charts#212 'move billing-worker to common chart 1.4'): deployment.apps/billing-worker configured (labels app -> app.kubernetes.io/name)", at=-2640),
+        ev(
+            "argocd",
+            "info",
+            "app billing-worker: synced to 0fa3d92 (PR charts#212 'move billing-worker to common chart 1.4'): deployment.apps/billing-worker configured (labels app -> app.kubernetes.io/name)",
+            at=-2640,
+        ),
         ev("calico", "warn", flow, **every(-2600, -10, 30)),
-        ev("billing-worker", "error", '{"level":"error","msg":"post invoice to ledger failed","err":"dial tcp 172.20.66.10:8443: i/o timeout","invoice":"inv_{n}","attempt":3}', **every(-2580, -5, 9), pods=["billing-worker-6c8d9e7f5a-b5n6m", "billing-worker-6c8d9e7f5a-c7v8b"]),
-        ev("billing-worker", "warn", '{"level":"warn","msg":"queue backlog","queue":"invoices-to-post","depth":3{n}{ms}}', **every(start, -30, 120), pods=["billing-worker-6c8d9e7f5a-b5n6m"]),
-        ev("ledger-api", "info", '{"level":"info","msg":"POST /v1/entries 201","caller":"payments-api","ms":{ms}}', **every(-3600, -5, 15), pods=pods_of(la)),
+        ev(
+            "billing-worker",
+            "error",
+            '{"level":"error","msg":"post invoice to ledger failed","err":"dial tcp 172.20.66.10:8443: i/o timeout","invoice":"inv_{n}","attempt":3}',
+            **every(-2580, -5, 9),
+            pods=["billing-worker-6c8d9e7f5a-b5n6m", "billing-worker-6c8d9e7f5a-c7v8b"],
+        ),
+        ev(
+            "billing-worker",
+            "warn",
+            '{"level":"warn","msg":"queue backlog","queue":"invoices-to-post","depth":3{n}{ms}}',
+            **every(start, -30, 120),
+            pods=["billing-worker-6c8d9e7f5a-b5n6m"],
+        ),
+        ev(
+            "ledger-api",
+            "info",
+            '{"level":"info","msg":"POST /v1/entries 201","caller":"payments-api","ms":{ms}}',
+            **every(-3600, -5, 15),
+            pods=pods_of(la),
+        ),
         *herrings(
             start,
-            victim=("finance-dashboard", "ERROR DailyRevenueCheck: invoiced total 0.00 EUR for today does not match billing-api (1{n} invoices)", 120),
-            release=("ledger-api", '{"level":"info","msg":"ledger-api 12.0.4 started (faster trial balance)"}', -1036800),
-            stale=("ledger-api", '{"level":"error","msg":"postgres: deadlock detected","table":"entries"}'),
-            noisy=("billing-api", "WARN tax rates cache stale for region BR, refreshing"),
+            victim=(
+                "finance-dashboard",
+                "ERROR DailyRevenueCheck: invoiced total 0.00 EUR for today does not match billing-api (1{n} invoices)",
+                120,
+            ),
+            release=(
+                "ledger-api",
+                '{"level":"info","msg":"ledger-api 12.0.4 started (faster trial balance)"}',
+                -1036800,
+            ),
+            stale=(
+                "ledger-api",
+                '{"level":"error","msg":"postgres: deadlock detected","table":"entries"}',
+            ),
+            noisy=(
+                "billing-api",
+                "WARN tax rates cache stale for region BR, refreshing",
+            ),
         ),
     ]
     return kube_case(
@@ -2570,17 +3086,737 @@ def netpol_from_selector_misses_relabelled_billing_worker() -> dict[str, Any]:
             "Change the policy's podSelector to app.kubernetes.io/name=billing-worker (or add the app label back in the chart) and let billing-worker drain its queue; grep other policies for selectors on the old label.",
         ),
         k8s=k8s,
-        bgs=[bg("ledger-api", pods_of(la), ['{"level":"info","msg":"GET /v1/balances 200","ms":{ms}}'], 8)],
+        bgs=[
+            bg(
+                "ledger-api",
+                pods_of(la),
+                ['{"level":"info","msg":"GET /v1/balances 200","ms":{ms}}'],
+                8,
+            )
+        ],
         evs=evs,
         services=[svc("ledger-api", 50, {"500": (0.0005, 0.0005)}, (0.05, 0.05))],
         gauges=[
-            gauge("billing_worker_queue_depth", {"queue": "invoices-to-post"}, 12, 3400, -2600),
-            gauge("calico_denied_packets_per_second", {"policy": "ledger/ledger-api-ingress"}, 0, 14, -2600),
+            gauge(
+                "billing_worker_queue_depth",
+                {"queue": "invoices-to-post"},
+                12,
+                3400,
+                -2600,
+            ),
+            gauge(
+                "calico_denied_packets_per_second",
+                {"policy": "ledger/ledger-api-ingress"},
+                0,
+                14,
+                -2600,
+            ),
         ],
         books={
             "ledger-missing-invoices.md": runbook(
                 "Invoices missing from the ledger",
                 "Missing invoices mean the nightly ledger-sync job failed. Re-run the ledger-sync CronJob for the date and check its logs for rejected entries.",
+            )
+        },
+    )
+
+
+def main(root: Path = HERE) -> None:
+    for slug, build in SCENARIOS.items():
+        spec = build()
+        tidy_clock_times(spec["logs"])
+        stage, reason = STAGES[slug]
+        spec["expected"]["root_cause_stage"] = stage
+        spec["expected"]["root_cause_reason"] = reason
+        base.write(slug, spec, root)
+        print(slug)
+
+
+if __name__ == "__main__":
+    main()
+
+# =================================================================================================
+# 14. Performance, CPU throttling of a JVM that sees the whole node: PR eks#77 moved the general
+#     node group to Amazon Linux 2023, which mounts cgroup v2. pricing-engine still runs on an old
+#     JDK 8 (8u292) base image that predates cgroup v2 support, so the JVM sees the node's 96 CPUs
+#     instead of its 4-CPU limit: 65 parallel GC threads and a 95-thread common pool burn the quota
+#     in bursts; CFS throttles the container most periods and p99 quadruples. Nothing errors; the
+#     startup line and the throttling ratio say it.
+# =================================================================================================
+
+
+@scenario(
+    "jvm8-on-cgroup-v2-nodes-sees-96-cpus-throttled", ("performance", "CPUThrottling")
+)
+def jvm8_on_cgroup_v2_nodes_sees_96_cpus_throttled() -> dict[str, Any]:
+    start = -2500
+    ns = "pricing"
+    pe = app(
+        "pricing-engine",
+        image="registry.internal.tripsy.io/pricing-engine:8.17.2",
+        port=8080,
+        rs="6e5d4c3b2a",
+        cluster_ip="172.20.27.10",
+        pods=[
+            ("n4m5b", "1/1", "Running", "0", "3h", 0),
+            ("x6z7c", "1/1", "Running", "0", "3h", 1),
+            ("a8s9d", "1/1", "Running", "0", "3h", 2),
+            ("f1g2h", "1/1", "Running", "0", "3h", 0),
+        ],
+    )
+    fs = app(
+        "fare-search",
+        image="registry.internal.tripsy.io/fare-search:30.1.0",
+        port=8080,
+        rs="7d6c5b4a39",
+        cluster_ip="172.20.27.20",
+        pods=[
+            ("q3w4e", "1/1", "Running", "0", "3h", 1),
+            ("r5t6y", "1/1", "Running", "0", "3h", 2),
+        ],
+    )
+    nodes = [(n[0], n[1], n[2], "3h") for n in NODES_PDX]
+    k8s = namespace(ns, nodes, [pe, fs], seed=670)
+    sig = "availableProcessors=96"
+    pod = "pricing-engine-6e5d4c3b2a-n4m5b"
+    k8s[f"kubectl logs {pod} -n {ns}"] = podlog(
+        [
+            (-10700, 'openjdk version "1.8.0_292" (build 1.8.0_292-b10)'),
+            (
+                -10699,
+                f"INFO  PricingApp - runtime {sig} maxMemory=94.2g gc=ParallelGC parallelGCThreads=65 commonPoolParallelism=95",
+            ),
+            (-10690, "INFO  PricingApp - started on :8080 in 11.4 s"),
+            (-60, "WARN  RequestTimer - slow quote: 1840 ms (fares=212, currency=EUR)"),
+            (-20, "WARN  RequestTimer - slow quote: 2210 ms (fares=187, currency=USD)"),
+        ]
+    )
+    k8s[f"kubectl describe pods {pod} -n {ns}"] = (
+        f"Name:             {pod}\n"
+        f"Namespace:        {ns}\n"
+        f"Node:             {nodes[0][0]}/{nodes[0][2]}\n"
+        "Labels:           app=pricing-engine\n"
+        "                  pod-template-hash=6e5d4c3b2a\n"
+        "Status:           Running\n"
+        "QoS Class:        Guaranteed\n"
+        "Containers:\n"
+        "  pricing-engine:\n"
+        "    Image:          registry.internal.tripsy.io/pricing-engine:8.17.2\n"
+        "    State:          Running\n"
+        "    Ready:          True\n"
+        "    Restart Count:  0\n"
+        "    Limits:\n"
+        "      cpu:     4\n"
+        "      memory:  8Gi\n"
+        "    Requests:\n"
+        "      cpu:     4\n"
+        "      memory:  8Gi\n"
+        "    Environment:\n"
+        "      JAVA_OPTS:  -Xss512k -XX:+UseParallelGC\n"
+        "Events:           <none>\n"
+    )
+    k8s[f"kubectl describe nodes {nodes[0][0]}"] = (
+        f"Name:               {nodes[0][0]}\n"
+        "Labels:             eks.amazonaws.com/nodegroup=general-al2023\n"
+        "                    node.kubernetes.io/instance-type=m6i.24xlarge\n"
+        "CreationTimestamp:  3h ago\n"
+        "Taints:             <none>\n"
+        "Capacity:\n"
+        "  cpu:     96\n"
+        "  memory:  387826280Ki\n"
+        "  pods:    737\n"
+        "System Info:\n"
+        "  Kernel Version:             6.1.115-126.197.amzn2023.x86_64\n"
+        "  OS Image:                   Amazon Linux 2023.6.20241121\n"
+        "  Container Runtime Version:  containerd://1.7.23\n"
+        "  Kubelet Version:            v1.31.2-eks-94953ac\n"
+        "Events:  <none>\n"
+    )
+    evs = [
+        ev(
+            "terraform",
+            "info",
+            "aws_eks_node_group.general: replaced by general-al2023 (PR eks#77 'AL2 end of support: move to AL2023, cgroup v2')",
+            at=-11200,
+        ),
+        ev(
+            "pricing-engine",
+            "info",
+            f"INFO  PricingApp - runtime {sig} maxMemory=94.2g gc=ParallelGC parallelGCThreads=65 commonPoolParallelism=95",
+            at=-10699,
+            pods=[pod],
+        ),
+        ev(
+            "pricing-engine",
+            "info",
+            f"INFO  HealthReporter - runtime {sig} heapUsed=3.1g threads=412 (limit cpu 4)",
+            **every(start - 600, -30, 300),
+            pods=pods_of(pe),
+        ),
+        ev(
+            "pricing-engine",
+            "warn",
+            "WARN  RequestTimer - slow quote: 1{ms} ms (fares=2{n}, currency=EUR)",
+            **every(start, -5, 10),
+            pods=pods_of(pe),
+        ),
+        ev(
+            "pricing-engine",
+            "info",
+            "[GC (Allocation Failure) [PSYoungGen: 2{n}M->1{ms}M] 3{n}M->1{ms}M, 0.4{ms} secs] [Times: user=7.{n} sys=0.{ms}, real=0.4{ms} secs]",
+            **every(start, -15, 45),
+            pods=pods_of(pe),
+        ),
+        *herrings(
+            start,
+            victim=(
+                "fare-search",
+                "ERROR quote timeout: pricing-engine did not answer in 1500ms (search s_{n}, 1{ms} fares)",
+                6,
+            ),
+            release=(
+                "fare-search",
+                "INFO fare-search 30.1.0 started (more carriers in results)",
+                -11000,
+            ),
+            stale=(
+                "pricing-engine",
+                "ERROR FxClient - rates endpoint 503, using cached rates",
+            ),
+            noisy=("availability-cache", "WARN redis memory 8{n}% of maxmemory"),
+        ),
+    ]
+    return kube_case(
+        seed=670,
+        start=start,
+        inc=alert(
+            "[FIRING] FareSearchLatency p99 > 3s",
+            "flight search",
+            start,
+            {
+                "alertname": "FareSearchLatency",
+                "service": "fare-search",
+                "severity": "page",
+            },
+        ),
+        exp=expected(
+            "application",
+            [
+                "pricing-engine",
+                "deployment/pricing-engine",
+                "jdk 8u292",
+                "cgroup v2",
+                "PR eks#77",
+                "general-al2023",
+                "ActiveProcessorCount",
+            ],
+            sig,
+            "PR eks#77 moved the nodes to Amazon Linux 2023 with cgroup v2. pricing-engine's JDK 8u292 does not read cgroup v2 limits, so the JVM sizes itself to the 96-CPU, 370 GB node: 65 parallel GC threads and a 95-thread common pool run against a 4-CPU limit, CFS throttles the container in most periods and GC pauses and quotes slow down. fare-search's timeouts are the victim; the fare-search release (more carriers), the old FX errors and the Redis memory warnings are not the cause.",
+            [
+                f"pricing-engine: runtime {sig} parallelGCThreads=65 under a 4-CPU limit",
+                "container_cpu_cfs_throttled_periods ratio 0.03 -> 0.74 since the node group change",
+                "nodes: general-al2023, m6i.24xlarge (96 CPUs)",
+            ],
+            "Move pricing-engine to a JDK with cgroup v2 support (8u372+ or 17), or set -XX:ActiveProcessorCount=4 and explicit heap/GC thread sizes; check other JDK 8 images.",
+        ),
+        k8s=k8s,
+        bgs=[
+            bg(
+                "pricing-engine",
+                pods_of(pe),
+                ["INFO  access - POST /v2/quote 200 {ms}ms"],
+                8,
+            )
+        ],
+        evs=evs,
+        services=[
+            svc("pricing-engine", 380, {"500": (0.0005, 0.001)}, (0.09, 0.9)),
+            svc("fare-search", 260, {"504": (0.001, 0.06)}, (0.4, 2.8)),
+        ],
+        gauges=[
+            gauge(
+                "container_cpu_cfs_throttled_periods_ratio",
+                {"container": "pricing-engine", "namespace": ns},
+                0.03,
+                0.74,
+                -11000,
+            ),
+            gauge(
+                "container_cpu_usage_cores",
+                {"container": "pricing-engine", "namespace": ns},
+                2.1,
+                3.95,
+                -11000,
+            ),
+        ],
+        books={
+            "fare-search-latency.md": runbook(
+                "Fare search latency",
+                "Fare search slows when carriers' APIs slow down. Check the carrier latency dashboard and lower the per-carrier timeout in fare-search to drop the slowest carrier.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 15. Performance, an HPA maximum cut before a sale: the FinOps right-sizing PR finops#19 (FIN-22)
+#     lowered catalog-api's HPA maxReplicas from 30 to 12 last week, based on the previous month's
+#     peak of 9. Tonight's winter sale starts at 18:00; the HPA reaches 12, wants 21, and says
+#     ScalingLimited TooManyReplicas; CPU runs at 140 % of the target, latency climbs, the cluster
+#     has room. The HPA's condition says it.
+# =================================================================================================
+
+
+@scenario(
+    "hpa-max-lowered-by-cost-review-before-sale", ("performance", "ScalingLimited")
+)
+def hpa_max_lowered_by_cost_review_before_sale() -> dict[str, Any]:
+    start = -1500
+    ns = "catalog"
+    pods = [
+        (f"c{i}a{i}t", "1/1", "Running", "0", "2d" if i < 4 else "25m", i % 3)
+        for i in range(12)
+    ]
+    ca = app(
+        "catalog-api",
+        image="ghcr.io/snowpeak/catalog-api:19.3.0",
+        port=8080,
+        rs="5c6d7e8f9a",
+        cluster_ip="172.20.16.10",
+        pods=pods,
+    )
+    k8s = namespace(ns, NODES_FRA, [ca], seed=671)
+    sig = "ScalingLimited  True    TooManyReplicas"
+    k8s[f"kubectl get horizontalpodautoscalers -n {ns}"] = hpa_table(
+        [
+            [
+                "catalog-api",
+                "Deployment/catalog-api",
+                "cpu: 91%/65%",
+                "4",
+                "12",
+                "12",
+                "1y",
+            ]
+        ]
+    )
+    k8s[f"kubectl describe horizontalpodautoscalers catalog-api -n {ns}"] = (
+        "Name:                                                  catalog-api\n"
+        f"Namespace:                                             {ns}\n"
+        "Annotations:                                           finops.snowpeak.io/review: FIN-22 (PR finops#19)\n"
+        "Reference:                                             Deployment/catalog-api\n"
+        "Metrics:                                               ( current / target )\n"
+        "  resource cpu on pods  (as a percentage of request):  91% (1820m) / 65%\n"
+        "Min replicas:                                          4\n"
+        "Max replicas:                                          12\n"
+        "Deployment pods:                                       12 current / 12 desired\n"
+        "Conditions:\n"
+        "  Type            Status  Reason            Message\n"
+        "  ----            ------  ------            -------\n"
+        "  AbleToScale     True    ReadyForNewScale  recommended size matches current size\n"
+        "  ScalingActive   True    ValidMetricFound  the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)\n"
+        f"  {sig}   the desired replica count is more than the maximum replica count\n"
+        "Events:\n"
+        "  Type    Reason             Age   From                       Message\n"
+        "  ----    ------             ----  ----                       -------\n"
+        "  Normal  SuccessfulRescale  25m   horizontal-pod-autoscaler  New size: 12; reason: cpu resource utilization (percentage of request) above target\n"
+    )
+    evs = [
+        ev(
+            "argocd",
+            "info",
+            "app catalog: synced to 3e8a1f0 (PR finops#19 'FIN-22 right-size HPAs to last month peak + 30%'): horizontalpodautoscaler.autoscaling/catalog-api configured (maxReplicas 30 -> 12)",
+            at=-604800,
+        ),
+        ev(
+            "kube-state-metrics",
+            "info",
+            f"hpa catalog/catalog-api: currentReplicas=12 desiredReplicas=12 maxReplicas=12 condition {sig}",
+            **every(start, -30, 180),
+        ),
+        ev(
+            "catalog-api",
+            "warn",
+            '{"level":"warn","msg":"request queue wait","ms":1{ms},"path":"/v1/products"}',
+            **every(start, -5, 12),
+            pods=pods_of(ca),
+        ),
+        ev(
+            "marketing",
+            "info",
+            "Winter sale live: push notification sent to 2.1M users, banner on home",
+            at=-1560,
+        ),
+        ev(
+            "cluster-autoscaler",
+            "info",
+            "scale-up not needed: no unschedulable pods; node utilization 44-58%",
+            **every(-3000, -60, 600),
+        ),
+        *herrings(
+            start,
+            victim=(
+                "storefront",
+                "ERROR product page render timeout: catalog-api GET /v1/products/{n} > 2000ms",
+                5,
+            ),
+            release=(
+                "storefront",
+                "INFO storefront 2026.12.8 deployed (sale banners)",
+                -5400,
+            ),
+            stale=(
+                "catalog-api",
+                '{"level":"error","msg":"elasticsearch: circuit_breaking_exception [parent] Data too large"}',
+            ),
+            noisy=("recommendations", "WARN model v41 scoring latency 2{ms}ms"),
+        ),
+    ]
+    return kube_case(
+        seed=671,
+        start=start,
+        inc=alert(
+            "[FIRING] StorefrontLatencyHigh p95 > 2.5s",
+            "web shop",
+            start,
+            {
+                "alertname": "StorefrontLatencyHigh",
+                "service": "storefront",
+                "severity": "page",
+            },
+            ["winter sale started at 18:00"],
+        ),
+        exp=expected(
+            "application",
+            [
+                "hpa/catalog-api",
+                "horizontalpodautoscaler/catalog-api",
+                "catalog-api",
+                "maxReplicas",
+                "PR finops#19",
+                "FIN-22",
+            ],
+            sig,
+            "PR finops#19 (FIN-22) lowered catalog-api's HPA maxReplicas from 30 to 12 a week ago, sized on last month's peak. The winter sale tripled traffic; the HPA reached 12 replicas and is ScalingLimited (TooManyReplicas) while CPU is at 140 % of its target, so catalog-api queues requests and the storefront times out. The cluster has room; the sale is the trigger, not the cause. The storefront release, the old Elasticsearch breaker error and the recommendations warnings are not the cause.",
+            [
+                f"kubectl describe hpa catalog-api: {sig}, 12 of max 12, cpu 91%/65%",
+                "argocd: maxReplicas 30 -> 12 by PR finops#19",
+                "cluster-autoscaler: nodes 44-58 % used, no pending pods",
+            ],
+            "Raise maxReplicas back to 30 now; base HPA maxima on seasonal peaks and alert on ScalingLimited.",
+        ),
+        k8s=k8s,
+        bgs=[
+            bg(
+                "catalog-api",
+                pods_of(ca),
+                ['{"level":"info","msg":"GET /v1/products 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs=evs,
+        services=[
+            svc("catalog-api", 1400, {"503": (0.0005, 0.02)}, (0.08, 1.7)),
+            svc("storefront", 900, {"504": (0.001, 0.05)}, (0.3, 2.9)),
+        ],
+        gauges=[
+            gauge(
+                "kube_horizontalpodautoscaler_status_current_replicas",
+                {"horizontalpodautoscaler": "catalog-api"},
+                6,
+                12,
+                -1560,
+            ),
+            gauge(
+                "kube_horizontalpodautoscaler_spec_max_replicas",
+                {"horizontalpodautoscaler": "catalog-api"},
+                12,
+                12,
+                start,
+            ),
+            gauge(
+                "catalog_api_cpu_utilization_ratio_of_target",
+                {"deployment": "catalog-api"},
+                0.8,
+                1.4,
+                -1560,
+            ),
+        ],
+        books={
+            "storefront-slow.md": runbook(
+                "Storefront slow",
+                "Storefront latency during campaigns comes from the recommendations widget. Switch recommendations to the static fallback list in the admin.",
+            )
+        },
+    )
+
+
+# =================================================================================================
+# 16. Performance, a noisy neighbour on the node's disk: the media team's new nightly Job
+#     `video-transcode` writes frames to an emptyDir on the node's root EBS volume (gp3, 125 MB/s).
+#     It lands on the node that runs redis-sessions-0, whose AOF lives on an emptyDir too. The root
+#     volume saturates; Redis's fsync stalls and it warns "disk is busy"; login and cart calls that
+#     touch sessions slow down. redis-sessions' CPU and memory are normal; the node's disk and the
+#     neighbour say it.
+# =================================================================================================
+
+
+@scenario(
+    "transcode-job-emptydir-saturates-node-disk-redis-aof",
+    ("performance", "NoisyNeighbour"),
+)
+def transcode_job_emptydir_saturates_node_disk_redis_aof() -> dict[str, Any]:
+    start = -1300
+    ns = "sessions"
+    rs = app(
+        "redis-sessions",
+        image="redis:7.2.6",
+        port=6379,
+        rs="",
+        kind="StatefulSet",
+        cluster_ip="172.20.88.5",
+        pods=[("0", "1/1", "Running", "0", "16d", 1)],
+    )
+    auth = app(
+        "auth-api",
+        image="ghcr.io/cartwise/auth-api:4.4.0",
+        port=8080,
+        rs="6d7e8f9a0b",
+        cluster_ip="172.20.88.20",
+        pods=[
+            ("l5k6j", "1/1", "Running", "0", "5d", 0),
+            ("h7g8f", "1/1", "Running", "0", "5d", 2),
+        ],
+    )
+    k8s = namespace(
+        ns,
+        NODES_IAD,
+        [rs, auth],
+        seed=672,
+        extra_namespaces=("media",),
+        statefulsets=table(
+            [
+                ["NAME", "READY", "AGE", "CONTAINERS", "IMAGES"],
+                ["redis-sessions", "1/1", "300d", "redis-sessions", "redis:7.2.6"],
+            ]
+        ),
+    )
+    node = NODES_IAD[1][0]
+    sig = "Asynchronous AOF fsync is taking too long (disk is busy?)"
+    k8s[f"kubectl describe nodes {node}"] = (
+        f"Name:               {node}\n"
+        "Labels:             node.kubernetes.io/instance-type=m6i.2xlarge\n"
+        "Taints:             <none>\n"
+        "Conditions:\n"
+        "  Type             Status  Reason                       Message\n"
+        "  ----             ------  ------                       -------\n"
+        "  MemoryPressure   False   KubeletHasSufficientMemory   kubelet has sufficient memory available\n"
+        "  DiskPressure     False   KubeletHasNoDiskPressure     kubelet has no disk pressure\n"
+        "  PIDPressure      False   KubeletHasSufficientPID      kubelet has sufficient PID available\n"
+        "  Ready            True    KubeletReady                 kubelet is posting ready status\n"
+        "Non-terminated Pods:          (6 in total)\n"
+        "  Namespace    Name                          CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------    ----                          ------------  ----------  ---------------  -------------  ---\n"
+        "  sessions     redis-sessions-0              500m (6%)     1 (12%)     2Gi (6%)         2Gi (6%)       16d\n"
+        "  media        video-transcode-29422500-x8k2p  2 (25%)     0 (0%)      2Gi (6%)         0 (0%)         24m\n"
+        "  media        video-transcode-29422500-q4m7n  2 (25%)     0 (0%)      2Gi (6%)         0 (0%)         24m\n"
+        "  kube-system  aws-node-7tk9q                25m (0%)      0 (0%)      0 (0%)           0 (0%)         41d\n"
+        "  kube-system  kube-proxy-2lw8s              100m (1%)     0 (0%)      0 (0%)           0 (0%)         41d\n"
+        "  kube-system  ebs-csi-node-9fj3d            30m (0%)      0 (0%)      120Mi (0%)       768Mi (2%)     41d\n"
+        "Events:  <none>\n"
+    )
+    k8s["kubectl get pods -n media -o wide --show-labels"] = base.pods(
+        [
+            (
+                "video-transcode-29422500-x8k2p",
+                "1/1",
+                "Running",
+                "0",
+                "24m",
+                "10.72.2.61",
+                node,
+                "batch.kubernetes.io/job-name=video-transcode-29422500,app=video-transcode",
+            ),
+            (
+                "video-transcode-29422500-q4m7n",
+                "1/1",
+                "Running",
+                "0",
+                "24m",
+                "10.72.2.88",
+                node,
+                "batch.kubernetes.io/job-name=video-transcode-29422500,app=video-transcode",
+            ),
+            (
+                "media-api-7b8c9d0e1f-z2x3c",
+                "1/1",
+                "Running",
+                "0",
+                "3d",
+                "10.72.1.40",
+                NODES_IAD[0][0],
+                "app=media-api,pod-template-hash=7b8c9d0e1f",
+            ),
+        ]
+    )
+    k8s["kubectl get jobs -n media"] = table(
+        [
+            ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
+            ["video-transcode-29422500", "Running", "0/2", "24m", "24m"],
+        ]
+    )
+    k8s[f"kubectl logs redis-sessions-0 -n {ns} --tail=5"] = podlog(
+        [
+            (
+                -300,
+                f"1:M * {sig} Writing the AOF buffer without waiting for fsync to complete, this may slow down Redis.",
+            ),
+            (
+                -200,
+                "1:M * Background append only file rewriting started by pid 811",
+            ),
+            (
+                -140,
+                f"1:M * {sig} Writing the AOF buffer without waiting for fsync to complete, this may slow down Redis.",
+            ),
+            (
+                -60,
+                f"1:M * {sig} Writing the AOF buffer without waiting for fsync to complete, this may slow down Redis.",
+            ),
+            (
+                -10,
+                "1:M * 10000 changes in 60 seconds. Saving...",
+            ),
+        ]
+    )
+    evs = [
+        ev(
+            "argocd",
+            "info",
+            "app media-batch: synced (PR media#51 'nightly video-transcode job, scratch on emptyDir'): cronjob.batch/video-transcode created",
+            at=-90000,
+        ),
+        ev(
+            "kube-controller-manager",
+            "info",
+            "cronjob-controller: Created job video-transcode-29422500 (media)",
+            at=-1460,
+        ),
+        ev(
+            "redis-sessions",
+            "warn",
+            f"1:M * {sig} Writing the AOF buffer without waiting for fsync to complete, this may slow down Redis.",
+            **every(-1400, -10, 80),
+            pods=["redis-sessions-0"],
+        ),
+        ev(
+            "video-transcode",
+            "info",
+            "ffmpeg: frame={n}{ms} fps=2{n} size=N/A time=00:1{n}:{ms} speed=3.{n}x (scratch /scratch/frames, emptyDir)",
+            **every(-1440, -10, 60),
+            pods=["video-transcode-29422500-x8k2p", "video-transcode-29422500-q4m7n"],
+        ),
+        ev(
+            "node-exporter",
+            "warn",
+            f"{node}: nvme0n1 util 100% await 1{{ms}}ms write 124 MB/s (EBS gp3 throughput limit 125 MB/s)",
+            **every(-1420, -20, 120),
+        ),
+        ev(
+            "auth-api",
+            "warn",
+            '{"level":"warn","msg":"session store slow","op":"GET","ms":4{ms}}',
+            **every(start, -5, 10),
+            pods=pods_of(auth),
+        ),
+        *herrings(
+            start,
+            victim=(
+                "mobile-bff",
+                "ERROR login failed for user u_{n}: auth-api timeout after 3000ms",
+                6,
+            ),
+            release=(
+                "auth-api",
+                '{"level":"info","msg":"auth-api 4.4.0 started (passkeys beta)"}',
+                -432000,
+            ),
+            stale=(
+                "redis-sessions",
+                "1:M * MASTER aborted replication with an error: NOAUTH Authentication required.",
+            ),
+            noisy=(
+                "cart-api",
+                "WARN price cache warmup skipped 1{n} SKUs (not in catalog)",
+            ),
+        ),
+    ]
+    return kube_case(
+        seed=672,
+        start=start,
+        inc=ticket(
+            "Customers complain login and cart are really slow tonight",
+            "login",
+            start,
+        ),
+        exp=expected(
+            "platform",
+            [
+                "video-transcode",
+                "job/video-transcode-29422500",
+                "cronjob/video-transcode",
+                node,
+                "emptyDir",
+                "redis-sessions-0",
+                "PR media#51",
+            ],
+            sig,
+            f"The new nightly Job video-transcode (PR media#51) writes frames to an emptyDir on the node root EBS volume; two of its pods landed on {node}, which also runs redis-sessions-0 with its AOF on an emptyDir of the same volume. The volume is at its 125 MB/s gp3 throughput limit, Redis's AOF fsync stalls (disk is busy) and session reads and writes slow down, so login and cart time out. Redis CPU and memory are normal. The auth-api release (five days ago), the old replication error and the cart-api warnings are not the cause; mobile-bff is the victim.",
+            [
+                f"redis-sessions-0: {sig}",
+                f"node-exporter: {node} nvme0n1 util 100%, 124 MB/s",
+                "describe node: two video-transcode pods next to redis-sessions-0, started 24 min ago",
+            ],
+            "Stop or move the video-transcode Job (node affinity to a batch pool, or a dedicated volume for scratch) and give redis-sessions a PersistentVolume of its own; consider anti-affinity between batch and stateful pods.",
+        ),
+        k8s=k8s,
+        bgs=[
+            bg(
+                "auth-api",
+                pods_of(auth),
+                ['{"level":"info","msg":"POST /v1/session 200","ms":{ms}}'],
+                8,
+            )
+        ],
+        evs=evs,
+        services=[svc("auth-api", 160, {"504": (0.001, 0.07)}, (0.02, 1.6))],
+        gauges=[
+            gauge(
+                "node_disk_io_time_seconds_ratio",
+                {"instance": node, "device": "nvme0n1"},
+                0.12,
+                1.0,
+                -1440,
+            ),
+            gauge(
+                "redis_aof_delayed_fsync_total",
+                {"pod": "redis-sessions-0"},
+                0,
+                31,
+                -1400,
+            ),
+            gauge(
+                "redis_memory_used_ratio",
+                {"pod": "redis-sessions-0"},
+                0.41,
+                0.42,
+                start,
+            ),
+        ],
+        books={
+            "login-slow.md": runbook(
+                "Login slow",
+                "Slow logins are usually the identity provider. Check the IdP status page and the auth-api JWKS fetch latency; switch to the cached JWKS if the IdP is degraded.",
             )
         },
     )
