@@ -399,7 +399,7 @@ def limitrange_default_limit_oomkills_moved_service() -> dict[str, Any]:
         cluster_ip="172.20.77.40",
         pods=[("h5j7l", "1/1", "Running", "0", "9d", 1)],
     )
-    k8s = namespace(ns, NODES_DUB, [geo, notif], seed=658, extra_namespaces=("geo",))
+    k8s = namespace(ns, NODES_DUB, [geo, notif], seed=658)
     sig = "LimitRanger plugin set: memory limit for container geo-api"
     pod = "geo-api-68d4b7c9f5-r8k2m"
     k8s[f"kubectl get limitranges -n {ns}"] = table(
