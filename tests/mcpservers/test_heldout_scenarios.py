@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout28 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout30 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -41,6 +41,7 @@ SETS = (
     "heldout26",
     "heldout27",
     "heldout28",
+    "heldout29",
     "heldout30",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
