@@ -42,6 +42,7 @@ SETS = (
     "heldout27",
     "heldout28",
     "heldout30",
+    "heldout31",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
