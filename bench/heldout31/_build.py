@@ -1188,7 +1188,7 @@ def points_expiry_cronjob_timezone_dropped() -> dict[str, Any]:
         ev(
             "points-expiry",
             "info",
-            "expiry run started: BEGIN; UPDATE accounts SET points = ... WHERE last_activity < now() - interval '24 months' (batch=all)",
+            "expiry run started (cron 0 15 * * *, time zone: controller default UTC): BEGIN; UPDATE accounts SET points = ... WHERE last_activity < now() - interval '24 months' (batch=all)",
             at=start - 60,
             pods=pods_of(job),
         ),
@@ -1240,10 +1240,10 @@ def points_expiry_cronjob_timezone_dropped() -> dict[str, Any]:
                 "PR platform#455",
                 "loyalty-db",
             ],
-            "schedule '0 15 * * *' tz <none>",
+            "0 15 * * *",
             "PR platform#455 moved points-expiry onto the common cronjob template, which rewrote the schedule to '0 15 * * *' and dropped timeZone Europe/Madrid. The nightly expiry now runs at 15:00 UTC, during peak, and updates accounts in one long transaction; loyalty-api's redemptions wait on its row locks and time out. Checkout's loyalty timeouts are the victim; the double-points release and old CRM 401s are not the cause.",
             [
-                f"kubectl get cronjobs: points-expiry 0 15 * * * {sig}",
+                f"kubectl get cronjobs: points-expiry 0 15 * * * {sig}, LAST SCHEDULE 26m",
                 "loyalty-db: waiting for ShareLock, blocking process points-expiry",
                 "argocd: tz Europe/Madrid -> <none>",
             ],
