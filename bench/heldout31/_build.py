@@ -881,9 +881,9 @@ def redis_chart_bump_maxmemory_default() -> dict[str, Any]:
 # =================================================================================================
 # 6. VMs, a miss storm after a cache node was replaced: the memcached ASG recycled mc-03 (scheduled
 #    instance retirement); the new node has a new IP and the PHP app's memcached client uses the
-#    default modula distribution (not ketama), with the server list from Consul. When the list
-#    changed from 4 to 4 different hosts ordering changed, nearly every key maps elsewhere: hit ratio
-#    ~5 %, the catalogue DB takes the load. The loud thing is the product pages' latency.
+#    default modula distribution (not ketama), with the server list from Consul. With modula hashing
+#    a changed server list moves most keys to another node: the hit ratio falls to ~5 % and the
+#    catalogue DB takes the load. The loud thing is the product pages' latency.
 # =================================================================================================
 
 
