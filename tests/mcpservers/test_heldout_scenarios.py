@@ -43,6 +43,7 @@ SETS = (
     "heldout28",
     "heldout29",
     "heldout30",
+    "heldout31",
 )
 BUILDERS = {name: importlib.import_module(f"bench.{name}._build") for name in SETS}
 CASES = [(name, slug) for name in SETS for slug in sorted(BUILDERS[name].SCENARIOS)]
