@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout30 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout31 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
