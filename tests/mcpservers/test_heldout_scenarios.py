@@ -1,4 +1,4 @@
-"""The held-out sets bench/heldout … bench/heldout28 (issue 21 item 7): the folders are what their
+"""The held-out sets bench/heldout … bench/heldout31 (issue 21 item 7): the folders are what their
 builder writes, and each loads as a scenario with an expected answer the evaluation can use."""
 
 import filecmp
@@ -48,6 +48,9 @@ SETS = (
     "heldout26",
     "heldout27",
     "heldout28",
+    "heldout29",
+    "heldout30",
+    "heldout31",
 )
 CASES = [
     (name, folder.parent.name)
