@@ -124,6 +124,11 @@ from reasoning.layered.kubernetes.nodes import (
     node_faults,
     pressure_faults,
 )
+from reasoning.layered.kubernetes.object_settings import (
+    per_pod_key_faults,
+    stopped_work_named,
+    unscalable_faults,
+)
 from reasoning.layered.kubernetes.performance import throttled
 from reasoning.layered.kubernetes.permissions import permission_faults
 from reasoning.layered.kubernetes.policies import dns_policy_faults, policy_faults
@@ -523,6 +528,20 @@ RULES: Final[tuple[Rule, ...]] = (
         (1, 4),
     ),
     Rule(
+        "k8s.autoscaler-target-out-of-range",
+        NAMESPACE,
+        (layers.APPLICATION,),
+        unscalable_faults,
+        (1, 4),
+    ),
+    Rule(
+        "k8s.configmap-per-pod-shared-key",
+        NAMESPACE,
+        (layers.APPLICATION,),
+        per_pod_key_faults,
+        (1, 4),
+    ),
+    Rule(
         "k8s.autoscaler-flapping",
         NAMESPACE,
         (layers.PLATFORM,),
@@ -598,6 +617,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("k8s.declared-failure", LINKS, (), declare, (5,)),
     Rule("k8s.waiting-work", LINKS, (), waited_on, (4,)),
     Rule("k8s.named-by-failing-callers", LINKS, (), named_by_callers, (4,)),
+    Rule("k8s.stopped-job-named", LINKS, (), stopped_work_named, (1, 4)),
     # The board, in the order it runs.
     Rule("board.kubernetes", BOARD, _ALL, kubernetes_findings),
     Rule(

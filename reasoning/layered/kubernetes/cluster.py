@@ -92,6 +92,11 @@ class Cluster:
             and (*key, wide) not in self.unanswered
         )
 
+    def is_unanswered(self, kind: str, namespace: str, *, wide: bool) -> bool:
+        """A read of `kind` (wide or not) was asked and the server could not answer it."""
+        plural = resource(kind)
+        return (plural, scope(plural, namespace), wide) in self.unanswered
+
     def pods(self, namespace: str) -> list[Pod]:
         table = self.table("pods", namespace)
         if table is None:

@@ -67,6 +67,12 @@ from reasoning.layered.kubernetes.nodes import (
     node_faults,
     pressure_faults,
 )
+from reasoning.layered.kubernetes.object_settings import (
+    failing_texts,
+    per_pod_key_faults,
+    stopped_work_named,
+    unscalable_faults,
+)
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttled
 from reasoning.layered.kubernetes.permissions import permission_faults
@@ -185,7 +191,9 @@ def _namespace_faults(
                 finding.evidence += current.evidence
             found[finding.component] = finding
     words = {inv.incident.service, *incident_text(inv).split()}
-    for finding in job_faults(cluster, ns, path, words):
+    jobs = job_faults(cluster, ns, path, words)
+    stopped_work_named(jobs, failing_texts(facts, incident_text(inv)))
+    for finding in jobs:
         found.setdefault(finding.component, finding)
     for finding in permission_faults(cluster, ns, path, window_seconds(inv)):
         found.setdefault(finding.component, finding)
@@ -268,6 +276,10 @@ def _namespace_faults(
         for finding in slow_dns_faults(cluster, facts, ns, path, failing):
             found.setdefault(finding.component, finding)
     for finding in autoscaling_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in unscalable_faults(cluster, ns, path):
+        found.setdefault(finding.component, finding)
+    for finding in per_pod_key_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)
     for finding in flapping_faults(cluster, ns, path):
         found.setdefault(finding.component, finding)

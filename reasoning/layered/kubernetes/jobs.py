@@ -29,6 +29,7 @@ from reasoning import layers
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.kubernetes.finding import Finding
 from reasoning.layered.kubernetes.kubectl import Event, Table, age_seconds
+from reasoning.layered.kubernetes.object_settings import cite_settings
 from reasoning.layered.kubernetes.path import Path
 from reasoning.layered.reading import short
 from reasoning.observations import Observation
@@ -307,6 +308,7 @@ def _failed(cluster: Cluster, ns: str, owner: str, runs: list[Run]) -> Finding |
     f = _finding(ns, owner, reason, f"{owner}'s job {job} failed ({reason}: {why})")
     for event in events[:3]:
         f.cite(event.obs, event.fact)
+    cite_settings(f, cluster, ns, "jobs", job)
     for run in [r for r in runs if r.name == job] + failed[:1]:
         _cite_run(cluster, ns, f, run)
     if not runs:
@@ -345,6 +347,7 @@ def _suspended(
         f"{owner} is suspended: scheduled every {_span(interval)}, {since}",
     )
     _cite_table(f, cluster.table("cronjobs", ns), name, "cronjobs")
+    cite_settings(f, cluster, ns, "cronjobs", name)
     f.chain = [f"{owner}: no run since it was suspended", f.statement]
     return f
 

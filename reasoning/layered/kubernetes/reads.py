@@ -66,6 +66,7 @@ from reasoning.layered.kubernetes.nodes import (
     condition_nodes,
     needs_control_plane,
 )
+from reasoning.layered.kubernetes.object_settings import setting_reads
 from reasoning.layered.kubernetes.path import Path, incident_path
 from reasoning.layered.kubernetes.performance import SLOW, throttling_query
 from reasoning.layered.kubernetes.permissions import denials
@@ -106,6 +107,8 @@ LISTS: tuple[tuple[str, bool], ...] = (
     ("persistentvolumeclaims", False),
     ("ingresses", False),
 )
+# Kinds whose settings, not their pods, stop or throttle work (object_settings, jobs).
+SETTING_KINDS: tuple[str, ...] = ("cronjobs", "jobs")
 # Every namespaced kind of the kubernetes server's table but pods (read on their own, with labels),
 # events (their own tool) and secrets (listed alone, only for an ingress's TLS; often not
 # readable): listed in one multi-kind `kubectl get … -o wide` where the server takes a kind list
@@ -393,6 +396,23 @@ def _namespace_lists(
             for kind, wide in LISTS
             if cluster.wants_list(kind, ns, wide=wide)
         ]
+    plain = [
+        kind
+        for kind in SETTING_KINDS
+        if cluster.is_unanswered(kind, ns, wide=True)
+        and cluster.wants_list(kind, ns, wide=False)
+    ]
+    if plain and _surveyed(inv, ns):
+        # The survey's wide read could not answer a kind whose settings stop work (a snapshot
+        # captured it plain): list those again plain, in one read.
+        calls.append(
+            call(
+                GET_RESOURCES,
+                {"kinds": plain, "namespace": ns},
+                f"the {', '.join(plain)} of namespace {ns}, which the survey could not "
+                "list wide",
+            )
+        )
     calls.append(
         call(
             EVENTS,
@@ -565,6 +585,7 @@ def _explaining_objects(
     calls += _webhook_backends(cluster, ns, call)
     calls += _metrics_servers(cluster, ns, call)
     calls += failed_job_logs(cluster, ns, call)
+    calls += setting_reads(cluster, ns, call)
     failing_jobs = {
         owner
         for pod in cluster.pods(ns)
