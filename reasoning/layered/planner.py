@@ -16,6 +16,7 @@ from reasoning import layers
 from reasoning.layered import (
     address_conflict,
     backend_gauges,
+    cache_ceiling,
     cache_hits,
     certificates,
     changes,
@@ -37,6 +38,7 @@ from reasoning.layered import (
     fault_lines,
     flag_quota,
     host_exhaustion,
+    host_facts,
     host_lines,
     immediate_retries,
     issuer_refusal,
@@ -595,6 +597,10 @@ class LayeredPlanner:
         calls += self._space_holder_searches(inv, facts)
         if self._searches_every_service(inv, facts, regex=True):
             calls += host_exhaustion.searches(
+                inv, facts, partial(self._call, inv), window
+            )
+            calls += host_facts.searches(inv, facts, partial(self._call, inv), window)
+            calls += cache_ceiling.searches(
                 inv, facts, partial(self._call, inv), window
             )
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
