@@ -24,6 +24,7 @@ from reasoning.layered import (
     controller_actions,
     cors,
     denied_access,
+    dns_facts,
     dns_records,
     dns_repointed,
     dns_search,
@@ -603,6 +604,7 @@ class LayeredPlanner:
             calls += cache_ceiling.searches(
                 inv, facts, partial(self._call, inv), window
             )
+            calls += dns_facts.searches(facts, partial(self._call, inv), window)
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
             calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)

@@ -52,6 +52,7 @@ from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
 from reasoning.layered.denied_access import denied_access
+from reasoning.layered.dns_facts import dnssec_mismatch, negative_cache, zero_weight
 from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
@@ -750,6 +751,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
     Rule("board.repointed-record", BOARD, (layers.DNS,), repointed_records, (1, 4)),
+    Rule("board.negative-cache", BOARD, (layers.DNS,), negative_cache, (1, 4)),
+    Rule("board.dnssec-mismatch", BOARD, (layers.DNS,), dnssec_mismatch, (1, 4)),
+    Rule("board.zero-weight", BOARD, (layers.DNS,), zero_weight, (1, 4)),
     Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
     Rule("board.cannot-start", BOARD, (layers.CONNECT,), cannot_start, (1, 4, 6)),
     Rule(
