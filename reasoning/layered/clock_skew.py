@@ -14,26 +14,10 @@ from typing import Final
 from reasoning import layers
 from reasoning.layered.candidates import Board, Candidate
 from reasoning.layered.facts import Errors
+from reasoning.layered.host_facts import SKEWED, UNSYNCED
 from reasoning.layered.kubernetes.cluster import Cluster
 from reasoning.layered.reading import short
 
-# A signed request or token refused because the sender's clock is off.
-SKEWED: Final = re.compile(
-    r"requesttimetooskewed|\bclock skew\b|\btime ?skew\b|\bskew too great\b|"
-    r"difference between the request time and the current time|"
-    r"\bclock (?:is )?(?:behind|ahead|out of sync)\b|"
-    r"\bused before (?:issued|its nbf|nbf)\b|\b(?:token|jwt) (?:is )?not (?:yet )?valid yet\b|"
-    r"\bcertificate (?:is )?not yet valid\b|\bsignature not yet current\b",
-    re.IGNORECASE,
-)
-# A time daemon saying the clock is not synchronised.
-UNSYNCED: Final = re.compile(
-    r"\bcan'?t synchroni[sz]e\b|\bno selectable sources\b|\bnot synchroni[sz]ed\b|"
-    r"\bunsynchroni[sz]ed\b|\bno (?:ntp )?servers? reachable\b|"
-    r"\btime ?sync(?:hroni[sz]ation)? (?:failed|lost)\b|"
-    r"\bsystem clock synchronized: no\b|\bclock_unsynchroni[sz]ed\b",
-    re.IGNORECASE,
-)
 CONFIRMED: Final = 0.95  # a skewed pod's node, its time daemon saying it cannot sync
 SKEWED_NODE: Final = 0.93  # a skewed pod's node, no time daemon's line read
 

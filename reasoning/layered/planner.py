@@ -16,6 +16,7 @@ from reasoning import layers
 from reasoning.layered import (
     address_conflict,
     backend_gauges,
+    cache_ceiling,
     cache_hits,
     certificates,
     changes,
@@ -23,6 +24,7 @@ from reasoning.layered import (
     controller_actions,
     cors,
     denied_access,
+    dns_facts,
     dns_records,
     dns_repointed,
     dns_search,
@@ -37,6 +39,7 @@ from reasoning.layered import (
     fault_lines,
     flag_quota,
     host_exhaustion,
+    host_facts,
     host_lines,
     immediate_retries,
     issuer_refusal,
@@ -597,6 +600,11 @@ class LayeredPlanner:
             calls += host_exhaustion.searches(
                 inv, facts, partial(self._call, inv), window
             )
+            calls += host_facts.searches(inv, facts, partial(self._call, inv), window)
+            calls += cache_ceiling.searches(
+                inv, facts, partial(self._call, inv), window
+            )
+            calls += dns_facts.searches(facts, partial(self._call, inv), window)
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
             calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)

@@ -34,6 +34,7 @@ from reasoning.layered.address_conflict import address_conflict
 from reasoning.layered.application import applications, healthy_services
 from reasoning.layered.backend_ceiling import backend_ceiling
 from reasoning.layered.backend_gauges import depleted_resource, replica_lag
+from reasoning.layered.cache_ceiling import cache_ceiling
 from reasoning.layered.cache_hits import cache_hits_collapsed
 from reasoning.layered.candidates import excluded
 from reasoning.layered.certificates import (
@@ -51,6 +52,7 @@ from reasoning.layered.cors import cors
 from reasoning.layered.credentials import expired_credentials
 from reasoning.layered.cut_bodies import cut_bodies
 from reasoning.layered.denied_access import denied_access
+from reasoning.layered.dns_facts import dnssec_mismatch, negative_cache, zero_weight
 from reasoning.layered.dns_records import deleted_records, pushed_deletions
 from reasoning.layered.dns_repointed import repointed_records
 from reasoning.layered.dns_search import search_domain_capture
@@ -70,6 +72,13 @@ from reasoning.layered.flag_quota import flag_quota
 from reasoning.layered.full_volumes import full_volumes
 from reasoning.layered.gateway import gateway
 from reasoning.layered.host_exhaustion import host_exhaustion
+from reasoning.layered.host_facts import (
+    cpu_steal,
+    descriptor_limit,
+    nat_ports,
+    noexec_mount,
+    unsynced_clock,
+)
 from reasoning.layered.http_symptoms import http_symptoms
 from reasoning.layered.immediate_retries import immediate_retries
 from reasoning.layered.issuer_refusal import issuer_refused
@@ -762,6 +771,9 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.deleted-record", BOARD, (layers.DNS,), deleted_records, (1, 4)),
     Rule("board.pushed-deletion", BOARD, (layers.DNS,), pushed_deletions, (4,)),
     Rule("board.repointed-record", BOARD, (layers.DNS,), repointed_records, (1, 4)),
+    Rule("board.negative-cache", BOARD, (layers.DNS,), negative_cache, (1, 4)),
+    Rule("board.dnssec-mismatch", BOARD, (layers.DNS,), dnssec_mismatch, (1, 4)),
+    Rule("board.zero-weight", BOARD, (layers.DNS,), zero_weight, (1, 4)),
     Rule("board.loopback-bind", BOARD, (layers.CONNECT,), listens_on_loopback, (1, 6)),
     Rule("board.cannot-start", BOARD, (layers.CONNECT,), cannot_start, (1, 4, 6)),
     Rule(
@@ -864,6 +876,14 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule("board.clock-skew", BOARD, (layers.PLATFORM,), clock_skew, (4,)),
     Rule("board.account-quota", BOARD, (layers.PLATFORM,), account_quota, (1, 4)),
     Rule("board.host-exhaustion", BOARD, (layers.PLATFORM,), host_exhaustion, (1, 4)),
+    Rule("board.noexec-mount", BOARD, (layers.PLATFORM,), noexec_mount, (1, 4, 6)),
+    Rule("board.unsynced-clock", BOARD, (layers.PLATFORM,), unsynced_clock, (1, 4)),
+    Rule("board.cpu-steal", BOARD, (layers.PLATFORM,), cpu_steal, (1, 4)),
+    Rule(
+        "board.descriptor-limit", BOARD, (layers.PLATFORM,), descriptor_limit, (1, 4, 6)
+    ),
+    Rule("board.nat-ports", BOARD, (layers.CONNECT,), nat_ports, (1, 4)),
+    Rule("board.cache-ceiling", BOARD, (layers.APPLICATION,), cache_ceiling, (1, 4)),
     Rule("board.full-volume", BOARD, (layers.PLATFORM,), full_volumes, (4,)),
     Rule("board.flag-quota", BOARD, (layers.APPLICATION,), flag_quota, (1, 4)),
     Rule("board.runtime-limits", BOARD, (layers.PLATFORM,), runtime_limits, (4,)),
