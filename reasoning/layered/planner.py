@@ -31,6 +31,7 @@ from reasoning.layered import (
     echoed_errors,
     edge_filters,
     egress_proxy,
+    emptied_pools,
     expiry_wave,
     fan_out,
     fault_class_lines,
@@ -598,6 +599,7 @@ class LayeredPlanner:
                 inv, facts, partial(self._call, inv), window
             )
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
+            calls += emptied_pools.searches(facts, partial(self._call, inv), window)
             calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)
