@@ -20,13 +20,20 @@ from typing import Any, Final
 
 from reasoning import layers
 from reasoning.layered.candidates import Board
-from reasoning.layered.facts import Facts, parse_time
+from reasoning.layered.facts import ErrorGroup, Errors, Facts, parse_time
 from reasoning.layered.metric_trends import (
     before_and_recent,
     number_text,
     series_points,
 )
-from reasoning.layered.reading import arg, as_dict, as_list, iso, short
+from reasoning.layered.reading import (
+    POOL_EXHAUSTED,
+    arg,
+    as_dict,
+    as_list,
+    iso,
+    short,
+)
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import QUERY_METRIC, SEARCH_LOGS
 
@@ -34,6 +41,13 @@ _HIT: Final = re.compile(r"(?:^|_)hits?_(?:ratio|rate)$|(?:^|_)hit_?ratio(?:_|$)
 _FALL: Final = 0.5  # the window's level at most this share of the hour before's
 _MIN_BEFORE: Final = 0.2  # a ratio that was a real share of hits before
 LEAD: Final = timedelta(hours=1)
+# An origin out of connections: what every miss reaching it at once does (Postgres' reserved
+# slots, MySQL's too many connections, a pool with nothing to lend).
+_SWAMPED: Final = re.compile(
+    r"remaining connection slots|too many (?:connections|clients)|max_connections|"
+    r"connections? (?:limit|exhausted)|" + POOL_EXHAUSTED,
+    re.IGNORECASE,
+)
 # A cache's own words for its rules: what it keys on, keeps, strips or how long it keeps it.
 QUERY: Final = (
     r"vary|vcl|cache[-_ ]?(control|key|rule|policy)|ttl|max-age|cookie|reload|"
@@ -136,8 +150,21 @@ def _rule_lines(board: Board, cache: str) -> list[tuple[Observation, str, str]]:
     return sorted(out, key=lambda x: x[1])
 
 
+def _swamped_origins(facts: Facts, cache: str) -> list[tuple[Errors, ErrorGroup]]:
+    """Other services' lines, new since the window started, saying they ran out of connections:
+    the origin every miss now reaches, most logged first."""
+    found = [
+        (errors, group)
+        for errors in facts.errors.values()
+        if errors.service != cache
+        for group in (*errors.groups, *errors.warnings)
+        if group.is_new and _SWAMPED.search(group.text[:_MAX_LINE])
+    ]
+    return sorted(found, key=lambda x: -x[1].count)
+
+
 def cache_hits_collapsed(board: Board) -> None:
-    """A cache whose hit ratio fell to at most half its level of the hour before is the application fault, its own line naming its rules (a Vary, cookies kept, a TTL) cited: the origin it now sends every request to and the CDN in front are its victims."""
+    """A cache whose hit ratio fell to at most half its level of the hour before is the application fault, its own line naming its rules (a Vary, cookies kept, a TTL) cited: the origin it now sends every request to (its new line that it ran out of connections cited too) and the CDN in front are its victims."""
     for collapse in collapsed(board.inv, board.facts):
         cache = collapse.cache
         c = board.get(
@@ -153,6 +180,8 @@ def cache_hits_collapsed(board: Board) -> None:
         lines.sort(key=lambda x: "vary" not in x[2][:_MAX_LINE].lower())
         for obs, _, message in lines[:2]:
             c.cite(obs, short(f"search_logs({cache}): {message}", 300))
+        for errors, group in _swamped_origins(board.facts, cache)[:1]:
+            c.cite(errors.obs, errors.fact(group), is_support=False)
         c.status = "confirmed" if lines else "likely"
         c.confidence = max(c.confidence, 0.9 if lines else 0.7)
         c.chain = [

@@ -33,6 +33,7 @@ from reasoning.layered import (
     echoed_errors,
     edge_filters,
     egress_proxy,
+    emptied_pools,
     expiry_wave,
     fan_out,
     fault_class_lines,
@@ -606,6 +607,7 @@ class LayeredPlanner:
             )
             calls += dns_facts.searches(facts, partial(self._call, inv), window)
             calls += flag_quota.searches(facts, partial(self._call, inv), window)
+            calls += emptied_pools.searches(facts, partial(self._call, inv), window)
             calls += node_pool_changes.searches(facts, partial(self._call, inv), window)
         calls += self._denial_searches(inv, facts)
         calls += self._egress_searches(inv, facts)

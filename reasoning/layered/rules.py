@@ -62,6 +62,7 @@ from reasoning.layered.echoed_errors import echoed_errors
 from reasoning.layered.edge_filters import edge_filters
 from reasoning.layered.egress_allowance import egress_allowance
 from reasoning.layered.egress_proxy import egress_proxy
+from reasoning.layered.emptied_pools import emptied_pools
 from reasoning.layered.expiry import expired_while_traffic_fell
 from reasoning.layered.expiry_wave import expiry_wave
 from reasoning.layered.fan_out import fan_out
@@ -792,6 +793,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule("board.lowered-limit", BOARD, (layers.APPLICATION,), lowered_limit, (1, 4)),
     Rule("board.edge-filters", BOARD, (layers.HTTP,), edge_filters, (1, 4)),
+    Rule(
+        "board.emptied-pool",
+        BOARD,
+        (layers.CONNECT, layers.HTTP),
+        emptied_pools,
+        (1, 4),
+    ),
     Rule(
         "board.refusing-front",
         BOARD,

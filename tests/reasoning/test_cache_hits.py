@@ -18,7 +18,7 @@ from tests.reasoning.test_warnings_and_changes import (
 RULE_LINE = "Mar 3 10:12:40 edge-2 keeper[77]: rules v41 loaded: cache key += header X-Locale; vary on Cookie"
 
 
-def _world(ratio):
+def _world(ratio, origin_errors=()):
     return World(
         {
             ("list_targets", ""): targets(),
@@ -28,6 +28,7 @@ def _world(ratio):
             ("service_health", "bookshelf"): health("bookshelf", "unhealthy", SLOW),
             ("top_errors", "bookshelf"): logged(
                 "bookshelf",
+                errors=list(origin_errors),
                 warnings=[group("render queue full, 88 waiting", count=60)],
             ),
             ("service_health", "keeper"): health("keeper", "degraded", SLOW),
@@ -59,6 +60,30 @@ def test_a_cache_whose_hit_ratio_collapsed_is_the_fault_not_the_origin():
     assert report.top.status == "confirmed"
     facts = " ".join(e.fact for e in report.top.evidence)
     assert "vary on Cookie" in facts and "keeper_hit_ratio" in facts
+
+
+_SWAMPED = "OperationalError: FATAL: sorry, too many clients already (shelf-db)"
+
+
+@pytest.mark.rule("board.cache-hits-collapsed")
+def test_the_origin_out_of_connections_since_the_collapse_is_cited_by_the_cache():
+    world = _world(_step(0.88, 0.04), origin_errors=[group(_SWAMPED, count=90)])
+
+    _, _, report = run_with_schemas(world, incident("bookshelf", "pages are slow"))
+
+    assert "hit ratio collapsed" in report.top.statement
+    assert any("too many clients" in e.fact for e in report.top.evidence)
+
+
+@pytest.mark.rule("board.cache-hits-collapsed")
+def test_an_origin_out_of_connections_before_the_window_is_not_cited():
+    old = group(_SWAMPED, count=90, before=40)
+    world = _world(_step(0.88, 0.04), origin_errors=[old])
+
+    _, _, report = run_with_schemas(world, incident("bookshelf", "pages are slow"))
+
+    assert "hit ratio collapsed" in report.top.statement
+    assert not any("too many clients" in e.fact for e in report.top.evidence)
 
 
 @pytest.mark.rule("board.cache-hits-collapsed")
