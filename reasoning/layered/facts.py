@@ -53,9 +53,10 @@ _CHANGE = re.compile(
     r"image (?:updated|changed|set)|DROP (?:INDEX|TABLE|COLUMN)|ALTER TABLE|UPSERT|"
     r"(?:A|AAAA|CNAME) record|dns record|record set|resource record|"
     # a release starting (a version that starts), values it says it was configured with
-    r"\d+\.\d+\.\d+[\w.+-]* (?:started|starting)|configured)\b|"
-    # a setting (a dotted or snake-case name) going from one value to another
-    r"\b[A-Za-z]+(?:[_.][A-Za-z0-9]+)+[ =:]+[\w.]+ ?(?:->|=>|→) ?[\w.]+",
+    r"\d{1,9}\.\d{1,9}\.\d{1,9}[\w.+-]{0,40} (?:started|starting)|configured)\b|"
+    # a setting (a dotted or snake-case name) going from one value to another; every repeat is
+    # bounded, so a hostile line (`a.a.a.…`) costs linear time, not quadratic
+    r"\b[A-Za-z]{1,64}(?:[_.][A-Za-z0-9]{1,64}){1,8}[ =:]{1,4}[\w.]{1,64} ?(?:->|=>|→) ?[\w.]+",
     re.IGNORECASE,
 )
 _NOT_CHANGE_LEVELS = frozenset(

@@ -449,3 +449,38 @@ def test_a_path_failure_logged_before_the_window_too_is_a_lead_only():
     assert new.top.id == "dns:pdf.tools.example" and new.top.status == "confirmed"
     old = next(h for h in stale.hypotheses if h.id == "dns:pdf.tools.example")
     assert old.status == "likely" and old.confidence <= 0.3
+
+
+@pytest.mark.timeout(60)
+def test_a_hostile_change_search_line_is_read_in_linear_time():
+    # A dotted run with no value after it, and a version run with no "started": the change pattern
+    # backtracked over the whole line from every start (a 40,000-character line took 11 s).
+    hostile = ["a." * 50_000, "x.y = " + "a." * 50_000, "1." * 50_000]
+    facts = Facts.read(
+        [
+            Observation(
+                span_id="h",
+                agent="logs",
+                server="logs-mcp",
+                tool="search_logs",
+                arguments={"query": "x", "regex": True},
+                is_ok=True,
+                result={
+                    "lines": [
+                        {"service": "s", "time": "t", "level": "info", "message": m}
+                        for m in hostile * 20
+                    ]
+                    + [
+                        {
+                            "service": "flags",
+                            "time": "2030-01-01T10:05:00Z",
+                            "level": "info",
+                            "message": "checkout.fraud_v3: 5 -> 100",
+                        }
+                    ]
+                },
+            )
+        ]
+    )
+
+    assert [c.service for c in facts.changes] == ["flags"]
