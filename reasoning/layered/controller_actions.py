@@ -33,24 +33,31 @@ from reasoning.tools import GET_RESOURCES, SEARCH_LOGS
 # is a controller's only when its line names one of them; a process refusing connections or
 # requests at its own limit ("max connections reached", "maximum sending rate exceeded", "max
 # retries exceeded") logs its own cap, not a decision on others.
-_GROUPS: Final = r"node ?groups?|node ?pools?|asgs?|auto ?scaling ?groups?"
-_ACTED_ON: Final = rf"nodes?|{_GROUPS}|nodeclaims?|replicas?|pods?|instances?|machines?"
+_GROUPS: Final = r"node ?(?:group|pool)s?|asgs?|auto ?scaling ?groups?"
+_ACTED_ON: Final = rf"nodes?|nodeclaims?|{_GROUPS}|replicas?|pods?|instances?|machines?"
 _CAPPED: Final = (
-    rf"\b({_GROUPS})\b[^\n]{{0,60}}\bmax(imum)?\b[^\n]{{0,40}}\b(reached|exceeded)\b|"
-    rf"\bmax(imum)?\b[^\n]{{0,40}}\b({_ACTED_ON})\b[^\n]{{0,40}}\b(reached|exceeded)\b|"
-    r"(didn't|did not|not) trigger(ed)? scale[- ]?up"
+    rf"\b(?:{_GROUPS})\b.{{0,60}}\bmax(?:imum)?\b.{{0,40}}\b(?:reached|exceeded)\b|"
+    rf"\bmax(?:imum)?\b.{{0,40}}\b(?:{_ACTED_ON})\b.{{0,40}}\b(?:reached|exceeded)\b|"
+    r"(?:didn't|did not|not) trigger(?:ed)? scale[- ]?up"
 )
-# A controller's decision, as its lines say it (RE2 for the logs server; case-insensitive there):
-# a cap on what it acts on reached, a scale-up not triggered; nodes disrupted, consolidated,
-# drained; pods evicted; a rolling update, a switchover; an object it could not reconcile or sync.
+# The other decisions: a scale-up refused; nodes disrupted, consolidated, drained; pods evicted; a
+# rolling update, a switchover; an object it could not reconcile or sync.
+_DECIDED: Final = (
+    r"\bscale[- ]?up\b.{0,40}\b(refused|skipped|blocked)\b|\bdisrupting\b|"
+    r"\bconsolidat(e|ing|ion)\b.{0,60}\bnodes?\b|\bdrain(ing)? node|\bevict(ing|ed) pods?\b|"
+    r"\b(performing rolling update|rolling update of)\b|\bswitch(ing)? ?over\b|"
+    r"\b(failed|unable) to (reconcile|sync)\b|\breconcil(e|er|iation) (error|failed)\b"
+)
+# What the logs server is asked (RE2, case-insensitive, at most 500 characters; a line is one
+# line, so `.` never crosses one): the decisions, with a looser cap (a word of what a controller
+# acts on near a max reached) that `_CAP` then reads exactly.
 SEARCH: Final = (
-    rf"{_CAPPED}|\bscale[- ]?up\b[^\n]{{0,40}}\b(refused|skipped|blocked)\b|"
-    r"\bdisrupting\b|\bconsolidat(e|ing|ion)\b[^\n]{0,60}\bnodes?\b|\bdrain(ing)? node|"
-    r"\bevict(ing|ed) pods?\b|\bperforming rolling update\b|\brolling update of\b|"
-    r"\bswitch(ing)? ?over\b|\b(failed|unable) to (reconcile|sync)\b|\breconcil(e|er|iation) (error|failed)\b"
+    r"(node|pod|replica|instance|machine|asg|scaling).{0,80}max.{0,40}(reached|exceeded)|"
+    r"max.{0,40}(node|pod|replica|instance|machine).{0,40}(reached|exceeded)|"
+    rf"(n't|not) trigger(ed)? scale[- ]?up|{_DECIDED}"
 )
 SEARCH_LIMIT: Final = 60
-_DECISION: Final = re.compile(SEARCH, re.IGNORECASE)
+_DECISION: Final = re.compile(f"{_CAPPED}|{_DECIDED}", re.IGNORECASE)
 # A refusal at a cap: one line is enough (the cap stays reached until someone raises it).
 _CAP: Final = re.compile(_CAPPED, re.IGNORECASE)
 # The group a cap line names ("node group ng-7 - max size reached", "nodepool/batch"): the capped
@@ -149,7 +156,11 @@ def _controllers(inv: Investigation, failing: set[str]) -> list[_Controller]:
     for obs, line in every_service_lines(inv, SEARCH):
         service = str(line.get("service") or "")
         message = str(line.get("message") or line.get("line") or "")
-        if not service or service in failing or not _DECISION.search(message):
+        if (
+            not service
+            or service in failing
+            or not _DECISION.search(message[:_READ_CHARS])
+        ):
             continue
         c = found.setdefault(service, _Controller(service))
         c.lines.append((obs, message, str(line.get("level") or "")))

@@ -243,6 +243,9 @@ NOT_TRIGGERED = (
 
 @pytest.mark.rule("board.controller-actions")
 def test_a_cap_line_naming_a_node_group_blames_the_group_with_the_controller_as_context():
+    assert all(
+        re.search(SEARCH, m, re.IGNORECASE) for m in (GROUP_CAP, NOT_TRIGGERED, CAP)
+    )
     board = _board(
         _searched(
             ("fleet-scaler", "2030-01-01T10:19:00Z", "info", GROUP_CAP),
