@@ -188,6 +188,15 @@ def _victims(board: Board, mine: Candidate) -> list[Candidate]:
     ]
 
 
+def _cite_pending(c: Candidate, victim: Candidate) -> None:
+    """A cap's hypothesis cites what the pending workload's first evidence says it could not
+    place: the refusal and the pods it leaves unscheduled are one fault's two sides."""
+    for e in victim.evidence[:1]:
+        if e not in c.evidence:
+            c.evidence.append(e)
+            c.sources.add(e.server)
+
+
 def _naming(lines: list[str], group: str | None) -> str:
     """The last line naming `group`, else the last line."""
     named = [t for t in lines if group and group in t[:_READ_CHARS]]
@@ -262,4 +271,8 @@ def controller_actions(board: Board) -> None:
     if not sure:
         return
     for victim in _victims(board, c):
+        if top.capped and (
+            victim.stage == "scheduling" or victim.reason == "FailedScheduling"
+        ):
+            _cite_pending(c, victim)
         victim.explained_by(c, f"a victim of {top.service}'s decisions")

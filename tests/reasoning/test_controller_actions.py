@@ -60,6 +60,10 @@ def _board(*observations, victim=0.92, error="upstream timed out"):
     board = Board(inv, Facts.read(inv.observations))
     c = board.get(layers.PLATFORM, "deployment/quote-api", "pods pending")
     c.confidence, c.stage, c.reason = victim, "scheduling", "FailedScheduling"
+    c.cite(
+        _obs("s2", "get_resources", {"kind": "events"}, {}),
+        "Warning FailedScheduling pod/quote-api-1: 0/4 nodes are available: 4 Insufficient pods",
+    )
     return board
 
 
@@ -261,6 +265,7 @@ def test_a_cap_line_naming_a_node_group_blames_the_group_with_the_controller_as_
     assert top.confidence == pytest.approx(0.9) and top.stage == "scheduling"
     assert "fleet-scaler" in top.statement
     assert any("ng-render-0417" in e.fact for e in top.evidence)
+    assert any("Insufficient pods" in e.fact for e in top.evidence)
     assert f"{layers.PLATFORM}:fleet-scaler" not in board.candidates
 
 
