@@ -9,6 +9,13 @@ in a service nobody named. The planner searches every service's lines in the win
 decisions (`SEARCH`); a service other than the failing ones that logs them repeatedly, or logs a
 cap reached, is a platform fault named by that service, and the Kubernetes workloads and services
 that fail in the window are explained by it. Its own lines are the evidence.
+
+A controller acts on other objects: a cap counts only when its line names what the controller
+grows (nodes, a node group or pool, an auto scaling group, replicas, pods, instances). A process
+that logs its own limit — a proxy at its connection cap, a mailer throttled at its sending rate,
+a client out of retries — refuses work, it decides nothing for others. When the cap line names
+the node group, node pool or auto scaling group that is full, that group is the fault (it is
+what must be raised) and the controller that refuses to grow it is named as context.
 """
 
 import re
@@ -22,21 +29,48 @@ from reasoning.layered.reading import every_service_lines, short
 from reasoning.observations import Investigation, Observation, PlannedCall
 from reasoning.tools import GET_RESOURCES, SEARCH_LOGS
 
-# A controller's decision, as its lines say it (RE2 for the logs server; case-insensitive there):
-# a cap reached, a scale-up not triggered; nodes disrupted, consolidated, drained; pods evicted;
-# a rolling update, a switchover; an object it could not reconcile or sync.
+# What a controller acts on: nodes and the groups they come in, replicas, pods, instances. A cap
+# is a controller's only when its line names one of them; a process refusing connections or
+# requests at its own limit ("max connections reached", "maximum sending rate exceeded", "max
+# retries exceeded") logs its own cap, not a decision on others.
+_GROUPS: Final = r"node ?(?:group|pool)s?|asgs?|auto ?scaling ?groups?"
+_ACTED_ON: Final = rf"nodes?|nodeclaims?|{_GROUPS}|replicas?|pods?|instances?|machines?"
+_CAPPED: Final = (
+    rf"\b(?:{_GROUPS})\b.{{0,60}}\bmax(?:imum)?\b.{{0,40}}\b(?:reached|exceeded)\b|"
+    rf"\bmax(?:imum)?\b.{{0,40}}\b(?:{_ACTED_ON})\b.{{0,40}}\b(?:reached|exceeded)\b|"
+    r"(?:didn't|did not|not) trigger(?:ed)? scale[- ]?up"
+)
+# The other decisions: a scale-up refused; nodes disrupted, consolidated, drained; pods evicted; a
+# rolling update, a switchover; an object it could not reconcile or sync.
+_DECIDED: Final = (
+    r"\bscale[- ]?up\b.{0,40}\b(refused|skipped|blocked)\b|\bdisrupting\b|"
+    r"\bconsolidat(e|ing|ion)\b.{0,60}\bnodes?\b|\bdrain(ing)? node|\bevict(ing|ed) pods?\b|"
+    r"\b(performing rolling update|rolling update of)\b|\bswitch(ing)? ?over\b|"
+    r"\b(failed|unable) to (reconcile|sync)\b|\breconcil(e|er|iation) (error|failed)\b"
+)
+# What the logs server is asked (RE2, case-insensitive, at most 500 characters; a line is one
+# line, so `.` never crosses one): the decisions, with a looser cap (a word of what a controller
+# acts on near a max reached) that `_CAP` then reads exactly.
 SEARCH: Final = (
-    r"\bmax(imum)?\b[^\n]{0,40}\b(reached|exceeded)\b|"
-    r"(didn't|did not|not) trigger(ed)? scale[- ]?up|\bscale[- ]?up\b[^\n]{0,40}\b(refused|skipped|blocked)\b|"
-    r"\bdisrupting\b|\bconsolidat(e|ing|ion)\b[^\n]{0,60}\bnodes?\b|\bdrain(ing)? node|"
-    r"\bevict(ing|ed) pods?\b|\bperforming rolling update\b|\brolling update of\b|"
-    r"\bswitch(ing)? ?over\b|\b(failed|unable) to (reconcile|sync)\b|\breconcil(e|er|iation) (error|failed)\b"
+    r"(node|pod|replica|instance|machine|asg|scaling).{0,80}max.{0,40}(reached|exceeded)|"
+    r"max.{0,40}(node|pod|replica|instance|machine).{0,40}(reached|exceeded)|"
+    rf"(n't|not) trigger(ed)? scale[- ]?up|{_DECIDED}"
 )
 SEARCH_LIMIT: Final = 60
-_DECISION: Final = re.compile(SEARCH, re.IGNORECASE)
+_DECISION: Final = re.compile(f"{_CAPPED}|{_DECIDED}", re.IGNORECASE)
 # A refusal at a cap: one line is enough (the cap stays reached until someone raises it).
-_CAP: Final = re.compile(
-    r"\bmax(imum)?\b[^\n]{0,40}\b(reached|exceeded)\b|(didn't|did not|not) trigger(ed)? scale[- ]?up",
+_CAP: Final = re.compile(_CAPPED, re.IGNORECASE)
+# The group a cap line names ("node group ng-7 - max size reached", "nodepool/batch"): the capped
+# resource, blamed with the controller as context. Words that follow the noun in a sentence
+# ("max node group size reached") are not names.
+_GROUP_NAME: Final = re.compile(
+    rf"\b(?:{_GROUPS})\b[\s:=\"'/]{{0,3}}([A-Za-z0-9][A-Za-z0-9._-]{{0,99}})",
+    re.IGNORECASE,
+)
+_READ_CHARS: Final = 4000  # a multi-megabyte line names no more
+_NOT_NAMES: Final = re.compile(
+    r"sizes?|max(imum)?|min(imum)?|is|are|has|have|reached|limits?|capacity|the|for|of|in|"
+    r"on|at|to|with|and|or|was|were|not|no",
     re.IGNORECASE,
 )
 # A decision taken again and again: repeated lines of the same class.
@@ -62,7 +96,20 @@ class _Controller:
 
     @property
     def capped(self) -> bool:
-        return any(_CAP.search(text) for _, text, _ in self.lines)
+        return any(_CAP.search(text[:_READ_CHARS]) for _, text, _ in self.lines)
+
+    def capped_group(self) -> str | None:
+        """The node group, node pool or auto scaling group its cap lines name most (None when none
+        does): the resource at its cap."""
+        counts: dict[str, int] = {}
+        for _, text, _ in self.lines:
+            if not _CAP.search(text[:_READ_CHARS]):
+                continue
+            for m in _GROUP_NAME.finditer(text[:_READ_CHARS]):
+                name = m.group(1).rstrip(".-")
+                if name and not _NOT_NAMES.fullmatch(name):
+                    counts[name] = counts.get(name, 0) + 1
+        return max(counts, key=lambda n: (counts[n], n)) if counts else None
 
     @property
     def decides(self) -> bool:
@@ -109,7 +156,11 @@ def _controllers(inv: Investigation, failing: set[str]) -> list[_Controller]:
     for obs, line in every_service_lines(inv, SEARCH):
         service = str(line.get("service") or "")
         message = str(line.get("message") or line.get("line") or "")
-        if not service or service in failing or not _DECISION.search(message):
+        if (
+            not service
+            or service in failing
+            or not _DECISION.search(message[:_READ_CHARS])
+        ):
             continue
         c = found.setdefault(service, _Controller(service))
         c.lines.append((obs, message, str(line.get("level") or "")))
@@ -137,8 +188,23 @@ def _victims(board: Board, mine: Candidate) -> list[Candidate]:
     ]
 
 
+def _cite_pending(c: Candidate, victim: Candidate) -> None:
+    """A cap's hypothesis cites what the pending workload's first evidence says it could not
+    place: the refusal and the pods it leaves unscheduled are one fault's two sides."""
+    for e in victim.evidence[:1]:
+        if e not in c.evidence:
+            c.evidence.append(e)
+            c.sources.add(e.server)
+
+
+def _naming(lines: list[str], group: str | None) -> str:
+    """The last line naming `group`, else the last line."""
+    named = [t for t in lines if group and group in t[:_READ_CHARS]]
+    return (named or lines)[-1]
+
+
 def controller_actions(board: Board) -> None:
-    """A service other than the failing ones whose lines record a controller's decision on the cluster — a cap reached, nodes disrupted, pods evicted, clusters rolled — repeatedly or at a cap, is the platform fault, and the failing workloads are its victims."""
+    """A service other than the failing ones whose lines record a controller's decision on other objects — a cap on nodes, node groups or replicas reached, nodes disrupted, pods evicted, clusters rolled — repeatedly or at a cap, is the platform fault (the node group its cap line names, when it names one), and the failing workloads are its victims."""
     # A database or broker at its own cap is a dependency the errors name, not a controller.
     controllers = [
         c
@@ -158,15 +224,31 @@ def controller_actions(board: Board) -> None:
     )
     top = controllers[0]
     lines = [text for _, text, _ in top.lines]
+    group = top.capped_group() if top.capped else None
     kind = "refuses to act at a cap" if top.capped else "keeps acting on workloads"
-    c = board.get(
-        layers.PLATFORM,
-        top.service,
-        f"the cluster controller {top.service} {kind}: {short(lines[-1], 140)} "
-        f"({len(lines)} such line{'s' if len(lines) != 1 else ''} in the window); the "
-        "failing workloads are its victims",
-    )
-    for obs, text, level in top.lines[-3:]:
+    if group is not None:
+        # The capped resource is the fault; the controller that refuses to grow it is context.
+        c = board.get(
+            layers.PLATFORM,
+            group,
+            f"the node group {group} is at its maximum size: the cluster controller "
+            f"{top.service} refuses to scale it up ({short(_naming(lines, group), 140)}; "
+            f"{len(lines)} such line{'s' if len(lines) != 1 else ''} in the window); the "
+            "failing workloads are its victims",
+        )
+    else:
+        c = board.get(
+            layers.PLATFORM,
+            top.service,
+            f"the cluster controller {top.service} {kind}: {short(lines[-1], 140)} "
+            f"({len(lines)} such line{'s' if len(lines) != 1 else ''} in the window); the "
+            "failing workloads are its victims",
+        )
+    cited = top.lines[-3:]
+    if group is not None:
+        naming = [x for x in top.lines if group in x[1][:_READ_CHARS]]
+        cited = [*naming[-1:], *(x for x in cited if x not in naming[-1:])]
+    for obs, text, level in cited:
         c.cite(
             obs,
             short(f"search_logs: {top.service} ({level or 'line'}): {text}", 300),
@@ -177,10 +259,11 @@ def controller_actions(board: Board) -> None:
     c.stage = "scheduling" if top.capped else "runtime"
     c.chain = [
         board.symptom(),
-        f"{top.service}: {short(lines[0], 120)}",
+        f"{top.service}: {short(_naming(lines, group) if group else lines[0], 120)}",
         c.statement,
     ]
     c.keywords = [
+        *([group, "node group"] if group else []),
         top.service,
         "controller",
         *(["cap", "scale-up"] if top.capped else ["disruption", "rollout"]),
@@ -188,4 +271,8 @@ def controller_actions(board: Board) -> None:
     if not sure:
         return
     for victim in _victims(board, c):
+        if top.capped and (
+            victim.stage == "scheduling" or victim.reason == "FailedScheduling"
+        ):
+            _cite_pending(c, victim)
         victim.explained_by(c, f"a victim of {top.service}'s decisions")

@@ -2,6 +2,8 @@
 and rolling others' workloads, is the platform fault; the workloads that fail are its victims
 (reasoning/layered/controller_actions.py). Names are invented."""
 
+import re
+
 import pytest
 
 from reasoning import layers
@@ -58,6 +60,10 @@ def _board(*observations, victim=0.92, error="upstream timed out"):
     board = Board(inv, Facts.read(inv.observations))
     c = board.get(layers.PLATFORM, "deployment/quote-api", "pods pending")
     c.confidence, c.stage, c.reason = victim, "scheduling", "FailedScheduling"
+    c.cite(
+        _obs("s2", "get_resources", {"kind": "events"}, {}),
+        "Warning FailedScheduling pod/quote-api-1: 0/4 nodes are available: 4 Insufficient pods",
+    )
     return board
 
 
@@ -228,3 +234,99 @@ def test_a_dependency_the_errors_name_at_its_cap_is_not_a_controller():
     controller_actions.controller_actions(board)
 
     assert f"{layers.PLATFORM}:rate-store" not in board.candidates
+
+
+# A cap is a controller's only when it is on what the controller acts on; a node group it names is
+# the capped resource.
+GROUP_CAP = "Skipping node group ng-render-0417 - max size reached (current: 3, max: 3)"
+NOT_TRIGGERED = (
+    "Pod render/q-81 is unschedulable; pod didn't trigger scale-up: "
+    "1 max node group size reached"
+)
+
+
+@pytest.mark.rule("board.controller-actions")
+def test_a_cap_line_naming_a_node_group_blames_the_group_with_the_controller_as_context():
+    assert all(
+        re.search(SEARCH, m, re.IGNORECASE) for m in (GROUP_CAP, NOT_TRIGGERED, CAP)
+    )
+    board = _board(
+        _searched(
+            ("fleet-scaler", "2030-01-01T10:19:00Z", "info", GROUP_CAP),
+            ("fleet-scaler", "2030-01-01T10:20:00Z", "warn", NOT_TRIGGERED),
+            ("fleet-scaler", "2030-01-01T10:21:00Z", "warn", NOT_TRIGGERED),
+        )
+    )
+
+    controller_actions.controller_actions(board)
+
+    top = board.ranked()[0]
+    assert (top.layer, top.component) == (layers.PLATFORM, "ng-render-0417")
+    assert top.confidence == pytest.approx(0.9) and top.stage == "scheduling"
+    assert "fleet-scaler" in top.statement
+    assert any("ng-render-0417" in e.fact for e in top.evidence)
+    assert any("Insufficient pods" in e.fact for e in top.evidence)
+    assert f"{layers.PLATFORM}:fleet-scaler" not in board.candidates
+
+
+@pytest.mark.rule("board.controller-actions")
+def test_a_cap_that_names_no_group_blames_the_controller():
+    # "max node group size reached" names the kind, not a group: the controller is the fault.
+    board = _board(
+        _searched(("fleet-scaler", "2030-01-01T10:20:00Z", "warn", NOT_TRIGGERED))
+    )
+
+    controller_actions.controller_actions(board)
+
+    assert board.ranked()[0].component == "fleet-scaler"
+
+
+@pytest.mark.rule("board.controller-actions")
+def test_a_service_logging_its_own_cap_is_not_a_controller():
+    # A sidecar at its connection cap and a mailer throttled at its sending rate, repeatedly, by
+    # services that log no errors: each refuses its own work, neither acts on other objects.
+    own = [
+        (
+            "db-tunnel",
+            f"2030-01-01T10:{m:02d}:00Z",
+            "warn",
+            "[acme:eu:ledger-db] max connections reached (10), waiting for a connection to close",
+        )
+        for m in (11, 12, 13)
+    ] + [
+        (
+            "notifier",
+            f"2030-01-01T10:{m:02d}:00Z",
+            "warn",
+            "SendRawEmail throttled: Maximum sending rate exceeded, retry in 30s",
+        )
+        for m in (14, 15)
+    ]
+    assert not any(re.search(SEARCH, m, re.IGNORECASE) for *_, m in own)
+    board = _board(_searched(*own))
+
+    controller_actions.controller_actions(board)
+
+    assert board.ranked()[0].component == "deployment/quote-api"
+    assert f"{layers.PLATFORM}:db-tunnel" not in board.candidates
+    assert f"{layers.PLATFORM}:notifier" not in board.candidates
+
+
+@pytest.mark.rule("board.controller-actions")
+@pytest.mark.timeout(60)
+def test_a_huge_group_cap_line_is_read_safely():
+    board = _board(
+        _searched(
+            (
+                "fleet-scaler",
+                "2030-01-01T10:20:00Z",
+                "warn",
+                "node group " + "g-" * 100_000 + " - max size reached",
+            ),
+            ("fleet-scaler", "2030-01-01T10:21:00Z", "warn", "node pool " * 50_000),
+        )
+    )
+
+    controller_actions.controller_actions(board)
+
+    assert board.ranked()

@@ -101,6 +101,66 @@ def test_a_confirmed_or_reasoned_top_or_a_far_lead_stays_where_it_is():
     assert fn.confidence == 0.2
 
 
+@pytest.mark.rule("board.reasoned-lead")
+def test_a_caller_quoting_the_leaders_refusal_is_not_raised_over_it():
+    # The origin's own line states its fault in words the reason list lacks; the caller's line
+    # states a reason, but it is the leader's, quoted by name: a relay, not an origin.
+    board = _board()
+    store = _lead(
+        board,
+        "tally-store",
+        "append on shard tally-7: current quorum Set(0, 1) is insufficient for 3",
+        0.5,
+    )
+    caller = _lead(
+        board,
+        "till-api",
+        "commit failed: io.tally-store.client.QuorumException: writes are rejected",
+        0.5,
+    )
+
+    reasoned_leads(board)
+
+    assert (caller.confidence, store.confidence) == (0.5, 0.5)
+
+
+@pytest.mark.rule("board.reasoned-lead")
+def test_a_leader_whose_line_names_a_typed_error_is_not_moved():
+    # "not encodable" is in no reason list, but GlyphMapError says what failed; the waiting
+    # caller's "blocked" is its state, not the cause.
+    board = _board()
+    worker = _lead(
+        board,
+        "receipt-printer",
+        "job 77 (redelivered=true) failed: GlyphMapError: U+1F600 not encodable in CP437",
+        0.5,
+    )
+    till = _lead(board, "till-ui", "receipt 12 not ready after 30s; till blocked", 0.45)
+
+    reasoned_leads(board)
+
+    assert (worker.confidence, till.confidence) == (0.5, 0.45)
+
+    # The look-alike: a bare "Error" is no type; the symptom-only leader is passed.
+    board = _board()
+    _lead(board, "ledger-web", "render ended with Error (code 7)", 0.55)
+    fn = _lead(board, "fn/inv-publish", REASON, 0.5)
+    reasoned_leads(board)
+    assert fn.confidence > 0.55
+
+
+@pytest.mark.rule("board.reasoned-lead")
+def test_a_reasoned_line_naming_a_longer_word_that_contains_the_leader_is_raised():
+    # "datastore" is not "store": the caller's reason is its own.
+    board = _board()
+    _lead(board, "store", SYMPTOM, 0.55)
+    fn = _lead(board, "fn/inv-publish", "datastore write denied: role lacks put", 0.5)
+
+    reasoned_leads(board)
+
+    assert fn.confidence > 0.55
+
+
 @pytest.mark.rule("board.kind-prefix")
 def test_a_kind_labelled_function_is_named_and_merged_with_its_bare_name():
     board = _board(_read("fn/inv-publish", REASON))
@@ -144,8 +204,9 @@ def test_huge_and_odd_components_and_lines_are_read_safely():
     _lead(board, "x" * 100_000 + "/" + "y" * 100_000, "z" * 2_000_000, 0.5)
     _lead(board, "/", "denied " * 300_000, 0.45)
     _lead(board, "fn/", SYMPTOM, 0.55)
+    _lead(board, "z" * 50_000, "refused by " + "z" * 3_000_000, 0.5)
 
     reasoned_leads(board)
     kind_prefix(board)
 
-    assert len(board.candidates) == 3
+    assert len(board.candidates) == 4

@@ -48,3 +48,13 @@ def test_the_kernel_search_finds_a_full_table_and_an_adapter_reset():
     )
     assert search.search("mlx5_core 0000:5e:00.0: link is down")
     assert not search.search("slice-reset completed for tenant 7")
+
+
+# The logs server's search_logs takes a query of at most this many characters
+# (mcpservers/logs/server.py, `max_length` of `query`); a longer one is refused by its schema.
+QUERY_MAX = 500
+
+
+@pytest.mark.parametrize(("name", "pattern"), CONSTANTS, ids=[n for n, _ in CONSTANTS])
+def test_a_search_pattern_fits_the_logs_servers_query_length(name, pattern):
+    assert len(pattern) <= QUERY_MAX
