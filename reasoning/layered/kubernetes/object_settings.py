@@ -189,45 +189,38 @@ def setting_reads(cluster: Cluster, ns: str, call: Call) -> list[PlannedCall | N
     suspended cron job long without a run, a job cut at its deadline (the newest warned), a
     ConfigMap written within the last hours, an autoscaler whose target keeps its busy workload
     at its minimum."""
-    calls: list[PlannedCall | None] = []
-    for name in _stopped_cronjobs(cluster, ns)[:2]:
-        if cluster.describe("cronjobs", ns, name) is None:
-            calls.append(
-                call(
-                    DESCRIBE,
-                    {"kind": "cronjob", "name": name, "namespace": ns},
-                    f"cron job {name} is suspended: since when and by whom",
-                )
-            )
-    for name in _cut_jobs(cluster, ns)[-2:][::-1]:
-        if cluster.describe("jobs", ns, name) is None:
-            calls.append(
-                call(
-                    DESCRIBE,
-                    {"kind": "job", "name": name, "namespace": ns},
-                    f"job {name} was stopped at its deadline: what deadline it has",
-                )
-            )
-    for name in recent_configmaps(cluster, ns)[:2]:
-        if cluster.describe("configmaps", ns, name) is None:
-            calls.append(
-                call(
-                    DESCRIBE,
-                    {"kind": "configmap", "name": name, "namespace": ns},
-                    f"ConfigMap {name} was written within the last hours: what it sets",
-                )
-            )
-    for name in unscalable_autoscalers(cluster, ns)[:2]:
-        if cluster.describe("horizontalpodautoscalers", ns, name) is None:
-            calls.append(
-                call(
-                    DESCRIBE,
-                    {"kind": "horizontalpodautoscaler", "name": name, "namespace": ns},
-                    f"autoscaler {name} holds its minimum while its pods run past their "
-                    "request: what it targets",
-                )
-            )
-    return calls
+    wanted = (
+        (
+            "cronjobs",
+            "cronjob",
+            _stopped_cronjobs(cluster, ns)[:2],
+            "cron job {} is suspended: since when and by whom",
+        ),
+        (
+            "jobs",
+            "job",
+            _cut_jobs(cluster, ns)[-2:][::-1],
+            "job {} was stopped at its deadline: what deadline it has",
+        ),
+        (
+            "configmaps",
+            "configmap",
+            recent_configmaps(cluster, ns)[:2],
+            "ConfigMap {} was written within the last hours: what it sets",
+        ),
+        (
+            "horizontalpodautoscalers",
+            "horizontalpodautoscaler",
+            unscalable_autoscalers(cluster, ns)[:2],
+            "autoscaler {} holds its minimum while its pods run past their request: what it targets",
+        ),
+    )
+    return [
+        call(DESCRIBE, {"kind": kind, "name": name, "namespace": ns}, why.format(name))
+        for plural, kind, names, why in wanted
+        for name in names
+        if cluster.describe(plural, ns, name) is None
+    ]
 
 
 # Words of a job's name that say nothing of its work.
