@@ -146,6 +146,10 @@
       const current = fresh.id && document.getElementById(fresh.id);
       // The status line carries the seq of the last event applied to it (markStatus).
       if (!current || seqOf(fresh) < seqOf(current)) continue;
+      // A part whose form is waiting for its answer stays: htmx swaps that answer into the part it
+      // sent from, and a replaced part is detached, so the answer ("must not be blank") would be
+      // lost. The answer is itself a fresh copy of the part; the next refresh brings the rest.
+      if (current.matches(".htmx-request") || current.querySelector(".htmx-request")) continue;
       const focused = carryInput(current, fresh);
       if (carry) carryAnswers(current, fresh);
       current.replaceWith(fresh);

@@ -97,6 +97,47 @@ def test_under_debug_an_htmx_4xx_stays_in_its_part_and_a_note_reaches_the_page(
     assert cancelled.status_code == 202
 
 
+# One refresh of the parts, or false after 30 s.
+NEXT_REFRESH = (
+    "() => new Promise(done => {"
+    " document.addEventListener('agentops:parts-applied', () => done(true), {once: true});"
+    " setTimeout(() => done(false), 30000); })"
+)
+
+
+def test_a_part_waiting_for_its_forms_answer_outlives_the_refresh(pages, stack):
+    # A hurried Enter on "Add note" while calls finish: the refresh used to replace the part
+    # while its request was in flight, so htmx swapped the answer into a detached copy and the
+    # page never showed it (CI saw "must not be blank" never arrive under load).
+    tenant = factories.make_tenant("browser-inflight")
+    user = member(tenant, "oncall-inflight", Role.RESPONDER)
+    token = factories.make_token(user)
+    incident_id, _ = open_running_timed_diagnosis(stack, token)
+    page = pages.new()
+    log_in(page, "oncall-inflight")
+    page.goto(f"/incidents/{incident_id}/")
+    page.wait_for_selector("#stream-status:has-text('live')")
+    # The form's request in flight, marked as htmx marks it.
+    page.evaluate(
+        "() => { window.sentFrom = document.getElementById('steering');"
+        " document.getElementById('steering-note-form').classList.add('htmx-request'); }"
+    )
+    assert page.evaluate(NEXT_REFRESH)
+    assert page.evaluate(
+        "() => document.getElementById('steering') === window.sentFrom"
+    )
+    # Its answer came (htmx takes the mark off): the next refresh replaces the part as before.
+    page.evaluate(
+        "() => document.getElementById('steering-note-form').classList.remove('htmx-request')"
+    )
+    assert page.evaluate(NEXT_REFRESH)
+    assert page.evaluate(
+        "() => document.getElementById('steering') !== window.sentFrom"
+    )
+    cancelled = api_post(stack, token, f"/api/incidents/{incident_id}/cancel", {})
+    assert cancelled.status_code == 202
+
+
 def test_pages_at_three_widths_pass_axe_and_the_comforts_work(pages, stack):
     tenant = factories.make_tenant("browser-comfort")
     member(tenant, "oncall-comfort", Role.ADMIN)
